@@ -1,0 +1,354 @@
+//! The [`Decode`] trait and its impls for std types.
+//!
+//! Each impl is a `const` [`TypeLayout`]. For std containers whose memory layout Rust
+//! does not guarantee, the layout holds monomorphised `extern "C"` functions (defined
+//! here, generic over the element type) and nothing else: no backend ever reads a
+//! `String`'s or `Vec`'s fields directly.
+
+use core::ffi::c_void;
+use core::mem::MaybeUninit;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasher;
+
+use crate::layout::{
+    ArrayLayout, BoxLayout, InitFn, Kind, LayoutFn, MapLayout, OptionLayout, SlotFn, StringLayout, TypeLayout,
+    VecLayout,
+};
+
+/// A type jitson can decode: it has a [`TypeLayout`] describing its memory.
+///
+/// Implement it with `#[derive(jitson::Decode)]`; the std impls cover scalars,
+/// `String`, `Box<str>`, `char`, `Option`, `Vec`, `Box`, arrays and string-keyed maps.
+///
+/// # Safety
+/// `LAYOUT` must describe `Self` exactly: `size`, `align`, `type_id` and `drop` of
+/// `Self` (use [`TypeLayout::of`]); for a struct, every field's offset and layout must
+/// be those of the field's real type, and after every decoded field is written and
+/// every skipped field initialised, the memory must hold a valid `Self`. A backend
+/// relies on this to write through raw pointers.
+pub unsafe trait Decode: Sized + 'static {
+    /// The descriptor of `Self`.
+    const LAYOUT: &'static TypeLayout;
+}
+
+/// The layout of `T`, as a [`LayoutFn`] for layout edges.
+pub fn layout_of<T: Decode>() -> &'static TypeLayout {
+    T::LAYOUT
+}
+
+macro_rules! scalar {
+    ($($ty:ty => $kind:expr, $expecting:literal;)*) => {$(
+        // SAFETY: scalars are written by the backends as exactly this type.
+        unsafe impl Decode for $ty {
+            const LAYOUT: &'static TypeLayout = &TypeLayout::of::<$ty>($expecting, $kind);
+        }
+    )*};
+}
+
+scalar! {
+    bool => Kind::Bool, "a boolean";
+    i8 => Kind::I8, "i8";
+    i16 => Kind::I16, "i16";
+    i32 => Kind::I32, "i32";
+    i64 => Kind::I64, "i64";
+    u8 => Kind::U8, "u8";
+    u16 => Kind::U16, "u16";
+    u32 => Kind::U32, "u32";
+    u64 => Kind::U64, "u64";
+    f32 => Kind::F32, "f32";
+    f64 => Kind::F64, "f64";
+    char => Kind::Char, "a character";
+}
+
+const fn int_kind<T>(signed: bool) -> Kind {
+    match (size_of::<T>(), signed) {
+        (8, true) => Kind::I64,
+        (4, true) => Kind::I32,
+        (2, true) => Kind::I16,
+        (8, false) => Kind::U64,
+        (4, false) => Kind::U32,
+        (2, false) => Kind::U16,
+        _ => panic!("unsupported pointer width"),
+    }
+}
+
+// SAFETY: isize/usize have the size and representation of the fixed-width integer
+// picked by `int_kind`.
+unsafe impl Decode for isize {
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<isize>("isize", int_kind::<isize>(true));
+}
+// SAFETY: as for isize.
+unsafe impl Decode for usize {
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<usize>("usize", int_kind::<usize>(false));
+}
+
+// ---------------------------------------------------------------------------
+// Strings
+
+/// # Safety
+/// `dst` is valid for a `String` write; `ptr[..len]` is valid UTF-8.
+unsafe extern "C" fn write_string(dst: *mut u8, ptr: *const u8, len: usize) {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let s = core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len));
+        dst.cast::<String>().write(String::from(s));
+    }
+}
+
+/// # Safety
+/// `dst` is valid for a `Box<str>` write; `ptr[..len]` is valid UTF-8.
+unsafe extern "C" fn write_box_str(dst: *mut u8, ptr: *const u8, len: usize) {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let s = core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len));
+        dst.cast::<Box<str>>().write(Box::from(s));
+    }
+}
+
+// SAFETY: `write_string` writes a whole String.
+unsafe impl Decode for String {
+    const LAYOUT: &'static TypeLayout =
+        &TypeLayout::of::<String>("a string", Kind::String(&StringLayout { write: write_string }));
+}
+
+// SAFETY: `write_box_str` writes a whole Box<str>.
+unsafe impl Decode for Box<str> {
+    const LAYOUT: &'static TypeLayout =
+        &TypeLayout::of::<Box<str>>("a string", Kind::String(&StringLayout { write: write_box_str }));
+}
+
+// ---------------------------------------------------------------------------
+// Option and Box
+
+/// # Safety
+/// `dst` is valid for an `Option<T>` write.
+unsafe extern "C" fn option_write_none<T>(dst: *mut u8) {
+    // SAFETY: as the caller guarantees.
+    unsafe { dst.cast::<Option<T>>().write(None) }
+}
+
+/// # Safety
+/// `dst` is valid for an `Option<T>` write; `decode` keeps the [`SlotFn`] contract.
+unsafe extern "C" fn option_decode_some<T>(dst: *mut u8, decode: SlotFn, ctx: *mut c_void) -> bool {
+    let mut slot = MaybeUninit::<T>::uninit();
+    // SAFETY: `slot` is aligned, uninitialised room for a T; by the SlotFn contract a
+    // `true` return means it holds a valid T, which we then move out exactly once.
+    unsafe {
+        if !decode(ctx, slot.as_mut_ptr().cast()) {
+            return false;
+        }
+        dst.cast::<Option<T>>().write(Some(slot.assume_init()));
+    }
+    true
+}
+
+// SAFETY: the functions write whole `Option<T>` values; `some` is T's own layout.
+unsafe impl<T: Decode> Decode for Option<T> {
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Option<T>>(
+        "an option",
+        Kind::Option(&OptionLayout {
+            some: layout_of::<T> as LayoutFn,
+            write_none: option_write_none::<T>,
+            decode_some: option_decode_some::<T>,
+        }),
+    );
+}
+
+/// # Safety
+/// `dst` is valid for a `Box<T>` write; `decode` keeps the [`SlotFn`] contract.
+unsafe extern "C" fn box_decode_new<T>(dst: *mut u8, decode: SlotFn, ctx: *mut c_void) -> bool {
+    let mut boxed = Box::<T>::new_uninit();
+    // SAFETY: the allocation is aligned room for a T; on `true` it holds a valid T.
+    // On `false` the MaybeUninit box is freed without dropping its contents.
+    unsafe {
+        if !decode(ctx, boxed.as_mut_ptr().cast()) {
+            return false;
+        }
+        dst.cast::<Box<T>>().write(boxed.assume_init());
+    }
+    true
+}
+
+// SAFETY: `box_decode_new` writes a whole Box<T>.
+unsafe impl<T: Decode> Decode for Box<T> {
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Box<T>>(
+        T::LAYOUT.expecting,
+        Kind::Box(&BoxLayout { inner: layout_of::<T> as LayoutFn, decode_new: box_decode_new::<T> }),
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Vec and arrays
+
+/// # Safety
+/// `dst` is valid for a `Vec<T>` write.
+unsafe extern "C" fn vec_new<T>(dst: *mut u8) {
+    // SAFETY: as the caller guarantees.
+    unsafe { dst.cast::<Vec<T>>().write(Vec::new()) }
+}
+
+/// # Safety
+/// `vec` points to a live `Vec<T>`.
+unsafe extern "C" fn vec_reserve<T>(vec: *mut u8, additional: usize) -> bool {
+    // SAFETY: as the caller guarantees.
+    unsafe { (*vec.cast::<Vec<T>>()).try_reserve(additional).is_ok() }
+}
+
+/// # Safety
+/// `vec` points to a live `Vec<T>`.
+unsafe extern "C" fn vec_as_mut_ptr<T>(vec: *mut u8) -> *mut u8 {
+    // SAFETY: as the caller guarantees.
+    unsafe { (*vec.cast::<Vec<T>>()).as_mut_ptr().cast() }
+}
+
+/// # Safety
+/// `vec` points to a live `Vec<T>`.
+unsafe extern "C" fn vec_capacity<T>(vec: *mut u8) -> usize {
+    // SAFETY: as the caller guarantees.
+    unsafe { (*vec.cast::<Vec<T>>()).capacity() }
+}
+
+/// # Safety
+/// `vec` points to a live `Vec<T>` whose first `len` elements are initialised, and
+/// `len` is at most its capacity.
+unsafe extern "C" fn vec_set_len<T>(vec: *mut u8, len: usize) {
+    // SAFETY: as the caller guarantees.
+    unsafe { (*vec.cast::<Vec<T>>()).set_len(len) }
+}
+
+// SAFETY: the functions operate on a whole Vec<T> only through Vec's API.
+unsafe impl<T: Decode> Decode for Vec<T> {
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Vec<T>>(
+        "a sequence",
+        Kind::Vec(&VecLayout {
+            elem: layout_of::<T> as LayoutFn,
+            new: vec_new::<T>,
+            reserve: vec_reserve::<T>,
+            as_mut_ptr: vec_as_mut_ptr::<T>,
+            capacity: vec_capacity::<T>,
+            set_len: vec_set_len::<T>,
+        }),
+    );
+}
+
+// SAFETY: `[T; N]` stores N values of T contiguously, element i at i * size_of::<T>().
+unsafe impl<T: Decode, const N: usize> Decode for [T; N] {
+    const LAYOUT: &'static TypeLayout =
+        &TypeLayout::of::<[T; N]>("an array", Kind::Array(&ArrayLayout { elem: layout_of::<T> as LayoutFn, len: N }));
+}
+
+// ---------------------------------------------------------------------------
+// Maps
+
+/// The map operations jitson needs, implemented for the std maps.
+trait StringMap<V>: Default {
+    fn put(&mut self, key: String, value: V);
+}
+
+impl<V, S: BuildHasher + Default> StringMap<V> for HashMap<String, V, S> {
+    fn put(&mut self, key: String, value: V) {
+        self.insert(key, value);
+    }
+}
+
+impl<V> StringMap<V> for BTreeMap<String, V> {
+    fn put(&mut self, key: String, value: V) {
+        self.insert(key, value);
+    }
+}
+
+/// # Safety
+/// `dst` is valid for an `M` write.
+unsafe extern "C" fn map_new<M: StringMap<V>, V>(dst: *mut u8) {
+    // SAFETY: as the caller guarantees.
+    unsafe { dst.cast::<M>().write(M::default()) }
+}
+
+/// # Safety
+/// `map` points to a live `M`; `key_ptr[..key_len]` is valid UTF-8; `decode` keeps
+/// the [`SlotFn`] contract.
+unsafe extern "C" fn map_insert_with<M: StringMap<V>, V>(
+    map: *mut u8,
+    key_ptr: *const u8,
+    key_len: usize,
+    decode: SlotFn,
+    ctx: *mut c_void,
+) -> bool {
+    let mut slot = MaybeUninit::<V>::uninit();
+    // SAFETY: `slot` is room for a V, initialised when `decode` returns true; the key
+    // bytes are UTF-8 by the caller's guarantee; `map` is a live M.
+    unsafe {
+        if !decode(ctx, slot.as_mut_ptr().cast()) {
+            return false;
+        }
+        let value = slot.assume_init();
+        let key = core::str::from_utf8_unchecked(core::slice::from_raw_parts(key_ptr, key_len)).to_owned();
+        let map = &mut *map.cast::<M>();
+        // Replacing a value drops the old one, which may run a user Drop.
+        crate::panic::catch(|| map.put(key, value))
+    }
+}
+
+// SAFETY: the functions operate on the map only through its API.
+unsafe impl<V: Decode, S: BuildHasher + Default + 'static> Decode for HashMap<String, V, S> {
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<HashMap<String, V, S>>(
+        "a map",
+        Kind::Map(&MapLayout {
+            value: layout_of::<V> as LayoutFn,
+            new: map_new::<HashMap<String, V, S>, V>,
+            insert_with: map_insert_with::<HashMap<String, V, S>, V>,
+        }),
+    );
+}
+
+// SAFETY: as for HashMap.
+unsafe impl<V: Decode> Decode for BTreeMap<String, V> {
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<BTreeMap<String, V>>(
+        "a map",
+        Kind::Map(&MapLayout {
+            value: layout_of::<V> as LayoutFn,
+            new: map_new::<BTreeMap<String, V>, V>,
+            insert_with: map_insert_with::<BTreeMap<String, V>, V>,
+        }),
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Field initialisers used by the derive
+
+/// An [`InitFn`] writing `T::default()`.
+pub const fn default_init<T: Default>() -> InitFn {
+    init_default::<T>
+}
+
+/// # Safety
+/// `dst` is valid for a `T` write.
+unsafe extern "C" fn init_default<T: Default>(dst: *mut u8) -> bool {
+    crate::panic::catch(|| {
+        let value = T::default();
+        // SAFETY: as the caller guarantees.
+        unsafe { dst.cast::<T>().write(value) }
+    })
+}
+
+/// Writes `f()` to `dst`, catching a panic; the body of the [`InitFn`]s the derive
+/// generates for `default = "path"`.
+///
+/// # Safety
+/// `dst` is valid for a `T` write.
+pub unsafe fn init_with<T>(dst: *mut u8, f: impl FnOnce() -> T) -> bool {
+    crate::panic::catch(|| {
+        let value = f();
+        // SAFETY: as the caller guarantees.
+        unsafe { dst.cast::<T>().write(value) }
+    })
+}
+
+/// Writes variant `value` to `dst`; used by the derive for unit enums.
+///
+/// # Safety
+/// `dst` is valid for a `T` write.
+pub unsafe fn write_value<T>(dst: *mut u8, value: T) {
+    // SAFETY: as the caller guarantees.
+    unsafe { dst.cast::<T>().write(value) }
+}

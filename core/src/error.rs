@@ -1,0 +1,356 @@
+//! The error type shared by every backend.
+//!
+//! As in serde_json (`src/error.rs`), [`Error`] is a box around the details, so a
+//! `Result<T, Error>` stays one word wider than `T`. A backend only knows an
+//! [`ErrorCode`] and the byte offset where it stopped; line and column are derived
+//! from the input in cold code when the error is built, and the JSON path is added
+//! on the way out, one segment per enclosing field or element.
+
+use core::fmt;
+
+/// What went wrong, in categories a caller can act on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The input is not JSON: a stray character, a bad escape, a malformed number,
+    /// a trailing comma, characters after the value.
+    Syntax,
+    /// The input ended inside a value.
+    UnexpectedEnd,
+    /// A JSON value of the wrong type for the target (a string for an `i64`).
+    InvalidType,
+    /// A value of the right type that the target does not accept (an unknown enum
+    /// variant, a string of two characters for a `char`).
+    InvalidValue,
+    /// An array of the wrong length for a fixed-size array.
+    InvalidLength,
+    /// A number outside the range of the target (`300` for a `u8`, `1e400`).
+    NumberOutOfRange,
+    /// A required field was absent.
+    MissingField,
+    /// A key named no field of a struct that denies unknown fields.
+    UnknownField,
+    /// A key appeared twice in one object decoded as a struct.
+    DuplicateField,
+    /// Decoded nesting went deeper than the decoder's depth limit.
+    DepthLimit,
+    /// `from_slice` input that is not UTF-8 inside a string.
+    InvalidUtf8,
+    /// The requested backend cannot run here.
+    BackendUnavailable,
+}
+
+/// serde_json's error categories, for comparing with it: its `Error::classify()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// Not valid JSON (serde_json also files the recursion limit and float overflow here).
+    Syntax,
+    /// Input ended early.
+    Eof,
+    /// Valid JSON that does not fit the type.
+    Data,
+    /// Not about the input at all (an unavailable backend).
+    Backend,
+}
+
+/// The JSON type found where another was expected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Found {
+    Null,
+    Bool,
+    Integer,
+    Float,
+    String,
+    Array,
+    Object,
+}
+
+impl Found {
+    fn describe(self) -> &'static str {
+        match self {
+            Found::Null => "null",
+            Found::Bool => "boolean",
+            Found::Integer => "integer",
+            Found::Float => "floating point",
+            Found::String => "string",
+            Found::Array => "sequence",
+            Found::Object => "map",
+        }
+    }
+}
+
+/// The precise failure, named after the grammar production or the check that
+/// failed. Backends produce these; users see [`ErrorKind`] and the message.
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    EofWhileParsingValue,
+    EofWhileParsingString,
+    EofWhileParsingList,
+    EofWhileParsingObject,
+    EofWhileParsingNumber,
+    ExpectedColon,
+    ExpectedListCommaOrEnd,
+    ExpectedObjectCommaOrEnd,
+    ExpectedSomeIdent,
+    ExpectedSomeValue,
+    KeyMustBeAString,
+    InvalidEscape,
+    InvalidNumber,
+    FloatOutOfRange,
+    ControlCharacterWhileParsingString,
+    LoneSurrogate,
+    TrailingComma,
+    TrailingCharacters,
+    InvalidUtf8,
+    DepthLimitExceeded,
+    InvalidType { found: Found, expected: &'static str },
+    IntOutOfRange { expected: &'static str },
+    NotOneChar,
+    UnknownVariant { variant: Box<str>, enum_name: &'static str },
+    InvalidLength { expected: usize, found: usize },
+    MissingField(&'static str),
+    UnknownField(Box<str>),
+    DuplicateField(&'static str),
+    /// User code panicked; the facade resumes the panic instead of returning this.
+    Panicked,
+    BackendUnavailable(&'static str),
+}
+
+impl ErrorCode {
+    /// The public kind of this code.
+    pub fn kind(&self) -> ErrorKind {
+        use ErrorCode::*;
+        match self {
+            EofWhileParsingValue | EofWhileParsingString | EofWhileParsingList | EofWhileParsingObject
+            | EofWhileParsingNumber => ErrorKind::UnexpectedEnd,
+            ExpectedColon | ExpectedListCommaOrEnd | ExpectedObjectCommaOrEnd | ExpectedSomeIdent
+            | ExpectedSomeValue | KeyMustBeAString | InvalidEscape | InvalidNumber | ControlCharacterWhileParsingString
+            | LoneSurrogate | TrailingComma | TrailingCharacters | Panicked => ErrorKind::Syntax,
+            FloatOutOfRange | IntOutOfRange { .. } => ErrorKind::NumberOutOfRange,
+            InvalidUtf8 => ErrorKind::InvalidUtf8,
+            DepthLimitExceeded => ErrorKind::DepthLimit,
+            InvalidType { .. } => ErrorKind::InvalidType,
+            NotOneChar | UnknownVariant { .. } => ErrorKind::InvalidValue,
+            InvalidLength { .. } => ErrorKind::InvalidLength,
+            MissingField(_) => ErrorKind::MissingField,
+            UnknownField(_) => ErrorKind::UnknownField,
+            DuplicateField(_) => ErrorKind::DuplicateField,
+            BackendUnavailable(_) => ErrorKind::BackendUnavailable,
+        }
+    }
+
+    fn category(&self) -> Category {
+        match self.kind() {
+            ErrorKind::UnexpectedEnd => Category::Eof,
+            ErrorKind::Syntax | ErrorKind::DepthLimit | ErrorKind::InvalidUtf8 => Category::Syntax,
+            ErrorKind::NumberOutOfRange if *self == ErrorCode::FloatOutOfRange => Category::Syntax,
+            ErrorKind::BackendUnavailable => Category::Backend,
+            _ => Category::Data,
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ErrorCode::*;
+        match self {
+            EofWhileParsingValue => f.write_str("EOF while parsing a value"),
+            EofWhileParsingString => f.write_str("EOF while parsing a string"),
+            EofWhileParsingList => f.write_str("EOF while parsing a list"),
+            EofWhileParsingObject => f.write_str("EOF while parsing an object"),
+            EofWhileParsingNumber => f.write_str("EOF while parsing a number"),
+            ExpectedColon => f.write_str("expected `:`"),
+            ExpectedListCommaOrEnd => f.write_str("expected `,` or `]`"),
+            ExpectedObjectCommaOrEnd => f.write_str("expected `,` or `}`"),
+            ExpectedSomeIdent => f.write_str("expected ident (`null`, `true` or `false`)"),
+            ExpectedSomeValue => f.write_str("expected value"),
+            KeyMustBeAString => f.write_str("key must be a string"),
+            InvalidEscape => f.write_str("invalid escape"),
+            InvalidNumber => f.write_str("invalid number"),
+            FloatOutOfRange => f.write_str("number out of range"),
+            ControlCharacterWhileParsingString => {
+                f.write_str("control character (\\u0000-\\u001F) found while parsing a string")
+            }
+            LoneSurrogate => f.write_str("lone surrogate in hex escape"),
+            TrailingComma => f.write_str("trailing comma"),
+            TrailingCharacters => f.write_str("trailing characters"),
+            InvalidUtf8 => f.write_str("invalid UTF-8 in string"),
+            DepthLimitExceeded => f.write_str("recursion limit exceeded"),
+            InvalidType { found, expected } => write!(f, "invalid type: {}, expected {expected}", found.describe()),
+            IntOutOfRange { expected } => write!(f, "number out of range for {expected}"),
+            NotOneChar => f.write_str("invalid value: expected a string of exactly one character"),
+            UnknownVariant { variant, enum_name } => write!(f, "unknown variant `{variant}` of enum {enum_name}"),
+            InvalidLength { expected, found } => {
+                write!(f, "invalid length {found}, expected an array of length {expected}")
+            }
+            MissingField(name) => write!(f, "missing field `{name}`"),
+            UnknownField(name) => write!(f, "unknown field `{name}`"),
+            DuplicateField(name) => write!(f, "duplicate field `{name}`"),
+            Panicked => f.write_str("user code panicked during decoding"),
+            BackendUnavailable(why) => write!(f, "backend unavailable: {why}"),
+        }
+    }
+}
+
+/// One step of a JSON path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathSegment {
+    /// A struct field, by its JSON name.
+    Field(&'static str),
+    /// A map entry, by its key.
+    Key(Box<str>),
+    /// An array element, 0-based.
+    Index(usize),
+}
+
+/// A decoding error: what went wrong ([`kind`](Error::kind)), where in the input
+/// ([`offset`](Error::offset), [`line`](Error::line), [`column`](Error::column)) and
+/// where in the value ([`path`](Error::path), like `$.statuses[3].user.id`).
+pub struct Error {
+    inner: Box<ErrorImpl>,
+}
+
+struct ErrorImpl {
+    code: ErrorCode,
+    offset: usize,
+    line: usize,
+    column: usize,
+    /// Innermost segment first: segments are pushed while the error travels out.
+    path_rev: Vec<PathSegment>,
+}
+
+impl Error {
+    /// An error at byte `offset` of `input`; computes line and column.
+    #[cold]
+    pub fn at(code: ErrorCode, input: &[u8], offset: usize) -> Error {
+        let offset = offset.min(input.len());
+        let before = &input[..offset];
+        let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        // Columns count characters, not bytes, so count UTF-8 lead bytes.
+        let column = 1 + before[line_start..].iter().filter(|&&b| (b as i8) >= -0x40).count();
+        Error { inner: Box::new(ErrorImpl { code, offset, line, column, path_rev: Vec::new() }) }
+    }
+
+    /// An error not tied to input (an unavailable backend).
+    #[cold]
+    pub fn without_position(code: ErrorCode) -> Error {
+        Error { inner: Box::new(ErrorImpl { code, offset: 0, line: 0, column: 0, path_rev: Vec::new() }) }
+    }
+
+    /// Prepends `segment` to the path (called by each enclosing container).
+    #[cold]
+    pub fn push_path(&mut self, segment: PathSegment) {
+        self.inner.path_rev.push(segment);
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> ErrorKind {
+        self.inner.code.kind()
+    }
+
+    /// serde_json's category for this error (see [`Category`]).
+    pub fn classify(&self) -> Category {
+        self.inner.code.category()
+    }
+
+    /// The precise code.
+    #[doc(hidden)]
+    pub fn code(&self) -> &ErrorCode {
+        &self.inner.code
+    }
+
+    /// Byte offset in the input where decoding stopped: the first byte that could not
+    /// be accepted, or the input length when the input ended early.
+    pub fn offset(&self) -> usize {
+        self.inner.offset
+    }
+
+    /// 1-based line of [`offset`](Error::offset) (0 for errors not about the input).
+    pub fn line(&self) -> usize {
+        self.inner.line
+    }
+
+    /// 1-based column, in characters, of [`offset`](Error::offset) (0 for errors not
+    /// about the input).
+    pub fn column(&self) -> usize {
+        self.inner.column
+    }
+
+    /// The path from the root value to the value that failed, outermost first.
+    pub fn path_segments(&self) -> impl Iterator<Item = &PathSegment> {
+        self.inner.path_rev.iter().rev()
+    }
+
+    /// The path as text: `$` for the root, then `.field`, `[index]`, and `.key` or
+    /// `["key"]` for map keys that are not plain identifiers.
+    pub fn path(&self) -> String {
+        let mut out = String::from("$");
+        for segment in self.path_segments() {
+            match segment {
+                PathSegment::Field(name) => push_name(&mut out, name),
+                PathSegment::Key(key) => push_name(&mut out, key),
+                PathSegment::Index(i) => {
+                    out.push('[');
+                    out.push_str(&i.to_string());
+                    out.push(']');
+                }
+            }
+        }
+        out
+    }
+}
+
+fn push_name(out: &mut String, name: &str) {
+    let plain = !name.is_empty()
+        && !name.as_bytes()[0].is_ascii_digit()
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if plain {
+        out.push('.');
+        out.push_str(name);
+    } else {
+        out.push_str("[\"");
+        for c in name.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push_str("\"]");
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.inner.code)?;
+        if self.inner.line != 0 {
+            write!(
+                f,
+                " at {} (line {} column {}, byte {})",
+                self.path(),
+                self.inner.line,
+                self.inner.column,
+                self.inner.offset
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.kind())
+            .field("code", &self.inner.code)
+            .field("offset", &self.inner.offset)
+            .field("line", &self.inner.line)
+            .field("column", &self.inner.column)
+            .field("path", &self.path())
+            .finish()
+    }
+}
+
+impl std::error::Error for Error {}

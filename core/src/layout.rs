@@ -1,0 +1,329 @@
+//! The type layout descriptor.
+//!
+//! One [`TypeLayout`] per Rust type. It is a `'static` value built at compile time
+//! (an associated const of [`Decode`](crate::Decode)), so backends may keep
+//! `&'static TypeLayout` pointers and compare them freely. Edges between layouts are
+//! [`LayoutFn`]s, resolved lazily, which is what lets a type refer to itself
+//! (`struct Node { children: Vec<Node> }`).
+//!
+//! # Memory contract
+//!
+//! Every function pointer in this module works on raw, suitably aligned memory of the
+//! described type. The rules, which both backends keep:
+//!
+//! - A destination pointer `dst` points to `size` writable bytes aligned to `align`,
+//!   holding no live value. A function that returns `true` (or nothing) has
+//!   initialised it; one that returns `false` has left it uninitialised.
+//! - A value pointer (`vec`, `map`) points to an initialised value of the type.
+//! - Functions that run user code (defaults, `Drop`) catch panics, stash the payload
+//!   with [`crate::panic::stash`], and report failure; they never unwind.
+//! - Offsets of struct fields come from `core::mem::offset_of!`; sizes and
+//!   alignments from `size_of`/`align_of`. Nothing else about a type's memory is
+//!   assumed: [`Kind::Array`] relies only on the guaranteed layout of `[T; N]`.
+
+use core::any::TypeId;
+use core::ffi::c_void;
+
+/// Resolves a layout edge. A function, not a reference, so that recursive types can
+/// be described (a `const` may not refer to itself).
+pub type LayoutFn = fn() -> &'static TypeLayout;
+
+/// Initialises `dst` with a value computed by user code (`Default::default`, a
+/// `default = "path"` function). Returns `false`, leaving `dst` uninitialised, if that
+/// code panicked; the payload is stashed (see [`crate::panic`]).
+pub type InitFn = unsafe extern "C" fn(dst: *mut u8) -> bool;
+
+/// Drops the value at `ptr` in place. Returns `false` if a `Drop` impl panicked (the
+/// payload is stashed; the value counts as dropped either way).
+pub type DropFn = unsafe extern "C" fn(ptr: *mut u8) -> bool;
+
+/// A backend's callback that decodes one value into `slot` (uninitialised memory of
+/// the element type). Returns `true` when `slot` was initialised; `false` when it was
+/// not, in which case the backend has recorded why in `ctx`.
+pub type SlotFn = unsafe extern "C" fn(ctx: *mut c_void, slot: *mut u8) -> bool;
+
+/// Runs a [`SlotFn`] on a temporary of the element type and moves the result into
+/// place (`Some(value)`, `Box::new(value)`). Returns what the callback returned.
+pub type DecodeIntoFn = unsafe extern "C" fn(dst: *mut u8, decode: SlotFn, ctx: *mut c_void) -> bool;
+
+/// The descriptor of one type: what the JIT lowers and the interpreter walks.
+#[derive(Debug)]
+pub struct TypeLayout {
+    /// What a JSON value must look like, for error messages ("i64", "a string",
+    /// "struct User").
+    pub expecting: &'static str,
+    /// `size_of::<T>()`, in bytes.
+    pub size: usize,
+    /// `align_of::<T>()`, in bytes.
+    pub align: usize,
+    /// The type's identity. Layouts are compared by this (a `const` may be
+    /// duplicated in memory, so addresses are not identities).
+    pub type_id: fn() -> TypeId,
+    /// `drop_in_place::<T>`, or `None` when `T` needs no drop.
+    pub drop: Option<DropFn>,
+    /// Which JSON values the type accepts and how it is written.
+    pub kind: Kind,
+}
+
+impl TypeLayout {
+    /// The layout of `T` with the given kind; fills in size, alignment, identity and
+    /// drop glue from `T` itself.
+    pub const fn of<T: 'static>(expecting: &'static str, kind: Kind) -> TypeLayout {
+        TypeLayout {
+            expecting,
+            size: size_of::<T>(),
+            align: align_of::<T>(),
+            type_id: TypeId::of::<T>,
+            drop: drop_fn::<T>(),
+            kind,
+        }
+    }
+
+    /// The identity of the described type.
+    pub fn id(&self) -> TypeId {
+        (self.type_id)()
+    }
+}
+
+/// `Some(drop glue of T)` when `T` needs dropping.
+pub const fn drop_fn<T>() -> Option<DropFn> {
+    if core::mem::needs_drop::<T>() {
+        Some(drop_glue::<T>)
+    } else {
+        None
+    }
+}
+
+/// Drops a `T` in place, catching a panic from a `Drop` impl.
+///
+/// # Safety
+/// `ptr` points to an initialised, aligned `T` that is not used again.
+unsafe extern "C" fn drop_glue<T>(ptr: *mut u8) -> bool {
+    crate::panic::catch(|| {
+        // SAFETY: the caller guarantees `ptr` holds a live `T` it gives up.
+        unsafe { core::ptr::drop_in_place(ptr.cast::<T>()) }
+    })
+}
+
+/// The shape of a type, as far as decoding is concerned.
+#[derive(Debug)]
+pub enum Kind {
+    /// `true` / `false`.
+    Bool,
+    /// JSON integers in range of the target; written as the native integer.
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    /// A JSON number, correctly rounded to `f32` directly (no detour through f64).
+    F32,
+    /// A JSON number, correctly rounded to `f64`.
+    F64,
+    /// A JSON string holding exactly one Unicode scalar value; written as `char`.
+    Char,
+    /// A JSON string, unescaped and written through [`StringLayout::write`].
+    String(&'static StringLayout),
+    /// Any JSON value, validated and written as its exact text (surrounding
+    /// whitespace removed) through [`StringLayout::write`].
+    RawValue(&'static StringLayout),
+    /// `null` or a value of the inner layout.
+    Option(&'static OptionLayout),
+    /// A value of the inner layout, on the heap.
+    Box(&'static BoxLayout),
+    /// A JSON array of any length.
+    Vec(&'static VecLayout),
+    /// A JSON array of exactly `len` elements, stored contiguously.
+    Array(&'static ArrayLayout),
+    /// A JSON object with arbitrary keys, into a string-keyed map.
+    Map(&'static MapLayout),
+    /// A JSON object with known keys.
+    Struct(&'static StructLayout),
+    /// A JSON string naming one variant of a unit-only enum (or `{"Variant": null}`).
+    Enum(&'static EnumLayout),
+    /// Any JSON value, validated and discarded. The type is a ZST.
+    Ignored,
+}
+
+/// Creates owned text (`String`, `Box<str>`, `RawValue`) from UTF-8 bytes.
+#[derive(Debug)]
+pub struct StringLayout {
+    /// Writes the text `ptr[..len]` (valid UTF-8) to `dst`.
+    pub write: unsafe extern "C" fn(dst: *mut u8, ptr: *const u8, len: usize),
+}
+
+/// `Option<T>`.
+#[derive(Debug)]
+pub struct OptionLayout {
+    /// The layout of `T`.
+    pub some: LayoutFn,
+    /// Writes `None` to `dst`.
+    pub write_none: unsafe extern "C" fn(dst: *mut u8),
+    /// Decodes a `T` through the callback and writes `Some(value)` to `dst`.
+    pub decode_some: DecodeIntoFn,
+}
+
+/// `Box<T>`.
+#[derive(Debug)]
+pub struct BoxLayout {
+    /// The layout of `T`.
+    pub inner: LayoutFn,
+    /// Allocates, decodes a `T` into the allocation through the callback, and writes
+    /// the box to `dst`; frees the allocation if the callback fails.
+    pub decode_new: DecodeIntoFn,
+}
+
+/// `Vec<T>`: a backend writes elements straight into reserved capacity and calls out
+/// only to grow.
+#[derive(Debug)]
+pub struct VecLayout {
+    /// The layout of `T`.
+    pub elem: LayoutFn,
+    /// Writes an empty vector (no allocation) to `dst`.
+    pub new: unsafe extern "C" fn(dst: *mut u8),
+    /// Reserves room for `additional` more elements past the current length; `false`
+    /// if the allocation failed or the size overflowed.
+    pub reserve: unsafe extern "C" fn(vec: *mut u8, additional: usize) -> bool,
+    /// The element buffer.
+    pub as_mut_ptr: unsafe extern "C" fn(vec: *mut u8) -> *mut u8,
+    /// The capacity, in elements.
+    pub capacity: unsafe extern "C" fn(vec: *mut u8) -> usize,
+    /// Sets the length; the first `len` elements must be initialised.
+    pub set_len: unsafe extern "C" fn(vec: *mut u8, len: usize),
+}
+
+/// `[T; N]`: elements at `i * elem.size`, as Rust guarantees for arrays.
+#[derive(Debug)]
+pub struct ArrayLayout {
+    /// The layout of `T`.
+    pub elem: LayoutFn,
+    /// `N`.
+    pub len: usize,
+}
+
+/// A map with `String` keys (`HashMap<String, V, S>`, `BTreeMap<String, V>`).
+#[derive(Debug)]
+pub struct MapLayout {
+    /// The layout of `V`.
+    pub value: LayoutFn,
+    /// Writes an empty map to `dst`.
+    pub new: unsafe extern "C" fn(dst: *mut u8),
+    /// Decodes a `V` through the callback and inserts it under the key
+    /// `key_ptr[..key_len]` (valid UTF-8), replacing any earlier value for that key,
+    /// as serde's map impls do. Returns `false` if the callback failed, or if
+    /// dropping a replaced value panicked (then the payload is stashed).
+    pub insert_with:
+        unsafe extern "C" fn(map: *mut u8, key_ptr: *const u8, key_len: usize, decode: SlotFn, ctx: *mut c_void) -> bool,
+}
+
+/// A struct with named fields.
+#[derive(Debug)]
+pub struct StructLayout {
+    /// The Rust name, for messages.
+    pub name: &'static str,
+    /// The decoded fields, in declaration order (the order the JIT speculates on).
+    pub fields: &'static [Field],
+    /// Fields not read from JSON (`#[jitson(skip)]`), initialised after the others.
+    pub skipped: &'static [SkippedField],
+    /// Reject keys that name no field, instead of skipping their values.
+    pub deny_unknown_fields: bool,
+}
+
+/// One decoded field of a struct.
+#[derive(Debug)]
+pub struct Field {
+    /// The JSON key (after `rename` / `rename_all`).
+    pub name: &'static str,
+    /// Further keys accepted for this field (`alias`).
+    pub aliases: &'static [&'static str],
+    /// Byte offset in the struct, from `offset_of!`.
+    pub offset: usize,
+    /// The field's layout.
+    pub layout: LayoutFn,
+    /// How to fill the field when its key is absent. `None`: the field is required,
+    /// unless its layout is an `Option`, which becomes `None` (as in serde).
+    pub default: Option<InitFn>,
+}
+
+impl Field {
+    /// Whether `key` names this field.
+    #[inline]
+    pub fn matches(&self, key: &[u8]) -> bool {
+        self.name.as_bytes() == key || self.aliases.iter().any(|a| a.as_bytes() == key)
+    }
+}
+
+/// A field that is never read from JSON.
+#[derive(Debug)]
+pub struct SkippedField {
+    /// The Rust field name, for messages.
+    pub name: &'static str,
+    /// Byte offset in the struct.
+    pub offset: usize,
+    /// Writes the field's default value.
+    pub init: InitFn,
+    /// Drops the field, if its type needs dropping.
+    pub drop: Option<DropFn>,
+}
+
+/// A unit-only enum.
+#[derive(Debug)]
+pub struct EnumLayout {
+    /// The Rust name, for messages.
+    pub name: &'static str,
+    /// The variants, in declaration order.
+    pub variants: &'static [Variant],
+    /// Writes the variant with the given index (into `variants`) to `dst`.
+    pub write: unsafe extern "C" fn(dst: *mut u8, index: usize),
+}
+
+/// One unit variant.
+#[derive(Debug)]
+pub struct Variant {
+    /// The JSON string (after `rename` / `rename_all`).
+    pub name: &'static str,
+    /// Further accepted strings (`alias`).
+    pub aliases: &'static [&'static str],
+}
+
+impl Variant {
+    /// Whether `s` names this variant.
+    #[inline]
+    pub fn matches(&self, s: &[u8]) -> bool {
+        self.name.as_bytes() == s || self.aliases.iter().any(|a| a.as_bytes() == s)
+    }
+}
+
+impl EnumLayout {
+    /// The index of the variant `s` names.
+    pub fn find(&self, s: &[u8]) -> Option<usize> {
+        self.variants.iter().position(|v| v.matches(s))
+    }
+}
+
+/// Calls `f` on every layout reachable from `root` (including `root`), once each.
+/// Used by warm-up and by backends that compile a whole type graph at once.
+pub fn visit_reachable(root: &'static TypeLayout, mut f: impl FnMut(&'static TypeLayout)) {
+    let mut seen: Vec<TypeId> = Vec::new();
+    let mut stack = vec![root];
+    while let Some(layout) = stack.pop() {
+        let id = layout.id();
+        if seen.contains(&id) {
+            continue;
+        }
+        seen.push(id);
+        f(layout);
+        match &layout.kind {
+            Kind::Option(o) => stack.push((o.some)()),
+            Kind::Box(b) => stack.push((b.inner)()),
+            Kind::Vec(v) => stack.push((v.elem)()),
+            Kind::Array(a) => stack.push((a.elem)()),
+            Kind::Map(m) => stack.push((m.value)()),
+            Kind::Struct(s) => stack.extend(s.fields.iter().map(|f| (f.layout)())),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! Types that capture or discard JSON without a fixed shape.
+
+use crate::decode::Decode;
+use crate::layout::{Kind, StringLayout, TypeLayout};
+
+/// Any valid JSON value, captured as owned text.
+///
+/// The text is exactly the bytes of the value in the input, without the whitespace
+/// around it (as serde_json's `RawValue`); it was validated when captured (strings
+/// are checked for escapes, surrogates and UTF-8 like any other string).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct RawValue {
+    text: Box<str>,
+}
+
+impl RawValue {
+    /// The JSON text of the value.
+    pub fn get(&self) -> &str {
+        &self.text
+    }
+
+    /// The JSON text, owned.
+    pub fn into_string(self) -> String {
+        self.text.into_string()
+    }
+}
+
+impl core::fmt::Debug for RawValue {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("RawValue").field(&&*self.text).finish()
+    }
+}
+
+impl core::fmt::Display for RawValue {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// # Safety
+/// `dst` is valid for a `RawValue` write; `ptr[..len]` is valid UTF-8.
+unsafe extern "C" fn write_raw(dst: *mut u8, ptr: *const u8, len: usize) {
+    // SAFETY: the caller passes UTF-8 bytes it owns for the call, and room for a RawValue.
+    unsafe {
+        let text = core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len));
+        dst.cast::<RawValue>().write(RawValue { text: text.into() });
+    }
+}
+
+// SAFETY: the layout describes RawValue: `write_raw` writes a whole RawValue, and
+// size, alignment and drop come from the type itself.
+unsafe impl Decode for RawValue {
+    const LAYOUT: &'static TypeLayout =
+        &TypeLayout::of::<RawValue>("any JSON value", Kind::RawValue(&StringLayout { write: write_raw }));
+}
+
+/// Accepts any valid JSON value and keeps nothing, like `serde::de::IgnoredAny`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct IgnoredAny;
+
+// SAFETY: IgnoredAny is a ZST; the Ignored kind writes nothing.
+unsafe impl Decode for IgnoredAny {
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<IgnoredAny>("any JSON value", Kind::Ignored);
+}

@@ -1,0 +1,618 @@
+//! The lexical layer of JSON (RFC 8259), shared by the backends: whitespace,
+//! literals, numbers, strings and the iterative skipping of whole values.
+//!
+//! Every routine takes the whole input and a byte position and returns the position
+//! after what it consumed, or an [`ErrorCode`] with the offset of the offending byte
+//! (the input length when the input ended early). Routines never read out of bounds.
+//!
+//! Names follow serde_json's `de.rs`: `parse_*` yields a value, `ignore_*` validates
+//! and discards, `scan_*` finds the extent of a token.
+
+use crate::error::ErrorCode;
+
+/// A lexical error: the code and the byte offset it applies to.
+pub type LexError = (ErrorCode, usize);
+
+/// Whether `b` is JSON whitespace (space, tab, line feed, carriage return).
+#[inline(always)]
+pub fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Returns the position of the first non-whitespace byte at or after `pos` (or the
+/// input length).
+#[inline(always)]
+pub fn skip_ws(input: &[u8], mut pos: usize) -> usize {
+    while pos < input.len() && is_ws(input[pos]) {
+        pos += 1;
+    }
+    pos
+}
+
+/// Matches the rest of a literal (`rest` is `b"rue"` after a `t`) at `pos`.
+#[inline]
+pub fn parse_ident(input: &[u8], mut pos: usize, rest: &[u8]) -> Result<usize, LexError> {
+    for &expected in rest {
+        match input.get(pos) {
+            None => return Err((ErrorCode::EofWhileParsingValue, input.len())),
+            Some(&b) if b == expected => pos += 1,
+            Some(_) => return Err((ErrorCode::ExpectedSomeIdent, pos)),
+        }
+    }
+    Ok(pos)
+}
+
+// ---------------------------------------------------------------------------
+// Numbers
+
+/// A scanned JSON number: its extent and, when it fits, its decimal significand and
+/// exponent (`value = ±mantissa × 10^exponent`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Number {
+    /// Offset of the first byte (`-` or a digit).
+    pub start: usize,
+    /// Offset after the last byte.
+    pub end: usize,
+    /// A leading `-`.
+    pub negative: bool,
+    /// The digits, integer and fraction, as an integer (valid unless `overflow`).
+    pub mantissa: u64,
+    /// The power of ten to apply to `mantissa` (fraction digits and the exponent).
+    pub exponent: i64,
+    /// No fraction and no exponent part.
+    pub is_integer: bool,
+    /// The digits did not fit in a u64; `mantissa` is meaningless.
+    pub overflow: bool,
+}
+
+/// The largest exponent magnitude tracked exactly; larger ones saturate (any number
+/// with such an exponent is 0 or infinite whatever its digits, given the digit
+/// counts a document can hold).
+const EXPONENT_SATURATION: i64 = 1 << 40;
+
+/// Scans the number starting at `pos` (which holds `-` or a digit).
+pub fn scan_number(input: &[u8], pos: usize) -> Result<Number, LexError> {
+    let start = pos;
+    let mut pos = pos;
+    let negative = input.get(pos) == Some(&b'-');
+    if negative {
+        pos += 1;
+    }
+    let mut mantissa: u64 = 0;
+    let mut overflow = false;
+    let mut exponent: i64 = 0;
+
+    let push_digit = |mantissa: &mut u64, d: u8| -> bool {
+        match mantissa.checked_mul(10).and_then(|m| m.checked_add(u64::from(d - b'0'))) {
+            Some(m) => {
+                *mantissa = m;
+                true
+            }
+            None => false,
+        }
+    };
+
+    // Integer part: `0` or `[1-9][0-9]*`.
+    match input.get(pos) {
+        None => return Err((ErrorCode::EofWhileParsingNumber, input.len())),
+        Some(b'0') => {
+            pos += 1;
+            if let Some(b'0'..=b'9') = input.get(pos) {
+                return Err((ErrorCode::InvalidNumber, pos));
+            }
+        }
+        Some(b'1'..=b'9') => {
+            while let Some(&d @ b'0'..=b'9') = input.get(pos) {
+                if !overflow && !push_digit(&mut mantissa, d) {
+                    overflow = true;
+                }
+                if overflow {
+                    exponent += 1;
+                }
+                pos += 1;
+            }
+        }
+        Some(_) => return Err((ErrorCode::InvalidNumber, pos)),
+    }
+    let mut is_integer = true;
+
+    // Fraction: `.[0-9]+`.
+    if input.get(pos) == Some(&b'.') {
+        is_integer = false;
+        pos += 1;
+        match input.get(pos) {
+            None => return Err((ErrorCode::EofWhileParsingNumber, input.len())),
+            Some(b'0'..=b'9') => {}
+            Some(_) => return Err((ErrorCode::InvalidNumber, pos)),
+        }
+        while let Some(&d @ b'0'..=b'9') = input.get(pos) {
+            if !overflow {
+                if push_digit(&mut mantissa, d) {
+                    exponent -= 1;
+                } else {
+                    overflow = true;
+                }
+            }
+            pos += 1;
+        }
+    }
+
+    // Exponent: `[eE][+-]?[0-9]+`.
+    if let Some(b'e' | b'E') = input.get(pos) {
+        is_integer = false;
+        pos += 1;
+        let mut exp_negative = false;
+        if let Some(&sign @ (b'+' | b'-')) = input.get(pos) {
+            exp_negative = sign == b'-';
+            pos += 1;
+        }
+        match input.get(pos) {
+            None => return Err((ErrorCode::EofWhileParsingNumber, input.len())),
+            Some(b'0'..=b'9') => {}
+            Some(_) => return Err((ErrorCode::InvalidNumber, pos)),
+        }
+        let mut exp: i64 = 0;
+        while let Some(&d @ b'0'..=b'9') = input.get(pos) {
+            exp = (exp * 10 + i64::from(d - b'0')).min(EXPONENT_SATURATION);
+            pos += 1;
+        }
+        exponent += if exp_negative { -exp } else { exp };
+    }
+
+    Ok(Number { start, end: pos, negative, mantissa, exponent, is_integer, overflow })
+}
+
+/// Validates and discards the number at `pos`.
+#[inline]
+pub fn ignore_number(input: &[u8], pos: usize) -> Result<usize, LexError> {
+    scan_number(input, pos).map(|n| n.end)
+}
+
+/// Powers of ten exactly representable in f64.
+const F64_POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+    1e20, 1e21, 1e22,
+];
+
+/// Powers of ten exactly representable in f32.
+const F32_POW10: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
+
+impl Number {
+    /// The value as the nearest f64 (round-half-even), or `FloatOutOfRange` when it
+    /// is infinite.
+    ///
+    /// Fast path (Clinger 1990): a significand below 2^53 and a power of ten up to
+    /// 10^22 are both exact in f64, so one multiplication or division rounds
+    /// correctly. Everything else goes to fast-float2, which is correctly rounded.
+    pub fn to_f64(&self, input: &[u8]) -> Result<f64, LexError> {
+        if !self.overflow && self.mantissa < (1 << 53) && (-22..=22).contains(&self.exponent) {
+            let m = self.mantissa as f64;
+            let v = if self.exponent >= 0 {
+                m * F64_POW10[self.exponent as usize]
+            } else {
+                m / F64_POW10[(-self.exponent) as usize]
+            };
+            return Ok(if self.negative { -v } else { v });
+        }
+        let v: f64 = fast_float2::parse(&input[self.start..self.end]).map_err(|_| (ErrorCode::InvalidNumber, self.start))?;
+        if v.is_infinite() {
+            return Err((ErrorCode::FloatOutOfRange, self.start));
+        }
+        Ok(v)
+    }
+
+    /// The value as the nearest f32, rounded once (never through f64).
+    pub fn to_f32(&self, input: &[u8]) -> Result<f32, LexError> {
+        if !self.overflow && self.mantissa < (1 << 24) && (-10..=10).contains(&self.exponent) {
+            let m = self.mantissa as f32;
+            let v = if self.exponent >= 0 {
+                m * F32_POW10[self.exponent as usize]
+            } else {
+                m / F32_POW10[(-self.exponent) as usize]
+            };
+            return Ok(if self.negative { -v } else { v });
+        }
+        let v: f32 = fast_float2::parse(&input[self.start..self.end]).map_err(|_| (ErrorCode::InvalidNumber, self.start))?;
+        if v.is_infinite() {
+            return Err((ErrorCode::FloatOutOfRange, self.start));
+        }
+        Ok(v)
+    }
+
+    /// Whether serde_json would call this an integer: no fraction or exponent, fits
+    /// in u64 (non-negative) or i64 (negative), and is not `-0` (serde_json reads
+    /// `-0` as the float `-0.0`).
+    pub fn is_json_integer(&self) -> bool {
+        self.is_integer
+            && !self.overflow
+            && if self.negative { self.mantissa != 0 && self.mantissa <= 1 << 63 } else { true }
+    }
+
+    /// The integer value as i128 (valid when [`is_json_integer`](Self::is_json_integer)).
+    pub fn integer(&self) -> i128 {
+        let m = i128::from(self.mantissa);
+        if self.negative { -m } else { m }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Strings
+
+/// Where a scanned string's unescaped text is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrText {
+    /// Unescaped text is exactly `input[start..end]` (the string had no escapes).
+    Borrowed { start: usize, end: usize },
+    /// The string had escapes; its unescaped text is in the scratch buffer.
+    Scratch,
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// A mask with the high bit set in the lowest byte of `w` that is `"`, `\` or a
+/// control character (other bytes may be flagged above it, never below it).
+#[inline(always)]
+fn string_specials(w: u64) -> u64 {
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v;
+    let control = w.wrapping_sub(ONES * 0x20) & !w;
+    (zero(quote) | zero(backslash) | control) & HIGHS
+}
+
+/// Returns the position of the first `"`, `\` or control byte at or after `pos`, or
+/// the input length. Eight bytes at a time (SWAR).
+#[inline]
+pub fn find_string_special(input: &[u8], mut pos: usize) -> usize {
+    while pos + 8 <= input.len() {
+        let w = u64::from_le_bytes(input[pos..pos + 8].try_into().expect("8 bytes"));
+        let m = string_specials(w);
+        if m != 0 {
+            return pos + (m.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    while pos < input.len() {
+        let b = input[pos];
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            return pos;
+        }
+        pos += 1;
+    }
+    pos
+}
+
+/// Validates that `input[start..end]` is UTF-8.
+#[inline]
+fn check_utf8(input: &[u8], start: usize, end: usize) -> Result<(), LexError> {
+    let chunk = &input[start..end];
+    if chunk.is_ascii() || simdutf8::basic::from_utf8(chunk).is_ok() {
+        return Ok(());
+    }
+    let valid = simdutf8::compat::from_utf8(chunk).map_or_else(|e| e.valid_up_to(), |_| chunk.len());
+    Err((ErrorCode::InvalidUtf8, start + valid))
+}
+
+fn hex4(input: &[u8], pos: usize) -> Result<u16, LexError> {
+    let mut v: u16 = 0;
+    for i in 0..4 {
+        let b = *input.get(pos + i).ok_or((ErrorCode::EofWhileParsingString, input.len()))?;
+        let d = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            b'A'..=b'F' => b - b'A' + 10,
+            _ => return Err((ErrorCode::InvalidEscape, pos + i)),
+        };
+        v = (v << 4) | u16::from(d);
+    }
+    Ok(v)
+}
+
+/// Decodes the escape whose backslash is at `pos`; appends its UTF-8 to `out` when
+/// `out` is given. Returns the position after the escape.
+fn parse_escape(input: &[u8], pos: usize, out: Option<&mut Vec<u8>>) -> Result<usize, LexError> {
+    let b = *input.get(pos + 1).ok_or((ErrorCode::EofWhileParsingString, input.len()))?;
+    let simple = match b {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'/' => b'/',
+        b'b' => 0x08,
+        b'f' => 0x0c,
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        b'u' => {
+            let first = hex4(input, pos + 2)?;
+            let (c, next) = match first {
+                0xD800..=0xDBFF => {
+                    // A high surrogate must be followed by `\u` and a low surrogate.
+                    let after = pos + 6;
+                    match (input.get(after), input.get(after + 1)) {
+                        (Some(b'\\'), Some(b'u')) => {}
+                        (None, _) | (Some(b'\\'), None) => {
+                            return Err((ErrorCode::EofWhileParsingString, input.len()));
+                        }
+                        _ => return Err((ErrorCode::LoneSurrogate, pos)),
+                    }
+                    let second = hex4(input, after + 2)?;
+                    if !(0xDC00..=0xDFFF).contains(&second) {
+                        return Err((ErrorCode::LoneSurrogate, pos));
+                    }
+                    let c = 0x10000 + ((u32::from(first) - 0xD800) << 10) + (u32::from(second) - 0xDC00);
+                    (char::from_u32(c).expect("valid surrogate pair"), after + 6)
+                }
+                0xDC00..=0xDFFF => return Err((ErrorCode::LoneSurrogate, pos)),
+                _ => (char::from_u32(u32::from(first)).expect("not a surrogate"), pos + 6),
+            };
+            if let Some(out) = out {
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
+            return Ok(next);
+        }
+        _ => return Err((ErrorCode::InvalidEscape, pos + 1)),
+    };
+    if let Some(out) = out {
+        out.push(simple);
+    }
+    Ok(pos + 2)
+}
+
+/// Scans the string whose contents start at `pos` (just after the opening quote).
+/// Validates escapes, surrogates, control characters and (when `validate_utf8`)
+/// UTF-8. Returns where the unescaped text is and the position after the closing
+/// quote. `scratch` is cleared and used only when the string has escapes.
+#[inline]
+pub fn parse_str(
+    input: &[u8],
+    pos: usize,
+    scratch: &mut Vec<u8>,
+    validate_utf8: bool,
+) -> Result<(StrText, usize), LexError> {
+    let start = pos;
+    let special = find_string_special(input, pos);
+    match input.get(special) {
+        Some(b'"') => {
+            if validate_utf8 {
+                check_utf8(input, start, special)?;
+            }
+            Ok((StrText::Borrowed { start, end: special }, special + 1))
+        }
+        _ => {
+            scratch.clear();
+            let end = scan_escaped(input, start, special, Some(scratch), validate_utf8)?;
+            Ok((StrText::Scratch, end))
+        }
+    }
+}
+
+/// Validates and discards the string whose contents start at `pos`; returns the
+/// position after the closing quote.
+#[inline]
+pub fn ignore_str(input: &[u8], pos: usize, validate_utf8: bool) -> Result<usize, LexError> {
+    let special = find_string_special(input, pos);
+    match input.get(special) {
+        Some(b'"') => {
+            if validate_utf8 {
+                check_utf8(input, pos, special)?;
+            }
+            Ok(special + 1)
+        }
+        _ => scan_escaped(input, pos, special, None, validate_utf8),
+    }
+}
+
+/// The slow part of a string: from `special` (a byte that is not a closing quote)
+/// onwards, handling escapes. `start..special` is plain text not yet copied.
+#[cold]
+fn scan_escaped(
+    input: &[u8],
+    start: usize,
+    mut special: usize,
+    mut out: Option<&mut Vec<u8>>,
+    validate_utf8: bool,
+) -> Result<usize, LexError> {
+    let mut chunk_start = start;
+    loop {
+        match input.get(special) {
+            None => return Err((ErrorCode::EofWhileParsingString, input.len())),
+            Some(b'"') => {
+                if validate_utf8 {
+                    check_utf8(input, chunk_start, special)?;
+                }
+                if let Some(out) = out.as_deref_mut() {
+                    out.extend_from_slice(&input[chunk_start..special]);
+                }
+                return Ok(special + 1);
+            }
+            Some(b'\\') => {
+                if validate_utf8 {
+                    check_utf8(input, chunk_start, special)?;
+                }
+                if let Some(out) = out.as_deref_mut() {
+                    out.extend_from_slice(&input[chunk_start..special]);
+                }
+                let next = parse_escape(input, special, out.as_deref_mut())?;
+                chunk_start = next;
+                special = find_string_special(input, next);
+            }
+            Some(_) => return Err((ErrorCode::ControlCharacterWhileParsingString, special)),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Whole values
+
+/// A stack of container kinds (object or array) for iterative skipping: 256 levels
+/// inline, a heap vector beyond.
+struct ContainerStack {
+    inline: [u64; 4],
+    spill: Vec<bool>,
+    depth: usize,
+}
+
+impl ContainerStack {
+    fn new() -> Self {
+        ContainerStack { inline: [0; 4], spill: Vec::new(), depth: 0 }
+    }
+
+    fn push(&mut self, is_object: bool) {
+        if self.depth < 256 {
+            let (word, bit) = (self.depth / 64, self.depth % 64);
+            self.inline[word] = (self.inline[word] & !(1 << bit)) | (u64::from(is_object) << bit);
+        } else {
+            self.spill.push(is_object);
+        }
+        self.depth += 1;
+    }
+
+    /// The innermost container: `Some(true)` for an object.
+    fn top(&self) -> Option<bool> {
+        match self.depth {
+            0 => None,
+            d if d <= 256 => Some(self.inline[(d - 1) / 64] >> ((d - 1) % 64) & 1 == 1),
+            _ => self.spill.last().copied(),
+        }
+    }
+
+    fn pop(&mut self) {
+        if self.depth > 256 {
+            self.spill.pop();
+        }
+        self.depth -= 1;
+    }
+}
+
+/// Validates and discards the value starting at or after `pos` (leading whitespace
+/// allowed). Iterative, so nesting depth is unlimited, as in serde_json's
+/// `ignore_value`. Returns the position after the value.
+pub fn ignore_value(input: &[u8], pos: usize, validate_utf8: bool) -> Result<usize, LexError> {
+    let mut stack = ContainerStack::new();
+    let mut pos = skip_ws(input, pos);
+    'value: loop {
+        // Here a value must start at `pos`.
+        match input.get(pos) {
+            None => return Err((ErrorCode::EofWhileParsingValue, input.len())),
+            Some(b'"') => pos = ignore_str(input, pos + 1, validate_utf8)?,
+            Some(b'-' | b'0'..=b'9') => pos = ignore_number(input, pos)?,
+            Some(b't') => pos = parse_ident(input, pos + 1, b"rue")?,
+            Some(b'f') => pos = parse_ident(input, pos + 1, b"alse")?,
+            Some(b'n') => pos = parse_ident(input, pos + 1, b"ull")?,
+            Some(b'[') => {
+                pos = skip_ws(input, pos + 1);
+                if input.get(pos) == Some(&b']') {
+                    pos += 1;
+                } else {
+                    stack.push(false);
+                    continue 'value;
+                }
+            }
+            Some(b'{') => {
+                pos = skip_ws(input, pos + 1);
+                match input.get(pos) {
+                    Some(b'}') => pos += 1,
+                    Some(b'"') => {
+                        stack.push(true);
+                        pos = ignore_key_colon(input, pos, validate_utf8)?;
+                        continue 'value;
+                    }
+                    None => return Err((ErrorCode::EofWhileParsingObject, input.len())),
+                    Some(_) => return Err((ErrorCode::KeyMustBeAString, pos)),
+                }
+            }
+            Some(_) => return Err((ErrorCode::ExpectedSomeValue, pos)),
+        }
+        // A value ended at `pos`: close containers until one continues.
+        loop {
+            let Some(is_object) = stack.top() else { return Ok(pos) };
+            pos = skip_ws(input, pos);
+            match (input.get(pos), is_object) {
+                (Some(b','), false) => {
+                    pos = skip_ws(input, pos + 1);
+                    if input.get(pos) == Some(&b']') {
+                        return Err((ErrorCode::TrailingComma, pos));
+                    }
+                    continue 'value;
+                }
+                (Some(b','), true) => {
+                    pos = skip_ws(input, pos + 1);
+                    match input.get(pos) {
+                        Some(b'"') => {
+                            pos = ignore_key_colon(input, pos, validate_utf8)?;
+                            continue 'value;
+                        }
+                        Some(b'}') => return Err((ErrorCode::TrailingComma, pos)),
+                        None => return Err((ErrorCode::EofWhileParsingObject, input.len())),
+                        Some(_) => return Err((ErrorCode::KeyMustBeAString, pos)),
+                    }
+                }
+                (Some(b']'), false) | (Some(b'}'), true) => {
+                    pos += 1;
+                    stack.pop();
+                }
+                (None, false) => return Err((ErrorCode::EofWhileParsingList, input.len())),
+                (None, true) => return Err((ErrorCode::EofWhileParsingObject, input.len())),
+                (Some(_), false) => return Err((ErrorCode::ExpectedListCommaOrEnd, pos)),
+                (Some(_), true) => return Err((ErrorCode::ExpectedObjectCommaOrEnd, pos)),
+            }
+        }
+    }
+}
+
+/// Skips a key (at `pos`, an opening quote) and the colon after it; returns the
+/// position after the colon and any whitespace.
+fn ignore_key_colon(input: &[u8], pos: usize, validate_utf8: bool) -> Result<usize, LexError> {
+    let pos = skip_ws(input, ignore_str(input, pos + 1, validate_utf8)?);
+    match input.get(pos) {
+        Some(b':') => Ok(pos + 1),
+        None => Err((ErrorCode::EofWhileParsingObject, input.len())),
+        Some(_) => Err((ErrorCode::ExpectedColon, pos)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specials_find_the_first_byte() {
+        for len in 0..20 {
+            for at in 0..len {
+                for special in [b'"', b'\\', 0x00, 0x1f] {
+                    let mut v = vec![b'a'; len];
+                    v[at] = special;
+                    assert_eq!(find_string_special(&v, 0), at, "len {len} at {at} byte {special}");
+                }
+            }
+            assert_eq!(find_string_special(&vec![0xffu8; len], 0), len);
+            assert_eq!(find_string_special(&vec![0x20u8; len], 0), len);
+        }
+    }
+
+    #[test]
+    fn numbers_scan_exactly() {
+        let n = scan_number(b"-12.5e3,", 0).unwrap();
+        assert_eq!((n.negative, n.mantissa, n.exponent, n.is_integer, n.end), (true, 125, 2, false, 7));
+        assert_eq!(n.to_f64(b"-12.5e3").unwrap(), -12500.0);
+        assert_eq!(scan_number(b"01", 0), Err((ErrorCode::InvalidNumber, 1)));
+        assert_eq!(scan_number(b"1.", 0), Err((ErrorCode::EofWhileParsingNumber, 2)));
+        assert_eq!(scan_number(b"1.e", 0), Err((ErrorCode::InvalidNumber, 2)));
+        assert_eq!(scan_number(b"-", 0), Err((ErrorCode::EofWhileParsingNumber, 1)));
+        let big = scan_number(b"18446744073709551616", 0).unwrap();
+        assert!(big.overflow);
+        let max = scan_number(b"18446744073709551615", 0).unwrap();
+        assert!(!max.overflow && max.mantissa == u64::MAX);
+    }
+
+    #[test]
+    fn ignore_value_handles_deep_nesting() {
+        let mut doc = vec![b'['; 100_000];
+        doc.extend(vec![b']'; 100_000]);
+        assert_eq!(ignore_value(&doc, 0, true), Ok(doc.len()));
+        let mut doc = b"{\"a\":".repeat(1000);
+        doc.extend(b"1".iter().chain(b"}".repeat(1000).iter()));
+        assert_eq!(ignore_value(&doc, 0, true), Ok(doc.len()));
+    }
+}
