@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::BuildHasher;
 
 use crate::layout::{
-    ArrayLayout, BoxLayout, InitFn, Kind, LayoutFn, MapLayout, OptionLayout, SlotFn, StringLayout, TypeLayout,
-    VecLayout,
+    ArrayLayout, BoxLayout, InitFn, Kind, LayoutFn, MapLayout, OptionLayout, SlotFn, StringLayout,
+    TypeLayout, VecLayout,
 };
 
 /// A type jitson can decode: it has a [`TypeLayout`] describing its memory.
@@ -107,14 +107,22 @@ unsafe extern "C" fn write_box_str(dst: *mut u8, ptr: *const u8, len: usize) {
 
 // SAFETY: `write_string` writes a whole String.
 unsafe impl Decode for String {
-    const LAYOUT: &'static TypeLayout =
-        &TypeLayout::of::<String>("a string", Kind::String(&StringLayout { write: write_string }));
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<String>(
+        "a string",
+        Kind::String(&StringLayout {
+            write: write_string,
+        }),
+    );
 }
 
 // SAFETY: `write_box_str` writes a whole Box<str>.
 unsafe impl Decode for Box<str> {
-    const LAYOUT: &'static TypeLayout =
-        &TypeLayout::of::<Box<str>>("a string", Kind::String(&StringLayout { write: write_box_str }));
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Box<str>>(
+        "a string",
+        Kind::String(&StringLayout {
+            write: write_box_str,
+        }),
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -173,7 +181,10 @@ unsafe extern "C" fn box_decode_new<T>(dst: *mut u8, decode: SlotFn, ctx: *mut c
 unsafe impl<T: Decode> Decode for Box<T> {
     const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Box<T>>(
         T::LAYOUT.expecting,
-        Kind::Box(&BoxLayout { inner: layout_of::<T> as LayoutFn, decode_new: box_decode_new::<T> }),
+        Kind::Box(&BoxLayout {
+            inner: layout_of::<T> as LayoutFn,
+            decode_new: box_decode_new::<T>,
+        }),
     );
 }
 
@@ -233,8 +244,13 @@ unsafe impl<T: Decode> Decode for Vec<T> {
 
 // SAFETY: `[T; N]` stores N values of T contiguously, element i at i * size_of::<T>().
 unsafe impl<T: Decode, const N: usize> Decode for [T; N] {
-    const LAYOUT: &'static TypeLayout =
-        &TypeLayout::of::<[T; N]>("an array", Kind::Array(&ArrayLayout { elem: layout_of::<T> as LayoutFn, len: N }));
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<[T; N]>(
+        "an array",
+        Kind::Array(&ArrayLayout {
+            elem: layout_of::<T> as LayoutFn,
+            len: N,
+        }),
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -282,7 +298,8 @@ unsafe extern "C" fn map_insert_with<M: StringMap<V>, V>(
             return false;
         }
         let value = slot.assume_init();
-        let key = core::str::from_utf8_unchecked(core::slice::from_raw_parts(key_ptr, key_len)).to_owned();
+        let key = core::str::from_utf8_unchecked(core::slice::from_raw_parts(key_ptr, key_len))
+            .to_owned();
         let map = &mut *map.cast::<M>();
         // Replacing a value drops the old one, which may run a user Drop.
         crate::panic::catch(|| map.put(key, value))

@@ -104,11 +104,22 @@ pub enum ErrorCode {
     TrailingCharacters,
     InvalidUtf8,
     DepthLimitExceeded,
-    InvalidType { found: Found, expected: &'static str },
-    IntOutOfRange { expected: &'static str },
+    InvalidType {
+        found: Found,
+        expected: &'static str,
+    },
+    IntOutOfRange {
+        expected: &'static str,
+    },
     NotOneChar,
-    UnknownVariant { variant: Box<str>, enum_name: &'static str },
-    InvalidLength { expected: usize, found: usize },
+    UnknownVariant {
+        variant: Box<str>,
+        enum_name: &'static str,
+    },
+    InvalidLength {
+        expected: usize,
+        found: usize,
+    },
     MissingField(&'static str),
     UnknownField(Box<str>),
     DuplicateField(&'static str),
@@ -122,11 +133,24 @@ impl ErrorCode {
     pub fn kind(&self) -> ErrorKind {
         use ErrorCode::*;
         match self {
-            EofWhileParsingValue | EofWhileParsingString | EofWhileParsingList | EofWhileParsingObject
+            EofWhileParsingValue
+            | EofWhileParsingString
+            | EofWhileParsingList
+            | EofWhileParsingObject
             | EofWhileParsingNumber => ErrorKind::UnexpectedEnd,
-            ExpectedColon | ExpectedListCommaOrEnd | ExpectedObjectCommaOrEnd | ExpectedSomeIdent
-            | ExpectedSomeValue | KeyMustBeAString | InvalidEscape | InvalidNumber | ControlCharacterWhileParsingString
-            | LoneSurrogate | TrailingComma | TrailingCharacters | Panicked => ErrorKind::Syntax,
+            ExpectedColon
+            | ExpectedListCommaOrEnd
+            | ExpectedObjectCommaOrEnd
+            | ExpectedSomeIdent
+            | ExpectedSomeValue
+            | KeyMustBeAString
+            | InvalidEscape
+            | InvalidNumber
+            | ControlCharacterWhileParsingString
+            | LoneSurrogate
+            | TrailingComma
+            | TrailingCharacters
+            | Panicked => ErrorKind::Syntax,
             FloatOutOfRange | IntOutOfRange { .. } => ErrorKind::NumberOutOfRange,
             InvalidUtf8 => ErrorKind::InvalidUtf8,
             DepthLimitExceeded => ErrorKind::DepthLimit,
@@ -177,12 +201,19 @@ impl fmt::Display for ErrorCode {
             TrailingCharacters => f.write_str("trailing characters"),
             InvalidUtf8 => f.write_str("invalid UTF-8 in string"),
             DepthLimitExceeded => f.write_str("recursion limit exceeded"),
-            InvalidType { found, expected } => write!(f, "invalid type: {}, expected {expected}", found.describe()),
+            InvalidType { found, expected } => {
+                write!(f, "invalid type: {}, expected {expected}", found.describe())
+            }
             IntOutOfRange { expected } => write!(f, "number out of range for {expected}"),
             NotOneChar => f.write_str("invalid value: expected a string of exactly one character"),
-            UnknownVariant { variant, enum_name } => write!(f, "unknown variant `{variant}` of enum {enum_name}"),
+            UnknownVariant { variant, enum_name } => {
+                write!(f, "unknown variant `{variant}` of enum {enum_name}")
+            }
             InvalidLength { expected, found } => {
-                write!(f, "invalid length {found}, expected an array of length {expected}")
+                write!(
+                    f,
+                    "invalid length {found}, expected an array of length {expected}"
+                )
             }
             MissingField(name) => write!(f, "missing field `{name}`"),
             UnknownField(name) => write!(f, "unknown field `{name}`"),
@@ -227,16 +258,38 @@ impl Error {
         let offset = offset.min(input.len());
         let before = &input[..offset];
         let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
-        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
         // Columns count characters, not bytes, so count UTF-8 lead bytes.
-        let column = 1 + before[line_start..].iter().filter(|&&b| (b as i8) >= -0x40).count();
-        Error { inner: Box::new(ErrorImpl { code, offset, line, column, path_rev: Vec::new() }) }
+        let column = 1 + before[line_start..]
+            .iter()
+            .filter(|&&b| (b as i8) >= -0x40)
+            .count();
+        Error {
+            inner: Box::new(ErrorImpl {
+                code,
+                offset,
+                line,
+                column,
+                path_rev: Vec::new(),
+            }),
+        }
     }
 
     /// An error not tied to input (an unavailable backend).
     #[cold]
     pub fn without_position(code: ErrorCode) -> Error {
-        Error { inner: Box::new(ErrorImpl { code, offset: 0, line: 0, column: 0, path_rev: Vec::new() }) }
+        Error {
+            inner: Box::new(ErrorImpl {
+                code,
+                offset: 0,
+                line: 0,
+                column: 0,
+                path_rev: Vec::new(),
+            }),
+        }
     }
 
     /// Prepends `segment` to the path (called by each enclosing container).
@@ -305,7 +358,9 @@ impl Error {
 fn push_name(out: &mut String, name: &str) {
     let plain = !name.is_empty()
         && !name.as_bytes()[0].is_ascii_digit()
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if plain {
         out.push('.');
         out.push_str(name);

@@ -44,7 +44,8 @@ pub type SlotFn = unsafe extern "C" fn(ctx: *mut c_void, slot: *mut u8) -> bool;
 
 /// Runs a [`SlotFn`] on a temporary of the element type and moves the result into
 /// place (`Some(value)`, `Box::new(value)`). Returns what the callback returned.
-pub type DecodeIntoFn = unsafe extern "C" fn(dst: *mut u8, decode: SlotFn, ctx: *mut c_void) -> bool;
+pub type DecodeIntoFn =
+    unsafe extern "C" fn(dst: *mut u8, decode: SlotFn, ctx: *mut c_void) -> bool;
 
 /// The descriptor of one type: what the JIT lowers and the interpreter walks.
 #[derive(Debug)]
@@ -215,8 +216,13 @@ pub struct MapLayout {
     /// `key_ptr[..key_len]` (valid UTF-8), replacing any earlier value for that key,
     /// as serde's map impls do. Returns `false` if the callback failed, or if
     /// dropping a replaced value panicked (then the payload is stashed).
-    pub insert_with:
-        unsafe extern "C" fn(map: *mut u8, key_ptr: *const u8, key_len: usize, decode: SlotFn, ctx: *mut c_void) -> bool,
+    pub insert_with: unsafe extern "C" fn(
+        map: *mut u8,
+        key_ptr: *const u8,
+        key_len: usize,
+        decode: SlotFn,
+        ctx: *mut c_void,
+    ) -> bool,
 }
 
 /// A struct with named fields.

@@ -50,8 +50,10 @@ unsafe extern "C" fn write_raw(dst: *mut u8, ptr: *const u8, len: usize) {
 // SAFETY: the layout describes RawValue: `write_raw` writes a whole RawValue, and
 // size, alignment and drop come from the type itself.
 unsafe impl Decode for RawValue {
-    const LAYOUT: &'static TypeLayout =
-        &TypeLayout::of::<RawValue>("any JSON value", Kind::RawValue(&StringLayout { write: write_raw }));
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<RawValue>(
+        "any JSON value",
+        Kind::RawValue(&StringLayout { write: write_raw }),
+    );
 }
 
 /// Accepts any valid JSON value and keeps nothing, like `serde::de::IgnoredAny`.
@@ -60,5 +62,6 @@ pub struct IgnoredAny;
 
 // SAFETY: IgnoredAny is a ZST; the Ignored kind writes nothing.
 unsafe impl Decode for IgnoredAny {
-    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<IgnoredAny>("any JSON value", Kind::Ignored);
+    const LAYOUT: &'static TypeLayout =
+        &TypeLayout::of::<IgnoredAny>("any JSON value", Kind::Ignored);
 }

@@ -83,7 +83,10 @@ pub fn scan_number(input: &[u8], pos: usize) -> Result<Number, LexError> {
     let mut exponent: i64 = 0;
 
     let push_digit = |mantissa: &mut u64, d: u8| -> bool {
-        match mantissa.checked_mul(10).and_then(|m| m.checked_add(u64::from(d - b'0'))) {
+        match mantissa
+            .checked_mul(10)
+            .and_then(|m| m.checked_add(u64::from(d - b'0')))
+        {
             Some(m) => {
                 *mantissa = m;
                 true
@@ -159,7 +162,15 @@ pub fn scan_number(input: &[u8], pos: usize) -> Result<Number, LexError> {
         exponent += if exp_negative { -exp } else { exp };
     }
 
-    Ok(Number { start, end: pos, negative, mantissa, exponent, is_integer, overflow })
+    Ok(Number {
+        start,
+        end: pos,
+        negative,
+        mantissa,
+        exponent,
+        is_integer,
+        overflow,
+    })
 }
 
 /// Validates and discards the number at `pos`.
@@ -170,8 +181,8 @@ pub fn ignore_number(input: &[u8], pos: usize) -> Result<usize, LexError> {
 
 /// Powers of ten exactly representable in f64.
 const F64_POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-    1e20, 1e21, 1e22,
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
 /// Powers of ten exactly representable in f32.
@@ -194,7 +205,8 @@ impl Number {
             };
             return Ok(if self.negative { -v } else { v });
         }
-        let v: f64 = fast_float2::parse(&input[self.start..self.end]).map_err(|_| (ErrorCode::InvalidNumber, self.start))?;
+        let v: f64 = fast_float2::parse(&input[self.start..self.end])
+            .map_err(|_| (ErrorCode::InvalidNumber, self.start))?;
         if v.is_infinite() {
             return Err((ErrorCode::FloatOutOfRange, self.start));
         }
@@ -212,7 +224,8 @@ impl Number {
             };
             return Ok(if self.negative { -v } else { v });
         }
-        let v: f32 = fast_float2::parse(&input[self.start..self.end]).map_err(|_| (ErrorCode::InvalidNumber, self.start))?;
+        let v: f32 = fast_float2::parse(&input[self.start..self.end])
+            .map_err(|_| (ErrorCode::InvalidNumber, self.start))?;
         if v.is_infinite() {
             return Err((ErrorCode::FloatOutOfRange, self.start));
         }
@@ -225,7 +238,11 @@ impl Number {
     pub fn is_json_integer(&self) -> bool {
         self.is_integer
             && !self.overflow
-            && if self.negative { self.mantissa != 0 && self.mantissa <= 1 << 63 } else { true }
+            && if self.negative {
+                self.mantissa != 0 && self.mantissa <= 1 << 63
+            } else {
+                true
+            }
     }
 
     /// The integer value as i128 (valid when [`is_json_integer`](Self::is_json_integer)).
@@ -290,14 +307,17 @@ fn check_utf8(input: &[u8], start: usize, end: usize) -> Result<(), LexError> {
     if chunk.is_ascii() || simdutf8::basic::from_utf8(chunk).is_ok() {
         return Ok(());
     }
-    let valid = simdutf8::compat::from_utf8(chunk).map_or_else(|e| e.valid_up_to(), |_| chunk.len());
+    let valid =
+        simdutf8::compat::from_utf8(chunk).map_or_else(|e| e.valid_up_to(), |_| chunk.len());
     Err((ErrorCode::InvalidUtf8, start + valid))
 }
 
 fn hex4(input: &[u8], pos: usize) -> Result<u16, LexError> {
     let mut v: u16 = 0;
     for i in 0..4 {
-        let b = *input.get(pos + i).ok_or((ErrorCode::EofWhileParsingString, input.len()))?;
+        let b = *input
+            .get(pos + i)
+            .ok_or((ErrorCode::EofWhileParsingString, input.len()))?;
         let d = match b {
             b'0'..=b'9' => b - b'0',
             b'a'..=b'f' => b - b'a' + 10,
@@ -312,7 +332,9 @@ fn hex4(input: &[u8], pos: usize) -> Result<u16, LexError> {
 /// Decodes the escape whose backslash is at `pos`; appends its UTF-8 to `out` when
 /// `out` is given. Returns the position after the escape.
 fn parse_escape(input: &[u8], pos: usize, out: Option<&mut Vec<u8>>) -> Result<usize, LexError> {
-    let b = *input.get(pos + 1).ok_or((ErrorCode::EofWhileParsingString, input.len()))?;
+    let b = *input
+        .get(pos + 1)
+        .ok_or((ErrorCode::EofWhileParsingString, input.len()))?;
     let simple = match b {
         b'"' => b'"',
         b'\\' => b'\\',
@@ -339,11 +361,16 @@ fn parse_escape(input: &[u8], pos: usize, out: Option<&mut Vec<u8>>) -> Result<u
                     if !(0xDC00..=0xDFFF).contains(&second) {
                         return Err((ErrorCode::LoneSurrogate, pos));
                     }
-                    let c = 0x10000 + ((u32::from(first) - 0xD800) << 10) + (u32::from(second) - 0xDC00);
+                    let c = 0x10000
+                        + ((u32::from(first) - 0xD800) << 10)
+                        + (u32::from(second) - 0xDC00);
                     (char::from_u32(c).expect("valid surrogate pair"), after + 6)
                 }
                 0xDC00..=0xDFFF => return Err((ErrorCode::LoneSurrogate, pos)),
-                _ => (char::from_u32(u32::from(first)).expect("not a surrogate"), pos + 6),
+                _ => (
+                    char::from_u32(u32::from(first)).expect("not a surrogate"),
+                    pos + 6,
+                ),
             };
             if let Some(out) = out {
                 let mut buf = [0u8; 4];
@@ -377,7 +404,13 @@ pub fn parse_str(
             if validate_utf8 {
                 check_utf8(input, start, special)?;
             }
-            Ok((StrText::Borrowed { start, end: special }, special + 1))
+            Ok((
+                StrText::Borrowed {
+                    start,
+                    end: special,
+                },
+                special + 1,
+            ))
         }
         _ => {
             scratch.clear();
@@ -455,7 +488,11 @@ struct ContainerStack {
 
 impl ContainerStack {
     fn new() -> Self {
-        ContainerStack { inline: [0; 4], spill: Vec::new(), depth: 0 }
+        ContainerStack {
+            inline: [0; 4],
+            spill: Vec::new(),
+            depth: 0,
+        }
     }
 
     fn push(&mut self, is_object: bool) {
@@ -490,9 +527,10 @@ impl ContainerStack {
 /// `ignore_value`. Returns the position after the value.
 pub fn ignore_value(input: &[u8], pos: usize, validate_utf8: bool) -> Result<usize, LexError> {
     let mut stack = ContainerStack::new();
-    let mut pos = skip_ws(input, pos);
+    let mut pos = pos;
     'value: loop {
-        // Here a value must start at `pos`.
+        // Here a value must start, after optional whitespace.
+        pos = skip_ws(input, pos);
         match input.get(pos) {
             None => return Err((ErrorCode::EofWhileParsingValue, input.len())),
             Some(b'"') => pos = ignore_str(input, pos + 1, validate_utf8)?,
@@ -526,7 +564,9 @@ pub fn ignore_value(input: &[u8], pos: usize, validate_utf8: bool) -> Result<usi
         }
         // A value ended at `pos`: close containers until one continues.
         loop {
-            let Some(is_object) = stack.top() else { return Ok(pos) };
+            let Some(is_object) = stack.top() else {
+                return Ok(pos);
+            };
             pos = skip_ws(input, pos);
             match (input.get(pos), is_object) {
                 (Some(b','), false) => {
@@ -583,7 +623,11 @@ mod tests {
                 for special in [b'"', b'\\', 0x00, 0x1f] {
                     let mut v = vec![b'a'; len];
                     v[at] = special;
-                    assert_eq!(find_string_special(&v, 0), at, "len {len} at {at} byte {special}");
+                    assert_eq!(
+                        find_string_special(&v, 0),
+                        at,
+                        "len {len} at {at} byte {special}"
+                    );
                 }
             }
             assert_eq!(find_string_special(&vec![0xffu8; len], 0), len);
@@ -594,12 +638,21 @@ mod tests {
     #[test]
     fn numbers_scan_exactly() {
         let n = scan_number(b"-12.5e3,", 0).unwrap();
-        assert_eq!((n.negative, n.mantissa, n.exponent, n.is_integer, n.end), (true, 125, 2, false, 7));
+        assert_eq!(
+            (n.negative, n.mantissa, n.exponent, n.is_integer, n.end),
+            (true, 125, 2, false, 7)
+        );
         assert_eq!(n.to_f64(b"-12.5e3").unwrap(), -12500.0);
         assert_eq!(scan_number(b"01", 0), Err((ErrorCode::InvalidNumber, 1)));
-        assert_eq!(scan_number(b"1.", 0), Err((ErrorCode::EofWhileParsingNumber, 2)));
+        assert_eq!(
+            scan_number(b"1.", 0),
+            Err((ErrorCode::EofWhileParsingNumber, 2))
+        );
         assert_eq!(scan_number(b"1.e", 0), Err((ErrorCode::InvalidNumber, 2)));
-        assert_eq!(scan_number(b"-", 0), Err((ErrorCode::EofWhileParsingNumber, 1)));
+        assert_eq!(
+            scan_number(b"-", 0),
+            Err((ErrorCode::EofWhileParsingNumber, 1))
+        );
         let big = scan_number(b"18446744073709551616", 0).unwrap();
         assert!(big.overflow);
         let max = scan_number(b"18446744073709551615", 0).unwrap();

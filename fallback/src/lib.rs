@@ -1,1 +1,312 @@
-//! placeholder
+//! jitson-fallback: the interpreter backend.
+//!
+//! The interpreter walks a [`TypeLayout`] while it parses, and writes each value
+//! straight at its destination: a struct field at its offset, a `Vec` element into
+//! the vector's reserved capacity. It is the reference semantics that the JIT must
+//! reproduce, and the backend used wherever the JIT cannot run.
+//!
+//! # When is this used?
+//!
+//! - `Backend::Interpreter`, or `Backend::Auto` with `JITSON_DISABLE_JIT=1`.
+//! - On targets without a Cranelift backend, or where executable memory is refused.
+//! - For layouts or subtrees the JIT does not compile.
+//!
+//! # Shape
+//!
+//! One module per kind under `kind/`, each a set of `Parser` methods named after
+//! serde_json's productions (`parse_*` yields a value, `ignore_*` discards one).
+//! The JIT's `emit_*` functions mirror them one to one.
+//!
+//! # Contract of every `decode_*` method
+//!
+//! `dst` points to uninitialised memory of the layout's size and alignment. On `Ok`
+//! the memory holds a valid value; on `Err` it holds nothing: whatever was written
+//! has been dropped, exactly once. Nesting of decoded containers is limited by
+//! [`Options::max_depth`]; skipped values are skipped iteratively, without limit.
+//!
+//! # Cost
+//!
+//! One indirect call per container growth, per `Option`/`Box`/map value (the std
+//! types are reached through their layout's functions); no allocation apart from
+//! the values themselves and, for strings with escapes, one scratch buffer per
+//! decode.
+
+use core::ffi::c_void;
+
+use jitson_core::error::{Error, ErrorCode, Found, PathSegment};
+use jitson_core::layout::{Kind, TypeLayout};
+use jitson_core::text::{self, LexError};
+
+mod kind;
+
+/// Interpreter settings.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// How many decoded containers (arrays, objects) may be nested; like
+    /// serde_json's recursion limit, the container that would reach this depth is
+    /// rejected. serde_json's default is 128.
+    pub max_depth: u32,
+    /// Check that strings are UTF-8 (input from `&[u8]`); `false` for `&str` input.
+    pub validate_utf8: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_depth: 128,
+            validate_utf8: true,
+        }
+    }
+}
+
+/// Decodes the JSON document `input` into `dst`, described by `layout`.
+///
+/// The document is one value with optional whitespace around it. On success `dst`
+/// holds the value; on failure it holds nothing (everything written was dropped).
+/// If user code panicked during the decode, the error's code is
+/// `ErrorCode::Panicked` or another error raised while cleaning up, and the payload
+/// is pending in [`jitson_core::panic`]; the caller must resume it.
+///
+/// # Safety
+/// `dst` must be valid for writes of `layout.size` bytes, aligned to `layout.align`,
+/// and `layout` must describe the type the caller will read from `dst` (which
+/// [`jitson_core::Decode`] guarantees for `T::LAYOUT`). When
+/// `options.validate_utf8` is false, `input` must be valid UTF-8.
+pub unsafe fn decode(
+    input: &[u8],
+    layout: &'static TypeLayout,
+    dst: *mut u8,
+    options: &Options,
+) -> Result<(), Error> {
+    let mut parser = Parser::new(input, options);
+    // SAFETY: forwarded from the caller.
+    unsafe { parser.decode_value(layout, dst)? };
+    let end = text::skip_ws(input, parser.pos);
+    if end < input.len() {
+        // SAFETY: `decode_value` succeeded, so `dst` holds a live value, dropped once here.
+        unsafe { drop_value(layout, dst) };
+        return Err(Error::at(ErrorCode::TrailingCharacters, input, end));
+    }
+    Ok(())
+}
+
+/// Drops the value at `dst`, if the layout needs dropping. A panicking `Drop` is
+/// caught (and left pending).
+///
+/// # Safety
+/// `dst` holds a live value of `layout`, which is not used again.
+unsafe fn drop_value(layout: &TypeLayout, dst: *mut u8) {
+    if let Some(drop) = layout.drop {
+        // SAFETY: as the caller guarantees.
+        unsafe { drop(dst) };
+    }
+}
+
+/// The interpreter's state while decoding one document.
+pub(crate) struct Parser<'a> {
+    input: &'a [u8],
+    /// Offset of the next byte to read.
+    pos: usize,
+    /// Decoded containers that may still be entered.
+    remaining_depth: u32,
+    /// Unescaped text of the last string with escapes.
+    scratch: Vec<u8>,
+    validate_utf8: bool,
+}
+
+impl<'a> Parser<'a> {
+    fn new(input: &'a [u8], options: &Options) -> Self {
+        Parser {
+            input,
+            pos: 0,
+            remaining_depth: options.max_depth,
+            scratch: Vec::new(),
+            validate_utf8: options.validate_utf8,
+        }
+    }
+
+    /// An error at `offset`.
+    #[cold]
+    fn error(&self, code: ErrorCode, offset: usize) -> Error {
+        Error::at(code, self.input, offset)
+    }
+
+    /// An error from the lexical layer.
+    #[cold]
+    fn lex_error(&self, (code, offset): LexError) -> Error {
+        Error::at(code, self.input, offset)
+    }
+
+    /// Skips whitespace and returns the next byte without consuming it, or `None` at
+    /// the end of the input.
+    #[inline(always)]
+    fn parse_whitespace(&mut self) -> Option<u8> {
+        self.pos = text::skip_ws(self.input, self.pos);
+        self.input.get(self.pos).copied()
+    }
+
+    /// Skips whitespace and returns the first byte of a value (not consumed).
+    #[inline(always)]
+    fn peek_value(&mut self) -> Result<u8, Error> {
+        match self.parse_whitespace() {
+            Some(b) => Ok(b),
+            None => Err(self.error(ErrorCode::EofWhileParsingValue, self.input.len())),
+        }
+    }
+
+    /// Enters a decoded container that starts at `self.pos`.
+    #[inline(always)]
+    fn enter(&mut self) -> Result<(), Error> {
+        self.remaining_depth -= 1;
+        if self.remaining_depth == 0 {
+            self.remaining_depth += 1;
+            return Err(self.error(ErrorCode::DepthLimitExceeded, self.pos));
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn leave(&mut self) {
+        self.remaining_depth += 1;
+    }
+
+    /// The error for a value of the wrong JSON type at `self.pos`. Like serde_json,
+    /// a malformed scalar is reported as the syntax error it is, so the scalar is
+    /// validated first.
+    #[cold]
+    fn invalid_type(&mut self, expected: &'static str) -> Error {
+        let input = self.input;
+        let start = self.pos;
+        let found = match input.get(start) {
+            None => return self.error(ErrorCode::EofWhileParsingValue, input.len()),
+            Some(b'n') => text::parse_ident(input, start + 1, b"ull").map(|_| Found::Null),
+            Some(b't') => text::parse_ident(input, start + 1, b"rue").map(|_| Found::Bool),
+            Some(b'f') => text::parse_ident(input, start + 1, b"alse").map(|_| Found::Bool),
+            Some(b'"') => {
+                text::ignore_str(input, start + 1, self.validate_utf8).map(|_| Found::String)
+            }
+            Some(b'-' | b'0'..=b'9') => text::scan_number(input, start).map(|n| {
+                if n.is_json_integer() {
+                    Found::Integer
+                } else {
+                    Found::Float
+                }
+            }),
+            Some(b'[') => Ok(Found::Array),
+            Some(b'{') => Ok(Found::Object),
+            Some(_) => Err((ErrorCode::ExpectedSomeValue, start)),
+        };
+        match found {
+            Ok(found) => self.error(ErrorCode::InvalidType { found, expected }, start),
+            Err(e) => self.lex_error(e),
+        }
+    }
+
+    /// Decodes one value of `layout` into `dst` (see the crate docs for the contract).
+    ///
+    /// # Safety
+    /// `dst` is valid, aligned, uninitialised memory for a value of `layout`.
+    unsafe fn decode_value(
+        &mut self,
+        layout: &'static TypeLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        // SAFETY (all arms): forwarded from the caller; each kind writes the type
+        // its layout describes.
+        unsafe {
+            match &layout.kind {
+                Kind::Bool => self.decode_bool(layout, dst),
+                Kind::I8 => self.decode_int::<i8>(layout, dst),
+                Kind::I16 => self.decode_int::<i16>(layout, dst),
+                Kind::I32 => self.decode_int::<i32>(layout, dst),
+                Kind::I64 => self.decode_int::<i64>(layout, dst),
+                Kind::U8 => self.decode_int::<u8>(layout, dst),
+                Kind::U16 => self.decode_int::<u16>(layout, dst),
+                Kind::U32 => self.decode_int::<u32>(layout, dst),
+                Kind::U64 => self.decode_int::<u64>(layout, dst),
+                Kind::F32 => self.decode_f32(layout, dst),
+                Kind::F64 => self.decode_f64(layout, dst),
+                Kind::Char => self.decode_char(layout, dst),
+                Kind::String(s) => self.decode_string(layout, s, dst),
+                Kind::RawValue(s) => self.decode_raw(s, dst),
+                Kind::Ignored => self.ignore_value(),
+                Kind::Option(o) => self.decode_option(o, dst),
+                Kind::Box(b) => self.decode_box(b, dst),
+                Kind::Vec(v) => self.decode_vec(layout, v, dst),
+                Kind::Array(a) => self.decode_array(layout, a, dst),
+                Kind::Map(m) => self.decode_map(layout, m, dst),
+                Kind::Struct(s) => self.decode_struct(layout, s, dst),
+                Kind::Enum(e) => self.decode_enum(layout, e, dst),
+            }
+        }
+    }
+
+    /// Validates and discards one value.
+    fn ignore_value(&mut self) -> Result<(), Error> {
+        self.pos = text::ignore_value(self.input, self.pos, self.validate_utf8)
+            .map_err(|e| self.lex_error(e))?;
+        Ok(())
+    }
+
+    /// Decodes a value of `layout` through a layout function that wants a
+    /// [`SlotFn`](jitson_core::layout::SlotFn) callback (`Option`, `Box`, maps).
+    /// `call` receives the callback and its context and returns what the layout
+    /// function returned. On failure returns the callback's error, or
+    /// `ErrorCode::Panicked` if the layout function failed on its own (a panicking
+    /// `Drop` of a replaced map value).
+    ///
+    /// # Safety
+    /// `call` must pass the callback a slot valid for a value of `layout`.
+    unsafe fn decode_through(
+        &mut self,
+        layout: &'static TypeLayout,
+        call: impl FnOnce(jitson_core::layout::SlotFn, *mut c_void) -> bool,
+    ) -> Result<(), Error> {
+        let mut ctx = SlotContext {
+            parser: self,
+            layout,
+            error: None,
+        };
+        let ok = call(decode_slot, (&raw mut ctx).cast());
+        if ok {
+            return Ok(());
+        }
+        match ctx.error.take() {
+            Some(e) => Err(e),
+            None => Err(self.error(ErrorCode::Panicked, self.pos)),
+        }
+    }
+}
+
+/// What [`decode_slot`] needs: the parser, the slot's layout, and room for the error.
+struct SlotContext<'p, 'a> {
+    parser: &'p mut Parser<'a>,
+    layout: &'static TypeLayout,
+    error: Option<Error>,
+}
+
+/// The interpreter's [`SlotFn`](jitson_core::layout::SlotFn): decodes into `slot`.
+///
+/// # Safety
+/// `ctx` points to a live `SlotContext`; `slot` is valid for its layout.
+unsafe extern "C" fn decode_slot(ctx: *mut c_void, slot: *mut u8) -> bool {
+    // SAFETY: `decode_through` passes a pointer to its own `SlotContext`, alive for
+    // the whole call, and the layout function passes a slot for that layout.
+    unsafe {
+        let ctx = &mut *ctx.cast::<SlotContext<'_, '_>>();
+        match ctx.parser.decode_value(ctx.layout, slot) {
+            Ok(()) => true,
+            Err(e) => {
+                ctx.error = Some(e);
+                false
+            }
+        }
+    }
+}
+
+/// Adds a path segment to an error on its way out.
+#[inline(always)]
+fn at_segment(mut e: Error, segment: impl FnOnce() -> PathSegment) -> Error {
+    e.push_path(segment());
+    e
+}

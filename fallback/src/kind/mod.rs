@@ -1,0 +1,10 @@
+//! One module per [`Kind`](jitson_core::layout::Kind) family; the JIT's `jit/src/kind/`
+//! has the same file names, with `emit_*` for each `decode_*` here.
+
+mod enum_;
+mod map;
+mod option;
+mod scalar;
+mod seq;
+mod string;
+mod struct_;

@@ -1,0 +1,117 @@
+//! Booleans, integers and floats. Twin: `jit/src/kind/scalar.rs`.
+
+use jitson_core::error::ErrorCode;
+use jitson_core::layout::TypeLayout;
+use jitson_core::text;
+
+use crate::Parser;
+
+/// The integer types of [`Kind`](jitson_core::layout::Kind), converted exactly from
+/// the i128 value of a JSON integer.
+pub(crate) trait Int: Copy + TryFrom<i128> {}
+impl Int for i8 {}
+impl Int for i16 {}
+impl Int for i32 {}
+impl Int for i64 {}
+impl Int for u8 {}
+impl Int for u16 {}
+impl Int for u32 {}
+impl Int for u64 {}
+
+impl Parser<'_> {
+    /// `true` or `false`.
+    ///
+    /// # Safety
+    /// `dst` is valid for a `bool` write.
+    pub(crate) unsafe fn decode_bool(
+        &mut self,
+        layout: &'static TypeLayout,
+        dst: *mut u8,
+    ) -> Result<(), crate::Error> {
+        let value = match self.peek_value()? {
+            b't' => true,
+            b'f' => false,
+            _ => return Err(self.invalid_type(layout.expecting)),
+        };
+        let rest: &[u8] = if value { b"rue" } else { b"alse" };
+        self.pos =
+            text::parse_ident(self.input, self.pos + 1, rest).map_err(|e| self.lex_error(e))?;
+        // SAFETY: as the caller guarantees.
+        unsafe { dst.cast::<bool>().write(value) };
+        Ok(())
+    }
+
+    /// A JSON integer in range of `T`. A fraction, an exponent, `-0` or a
+    /// magnitude beyond 64 bits make it a float (an invalid type), as in serde_json.
+    ///
+    /// # Safety
+    /// `dst` is valid for a `T` write.
+    pub(crate) unsafe fn decode_int<T: Int>(
+        &mut self,
+        layout: &'static TypeLayout,
+        dst: *mut u8,
+    ) -> Result<(), crate::Error> {
+        let b = self.peek_value()?;
+        if b != b'-' && !b.is_ascii_digit() {
+            return Err(self.invalid_type(layout.expecting));
+        }
+        let n = text::scan_number(self.input, self.pos).map_err(|e| self.lex_error(e))?;
+        if !n.is_json_integer() {
+            return Err(self.invalid_type(layout.expecting));
+        }
+        let Ok(value) = T::try_from(n.integer()) else {
+            return Err(self.error(
+                ErrorCode::IntOutOfRange {
+                    expected: layout.expecting,
+                },
+                n.start,
+            ));
+        };
+        self.pos = n.end;
+        // SAFETY: as the caller guarantees.
+        unsafe { dst.cast::<T>().write(value) };
+        Ok(())
+    }
+
+    /// Any JSON number, correctly rounded to f64.
+    ///
+    /// # Safety
+    /// `dst` is valid for an `f64` write.
+    pub(crate) unsafe fn decode_f64(
+        &mut self,
+        layout: &'static TypeLayout,
+        dst: *mut u8,
+    ) -> Result<(), crate::Error> {
+        let b = self.peek_value()?;
+        if b != b'-' && !b.is_ascii_digit() {
+            return Err(self.invalid_type(layout.expecting));
+        }
+        let n = text::scan_number(self.input, self.pos).map_err(|e| self.lex_error(e))?;
+        let value = n.to_f64(self.input).map_err(|e| self.lex_error(e))?;
+        self.pos = n.end;
+        // SAFETY: as the caller guarantees.
+        unsafe { dst.cast::<f64>().write(value) };
+        Ok(())
+    }
+
+    /// Any JSON number, correctly rounded to f32 in one step.
+    ///
+    /// # Safety
+    /// `dst` is valid for an `f32` write.
+    pub(crate) unsafe fn decode_f32(
+        &mut self,
+        layout: &'static TypeLayout,
+        dst: *mut u8,
+    ) -> Result<(), crate::Error> {
+        let b = self.peek_value()?;
+        if b != b'-' && !b.is_ascii_digit() {
+            return Err(self.invalid_type(layout.expecting));
+        }
+        let n = text::scan_number(self.input, self.pos).map_err(|e| self.lex_error(e))?;
+        let value = n.to_f32(self.input).map_err(|e| self.lex_error(e))?;
+        self.pos = n.end;
+        // SAFETY: as the caller guarantees.
+        unsafe { dst.cast::<f32>().write(value) };
+        Ok(())
+    }
+}

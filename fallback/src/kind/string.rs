@@ -1,0 +1,108 @@
+//! Strings, chars and raw captures. Twin: `jit/src/kind/string.rs`.
+
+use jitson_core::error::{Error, ErrorCode};
+use jitson_core::layout::{StringLayout, TypeLayout};
+use jitson_core::text::{self, StrText};
+
+use crate::Parser;
+
+impl Parser<'_> {
+    /// Parses the string at `self.pos` (an opening quote); returns where its
+    /// unescaped text is (see [`str_bytes`](Self::str_bytes)).
+    #[inline]
+    pub(crate) fn parse_str_located(&mut self) -> Result<StrText, Error> {
+        let (located, end) = text::parse_str(
+            self.input,
+            self.pos + 1,
+            &mut self.scratch,
+            self.validate_utf8,
+        )
+        .map_err(|e| Error::at(e.0, self.input, e.1))?;
+        self.pos = end;
+        Ok(located)
+    }
+
+    /// The text of a string located by [`parse_str_located`](Self::parse_str_located),
+    /// valid until the next string is parsed.
+    #[inline]
+    pub(crate) fn str_bytes(&self, located: StrText) -> &[u8] {
+        match located {
+            StrText::Borrowed { start, end } => &self.input[start..end],
+            StrText::Scratch => &self.scratch,
+        }
+    }
+
+    /// Parses the string at `self.pos` (an opening quote) and returns its unescaped
+    /// text, borrowed from the input or from the scratch buffer.
+    #[inline]
+    pub(crate) fn parse_str(&mut self) -> Result<&[u8], Error> {
+        let located = self.parse_str_located()?;
+        Ok(self.str_bytes(located))
+    }
+
+    /// A JSON string into `String` / `Box<str>`.
+    ///
+    /// # Safety
+    /// `dst` is valid for a write of the type `string` creates.
+    pub(crate) unsafe fn decode_string(
+        &mut self,
+        layout: &'static TypeLayout,
+        string: &StringLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        if self.peek_value()? != b'"' {
+            return Err(self.invalid_type(layout.expecting));
+        }
+        let text = self.parse_str()?;
+        // SAFETY: `text` is UTF-8 (validated, or from `&str` input) and `dst` is as
+        // the caller guarantees.
+        unsafe { (string.write)(dst, text.as_ptr(), text.len()) };
+        Ok(())
+    }
+
+    /// A JSON string of exactly one Unicode scalar value.
+    ///
+    /// # Safety
+    /// `dst` is valid for a `char` write.
+    pub(crate) unsafe fn decode_char(
+        &mut self,
+        layout: &'static TypeLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        if self.peek_value()? != b'"' {
+            return Err(self.invalid_type(layout.expecting));
+        }
+        let start = self.pos;
+        let text = self.parse_str()?;
+        // SAFETY: the text is UTF-8, as for `decode_string`.
+        let s = unsafe { core::str::from_utf8_unchecked(text) };
+        let mut chars = s.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) => {
+                // SAFETY: as the caller guarantees.
+                unsafe { dst.cast::<char>().write(c) };
+                Ok(())
+            }
+            _ => Err(self.error(ErrorCode::NotOneChar, start)),
+        }
+    }
+
+    /// Any JSON value, validated, captured as its exact text.
+    ///
+    /// # Safety
+    /// `dst` is valid for a write of the type `raw` creates.
+    pub(crate) unsafe fn decode_raw(
+        &mut self,
+        raw: &StringLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        self.peek_value()?;
+        let start = self.pos;
+        self.ignore_value()?;
+        let text = &self.input[start..self.pos];
+        // SAFETY: a validated JSON value is UTF-8 (non-ASCII bytes can only occur in
+        // strings, which were validated); `dst` is as the caller guarantees.
+        unsafe { (raw.write)(dst, text.as_ptr(), text.len()) };
+        Ok(())
+    }
+}

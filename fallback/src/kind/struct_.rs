@@ -1,0 +1,199 @@
+//! Structs with named fields. Twin: `jit/src/kind/struct_.rs`.
+//!
+//! Keys are matched after unescaping. The field after the last one matched is
+//! tried first (keys usually come in declaration order, the speculation the JIT
+//! also makes; msgspec's decoder does the same), then every field in turn. A bitmap
+//! of fields written serves duplicate detection, missing-field detection and, on
+//! error, dropping exactly what was written.
+
+use jitson_core::error::{Error, ErrorCode, PathSegment};
+use jitson_core::layout::{Field, Kind, StructLayout, TypeLayout};
+
+use crate::kind::map::AfterMember;
+use crate::{Parser, at_segment, drop_value};
+
+/// Which fields have been written: one bit per decoded field, then one per
+/// skipped field. Inline up to 128 fields.
+struct Seen {
+    inline: [u64; 2],
+    spill: Vec<u64>,
+}
+
+impl Seen {
+    fn new(bits: usize) -> Seen {
+        let spill = if bits > 128 {
+            vec![0; bits.div_ceil(64)]
+        } else {
+            Vec::new()
+        };
+        Seen {
+            inline: [0; 2],
+            spill,
+        }
+    }
+
+    fn words(&mut self) -> &mut [u64] {
+        if self.spill.is_empty() {
+            &mut self.inline
+        } else {
+            &mut self.spill
+        }
+    }
+
+    fn get(&mut self, i: usize) -> bool {
+        self.words()[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    fn set(&mut self, i: usize) {
+        self.words()[i / 64] |= 1 << (i % 64);
+    }
+}
+
+impl Parser<'_> {
+    /// A JSON object into a struct.
+    ///
+    /// # Safety
+    /// `dst` is valid for a write of the struct `layout` describes.
+    pub(crate) unsafe fn decode_struct(
+        &mut self,
+        layout: &'static TypeLayout,
+        st: &'static StructLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        let empty = self.begin_map(layout)?;
+        let mut seen = Seen::new(st.fields.len() + st.skipped.len());
+        // SAFETY: forwarded from the caller; `seen` records what was written.
+        let result = unsafe {
+            match if empty {
+                Ok(())
+            } else {
+                self.decode_members(st, dst, &mut seen)
+            } {
+                Ok(()) => self.finish_struct(st, dst, &mut seen),
+                Err(e) => Err(e),
+            }
+        };
+        self.leave();
+        if result.is_err() {
+            // SAFETY: exactly the fields marked in `seen` are live.
+            unsafe { drop_written(st, dst, &mut seen) };
+        }
+        result
+    }
+
+    /// The members of a non-empty object, up to and including `}`.
+    ///
+    /// # Safety
+    /// As for `decode_struct`.
+    unsafe fn decode_members(
+        &mut self,
+        st: &'static StructLayout,
+        dst: *mut u8,
+        seen: &mut Seen,
+    ) -> Result<(), Error> {
+        let mut guess = 0usize;
+        loop {
+            let key_start = self.pos;
+            let key = self.parse_str()?;
+            match find_field(st.fields, key, guess) {
+                Some(i) => {
+                    let field = &st.fields[i];
+                    if seen.get(i) {
+                        return Err(self.error(ErrorCode::DuplicateField(field.name), key_start));
+                    }
+                    self.parse_object_colon()?;
+                    // SAFETY: the field's offset and layout describe memory inside
+                    // the struct (the Decode contract).
+                    unsafe { self.decode_value((field.layout)(), dst.add(field.offset)) }
+                        .map_err(|e| at_segment(e, || PathSegment::Field(field.name)))?;
+                    seen.set(i);
+                    guess = i + 1;
+                }
+                None if st.deny_unknown_fields => {
+                    let name = String::from_utf8_lossy(key).into();
+                    return Err(self.error(ErrorCode::UnknownField(name), key_start));
+                }
+                None => {
+                    self.parse_object_colon()?;
+                    self.ignore_value()?;
+                }
+            }
+            match self.end_map_member()? {
+                AfterMember::More => {}
+                AfterMember::End => return Ok(()),
+            }
+        }
+    }
+
+    /// Fills the fields the object did not name: defaults, `None` for options, then
+    /// the skipped fields; a required field missing is an error at the `}`.
+    ///
+    /// # Safety
+    /// As for `decode_struct`.
+    unsafe fn finish_struct(
+        &mut self,
+        st: &'static StructLayout,
+        dst: *mut u8,
+        seen: &mut Seen,
+    ) -> Result<(), Error> {
+        for (i, field) in st.fields.iter().enumerate() {
+            if seen.get(i) {
+                continue;
+            }
+            // SAFETY: the field's memory is inside the struct and unwritten.
+            unsafe {
+                let at = dst.add(field.offset);
+                if let Some(init) = field.default {
+                    if !init(at) {
+                        return Err(self.error(ErrorCode::Panicked, self.pos - 1));
+                    }
+                } else if let Kind::Option(option) = &(field.layout)().kind {
+                    (option.write_none)(at);
+                } else {
+                    return Err(self.error(ErrorCode::MissingField(field.name), self.pos - 1));
+                }
+            }
+            seen.set(i);
+        }
+        for (j, skipped) in st.skipped.iter().enumerate() {
+            // SAFETY: the skipped field's memory is inside the struct and unwritten.
+            if !unsafe { (skipped.init)(dst.add(skipped.offset)) } {
+                return Err(self.error(ErrorCode::Panicked, self.pos - 1));
+            }
+            seen.set(st.fields.len() + j);
+        }
+        Ok(())
+    }
+}
+
+/// The index of the field `key` names: `guess` first, then all in order.
+#[inline]
+fn find_field(fields: &[Field], key: &[u8], guess: usize) -> Option<usize> {
+    if let Some(f) = fields.get(guess)
+        && f.matches(key)
+    {
+        return Some(guess);
+    }
+    fields.iter().position(|f| f.matches(key))
+}
+
+/// Drops the fields marked in `seen`, each once.
+///
+/// # Safety
+/// Exactly the marked fields of the struct at `dst` are live.
+unsafe fn drop_written(st: &StructLayout, dst: *mut u8, seen: &mut Seen) {
+    for (i, field) in st.fields.iter().enumerate() {
+        if seen.get(i) {
+            // SAFETY: as the caller guarantees.
+            unsafe { drop_value((field.layout)(), dst.add(field.offset)) };
+        }
+    }
+    for (j, skipped) in st.skipped.iter().enumerate() {
+        if seen.get(st.fields.len() + j)
+            && let Some(drop) = skipped.drop
+        {
+            // SAFETY: as the caller guarantees.
+            unsafe { drop(dst.add(skipped.offset)) };
+        }
+    }
+}

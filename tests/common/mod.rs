@@ -1,0 +1,115 @@
+//! The harness every behavioural test uses: one list of backends, and decode
+//! helpers that run a document through each backend and both entry points
+//! (`decode_slice`, `decode_str`) and insist they all agree.
+#![allow(dead_code)]
+
+use std::fmt::Debug;
+use std::path::PathBuf;
+
+use jitson::{Backend, Decode, Decoder, Error};
+
+/// Every backend the behavioural tests run against. The JIT joins this list when
+/// it lands; tests must not special-case a backend.
+pub fn backends() -> Vec<Backend> {
+    vec![Backend::Interpreter, Backend::Auto]
+}
+
+/// What an error looked like, for comparing backends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ErrorShape {
+    pub kind: jitson::ErrorKind,
+    pub offset: usize,
+    pub line: usize,
+    pub column: usize,
+    pub path: String,
+}
+
+pub fn shape(e: &Error) -> ErrorShape {
+    ErrorShape {
+        kind: e.kind(),
+        offset: e.offset(),
+        line: e.line(),
+        column: e.column(),
+        path: e.path(),
+    }
+}
+
+/// Decodes `json` with every backend, through `decode_slice` and (when the input
+/// is UTF-8) `decode_str`; asserts all results agree and returns the first.
+pub fn decode<T: Decode + PartialEq + Debug>(json: &[u8]) -> Result<T, Error> {
+    decode_with(json, |d| d)
+}
+
+/// As [`decode`], with a way to configure each decoder (`max_depth`).
+pub fn decode_with<T: Decode + PartialEq + Debug>(
+    json: &[u8],
+    configure: impl Fn(Decoder<T>) -> Decoder<T>,
+) -> Result<T, Error> {
+    let mut first: Option<(String, Result<T, Error>)> = None;
+    for backend in backends() {
+        let decoder = configure(Decoder::<T>::with_backend(backend));
+        let mut runs = vec![(
+            format!("{}/slice", backend.name()),
+            decoder.decode_slice(json),
+        )];
+        if let Ok(text) = std::str::from_utf8(json) {
+            runs.push((format!("{}/str", backend.name()), decoder.decode_str(text)));
+        }
+        for (name, result) in runs {
+            match &first {
+                None => first = Some((name, result)),
+                Some((first_name, expected)) => match (expected, &result) {
+                    (Ok(a), Ok(b)) => {
+                        assert_eq!(a, b, "{first_name} and {name} decoded different values")
+                    }
+                    (Err(a), Err(b)) => assert_eq!(
+                        shape(a),
+                        shape(b),
+                        "{first_name} and {name} failed differently"
+                    ),
+                    (a, b) => panic!("{first_name} gave {a:?} but {name} gave {b:?}"),
+                },
+            }
+        }
+    }
+    first.expect("at least one backend").1
+}
+
+/// Decodes and unwraps, with the input in the panic message.
+#[track_caller]
+pub fn ok<T: Decode + PartialEq + Debug>(json: &str) -> T {
+    match decode::<T>(json.as_bytes()) {
+        Ok(v) => v,
+        Err(e) => panic!("decoding {json:?} failed: {e}"),
+    }
+}
+
+/// Decodes, expects failure, returns the error.
+#[track_caller]
+pub fn err<T: Decode + PartialEq + Debug>(json: &[u8]) -> Error {
+    match decode::<T>(json) {
+        Ok(v) => panic!(
+            "decoding {:?} should fail but gave {v:?}",
+            String::from_utf8_lossy(json)
+        ),
+        Err(e) => e,
+    }
+}
+
+/// The shared corpus directory (`$JITSON_CORPUS`, else `../shared/corpus` beside
+/// the checkout), or `None` with a printed notice when it is absent.
+pub fn corpus_dir(sub: &str) -> Option<PathBuf> {
+    let root = std::env::var_os("JITSON_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    let dir = root.join(sub);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "NOTICE: corpus directory {} not found; skipping this test",
+            dir.display()
+        );
+        None
+    }
+}
