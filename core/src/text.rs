@@ -438,6 +438,10 @@ pub fn ignore_str(input: &[u8], pos: usize, validate_utf8: bool) -> Result<usize
 
 /// The slow part of a string: from `special` (a byte that is not a closing quote)
 /// onwards, handling escapes. `start..special` is plain text not yet copied.
+///
+/// As in serde_json, UTF-8 is checked once the closing quote is found, so a bad
+/// escape, a control character or the end of input earlier in the string is the
+/// error reported, whatever bytes come before it.
 #[cold]
 fn scan_escaped(
     input: &[u8],
@@ -452,7 +456,8 @@ fn scan_escaped(
             None => return Err((ErrorCode::EofWhileParsingString, input.len())),
             Some(b'"') => {
                 if validate_utf8 {
-                    check_utf8(input, chunk_start, special)?;
+                    // Escapes are ASCII, so checking the raw text checks the chunks.
+                    check_utf8(input, start, special)?;
                 }
                 if let Some(out) = out.as_deref_mut() {
                     out.extend_from_slice(&input[chunk_start..special]);
@@ -460,9 +465,6 @@ fn scan_escaped(
                 return Ok(special + 1);
             }
             Some(b'\\') => {
-                if validate_utf8 {
-                    check_utf8(input, chunk_start, special)?;
-                }
                 if let Some(out) = out.as_deref_mut() {
                     out.extend_from_slice(&input[chunk_start..special]);
                 }

@@ -185,11 +185,13 @@ impl<'a> Parser<'a> {
             Some(b'"') => {
                 text::ignore_str(input, start + 1, self.validate_utf8).map(|_| Found::String)
             }
-            Some(b'-' | b'0'..=b'9') => text::scan_number(input, start).map(|n| {
+            // serde_json evaluates the number before reporting its type, so an
+            // infinite float is reported as out of range.
+            Some(b'-' | b'0'..=b'9') => text::scan_number(input, start).and_then(|n| {
                 if n.is_json_integer() {
-                    Found::Integer
+                    Ok(Found::Integer)
                 } else {
-                    Found::Float
+                    n.to_f64(input).map(|_| Found::Float)
                 }
             }),
             Some(b'[') => Ok(Found::Array),

@@ -1,0 +1,384 @@
+//! Reading `#[jitson(...)]` and `#[serde(...)]` attributes into plain structs.
+//!
+//! Both attributes are read the same way, key by key, and then merged: a value given
+//! in `jitson` wins over one given in `serde` (so a type deriving both can override a
+//! serde setting for jitson alone), aliases are combined, and flags set in either
+//! count. Giving a key twice in the same attribute kind is an error.
+//!
+//! A key is either acted on, or
+//! ignored because it only affects serialization (accepted in `serde` only: jitson
+//! does not serialize, so in `jitson` it is a mistake), or rejected because it changes
+//! deserialization in a way jitson does not support. Anything else is unknown, and an
+//! error in both. Errors are collected rather than returned at the first one, so that
+//! one build reports every bad attribute.
+
+use std::fmt;
+
+use proc_macro2::TokenTree;
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, ExprPath, LitStr, Token};
+
+use crate::case::RenameRule;
+
+/// Accumulates errors, to report them all at once.
+#[derive(Default)]
+pub(crate) struct Errors(Option<syn::Error>);
+
+impl Errors {
+    /// Records `error`.
+    pub(crate) fn push(&mut self, error: syn::Error) {
+        match &mut self.0 {
+            Some(first) => first.combine(error),
+            None => self.0 = Some(error),
+        }
+    }
+
+    /// Records the error of `result`, if any.
+    pub(crate) fn check(&mut self, result: syn::Result<()>) {
+        if let Err(error) = result {
+            self.push(error);
+        }
+    }
+
+    /// `Err` with every recorded error, or `Ok` if there were none.
+    pub(crate) fn finish(self) -> syn::Result<()> {
+        self.0.map_or(Ok(()), Err)
+    }
+}
+
+/// Which attribute a key was written in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Jitson,
+    Serde,
+}
+
+impl Source {
+    /// The attribute's name.
+    fn name(self) -> &'static str {
+        match self {
+            Source::Jitson => "jitson",
+            Source::Serde => "serde",
+        }
+    }
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where an attribute is written; decides which keys are ignored or rejected.
+#[derive(Clone, Copy)]
+enum Place {
+    Container,
+    Field,
+    Variant,
+}
+
+impl Place {
+    /// serde keys that only affect serialization (or, like `bound` and `crate`, only
+    /// serde's own generated code).
+    fn serde_only(self) -> &'static [&'static str] {
+        match self {
+            // `rename_all_fields` renames the fields of struct variants, which jitson
+            // rejects anyway.
+            Place::Container => &["bound", "crate", "into", "rename_all_fields"],
+            Place::Field => &["skip_serializing", "skip_serializing_if", "serialize_with", "bound", "getter"],
+            // A variant's `rename_all` renames its fields; unit variants have none.
+            Place::Variant => &["skip_serializing", "serialize_with", "bound", "rename_all"],
+        }
+    }
+
+    /// serde keys that change deserialization in ways jitson does not support.
+    fn unsupported(self) -> &'static [&'static str] {
+        match self {
+            Place::Container => &[
+                "default",
+                "tag",
+                "content",
+                "untagged",
+                "transparent",
+                "from",
+                "try_from",
+                "remote",
+                "field_identifier",
+                "variant_identifier",
+            ],
+            Place::Field => &["flatten", "deserialize_with", "with", "borrow"],
+            Place::Variant => &["deserialize_with", "with", "borrow", "other", "untagged"],
+        }
+    }
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Place::Container => "container",
+            Place::Field => "field",
+            Place::Variant => "variant",
+        })
+    }
+}
+
+/// Attributes on the struct or enum itself.
+#[derive(Default)]
+pub(crate) struct ContainerAttrs {
+    /// `rename`: the name used in messages instead of the Rust name.
+    pub(crate) rename: Option<String>,
+    /// `rename_all`.
+    pub(crate) rename_all: Option<RenameRule>,
+    /// `deny_unknown_fields`.
+    pub(crate) deny_unknown_fields: bool,
+    /// `expecting`: the whole "expected ..." message.
+    pub(crate) expecting: Option<String>,
+}
+
+impl ContainerAttrs {
+    /// Reads the container attributes, recording errors in `errors`.
+    pub(crate) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
+        let jitson = Self::parse_from(attrs, Source::Jitson, errors);
+        let serde = Self::parse_from(attrs, Source::Serde, errors);
+        Self {
+            rename: jitson.rename.or(serde.rename),
+            rename_all: jitson.rename_all.or(serde.rename_all),
+            deny_unknown_fields: jitson.deny_unknown_fields || serde.deny_unknown_fields,
+            expecting: jitson.expecting.or(serde.expecting),
+        }
+    }
+
+    fn parse_from(attrs: &[Attribute], source: Source, errors: &mut Errors) -> Self {
+        let mut out = Self::default();
+        for_each_key(attrs, source, Place::Container, errors, |key, meta| {
+            match key {
+                "rename" => set_once(&mut out.rename, parse_de_str(meta)?.map(|s| s.value()), meta)?,
+                "rename_all" => set_once(&mut out.rename_all, parse_rename_all(meta)?, meta)?,
+                "expecting" => set_once(&mut out.expecting, Some(parse_str(meta)?.value()), meta)?,
+                "deny_unknown_fields" => out.deny_unknown_fields = true,
+                _ => return Ok(false),
+            }
+            Ok(true)
+        });
+        out
+    }
+}
+
+/// How a field is filled when its key is absent (or always, when it is skipped).
+pub(crate) enum DefaultAttr {
+    /// `default`: `Default::default()`.
+    Trait,
+    /// `default = "path"`: a call to `path()`.
+    Path(ExprPath),
+}
+
+/// Attributes on a struct field.
+#[derive(Default)]
+pub(crate) struct FieldAttrs {
+    /// `rename`: the JSON key, overriding `rename_all`.
+    pub(crate) rename: Option<String>,
+    /// `alias`, in order.
+    pub(crate) aliases: Vec<String>,
+    /// `default` / `default = "path"`.
+    pub(crate) default: Option<DefaultAttr>,
+    /// `skip` / `skip_deserializing`.
+    pub(crate) skip: bool,
+}
+
+impl FieldAttrs {
+    /// Reads a field's attributes, recording errors in `errors`.
+    pub(crate) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
+        let jitson = Self::parse_from(attrs, Source::Jitson, errors);
+        let serde = Self::parse_from(attrs, Source::Serde, errors);
+        Self {
+            rename: jitson.rename.or(serde.rename),
+            aliases: merge_aliases(jitson.aliases, serde.aliases),
+            default: jitson.default.or(serde.default),
+            skip: jitson.skip || serde.skip,
+        }
+    }
+
+    fn parse_from(attrs: &[Attribute], source: Source, errors: &mut Errors) -> Self {
+        let mut out = Self::default();
+        for_each_key(attrs, source, Place::Field, errors, |key, meta| {
+            match key {
+                "rename" => set_once(&mut out.rename, parse_de_str(meta)?.map(|s| s.value()), meta)?,
+                "alias" => out.aliases.push(parse_str(meta)?.value()),
+                "default" => set_once(&mut out.default, Some(parse_default(meta)?), meta)?,
+                "skip" | "skip_deserializing" => out.skip = true,
+                _ => return Ok(false),
+            }
+            Ok(true)
+        });
+        out
+    }
+}
+
+/// Attributes on an enum variant.
+#[derive(Default)]
+pub(crate) struct VariantAttrs {
+    /// `rename`: the JSON string, overriding `rename_all`.
+    pub(crate) rename: Option<String>,
+    /// `alias`, in order.
+    pub(crate) aliases: Vec<String>,
+    /// `skip` / `skip_deserializing`.
+    pub(crate) skip: bool,
+}
+
+impl VariantAttrs {
+    /// Reads a variant's attributes, recording errors in `errors`.
+    pub(crate) fn parse(attrs: &[Attribute], errors: &mut Errors) -> Self {
+        let jitson = Self::parse_from(attrs, Source::Jitson, errors);
+        let serde = Self::parse_from(attrs, Source::Serde, errors);
+        Self {
+            rename: jitson.rename.or(serde.rename),
+            aliases: merge_aliases(jitson.aliases, serde.aliases),
+            skip: jitson.skip || serde.skip,
+        }
+    }
+
+    fn parse_from(attrs: &[Attribute], source: Source, errors: &mut Errors) -> Self {
+        let mut out = Self::default();
+        for_each_key(attrs, source, Place::Variant, errors, |key, meta| {
+            match key {
+                "rename" => set_once(&mut out.rename, parse_de_str(meta)?.map(|s| s.value()), meta)?,
+                "alias" => out.aliases.push(parse_str(meta)?.value()),
+                "skip" | "skip_deserializing" => out.skip = true,
+                _ => return Ok(false),
+            }
+            Ok(true)
+        });
+        out
+    }
+}
+
+/// The aliases from `jitson`, then those from `serde` not already given.
+fn merge_aliases(mut jitson: Vec<String>, serde: Vec<String>) -> Vec<String> {
+    for alias in serde {
+        if !jitson.contains(&alias) {
+            jitson.push(alias);
+        }
+    }
+    jitson
+}
+
+/// Calls `handle` on every key of every `source` attribute in `attrs`. `handle`
+/// returns `Ok(false)` for a key it does not act on; such keys are then skipped if
+/// they are serialization-only serde keys and rejected otherwise.
+fn for_each_key(
+    attrs: &[Attribute],
+    source: Source,
+    place: Place,
+    errors: &mut Errors,
+    mut handle: impl FnMut(&str, &ParseNestedMeta<'_>) -> syn::Result<bool>,
+) {
+    for attr in attrs.iter().filter(|attr| attr.path().is_ident(source.name())) {
+        errors.check(attr.parse_nested_meta(|meta| {
+            let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
+                return Err(meta.error(format!("expected a {source} attribute name")));
+            };
+            if handle(&key, &meta)? {
+                Ok(())
+            } else {
+                unhandled(&key, source, place, &meta)
+            }
+        }));
+    }
+}
+
+/// Skips a serialization-only serde key, or explains why `key` is rejected.
+fn unhandled(key: &str, source: Source, place: Place, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if place.unsupported().contains(&key) {
+        return Err(meta.error(format!(
+            "jitson's Decode does not support `#[{source}({key})]` on a {place}"
+        )));
+    }
+    if place.serde_only().contains(&key) {
+        return match source {
+            Source::Serde => skip_value(meta),
+            Source::Jitson => Err(meta.error(format!(
+                "`{key}` only affects serde; jitson does not serialize, so write it in `#[serde(...)]`"
+            ))),
+        };
+    }
+    Err(meta.error(format!("unknown {source} {place} attribute `{key}`")))
+}
+
+/// Consumes whatever follows a key: `= value`, `(...)` or nothing.
+pub(crate) fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<syn::Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        meta.input.parse::<TokenTree>()?;
+    }
+    Ok(())
+}
+
+/// Stores `value` in `slot`, which must not be set already. `None` (a
+/// serialize-only `rename(serialize = "...")`) leaves `slot` alone.
+fn set_once<T>(slot: &mut Option<T>, value: Option<T>, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if let Some(value) = value {
+        if slot.is_some() {
+            return Err(meta.error(format!(
+                "duplicate `{}` attribute",
+                meta.path.get_ident().map(ToString::to_string).unwrap_or_default()
+            )));
+        }
+        *slot = Some(value);
+    }
+    Ok(())
+}
+
+/// `key = "string"`.
+fn parse_str(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
+    meta.value()?.parse()
+}
+
+/// `key = "string"`, or serde's `key(serialize = "...", deserialize = "...")` (either
+/// half optional). Returns the deserialization string, if given.
+fn parse_de_str(meta: &ParseNestedMeta<'_>) -> syn::Result<Option<LitStr>> {
+    if !meta.input.peek(syn::token::Paren) {
+        return parse_str(meta).map(Some);
+    }
+    let mut de = None;
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident("deserialize") {
+            set_once(&mut de, Some(parse_str(&inner)?), &inner)
+        } else if inner.path.is_ident("serialize") {
+            parse_str(&inner).map(drop)
+        } else {
+            Err(inner.error("expected `serialize` or `deserialize`"))
+        }
+    })?;
+    Ok(de)
+}
+
+/// `rename_all = "rule"` or `rename_all(deserialize = "rule")`.
+fn parse_rename_all(meta: &ParseNestedMeta<'_>) -> syn::Result<Option<RenameRule>> {
+    let Some(lit) = parse_de_str(meta)? else {
+        return Ok(None);
+    };
+    let rule = RenameRule::from_name(&lit.value()).ok_or_else(|| {
+        syn::Error::new(
+            lit.span(),
+            format!(
+                "unknown rename rule `rename_all = {:?}`, expected one of {}",
+                lit.value(),
+                RenameRule::expected()
+            ),
+        )
+    })?;
+    Ok(Some(rule))
+}
+
+/// `default` or `default = "path::to::function"`.
+fn parse_default(meta: &ParseNestedMeta<'_>) -> syn::Result<DefaultAttr> {
+    if !meta.input.peek(Token![=]) {
+        return Ok(DefaultAttr::Trait);
+    }
+    let lit = parse_str(meta)?;
+    let path = lit
+        .parse::<ExprPath>()
+        .map_err(|_| syn::Error::new(lit.span(), "expected the path of a function, as in `default = \"path::to::f\"`"))?;
+    Ok(DefaultAttr::Path(path))
+}

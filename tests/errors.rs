@@ -1,0 +1,280 @@
+//! Error reporting: kind, offset, line, column and path for malformed input, and
+//! proof that a failed decode drops exactly what it wrote (no leak, no double drop).
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicIsize, Ordering};
+
+use common::{err, shape};
+use jitson::{Decode, ErrorKind, RawValue};
+
+#[derive(Decode, Debug, PartialEq)]
+struct Profile {
+    age: u8,
+    city: String,
+    is_admin: bool,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct User {
+    id: i64,
+    name: String,
+    tags: Vec<String>,
+    profile: Option<Profile>,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Timeline {
+    statuses: Vec<Status>,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Status {
+    id: u64,
+    user: TimelineUser,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct TimelineUser {
+    id: u64,
+    screen_name: String,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+#[jitson(deny_unknown_fields)]
+struct Strict {
+    a: i32,
+}
+
+/// (input, kind, offset, line, column, path), decoded as `T`.
+#[track_caller]
+fn check<T: Decode + PartialEq + std::fmt::Debug>(
+    json: &str,
+    kind: ErrorKind,
+    offset: usize,
+    line: usize,
+    column: usize,
+    path: &str,
+) {
+    let e = err::<T>(json.as_bytes());
+    let got = shape(&e);
+    assert_eq!(
+        (got.kind, got.offset, got.line, got.column, got.path.as_str()),
+        (kind, offset, line, column, path),
+        "input {json:?}: {e}"
+    );
+    // The message names the position and the path.
+    let msg = e.to_string();
+    assert!(msg.contains(&format!("line {line} column {column}")), "{msg}");
+    assert!(msg.contains(path), "{msg}");
+}
+
+#[test]
+fn syntax_errors() {
+    use ErrorKind::*;
+    check::<User>("", UnexpectedEnd, 0, 1, 1, "$");
+    check::<User>("   \n  ", UnexpectedEnd, 6, 2, 3, "$");
+    check::<User>("{\"id\": 1,}", Syntax, 9, 1, 10, "$");
+    check::<User>("{\"id\" 1}", Syntax, 6, 1, 7, "$");
+    check::<User>("{\"id\": 01}", Syntax, 8, 1, 9, "$.id");
+    check::<User>("{\"id\": -}", Syntax, 8, 1, 9, "$.id");
+    check::<User>("{\"id\": 1 \"name\": \"x\"}", Syntax, 9, 1, 10, "$");
+    check::<User>("{id: 1}", Syntax, 1, 1, 2, "$");
+    check::<User>("{\"id\": 1, \"name\": \"a\\qb\"}", Syntax, 21, 1, 22, "$.name");
+    check::<User>("{\"id\": 1, \"name\": \"a\u{1}b\"}", Syntax, 20, 1, 21, "$.name");
+    check::<User>("{\"id\": 1, \"name\": \"\\ud800\"}", Syntax, 19, 1, 20, "$.name");
+    check::<User>("{\"id\": 1, \"tags\": [\"a\",]}", Syntax, 23, 1, 24, "$.tags");
+    check::<User>("{\"id\": 1, \"tags\": [\"a\" \"b\"]}", Syntax, 23, 1, 24, "$.tags");
+    check::<User>("{\"id\":1,\"name\":\"n\",\"tags\":[]} x", Syntax, 30, 1, 31, "$");
+    check::<User>("{\"id\": tru}", Syntax, 10, 1, 11, "$.id");
+    check::<Vec<i32>>("[1, 2,\n 3,\n nul]", Syntax, 15, 3, 5, "$[3]");
+}
+
+#[test]
+fn unexpected_end() {
+    use ErrorKind::*;
+    check::<User>("{\"id\": 1, \"name\": \"ab", UnexpectedEnd, 21, 1, 22, "$.name");
+    check::<User>("{\"id\": 1", UnexpectedEnd, 8, 1, 9, "$");
+    check::<User>("{\"id\": 1.", UnexpectedEnd, 9, 1, 10, "$.id");
+    check::<User>("{\"id\":", UnexpectedEnd, 6, 1, 7, "$.id");
+    check::<Vec<u8>>("[1,\n2", UnexpectedEnd, 5, 2, 2, "$");
+}
+
+#[test]
+fn data_errors() {
+    use ErrorKind::*;
+    check::<User>("{\"id\": \"7\"}", InvalidType, 7, 1, 8, "$.id");
+    check::<User>("{\"id\": 1.5}", InvalidType, 7, 1, 8, "$.id");
+    check::<User>("{\"id\": 1, \"name\": null}", InvalidType, 18, 1, 19, "$.name");
+    check::<User>("{\"id\": 1, \"name\": \"n\", \"tags\": {}}", InvalidType, 31, 1, 32, "$.tags");
+    check::<User>("{\"id\": 99999999999999999999}", InvalidType, 7, 1, 8, "$.id");
+    check::<User>(
+        "{\"id\": 1, \"name\": \"n\", \"tags\": [], \"profile\": {\"age\": 300}}",
+        NumberOutOfRange,
+        54,
+        1,
+        55,
+        "$.profile.age",
+    );
+    check::<User>("{\"name\": \"n\", \"tags\": []}", MissingField, 24, 1, 25, "$");
+    check::<User>(
+        "{\"id\": 1, \"name\": \"n\", \"tags\": [],\n \"profile\": {\"age\": 3, \"city\": \"c\"}}",
+        MissingField,
+        69,
+        2,
+        35,
+        "$.profile",
+    );
+    check::<User>("{\"id\": 1, \"id\": 2}", DuplicateField, 10, 1, 11, "$");
+    check::<Strict>("{\"a\": 1, \"b\": 2}", UnknownField, 9, 1, 10, "$");
+    check::<[u8; 3]>("[1, 2]", InvalidLength, 5, 1, 6, "$");
+    check::<[u8; 1]>("[1, 2]", InvalidLength, 4, 1, 5, "$");
+    check::<char>("\"ab\"", InvalidValue, 0, 1, 1, "$");
+    check::<HashMap<String, u8>>("{\"a\": 1, \"b c\": -1}", NumberOutOfRange, 16, 1, 17, "$[\"b c\"]");
+    check::<f64>("1e400", NumberOutOfRange, 0, 1, 1, "$");
+}
+
+#[test]
+fn deep_paths() {
+    let mut doc = String::from("{\"statuses\": [");
+    for i in 0..4 {
+        if i > 0 {
+            doc.push(',');
+        }
+        let id = if i == 3 { "\"x\"".to_owned() } else { i.to_string() };
+        doc.push_str(&format!("\n  {{\"id\": {i}, \"user\": {{\"id\": {id}, \"screen_name\": \"u\"}}}}"));
+    }
+    doc.push_str("]}");
+    let e = err::<Timeline>(doc.as_bytes());
+    assert_eq!(e.kind(), ErrorKind::InvalidType);
+    assert_eq!(e.path(), "$.statuses[3].user.id");
+    assert_eq!(e.line(), 5);
+    assert_eq!(&doc[e.offset()..e.offset() + 3], "\"x\"");
+}
+
+#[test]
+fn invalid_utf8_is_reported_for_slices() {
+    let mut doc = b"{\"id\": 1, \"name\": \"ab".to_vec();
+    doc.extend([0xff, b'"', b'}']);
+    let e = jitson::from_slice::<User>(&doc).unwrap_err();
+    assert_eq!((e.kind(), e.offset(), e.path().as_str()), (ErrorKind::InvalidUtf8, 21, "$.name"));
+    // Also inside skipped values and raw captures.
+    let mut doc = b"{\"zzz\": [\"".to_vec();
+    doc.extend([0xc3, 0x28, b'"', b']', b'}']);
+    assert_eq!(jitson::from_slice::<User>(&doc).unwrap_err().kind(), ErrorKind::InvalidUtf8);
+    assert_eq!(jitson::from_slice::<RawValue>(&doc).unwrap_err().kind(), ErrorKind::InvalidUtf8);
+}
+
+#[test]
+fn depth_limit() {
+    #[derive(Decode, Debug, PartialEq)]
+    struct Node {
+        children: Vec<Node>,
+    }
+    let nest = |n: usize| "{\"children\": [".repeat(n) + &"]}".repeat(n);
+    // 127 nested containers... the 128th is rejected, as in serde_json: a Node is an
+    // object holding an array, two levels each.
+    assert!(common::decode::<Node>(nest(63).as_bytes()).is_ok());
+    let e = err::<Node>(nest(64).as_bytes());
+    assert_eq!(e.kind(), ErrorKind::DepthLimit);
+    let e = common::decode_with::<Node>(nest(10).as_bytes(), |d| d.max_depth(8)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::DepthLimit);
+    assert_eq!(e.path(), "$.children[0].children[0].children[0].children");
+}
+
+// ---------------------------------------------------------------------------
+// Partial output is dropped exactly once.
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+/// Counts live instances; decodes from a string.
+#[derive(Debug, PartialEq)]
+struct Counted(String);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        LIVE.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// # Safety
+/// `dst` is valid for a `Counted` write; the bytes are UTF-8.
+unsafe extern "C" fn write_counted(dst: *mut u8, ptr: *const u8, len: usize) {
+    LIVE.fetch_add(1, Ordering::SeqCst);
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let s = std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len));
+        dst.cast::<Counted>().write(Counted(s.to_owned()));
+    }
+}
+
+// SAFETY: `write_counted` writes a whole Counted; size, alignment and drop come from
+// the type.
+unsafe impl Decode for Counted {
+    const LAYOUT: &'static jitson::__private::TypeLayout = &jitson::__private::TypeLayout::of::<Counted>(
+        "a string",
+        jitson::__private::Kind::String(&jitson::__private::StringLayout { write: write_counted }),
+    );
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Inner {
+    a: Counted,
+    b: Option<Counted>,
+    c: Vec<Counted>,
+    d: Box<Counted>,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Outer {
+    first: Counted,
+    inners: Vec<Inner>,
+    maybe: Option<Vec<Option<Counted>>>,
+    map: HashMap<String, Counted>,
+    fixed: [Counted; 2],
+    last: Counted,
+}
+
+const GOOD_OUTER: &str = r#"{
+  "first": "f",
+  "inners": [
+    {"a": "a0", "b": "b0", "c": ["c0", "c1"], "d": "d0"},
+    {"a": "a1", "b": null, "c": [], "d": "d1"}
+  ],
+  "maybe": ["m0", null, "m2"],
+  "map": {"k0": "v0", "k1": "v1", "k0": "v2"},
+  "fixed": ["x0", "x1"],
+  "last": "l"
+}"#;
+
+#[test]
+fn failed_decodes_drop_everything_they_wrote() {
+    let doc = GOOD_OUTER.as_bytes();
+    let before = LIVE.load(Ordering::SeqCst);
+    let value = common::decode::<Outer>(doc).expect("the full document decodes");
+    drop(value);
+    assert_eq!(LIVE.load(Ordering::SeqCst), before, "a successful decode and drop balance");
+
+    // Every truncation, and every position replaced by a bad byte, fails midway
+    // through nested Vecs, Options, maps and arrays: nothing may stay alive.
+    let mut failures = 0;
+    for cut in 0..doc.len() {
+        assert!(common::decode::<Outer>(&doc[..cut]).is_err(), "prefix of {cut} bytes decoded");
+        failures += 1;
+        for bad in [b'#', b'}', b']', b'1'] {
+            let mut mutated = doc.to_vec();
+            mutated[cut] = bad;
+            let _ = common::decode::<Outer>(&mutated);
+        }
+        assert_eq!(LIVE.load(Ordering::SeqCst), before, "leak or double drop after cutting at {cut}");
+    }
+    assert!(failures > 100);
+    // A missing field detected at the very end, after everything else was written.
+    let without_last = GOOD_OUTER.replace(",\n  \"last\": \"l\"", "");
+    assert_eq!(err::<Outer>(without_last.as_bytes()).kind(), ErrorKind::MissingField);
+    // A type error deep inside, after siblings were written.
+    let bad_inner = GOOD_OUTER.replace("\"d1\"", "7");
+    assert_eq!(err::<Outer>(bad_inner.as_bytes()).path(), "$.inners[1].d");
+    assert_eq!(LIVE.load(Ordering::SeqCst), before);
+}
