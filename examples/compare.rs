@@ -23,8 +23,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use jitson::{Backend, Decode, Decoder};
-use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use seed::{Account, Order, Rng, User};
 
@@ -52,7 +52,9 @@ fn contenders<T: Decode + DeserializeOwned + 'static>() -> Vec<Contender<T>> {
         list.push(Contender {
             name: format!("jitson::from_str/{}", backend.name()),
             decode: Box::new(move |b| {
-                decoder.decode_str(std::str::from_utf8(b).map_err(|e| e.to_string())?).map_err(|e| e.to_string())
+                decoder
+                    .decode_str(std::str::from_utf8(b).map_err(|e| e.to_string())?)
+                    .map_err(|e| e.to_string())
             }),
         });
     }
@@ -63,7 +65,8 @@ fn contenders<T: Decode + DeserializeOwned + 'static>() -> Vec<Contender<T>> {
     list.push(Contender {
         name: "serde_json::from_str".into(),
         decode: Box::new(|b| {
-            serde_json::from_str(std::str::from_utf8(b).map_err(|e| e.to_string())?).map_err(|e| e.to_string())
+            serde_json::from_str(std::str::from_utf8(b).map_err(|e| e.to_string())?)
+                .map_err(|e| e.to_string())
         }),
     });
     list
@@ -83,7 +86,11 @@ struct Row {
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }
 
 /// Checks that every contender decodes `docs` to the value serde_json gives, then
@@ -93,18 +100,27 @@ where
     T: Decode + DeserializeOwned + PartialEq + Debug + 'static,
 {
     let contenders = contenders::<T>();
-    let reference: Vec<T> = docs.iter().map(|d| serde_json::from_slice(d).expect("serde_json decodes")).collect();
+    let reference: Vec<T> = docs
+        .iter()
+        .map(|d| serde_json::from_slice(d).expect("serde_json decodes"))
+        .collect();
     for c in &contenders {
         for (doc, expected) in docs.iter().zip(&reference) {
             match (c.decode)(doc) {
                 Ok(v) if v == *expected => {}
-                Ok(v) => panic!("{data}: {} decoded a different value:\n{v:?}\nexpected\n{expected:?}", c.name),
+                Ok(v) => panic!(
+                    "{data}: {} decoded a different value:\n{v:?}\nexpected\n{expected:?}",
+                    c.name
+                ),
                 Err(e) => panic!("{data}: {} failed: {e}", c.name),
             }
         }
     }
     let bytes: usize = docs.iter().map(Vec::len).sum();
-    let serde_index = contenders.iter().position(|c| c.name == "serde_json::from_slice").unwrap();
+    let serde_index = contenders
+        .iter()
+        .position(|c| c.name == "serde_json::from_slice")
+        .unwrap();
     let mut times = vec![Vec::with_capacity(rounds); contenders.len()];
     for round in 0..rounds {
         // Rotate the order each round so no contender always runs first.
@@ -121,7 +137,9 @@ where
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let mut ratios: Vec<f64> = (0..rounds).map(|r| times[serde_index][r] / times[i][r]).collect();
+            let mut ratios: Vec<f64> = (0..rounds)
+                .map(|r| times[serde_index][r] / times[i][r])
+                .collect();
             let vs_serde = median(&mut ratios);
             let secs = median(&mut times[i].clone());
             Row {
@@ -140,7 +158,9 @@ where
 /// `n` generated values serialised one document each.
 fn generate<T: Serialize>(n: u64, seed: u64, make: impl Fn(&mut Rng, u64) -> T) -> Vec<Vec<u8>> {
     let mut rng = Rng::new(seed);
-    (0..n).map(|i| serde_json::to_vec(&make(&mut rng, i)).expect("serialise")).collect()
+    (0..n)
+        .map(|i| serde_json::to_vec(&make(&mut rng, i)).expect("serialise"))
+        .collect()
 }
 
 fn main() {
@@ -148,7 +168,9 @@ fn main() {
     let rounds = if quick { 5 } else { 15 };
     let mut rows = Vec::new();
 
-    println!("jitson compare: {rounds} interleaved rounds per data set; all results checked equal to serde_json's.\n");
+    println!(
+        "jitson compare: {rounds} interleaved rounds per data set; all results checked equal to serde_json's.\n"
+    );
 
     let users = generate(2_000, 1, User::generate);
     rows.extend(run::<User>("User (2,000 docs)", &users, rounds));
@@ -159,16 +181,34 @@ fn main() {
     let mut rng = Rng::new(4);
     let order_array: Vec<Order> = (0..1_000).map(|i| Order::generate(&mut rng, i)).collect();
     let order_array = vec![serde_json::to_vec_pretty(&order_array).unwrap()];
-    rows.extend(run::<Vec<Order>>("Vec<Order> (1,000, pretty)", &order_array, rounds));
+    rows.extend(run::<Vec<Order>>(
+        "Vec<Order> (1,000, pretty)",
+        &order_array,
+        rounds,
+    ));
 
     match models::corpus_dir() {
         Some(dir) => {
             let read = |name: &str| vec![std::fs::read(dir.join(name)).expect("read corpus file")];
-            rows.extend(run::<models::twitter::Twitter>("twitter.json", &read("twitter.json"), rounds));
-            rows.extend(run::<models::citm::CitmCatalog>("citm_catalog.json", &read("citm_catalog.json"), rounds));
-            rows.extend(run::<models::canada::Canada>("canada.json", &read("canada.json"), rounds));
+            rows.extend(run::<models::twitter::Twitter>(
+                "twitter.json",
+                &read("twitter.json"),
+                rounds,
+            ));
+            rows.extend(run::<models::citm::CitmCatalog>(
+                "citm_catalog.json",
+                &read("citm_catalog.json"),
+                rounds,
+            ));
+            rows.extend(run::<models::canada::Canada>(
+                "canada.json",
+                &read("canada.json"),
+                rounds,
+            ));
         }
-        None => println!("NOTICE: ../shared/corpus/bench not found (set JITSON_CORPUS); corpus files skipped.\n"),
+        None => println!(
+            "NOTICE: ../shared/corpus/bench not found (set JITSON_CORPUS); corpus files skipped.\n"
+        ),
     }
 
     println!("| data | contender | ns/op | MB/s | vs serde_json::from_slice (median, range) |");
@@ -176,13 +216,22 @@ fn main() {
     for r in &rows {
         println!(
             "| {} | {} | {:.0} | {:.0} | {:.2}x ({:.2}-{:.2}) |",
-            r.data, r.contender, r.ns_per_op, r.mb_per_s, r.vs_serde, r.vs_serde_min, r.vs_serde_max
+            r.data,
+            r.contender,
+            r.ns_per_op,
+            r.mb_per_s,
+            r.vs_serde,
+            r.vs_serde_min,
+            r.vs_serde_max
         );
     }
     let stats = jitson::stats();
     println!(
         "\njitson stats: {} interpreter decodes, {} JIT decodes, {} layouts prepared, {} compiled",
-        stats.interpreter_decodes, stats.jit_decodes, stats.layouts_prepared, stats.layouts_compiled
+        stats.interpreter_decodes,
+        stats.jit_decodes,
+        stats.layouts_prepared,
+        stats.layouts_compiled
     );
     println!("all results equal: yes");
 }

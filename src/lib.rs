@@ -59,6 +59,7 @@ pub mod __private {
     //! What `#[derive(Decode)]` expands to. Not a public API.
     pub use core;
     pub use jitson_core::decode::{Decode, default_init, init_with, layout_of, write_value};
+    pub use jitson_core::error::ErrorCode;
     pub use jitson_core::layout::*;
 }
 

@@ -70,16 +70,42 @@ fn text() -> impl Strategy<Value = String> {
 }
 
 fn finite_f64() -> impl Strategy<Value = f64> {
-    prop_oneof![any::<f64>().prop_filter("finite", |f| f.is_finite()), -1e6..1e6f64, Just(0.0), Just(-0.0)]
+    prop_oneof![
+        any::<f64>().prop_filter("finite", |f| f.is_finite()),
+        -1e6..1e6f64,
+        Just(0.0),
+        Just(-0.0)
+    ]
 }
 
 fn finite_f32() -> impl Strategy<Value = f32> {
-    prop_oneof![any::<f32>().prop_filter("finite", |f| f.is_finite()), -1e3..1e3f32]
+    prop_oneof![
+        any::<f32>().prop_filter("finite", |f| f.is_finite()),
+        -1e3..1e3f32
+    ]
 }
 
 fn leaf() -> impl Strategy<Value = Leaf> {
-    (any::<i64>(), any::<u8>(), finite_f64(), text(), any::<bool>(), any::<Option<i32>>(), any::<char>(), finite_f32())
-        .prop_map(|(a, b, c, d, e, f, g, h)| Leaf { a, b, c, d, e, f, g, h })
+    (
+        any::<i64>(),
+        any::<u8>(),
+        finite_f64(),
+        text(),
+        any::<bool>(),
+        any::<Option<i32>>(),
+        any::<char>(),
+        finite_f32(),
+    )
+        .prop_map(|(a, b, c, d, e, f, g, h)| Leaf {
+            a,
+            b,
+            c,
+            d,
+            e,
+            f,
+            g,
+            h,
+        })
 }
 
 fn color() -> impl Strategy<Value = Color> {
@@ -95,12 +121,29 @@ fn mid() -> impl Strategy<Value = Mid> {
         color(),
         prop::collection::vec(text(), 0..3),
     )
-        .prop_map(|(leaves, map, arr, opt, color, tags)| Mid { leaves, map, arr, opt, color, tags })
+        .prop_map(|(leaves, map, arr, opt, color, tags)| Mid {
+            leaves,
+            map,
+            arr,
+            opt,
+            color,
+            tags,
+        })
 }
 
 fn top() -> impl Strategy<Value = Top> {
-    (any::<u64>(), prop::collection::vec(mid(), 0..3), text(), prop::option::of(prop::collection::vec(prop::option::of(finite_f64()), 0..4)))
-        .prop_map(|(id, mids, name, maybe)| Top { id, mids, name, maybe })
+    (
+        any::<u64>(),
+        prop::collection::vec(mid(), 0..3),
+        text(),
+        prop::option::of(prop::collection::vec(prop::option::of(finite_f64()), 0..4)),
+    )
+        .prop_map(|(id, mids, name, maybe)| Top {
+            id,
+            mids,
+            name,
+            maybe,
+        })
 }
 
 /// Decodes with jitson (all backends) and serde_json; asserts they agree.
@@ -111,6 +154,18 @@ fn agree<T: Decode + DeserializeOwned + PartialEq + Debug>(doc: &[u8]) -> Result
         (Ok(a), Ok(b)) => {
             assert_eq!(a, b, "values differ for {:?}", String::from_utf8_lossy(doc));
             Ok(a)
+        }
+        // Documented difference (docs/semantics.md): jitson validates skipped
+        // strings too, so invalid UTF-8 or a lone surrogate in an unknown field's
+        // value is an error, where serde_json skips it (and may fail later, or not).
+        (Err(a), _) if validates_skipped_text(&a) => Err(a.classify()),
+        // Documented difference: input ending inside a skipped number is the end
+        // of input for jitson, an invalid number for serde_json.
+        (Err(a), Err(b))
+            if *a.code() == jitson::__private::ErrorCode::EofWhileParsingNumber
+                && b.classify() == serde_json::error::Category::Syntax =>
+        {
+            Err(a.classify())
         }
         (Err(a), Err(b)) => {
             let theirs = match b.classify() {
@@ -127,9 +182,21 @@ fn agree<T: Decode + DeserializeOwned + PartialEq + Debug>(doc: &[u8]) -> Result
             );
             Err(a.classify())
         }
-        (Ok(a), Err(b)) => panic!("jitson accepted {:?} as {a:?}; serde_json: {b}", String::from_utf8_lossy(doc)),
-        (Err(a), Ok(b)) => panic!("jitson rejected {:?} ({a}); serde_json gave {b:?}", String::from_utf8_lossy(doc)),
+        (Ok(a), Err(b)) => panic!(
+            "jitson accepted {:?} as {a:?}; serde_json: {b}",
+            String::from_utf8_lossy(doc)
+        ),
+        (Err(a), Ok(b)) => panic!(
+            "jitson rejected {:?} ({a}); serde_json gave {b:?}",
+            String::from_utf8_lossy(doc)
+        ),
     }
+}
+
+/// Whether `e` is one serde_json does not raise for skipped strings.
+fn validates_skipped_text(e: &jitson::Error) -> bool {
+    e.kind() == jitson::ErrorKind::InvalidUtf8
+        || *e.code() == jitson::__private::ErrorCode::LoneSurrogate
 }
 
 /// One edit of a document.
@@ -228,6 +295,8 @@ proptest! {
             Ok(v) => prop_assert_eq!(v.to_bits(), expected32.to_bits(), "{}", s),
             Err(e) => prop_assert!(expected32.is_infinite(), "{} rejected: {}", s, e),
         }
+        // serde_json also parses f32 directly.
+        let _ = agree::<f32>(doc);
         // Integers: same acceptance and values as serde_json.
         let _ = agree::<i64>(doc);
         let _ = agree::<u64>(doc);

@@ -60,13 +60,22 @@ fn check<T: Decode + PartialEq + std::fmt::Debug>(
     let e = err::<T>(json.as_bytes());
     let got = shape(&e);
     assert_eq!(
-        (got.kind, got.offset, got.line, got.column, got.path.as_str()),
+        (
+            got.kind,
+            got.offset,
+            got.line,
+            got.column,
+            got.path.as_str()
+        ),
         (kind, offset, line, column, path),
         "input {json:?}: {e}"
     );
     // The message names the position and the path.
     let msg = e.to_string();
-    assert!(msg.contains(&format!("line {line} column {column}")), "{msg}");
+    assert!(
+        msg.contains(&format!("line {line} column {column}")),
+        "{msg}"
+    );
     assert!(msg.contains(path), "{msg}");
 }
 
@@ -81,12 +90,54 @@ fn syntax_errors() {
     check::<User>("{\"id\": -}", Syntax, 8, 1, 9, "$.id");
     check::<User>("{\"id\": 1 \"name\": \"x\"}", Syntax, 9, 1, 10, "$");
     check::<User>("{id: 1}", Syntax, 1, 1, 2, "$");
-    check::<User>("{\"id\": 1, \"name\": \"a\\qb\"}", Syntax, 21, 1, 22, "$.name");
-    check::<User>("{\"id\": 1, \"name\": \"a\u{1}b\"}", Syntax, 20, 1, 21, "$.name");
-    check::<User>("{\"id\": 1, \"name\": \"\\ud800\"}", Syntax, 19, 1, 20, "$.name");
-    check::<User>("{\"id\": 1, \"tags\": [\"a\",]}", Syntax, 23, 1, 24, "$.tags");
-    check::<User>("{\"id\": 1, \"tags\": [\"a\" \"b\"]}", Syntax, 23, 1, 24, "$.tags");
-    check::<User>("{\"id\":1,\"name\":\"n\",\"tags\":[]} x", Syntax, 30, 1, 31, "$");
+    check::<User>(
+        "{\"id\": 1, \"name\": \"a\\qb\"}",
+        Syntax,
+        21,
+        1,
+        22,
+        "$.name",
+    );
+    check::<User>(
+        "{\"id\": 1, \"name\": \"a\u{1}b\"}",
+        Syntax,
+        20,
+        1,
+        21,
+        "$.name",
+    );
+    check::<User>(
+        "{\"id\": 1, \"name\": \"\\ud800\"}",
+        Syntax,
+        19,
+        1,
+        20,
+        "$.name",
+    );
+    check::<User>(
+        "{\"id\": 1, \"tags\": [\"a\",]}",
+        Syntax,
+        23,
+        1,
+        24,
+        "$.tags",
+    );
+    check::<User>(
+        "{\"id\": 1, \"tags\": [\"a\" \"b\"]}",
+        Syntax,
+        23,
+        1,
+        24,
+        "$.tags",
+    );
+    check::<User>(
+        "{\"id\":1,\"name\":\"n\",\"tags\":[]} x",
+        Syntax,
+        30,
+        1,
+        31,
+        "$",
+    );
     check::<User>("{\"id\": tru}", Syntax, 10, 1, 11, "$.id");
     check::<Vec<i32>>("[1, 2,\n 3,\n nul]", Syntax, 15, 3, 5, "$[3]");
 }
@@ -94,7 +145,14 @@ fn syntax_errors() {
 #[test]
 fn unexpected_end() {
     use ErrorKind::*;
-    check::<User>("{\"id\": 1, \"name\": \"ab", UnexpectedEnd, 21, 1, 22, "$.name");
+    check::<User>(
+        "{\"id\": 1, \"name\": \"ab",
+        UnexpectedEnd,
+        21,
+        1,
+        22,
+        "$.name",
+    );
     check::<User>("{\"id\": 1", UnexpectedEnd, 8, 1, 9, "$");
     check::<User>("{\"id\": 1.", UnexpectedEnd, 9, 1, 10, "$.id");
     check::<User>("{\"id\":", UnexpectedEnd, 6, 1, 7, "$.id");
@@ -106,9 +164,30 @@ fn data_errors() {
     use ErrorKind::*;
     check::<User>("{\"id\": \"7\"}", InvalidType, 7, 1, 8, "$.id");
     check::<User>("{\"id\": 1.5}", InvalidType, 7, 1, 8, "$.id");
-    check::<User>("{\"id\": 1, \"name\": null}", InvalidType, 18, 1, 19, "$.name");
-    check::<User>("{\"id\": 1, \"name\": \"n\", \"tags\": {}}", InvalidType, 31, 1, 32, "$.tags");
-    check::<User>("{\"id\": 99999999999999999999}", InvalidType, 7, 1, 8, "$.id");
+    check::<User>(
+        "{\"id\": 1, \"name\": null}",
+        InvalidType,
+        18,
+        1,
+        19,
+        "$.name",
+    );
+    check::<User>(
+        "{\"id\": 1, \"name\": \"n\", \"tags\": {}}",
+        InvalidType,
+        31,
+        1,
+        32,
+        "$.tags",
+    );
+    check::<User>(
+        "{\"id\": 99999999999999999999}",
+        InvalidType,
+        7,
+        1,
+        8,
+        "$.id",
+    );
     check::<User>(
         "{\"id\": 1, \"name\": \"n\", \"tags\": [], \"profile\": {\"age\": 300}}",
         NumberOutOfRange,
@@ -117,7 +196,14 @@ fn data_errors() {
         55,
         "$.profile.age",
     );
-    check::<User>("{\"name\": \"n\", \"tags\": []}", MissingField, 24, 1, 25, "$");
+    check::<User>(
+        "{\"name\": \"n\", \"tags\": []}",
+        MissingField,
+        24,
+        1,
+        25,
+        "$",
+    );
     check::<User>(
         "{\"id\": 1, \"name\": \"n\", \"tags\": [],\n \"profile\": {\"age\": 3, \"city\": \"c\"}}",
         MissingField,
@@ -131,7 +217,14 @@ fn data_errors() {
     check::<[u8; 3]>("[1, 2]", InvalidLength, 5, 1, 6, "$");
     check::<[u8; 1]>("[1, 2]", InvalidLength, 4, 1, 5, "$");
     check::<char>("\"ab\"", InvalidValue, 0, 1, 1, "$");
-    check::<HashMap<String, u8>>("{\"a\": 1, \"b c\": -1}", NumberOutOfRange, 16, 1, 17, "$[\"b c\"]");
+    check::<HashMap<String, u8>>(
+        "{\"a\": 1, \"b c\": -1}",
+        NumberOutOfRange,
+        16,
+        1,
+        17,
+        "$[\"b c\"]",
+    );
     check::<f64>("1e400", NumberOutOfRange, 0, 1, 1, "$");
 }
 
@@ -142,8 +235,14 @@ fn deep_paths() {
         if i > 0 {
             doc.push(',');
         }
-        let id = if i == 3 { "\"x\"".to_owned() } else { i.to_string() };
-        doc.push_str(&format!("\n  {{\"id\": {i}, \"user\": {{\"id\": {id}, \"screen_name\": \"u\"}}}}"));
+        let id = if i == 3 {
+            "\"x\"".to_owned()
+        } else {
+            i.to_string()
+        };
+        doc.push_str(&format!(
+            "\n  {{\"id\": {i}, \"user\": {{\"id\": {id}, \"screen_name\": \"u\"}}}}"
+        ));
     }
     doc.push_str("]}");
     let e = err::<Timeline>(doc.as_bytes());
@@ -158,12 +257,21 @@ fn invalid_utf8_is_reported_for_slices() {
     let mut doc = b"{\"id\": 1, \"name\": \"ab".to_vec();
     doc.extend([0xff, b'"', b'}']);
     let e = jitson::from_slice::<User>(&doc).unwrap_err();
-    assert_eq!((e.kind(), e.offset(), e.path().as_str()), (ErrorKind::InvalidUtf8, 21, "$.name"));
+    assert_eq!(
+        (e.kind(), e.offset(), e.path().as_str()),
+        (ErrorKind::InvalidUtf8, 21, "$.name")
+    );
     // Also inside skipped values and raw captures.
     let mut doc = b"{\"zzz\": [\"".to_vec();
     doc.extend([0xc3, 0x28, b'"', b']', b'}']);
-    assert_eq!(jitson::from_slice::<User>(&doc).unwrap_err().kind(), ErrorKind::InvalidUtf8);
-    assert_eq!(jitson::from_slice::<RawValue>(&doc).unwrap_err().kind(), ErrorKind::InvalidUtf8);
+    assert_eq!(
+        jitson::from_slice::<User>(&doc).unwrap_err().kind(),
+        ErrorKind::InvalidUtf8
+    );
+    assert_eq!(
+        jitson::from_slice::<RawValue>(&doc).unwrap_err().kind(),
+        ErrorKind::InvalidUtf8
+    );
 }
 
 #[test]
@@ -212,10 +320,13 @@ unsafe extern "C" fn write_counted(dst: *mut u8, ptr: *const u8, len: usize) {
 // SAFETY: `write_counted` writes a whole Counted; size, alignment and drop come from
 // the type.
 unsafe impl Decode for Counted {
-    const LAYOUT: &'static jitson::__private::TypeLayout = &jitson::__private::TypeLayout::of::<Counted>(
-        "a string",
-        jitson::__private::Kind::String(&jitson::__private::StringLayout { write: write_counted }),
-    );
+    const LAYOUT: &'static jitson::__private::TypeLayout =
+        &jitson::__private::TypeLayout::of::<Counted>(
+            "a string",
+            jitson::__private::Kind::String(&jitson::__private::StringLayout {
+                write: write_counted,
+            }),
+        );
 }
 
 #[derive(Decode, Debug, PartialEq)]
@@ -254,25 +365,39 @@ fn failed_decodes_drop_everything_they_wrote() {
     let before = LIVE.load(Ordering::SeqCst);
     let value = common::decode::<Outer>(doc).expect("the full document decodes");
     drop(value);
-    assert_eq!(LIVE.load(Ordering::SeqCst), before, "a successful decode and drop balance");
+    assert_eq!(
+        LIVE.load(Ordering::SeqCst),
+        before,
+        "a successful decode and drop balance"
+    );
 
     // Every truncation, and every position replaced by a bad byte, fails midway
     // through nested Vecs, Options, maps and arrays: nothing may stay alive.
     let mut failures = 0;
     for cut in 0..doc.len() {
-        assert!(common::decode::<Outer>(&doc[..cut]).is_err(), "prefix of {cut} bytes decoded");
+        assert!(
+            common::decode::<Outer>(&doc[..cut]).is_err(),
+            "prefix of {cut} bytes decoded"
+        );
         failures += 1;
         for bad in [b'#', b'}', b']', b'1'] {
             let mut mutated = doc.to_vec();
             mutated[cut] = bad;
             let _ = common::decode::<Outer>(&mutated);
         }
-        assert_eq!(LIVE.load(Ordering::SeqCst), before, "leak or double drop after cutting at {cut}");
+        assert_eq!(
+            LIVE.load(Ordering::SeqCst),
+            before,
+            "leak or double drop after cutting at {cut}"
+        );
     }
     assert!(failures > 100);
     // A missing field detected at the very end, after everything else was written.
     let without_last = GOOD_OUTER.replace(",\n  \"last\": \"l\"", "");
-    assert_eq!(err::<Outer>(without_last.as_bytes()).kind(), ErrorKind::MissingField);
+    assert_eq!(
+        err::<Outer>(without_last.as_bytes()).kind(),
+        ErrorKind::MissingField
+    );
     // A type error deep inside, after siblings were written.
     let bad_inner = GOOD_OUTER.replace("\"d1\"", "7");
     assert_eq!(err::<Outer>(bad_inner.as_bytes()).path(), "$.inners[1].d");

@@ -29,8 +29,14 @@ fn scalars() {
     assert_eq!(ok::<f64>("5e-324"), 5e-324);
     assert_eq!(ok::<f64>("-1e-400"), 0.0);
     assert_eq!(ok::<f64>("0.1"), 0.1);
-    assert_eq!(ok::<f64>("2.2250738585072011e-308"), 2.225_073_858_507_201e-308);
-    assert_eq!(ok::<f64>("123456789012345678901234567890"), 1.234_567_890_123_456_8e29);
+    assert_eq!(
+        ok::<f64>("2.2250738585072011e-308"),
+        2.225_073_858_507_201e-308
+    );
+    assert_eq!(
+        ok::<f64>("123456789012345678901234567890"),
+        1.234_567_890_123_456_8e29
+    );
     assert_eq!(ok::<f32>("3.4028235e38"), f32::MAX);
     assert_eq!(ok::<f32>("1e-45"), 1e-45_f32);
     // Parsed straight to f32: going through f64 would round this differently.
@@ -40,7 +46,10 @@ fn scalars() {
     for bad in ["256", "-1", "1e2", "1.0", "\"1\"", "null", "-0"] {
         assert!(common::decode::<u8>(bad.as_bytes()).is_err(), "{bad}");
     }
-    assert_eq!(err::<i64>(b"9223372036854775808").kind(), ErrorKind::NumberOutOfRange);
+    assert_eq!(
+        err::<i64>(b"9223372036854775808").kind(),
+        ErrorKind::NumberOutOfRange
+    );
     assert_eq!(err::<i8>(b"-129").kind(), ErrorKind::NumberOutOfRange);
     assert_eq!(err::<f32>(b"1e39").kind(), ErrorKind::NumberOutOfRange);
 }
@@ -48,14 +57,28 @@ fn scalars() {
 #[test]
 fn strings() {
     assert_eq!(ok::<String>(r#""plain""#), "plain");
-    assert_eq!(ok::<String>(r#""a\"b\\c\/d\b\f\n\r\t""#), "a\"b\\c/d\u{8}\u{c}\n\r\t");
+    assert_eq!(
+        ok::<String>(r#""a\"b\\c\/d\b\f\n\r\t""#),
+        "a\"b\\c/d\u{8}\u{c}\n\r\t"
+    );
     assert_eq!(ok::<String>(r#""\u00e9\u4e2d\ud834\udd1e""#), "é中𝄞");
     assert_eq!(ok::<String>("\"Zürich 東京\""), "Zürich 東京");
     assert_eq!(ok::<Box<str>>(r#""boxed""#), "boxed".into());
     let long = "x".repeat(10_000);
     assert_eq!(ok::<String>(&format!("\"{long}\"")), long);
-    for bad in [&b"\"\\x\""[..], b"\"\\u12\"", b"\"\\udc00\"", b"\"\\ud800x\"", b"\"a\nb\"", b"\"\xff\""] {
-        assert!(common::decode::<String>(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+    for bad in [
+        &b"\"\\x\""[..],
+        b"\"\\u12\"",
+        b"\"\\udc00\"",
+        b"\"\\ud800x\"",
+        b"\"a\nb\"",
+        b"\"\xff\"",
+    ] {
+        assert!(
+            common::decode::<String>(bad).is_err(),
+            "{}",
+            String::from_utf8_lossy(bad)
+        );
     }
 }
 
@@ -66,24 +89,48 @@ fn containers() {
     assert_eq!(ok::<Option<Option<i32>>>("null"), None);
     assert_eq!(ok::<Vec<i32>>("[]"), Vec::<i32>::new());
     assert_eq!(ok::<Vec<i32>>(" [ 1 , 2 ,3 ] "), vec![1, 2, 3]);
-    assert_eq!(ok::<Vec<Vec<u8>>>("[[1],[],[2,3]]"), vec![vec![1], vec![], vec![2, 3]]);
+    assert_eq!(
+        ok::<Vec<Vec<u8>>>("[[1],[],[2,3]]"),
+        vec![vec![1], vec![], vec![2, 3]]
+    );
     assert_eq!(ok::<Box<u8>>("7"), Box::new(7));
     assert_eq!(ok::<[u16; 3]>("[1,2,3]"), [1, 2, 3]);
     assert_eq!(ok::<[String; 0]>("[]"), [] as [String; 0]);
-    assert_eq!(ok::<Vec<Option<String>>>(r#"["a",null]"#), vec![Some("a".into()), None]);
-    let big: Vec<u32> = ok(&format!("[{}]", (0..5000).map(|i| i.to_string()).collect::<Vec<_>>().join(",")));
+    assert_eq!(
+        ok::<Vec<Option<String>>>(r#"["a",null]"#),
+        vec![Some("a".into()), None]
+    );
+    let big: Vec<u32> = ok(&format!(
+        "[{}]",
+        (0..5000)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    ));
     assert_eq!(big, (0..5000).collect::<Vec<u32>>());
     let m: HashMap<String, i32> = ok(r#"{"a": 1, "b\u0020c": 2, "a": 3}"#);
     assert_eq!(m, HashMap::from([("a".into(), 3), ("b c".into(), 2)]));
     let m: BTreeMap<String, Vec<bool>> = ok(r#"{"x": [true], "y": []}"#);
-    assert_eq!(m, BTreeMap::from([("x".into(), vec![true]), ("y".into(), vec![])]));
+    assert_eq!(
+        m,
+        BTreeMap::from([("x".into(), vec![true]), ("y".into(), vec![])])
+    );
     assert_eq!(ok::<BTreeMap<String, u8>>("{}"), BTreeMap::new());
 }
 
 #[test]
 fn raw_and_ignored() {
-    assert_eq!(ok::<RawValue>(" {\"a\": [1, 2.5e3, \"x\"]} ").get(), "{\"a\": [1, 2.5e3, \"x\"]}");
-    assert_eq!(ok::<Vec<RawValue>>("[1, \"a\" ,{}]").iter().map(RawValue::get).collect::<Vec<_>>(), ["1", "\"a\"", "{}"]);
+    assert_eq!(
+        ok::<RawValue>(" {\"a\": [1, 2.5e3, \"x\"]} ").get(),
+        "{\"a\": [1, 2.5e3, \"x\"]}"
+    );
+    assert_eq!(
+        ok::<Vec<RawValue>>("[1, \"a\" ,{}]")
+            .iter()
+            .map(RawValue::get)
+            .collect::<Vec<_>>(),
+        ["1", "\"a\"", "{}"]
+    );
     assert_eq!(ok::<IgnoredAny>("[[[{\"a\":null}]]]"), IgnoredAny);
     assert_eq!(ok::<Vec<IgnoredAny>>("[1, {}, []]").len(), 3);
     assert_eq!(err::<RawValue>(b"[1,]").kind(), ErrorKind::Syntax);
@@ -111,15 +158,37 @@ fn struct_from_the_issue() {
     let u: User = ok(r#"{"id": 1, "user_name": "ada", "profile": {"age": 36, "city": "London"}}"#);
     assert_eq!(
         u,
-        User { id: 1, name: "ada".into(), tags: vec![], profile: Some(Profile { age: 36, city: "London".into() }) }
+        User {
+            id: 1,
+            name: "ada".into(),
+            tags: vec![],
+            profile: Some(Profile {
+                age: 36,
+                city: "London".into()
+            })
+        }
     );
     let u: User = ok(r#"{"name": "bob", "tags": ["x"], "id": 2, "profile": null}"#);
-    assert_eq!(u, User { id: 2, name: "bob".into(), tags: vec!["x".into()], profile: None });
+    assert_eq!(
+        u,
+        User {
+            id: 2,
+            name: "bob".into(),
+            tags: vec!["x".into()],
+            profile: None
+        }
+    );
     // Escaped keys are matched after unescaping.
     let u: User = ok(r#"{"i\u0064": 3, "user\u005fname": "c"}"#);
     assert_eq!(u.id, 3);
-    assert_eq!(err::<User>(br#"{"id": 1, "user_name": "a", "extra": 1}"#).kind(), ErrorKind::UnknownField);
-    assert_eq!(err::<User>(br#"{"id": 1, "user_name": "a", "name": "b"}"#).kind(), ErrorKind::DuplicateField);
+    assert_eq!(
+        err::<User>(br#"{"id": 1, "user_name": "a", "extra": 1}"#).kind(),
+        ErrorKind::UnknownField
+    );
+    assert_eq!(
+        err::<User>(br#"{"id": 1, "user_name": "a", "name": "b"}"#).kind(),
+        ErrorKind::DuplicateField
+    );
     assert_eq!(err::<User>(br#"{"id": 1}"#).kind(), ErrorKind::MissingField);
     assert_eq!(err::<User>(b"[1, \"a\"]").kind(), ErrorKind::InvalidType);
 }
@@ -131,10 +200,23 @@ struct Lenient {
 
 #[test]
 fn unknown_fields_are_skipped_and_validated() {
-    assert_eq!(ok::<Lenient>(r#"{"x": {"deep": [1, [2, {"y": null}]]}, "a": 1, "z": "s"}"#), Lenient { a: 1 });
-    assert_eq!(err::<Lenient>(br#"{"x": [1,], "a": 1}"#).kind(), ErrorKind::Syntax);
-    assert_eq!(err::<Lenient>(br#"{"x": "\ud800", "a": 1}"#).kind(), ErrorKind::Syntax);
-    let deep = format!("{{\"x\": {}{}, \"a\": 5}}", "[".repeat(100_000), "]".repeat(100_000));
+    assert_eq!(
+        ok::<Lenient>(r#"{"x": {"deep": [1, [2, {"y": null}]]}, "a": 1, "z": "s"}"#),
+        Lenient { a: 1 }
+    );
+    assert_eq!(
+        err::<Lenient>(br#"{"x": [1,], "a": 1}"#).kind(),
+        ErrorKind::Syntax
+    );
+    assert_eq!(
+        err::<Lenient>(br#"{"x": "\ud800", "a": 1}"#).kind(),
+        ErrorKind::Syntax
+    );
+    let deep = format!(
+        "{{\"x\": {}{}, \"a\": 5}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
     assert_eq!(ok::<Lenient>(&deep), Lenient { a: 5 });
 }
 
@@ -159,10 +241,23 @@ struct Camel {
 #[test]
 fn attributes() {
     let c: Camel = ok(r#"{"firstName": "x", "ID": 1}"#);
-    assert_eq!(c, Camel { first_name: "x".into(), lucky_number: 7, cache: vec![], id: 1, computed: 7 });
-    let c: Camel = ok(r#"{"firstName": "x", "luckyNumber": 3, "ID": 1, "cache": [1], "computed": 1}"#);
+    assert_eq!(
+        c,
+        Camel {
+            first_name: "x".into(),
+            lucky_number: 7,
+            cache: vec![],
+            id: 1,
+            computed: 7
+        }
+    );
+    let c: Camel =
+        ok(r#"{"firstName": "x", "luckyNumber": 3, "ID": 1, "cache": [1], "computed": 1}"#);
     assert_eq!((c.lucky_number, c.cache.len(), c.computed), (3, 0, 7));
-    assert_eq!(err::<Camel>(br#"{"first_name": "x", "ID": 1}"#).kind(), ErrorKind::MissingField);
+    assert_eq!(
+        err::<Camel>(br#"{"first_name": "x", "ID": 1}"#).kind(),
+        ErrorKind::MissingField
+    );
 }
 
 #[derive(Decode, Debug, PartialEq, Clone, Copy)]
@@ -184,7 +279,10 @@ enum Level {
 #[test]
 fn unit_enums() {
     assert_eq!(ok::<Color>("\"dark_red\""), Color::DarkRed);
-    assert_eq!(ok::<Vec<Color>>(r#"["GREEN", "verde", "blue"]"#), vec![Color::Green, Color::Green, Color::Blue]);
+    assert_eq!(
+        ok::<Vec<Color>>(r#"["GREEN", "verde", "blue"]"#),
+        vec![Color::Green, Color::Green, Color::Blue]
+    );
     assert_eq!(ok::<Color>(r#"{"blue": null}"#), Color::Blue);
     assert_eq!(ok::<Level>("\"LOW-PRIORITY\""), Level::LowPriority);
     assert_eq!(err::<Color>(b"\"DarkRed\"").kind(), ErrorKind::InvalidValue);
@@ -200,8 +298,10 @@ struct Node {
 
 #[test]
 fn recursive_structs() {
-    let n: Node = ok(r#"{"value": 1, "children": [{"value": 2, "children": [], "next": null}],
-                         "next": {"value": 3, "children": []}}"#);
+    let n: Node = ok(
+        r#"{"value": 1, "children": [{"value": 2, "children": [], "next": null}],
+                         "next": {"value": 3, "children": []}}"#,
+    );
     assert_eq!(n.children[0].value, 2);
     assert_eq!(n.next.as_ref().unwrap().value, 3);
     assert!(n.next.unwrap().next.is_none());
@@ -215,7 +315,13 @@ struct Page<T> {
 
 #[test]
 fn generic_structs() {
-    assert_eq!(ok::<Page<u8>>(r#"{"items": [1,2], "total": 2}"#), Page { items: vec![1, 2], total: 2 });
+    assert_eq!(
+        ok::<Page<u8>>(r#"{"items": [1,2], "total": 2}"#),
+        Page {
+            items: vec![1, 2],
+            total: 2
+        }
+    );
     let p: Page<Color> = ok(r#"{"items": ["blue"], "total": 1}"#);
     assert_eq!(p.items, vec![Color::Blue]);
     let p: Page<Page<String>> = ok(r#"{"items": [{"items": ["a"], "total": 1}], "total": 1}"#);
@@ -241,9 +347,11 @@ struct Everything {
 
 #[test]
 fn every_kind_in_one_struct() {
-    let e: Everything = ok(r#"{"b": true, "i": -3, "u": 3, "f": 0.5, "c": "c", "s": "s", "o": [1],
+    let e: Everything = ok(
+        r#"{"b": true, "i": -3, "u": 3, "f": 0.5, "c": "c", "s": "s", "o": [1],
         "a": [true, false], "m": {"k": null, "l": 1.5}, "r": [ {} ], "ig": {"q": [1]}, "e": "blue",
-        "bx": {"age": 1, "city": "x"}}"#);
+        "bx": {"age": 1, "city": "x"}}"#,
+    );
     assert_eq!(e.r.get(), "[ {} ]");
     assert_eq!(e.m["l"], Some(1.5));
     assert_eq!(e.bx.city, "x");
@@ -258,6 +366,8 @@ fn warm_up_and_stats() {
     let before = jitson::stats().interpreter_decodes;
     let _ = jitson::Decoder::<u8>::with_backend(jitson::Backend::Interpreter).decode_str("1");
     assert!(jitson::stats().interpreter_decodes > before);
-    let e = jitson::Decoder::<u8>::with_backend(jitson::Backend::Jit).decode_str("1").unwrap_err();
+    let e = jitson::Decoder::<u8>::with_backend(jitson::Backend::Jit)
+        .decode_str("1")
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::BackendUnavailable);
 }

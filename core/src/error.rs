@@ -108,6 +108,11 @@ pub enum ErrorCode {
         found: Found,
         expected: &'static str,
     },
+    /// A value that cannot start an enum (serde_json files this under syntax).
+    InvalidEnumType {
+        found: Found,
+        expected: &'static str,
+    },
     IntOutOfRange {
         expected: &'static str,
     },
@@ -119,6 +124,10 @@ pub enum ErrorCode {
     InvalidLength {
         expected: usize,
         found: usize,
+    },
+    /// More elements than a fixed-size array holds (serde_json: trailing characters).
+    ArrayTooLong {
+        expected: usize,
     },
     MissingField(&'static str),
     UnknownField(Box<str>),
@@ -154,9 +163,9 @@ impl ErrorCode {
             FloatOutOfRange | IntOutOfRange { .. } => ErrorKind::NumberOutOfRange,
             InvalidUtf8 => ErrorKind::InvalidUtf8,
             DepthLimitExceeded => ErrorKind::DepthLimit,
-            InvalidType { .. } => ErrorKind::InvalidType,
+            InvalidType { .. } | InvalidEnumType { .. } => ErrorKind::InvalidType,
             NotOneChar | UnknownVariant { .. } => ErrorKind::InvalidValue,
-            InvalidLength { .. } => ErrorKind::InvalidLength,
+            InvalidLength { .. } | ArrayTooLong { .. } => ErrorKind::InvalidLength,
             MissingField(_) => ErrorKind::MissingField,
             UnknownField(_) => ErrorKind::UnknownField,
             DuplicateField(_) => ErrorKind::DuplicateField,
@@ -165,6 +174,13 @@ impl ErrorCode {
     }
 
     fn category(&self) -> Category {
+        // serde_json reports these while parsing, before any type sees the value.
+        if matches!(
+            self,
+            ErrorCode::InvalidEnumType { .. } | ErrorCode::ArrayTooLong { .. }
+        ) {
+            return Category::Syntax;
+        }
         match self.kind() {
             ErrorKind::UnexpectedEnd => Category::Eof,
             ErrorKind::Syntax | ErrorKind::DepthLimit | ErrorKind::InvalidUtf8 => Category::Syntax,
@@ -201,7 +217,7 @@ impl fmt::Display for ErrorCode {
             TrailingCharacters => f.write_str("trailing characters"),
             InvalidUtf8 => f.write_str("invalid UTF-8 in string"),
             DepthLimitExceeded => f.write_str("recursion limit exceeded"),
-            InvalidType { found, expected } => {
+            InvalidType { found, expected } | InvalidEnumType { found, expected } => {
                 write!(f, "invalid type: {}, expected {expected}", found.describe())
             }
             IntOutOfRange { expected } => write!(f, "number out of range for {expected}"),
@@ -213,6 +229,12 @@ impl fmt::Display for ErrorCode {
                 write!(
                     f,
                     "invalid length {found}, expected an array of length {expected}"
+                )
+            }
+            ArrayTooLong { expected } => {
+                write!(
+                    f,
+                    "too many elements, expected an array of length {expected}"
                 )
             }
             MissingField(name) => write!(f, "missing field `{name}`"),

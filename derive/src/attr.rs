@@ -5,12 +5,12 @@
 //! serde setting for jitson alone), aliases are combined, and flags set in either
 //! count. Giving a key twice in the same attribute kind is an error.
 //!
-//! A key is either acted on, or
-//! ignored because it only affects serialization (accepted in `serde` only: jitson
-//! does not serialize, so in `jitson` it is a mistake), or rejected because it changes
-//! deserialization in a way jitson does not support. Anything else is unknown, and an
-//! error in both. Errors are collected rather than returned at the first one, so that
-//! one build reports every bad attribute.
+//! A key is either acted on, or ignored because it does not affect decoding (mostly
+//! serialization settings; accepted in `serde` only, since in `jitson` it is a
+//! mistake), or rejected because it changes deserialization in a way jitson does not
+//! support. Anything else is unknown, and an error in both. Errors are collected
+//! rather than returned at the first one, so that one build reports every bad
+//! attribute.
 
 use std::fmt;
 
@@ -78,14 +78,21 @@ enum Place {
 }
 
 impl Place {
-    /// serde keys that only affect serialization (or, like `bound` and `crate`, only
-    /// serde's own generated code).
+    /// serde keys with no effect on what jitson decodes: serialization-only ones,
+    /// ones that only shape serde's own generated code (`bound`, `crate`), and ones
+    /// that only concern fields of enum variants, which jitson rejects anyway.
     fn serde_only(self) -> &'static [&'static str] {
         match self {
             // `rename_all_fields` renames the fields of struct variants, which jitson
             // rejects anyway.
             Place::Container => &["bound", "crate", "into", "rename_all_fields"],
-            Place::Field => &["skip_serializing", "skip_serializing_if", "serialize_with", "bound", "getter"],
+            Place::Field => &[
+                "skip_serializing",
+                "skip_serializing_if",
+                "serialize_with",
+                "bound",
+                "getter",
+            ],
             // A variant's `rename_all` renames its fields; unit variants have none.
             Place::Variant => &["skip_serializing", "serialize_with", "bound", "rename_all"],
         }
@@ -152,7 +159,7 @@ impl ContainerAttrs {
         let mut out = Self::default();
         for_each_key(attrs, source, Place::Container, errors, |key, meta| {
             match key {
-                "rename" => set_once(&mut out.rename, parse_de_str(meta)?.map(|s| s.value()), meta)?,
+                "rename" => set_once(&mut out.rename, parse_rename(meta)?, meta)?,
                 "rename_all" => set_once(&mut out.rename_all, parse_rename_all(meta)?, meta)?,
                 "expecting" => set_once(&mut out.expecting, Some(parse_str(meta)?.value()), meta)?,
                 "deny_unknown_fields" => out.deny_unknown_fields = true,
@@ -202,7 +209,7 @@ impl FieldAttrs {
         let mut out = Self::default();
         for_each_key(attrs, source, Place::Field, errors, |key, meta| {
             match key {
-                "rename" => set_once(&mut out.rename, parse_de_str(meta)?.map(|s| s.value()), meta)?,
+                "rename" => set_once(&mut out.rename, parse_rename(meta)?, meta)?,
                 "alias" => out.aliases.push(parse_str(meta)?.value()),
                 "default" => set_once(&mut out.default, Some(parse_default(meta)?), meta)?,
                 "skip" | "skip_deserializing" => out.skip = true,
@@ -241,7 +248,7 @@ impl VariantAttrs {
         let mut out = Self::default();
         for_each_key(attrs, source, Place::Variant, errors, |key, meta| {
             match key {
-                "rename" => set_once(&mut out.rename, parse_de_str(meta)?.map(|s| s.value()), meta)?,
+                "rename" => set_once(&mut out.rename, parse_rename(meta)?, meta)?,
                 "alias" => out.aliases.push(parse_str(meta)?.value()),
                 "skip" | "skip_deserializing" => out.skip = true,
                 _ => return Ok(false),
@@ -272,7 +279,10 @@ fn for_each_key(
     errors: &mut Errors,
     mut handle: impl FnMut(&str, &ParseNestedMeta<'_>) -> syn::Result<bool>,
 ) {
-    for attr in attrs.iter().filter(|attr| attr.path().is_ident(source.name())) {
+    for attr in attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident(source.name()))
+    {
         errors.check(attr.parse_nested_meta(|meta| {
             let Some(key) = meta.path.get_ident().map(ToString::to_string) else {
                 return Err(meta.error(format!("expected a {source} attribute name")));
@@ -287,7 +297,12 @@ fn for_each_key(
 }
 
 /// Skips a serialization-only serde key, or explains why `key` is rejected.
-fn unhandled(key: &str, source: Source, place: Place, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+fn unhandled(
+    key: &str,
+    source: Source,
+    place: Place,
+    meta: &ParseNestedMeta<'_>,
+) -> syn::Result<()> {
     if place.unsupported().contains(&key) {
         return Err(meta.error(format!(
             "jitson's Decode does not support `#[{source}({key})]` on a {place}"
@@ -297,7 +312,7 @@ fn unhandled(key: &str, source: Source, place: Place, meta: &ParseNestedMeta<'_>
         return match source {
             Source::Serde => skip_value(meta),
             Source::Jitson => Err(meta.error(format!(
-                "`{key}` only affects serde; jitson does not serialize, so write it in `#[serde(...)]`"
+                "`{key}` does not affect jitson's decoding; write it in `#[serde(...)]`"
             ))),
         };
     }
@@ -316,12 +331,19 @@ pub(crate) fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 
 /// Stores `value` in `slot`, which must not be set already. `None` (a
 /// serialize-only `rename(serialize = "...")`) leaves `slot` alone.
-fn set_once<T>(slot: &mut Option<T>, value: Option<T>, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+fn set_once<T>(
+    slot: &mut Option<T>,
+    value: Option<T>,
+    meta: &ParseNestedMeta<'_>,
+) -> syn::Result<()> {
     if let Some(value) = value {
         if slot.is_some() {
             return Err(meta.error(format!(
                 "duplicate `{}` attribute",
-                meta.path.get_ident().map(ToString::to_string).unwrap_or_default()
+                meta.path
+                    .get_ident()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
             )));
         }
         *slot = Some(value);
@@ -353,6 +375,11 @@ fn parse_de_str(meta: &ParseNestedMeta<'_>) -> syn::Result<Option<LitStr>> {
     Ok(de)
 }
 
+/// `rename = "name"` or `rename(deserialize = "name")`.
+fn parse_rename(meta: &ParseNestedMeta<'_>) -> syn::Result<Option<String>> {
+    Ok(parse_de_str(meta)?.map(|lit| lit.value()))
+}
+
 /// `rename_all = "rule"` or `rename_all(deserialize = "rule")`.
 fn parse_rename_all(meta: &ParseNestedMeta<'_>) -> syn::Result<Option<RenameRule>> {
     let Some(lit) = parse_de_str(meta)? else {
@@ -377,8 +404,11 @@ fn parse_default(meta: &ParseNestedMeta<'_>) -> syn::Result<DefaultAttr> {
         return Ok(DefaultAttr::Trait);
     }
     let lit = parse_str(meta)?;
-    let path = lit
-        .parse::<ExprPath>()
-        .map_err(|_| syn::Error::new(lit.span(), "expected the path of a function, as in `default = \"path::to::f\"`"))?;
+    let path = lit.parse::<ExprPath>().map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            "expected the path of a function, as in `default = \"path::to::f\"`",
+        )
+    })?;
     Ok(DefaultAttr::Path(path))
 }

@@ -138,7 +138,16 @@ fn lower_first(name: &str) -> String {
 mod tests {
     use super::RenameRule::{self, *};
 
-    const ALL: [RenameRule; 8] = [Lower, Upper, Pascal, Camel, Snake, ScreamingSnake, Kebab, ScreamingKebab];
+    const ALL: [RenameRule; 8] = [
+        Lower,
+        Upper,
+        Pascal,
+        Camel,
+        Snake,
+        ScreamingSnake,
+        Kebab,
+        ScreamingKebab,
+    ];
 
     #[test]
     fn spellings_round_trip() {
@@ -146,7 +155,14 @@ mod tests {
             assert_eq!(RenameRule::from_name(spelling), Some(*rule));
         }
         assert_eq!(super::RULES.len(), ALL.len());
-        for wrong in ["", "snake", "SnakeCase", "camelcase", "Kebab-Case", "lower_case"] {
+        for wrong in [
+            "",
+            "snake",
+            "SnakeCase",
+            "camelcase",
+            "Kebab-Case",
+            "lower_case",
+        ] {
             assert_eq!(RenameRule::from_name(wrong), None, "{wrong}");
         }
     }
@@ -155,7 +171,10 @@ mod tests {
     fn expected_lists_every_spelling() {
         assert_eq!(
             RenameRule::expected(),
-            r#""lowercase", "UPPERCASE", "PascalCase", "camelCase", "snake_case", "SCREAMING_SNAKE_CASE", "kebab-case", "SCREAMING-KEBAB-CASE""#
+            concat!(
+                r#""lowercase", "UPPERCASE", "PascalCase", "camelCase", "snake_case", "#,
+                r#""SCREAMING_SNAKE_CASE", "kebab-case", "SCREAMING-KEBAB-CASE""#,
+            )
         );
     }
 
@@ -175,7 +194,10 @@ mod tests {
         check(
             RenameRule::apply_to_field,
             &[
-                ["outcome", "outcome", "OUTCOME", "Outcome", "outcome", "outcome", "OUTCOME", "outcome", "OUTCOME"],
+                [
+                    "outcome", "outcome", "OUTCOME", "Outcome", "outcome", "outcome", "OUTCOME",
+                    "outcome", "OUTCOME",
+                ],
                 [
                     "very_tasty",
                     "very_tasty",
@@ -188,7 +210,9 @@ mod tests {
                     "VERY-TASTY",
                 ],
                 ["a", "a", "A", "A", "a", "a", "A", "a", "A"],
-                ["z42", "z42", "Z42", "Z42", "z42", "z42", "Z42", "z42", "Z42"],
+                [
+                    "z42", "z42", "Z42", "Z42", "z42", "z42", "Z42", "z42", "Z42",
+                ],
                 [
                     "user_id_2",
                     "user_id_2",
@@ -214,17 +238,12 @@ mod tests {
                 ],
                 // Non-conventional field names: only ASCII case changes, as in serde.
                 [
-                    "userName",
-                    "userName",
-                    "USERNAME",
-                    "UserName",
-                    "userName",
-                    "userName",
-                    "USERNAME",
-                    "userName",
-                    "USERNAME",
+                    "userName", "userName", "USERNAME", "UserName", "userName", "userName",
+                    "USERNAME", "userName", "USERNAME",
                 ],
-                ["größe", "größe", "GRößE", "Größe", "größe", "größe", "GRößE", "größe", "GRößE"],
+                [
+                    "größe", "größe", "GRößE", "Größe", "größe", "größe", "GRößE", "größe", "GRößE",
+                ],
                 // serde panics on camelCase of an all-underscore name; we give "".
                 ["__", "__", "__", "", "", "__", "__", "--", "--"],
             ],
@@ -237,7 +256,10 @@ mod tests {
         check(
             RenameRule::apply_to_variant,
             &[
-                ["Outcome", "outcome", "OUTCOME", "Outcome", "outcome", "outcome", "OUTCOME", "outcome", "OUTCOME"],
+                [
+                    "Outcome", "outcome", "OUTCOME", "Outcome", "outcome", "outcome", "OUTCOME",
+                    "outcome", "OUTCOME",
+                ],
                 [
                     "VeryTasty",
                     "verytasty",
@@ -250,7 +272,9 @@ mod tests {
                     "VERY-TASTY",
                 ],
                 ["A", "a", "A", "A", "a", "a", "A", "a", "A"],
-                ["Z42", "z42", "Z42", "Z42", "z42", "z42", "Z42", "z42", "Z42"],
+                [
+                    "Z42", "z42", "Z42", "Z42", "z42", "z42", "Z42", "z42", "Z42",
+                ],
                 // Every capital starts a word, acronyms included.
                 [
                     "HTTPServer",
@@ -276,7 +300,17 @@ mod tests {
                     "NOT--PASCAL",
                 ],
                 // Non-ASCII capitals split words but are not lowercased.
-                ["ÜberAll", "Überall", "ÜBERALL", "ÜberAll", "ÜberAll", "Über_all", "ÜBER_ALL", "Über-all", "ÜBER-ALL"],
+                [
+                    "ÜberAll",
+                    "Überall",
+                    "ÜBERALL",
+                    "ÜberAll",
+                    "ÜberAll",
+                    "Über_all",
+                    "ÜBER_ALL",
+                    "Über-all",
+                    "ÜBER-ALL",
+                ],
             ],
         );
     }

@@ -15,8 +15,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{
-    Attribute, Data, DataEnum, DeriveInput, Field, FieldsNamed, Fields, Generics, Ident, Type, WherePredicate,
-    parse_quote,
+    Attribute, Data, DataEnum, DeriveInput, Field, Fields, FieldsNamed, Generics, Ident, Type,
+    WherePredicate, parse_quote,
 };
 
 use crate::attr::{ContainerAttrs, DefaultAttr, Errors, FieldAttrs, VariantAttrs, skip_value};
@@ -99,11 +99,21 @@ fn expand_struct(input: &DeriveInput, fields: &FieldsNamed) -> syn::Result<Token
     let mut errors = Errors::default();
     let container = ContainerAttrs::parse(&input.attrs, &mut errors);
     errors.check(reject_packed(&input.attrs));
-    let fields: Vec<StructField<'_>> = fields.named.iter().map(|field| read_field(field, &mut errors)).collect();
+    let fields: Vec<StructField<'_>> = fields
+        .named
+        .iter()
+        .map(|field| read_field(field, &mut errors))
+        .collect();
     errors.finish()?;
 
-    let name = container.rename.clone().unwrap_or_else(|| input.ident.unraw().to_string());
-    let expecting = container.expecting.clone().unwrap_or_else(|| format!("struct {name}"));
+    let name = container
+        .rename
+        .clone()
+        .unwrap_or_else(|| input.ident.unraw().to_string());
+    let expecting = container
+        .expecting
+        .clone()
+        .unwrap_or_else(|| format!("struct {name}"));
     let deny_unknown_fields = container.deny_unknown_fields;
     let (decoded, skipped): (Vec<_>, Vec<_>) = fields.iter().partition(|field| !field.attrs.skip);
     let decoded_entries = decoded.iter().map(|field| field_entry(field, &container));
@@ -112,36 +122,27 @@ fn expand_struct(input: &DeriveInput, fields: &FieldsNamed) -> syn::Result<Token
     let generics = bounded_generics(
         &input.generics,
         decoded.iter().map(|field| field.ty),
-        fields.iter().filter(|field| field.needs_default()).map(|field| field.ty),
+        fields
+            .iter()
+            .filter(|field| field.needs_default())
+            .map(|field| field.ty),
     );
-    let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let helpers = helpers(input, &generics, &default_fns(&fields));
 
-    // SAFETY (of the generated impl): `TypeLayout::of::<Self>` takes size, alignment,
-    // identity and drop glue from `Self`. Each decoded field's offset is `offset_of!`
-    // and its layout that of its declared type (`layout_of::<FieldTy>`); every field is
-    // either decoded or listed as skipped with an initialiser of its own type, so once
-    // all are written the memory is a valid `Self`. `#[repr(packed)]` is rejected above,
-    // so every field is aligned for its type.
-    Ok(quote! {
-        const _: () = {
-            #helpers
-
-            #[automatically_derived]
-            unsafe impl #impl_generics ::jitson::__private::Decode for #ident #ty_generics #where_clause {
-                const LAYOUT: &'static ::jitson::__private::TypeLayout = &::jitson::__private::TypeLayout::of::<Self>(
-                    #expecting,
-                    ::jitson::__private::Kind::Struct(&::jitson::__private::StructLayout {
-                        name: #name,
-                        fields: &[#(#decoded_entries),*],
-                        skipped: &[#(#skipped_entries),*],
-                        deny_unknown_fields: #deny_unknown_fields,
-                    }),
-                );
-            }
-        };
-    })
+    // SAFETY (of the generated impl, with `decode_impl`'s): each decoded field's offset
+    // is `offset_of!` and its layout that of its declared type (`layout_of::<FieldTy>`);
+    // every field is either decoded or listed as skipped with an initialiser of its own
+    // type, so once all are written the memory is a valid `Self`. `#[repr(packed)]` is
+    // rejected above, so every field is aligned for its type.
+    let kind = quote! {
+        ::jitson::__private::Kind::Struct(&::jitson::__private::StructLayout {
+            name: #name,
+            fields: &[#(#decoded_entries),*],
+            skipped: &[#(#skipped_entries),*],
+            deny_unknown_fields: #deny_unknown_fields,
+        })
+    };
+    Ok(decode_impl(input, &generics, &expecting, &kind, &helpers))
 }
 
 /// Reads one field's attributes, recording errors in `errors`.
@@ -245,8 +246,14 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
     }
     errors.finish()?;
 
-    let name = container.rename.clone().unwrap_or_else(|| input.ident.unraw().to_string());
-    let expecting = container.expecting.clone().unwrap_or_else(|| format!("enum {name}"));
+    let name = container
+        .rename
+        .clone()
+        .unwrap_or_else(|| input.ident.unraw().to_string());
+    let expecting = container
+        .expecting
+        .clone()
+        .unwrap_or_else(|| format!("enum {name}"));
     let entries = variants.iter().map(|(ident, attrs)| {
         let json_name = attrs.rename.clone().unwrap_or_else(|| {
             let rust_name = ident.unraw().to_string();
@@ -261,31 +268,19 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
     let write_fn = write_variant_fn(variants.iter().map(|(ident, _)| *ident));
 
     let generics = bounded_generics(&input.generics, [], []);
-    let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let helpers = helpers(input, &generics, &[write_fn]);
     let helpers_trait = helpers_trait();
 
-    // SAFETY (of the generated impl): `TypeLayout::of::<Self>` describes `Self`, and
-    // `write` writes a whole `Self` (one of its unit variants) for every index of
-    // `variants`.
-    Ok(quote! {
-        const _: () = {
-            #helpers
-
-            #[automatically_derived]
-            unsafe impl #impl_generics ::jitson::__private::Decode for #ident #ty_generics #where_clause {
-                const LAYOUT: &'static ::jitson::__private::TypeLayout = &::jitson::__private::TypeLayout::of::<Self>(
-                    #expecting,
-                    ::jitson::__private::Kind::Enum(&::jitson::__private::EnumLayout {
-                        name: #name,
-                        variants: &[#(#entries),*],
-                        write: <Self as #helpers_trait>::__jitson_write_variant,
-                    }),
-                );
-            }
-        };
-    })
+    // SAFETY (of the generated impl, with `decode_impl`'s): `write` writes a whole
+    // `Self` (one of its unit variants) for every index into `variants`.
+    let kind = quote! {
+        ::jitson::__private::Kind::Enum(&::jitson::__private::EnumLayout {
+            name: #name,
+            variants: &[#(#entries),*],
+            write: <Self as #helpers_trait>::__jitson_write_variant,
+        })
+    };
+    Ok(decode_impl(input, &generics, &expecting, &kind, &helpers))
 }
 
 /// The helper `EnumLayout::write` function: index `i` writes the `i`th listed variant.
@@ -321,6 +316,34 @@ fn write_variant_fn<'a>(variants: impl Iterator<Item = &'a Ident>) -> HelperFn {
 // ---------------------------------------------------------------------------
 // Shared
 
+/// The output: the `unsafe impl Decode` with the given `expecting` message and
+/// `Kind`, next to the `helpers`, in an anonymous const.
+fn decode_impl(
+    input: &DeriveInput,
+    generics: &Generics,
+    expecting: &str,
+    kind: &TokenStream,
+    helpers: &TokenStream,
+) -> TokenStream {
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    // SAFETY (of the generated impl): `TypeLayout::of::<Self>` takes the size,
+    // alignment, identity and drop glue from `Self`; the callers argue for `kind`.
+    quote! {
+        const _: () = {
+            #helpers
+
+            #[automatically_derived]
+            unsafe impl #impl_generics ::jitson::__private::Decode
+                for #ident #ty_generics #where_clause
+            {
+                const LAYOUT: &'static ::jitson::__private::TypeLayout =
+                    &::jitson::__private::TypeLayout::of::<Self>(#expecting, #kind);
+            }
+        };
+    }
+}
+
 /// The name of the private trait holding the functions a layout points to.
 fn helpers_trait() -> Ident {
     format_ident!("__JitsonFns")
@@ -344,7 +367,9 @@ fn helpers(input: &DeriveInput, generics: &Generics, fns: &[HelperFn]) -> TokenS
     let helpers = helpers_trait();
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let signatures = fns.iter().map(|f| &f.signature);
-    let definitions = fns.iter().map(|HelperFn { signature, body }| quote!(#signature { #body }));
+    let definitions = fns
+        .iter()
+        .map(|HelperFn { signature, body }| quote!(#signature { #body }));
     quote! {
         #[allow(non_snake_case)]
         trait #helpers {
@@ -395,7 +420,9 @@ fn bounded_generics<'a>(
         need_default
             .into_iter()
             .filter(|ty| names_any(ty, &all_params))
-            .map(|ty| -> WherePredicate { parse_quote!(#ty: ::jitson::__private::core::default::Default) }),
+            .map(|ty| -> WherePredicate {
+                parse_quote!(#ty: ::jitson::__private::core::default::Default)
+            }),
     );
 
     let mut generics = generics.clone();
@@ -426,8 +453,8 @@ fn reject_packed(attrs: &[Attribute]) -> syn::Result<()> {
         errors.check(attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("packed") {
                 return Err(meta.error(
-                    "jitson's Decode does not support `#[repr(packed)]` structs: fields are written in place \
-                     and must be aligned",
+                    "jitson's Decode does not support `#[repr(packed)]` structs: \
+                     fields are written in place and must be aligned",
                 ));
             }
             skip_value(&meta)

@@ -13,8 +13,8 @@
 //! Each model covers every field that occurs in its file, and every struct is
 //! `#[serde(deny_unknown_fields)]` (read by jitson as well), so a successful decode
 //! shows that nothing in the file was skipped. Fields that are sometimes `null` or
-//! absent are `Option`s; the module docs note fields whose type the data cannot show
-//! (always `null`, or always empty).
+//! absent are `Option`s. Where the data cannot show a field's type (always `null`,
+//! always empty) the type is a plausible guess, and the field's doc says so.
 //!
 //! Include with `#[path = "models/mod.rs"] mod models;`.
 

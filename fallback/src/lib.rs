@@ -175,6 +175,19 @@ impl<'a> Parser<'a> {
     /// validated first.
     #[cold]
     fn invalid_type(&mut self, expected: &'static str) -> Error {
+        self.invalid_type_code(expected, |found, expected| ErrorCode::InvalidType {
+            found,
+            expected,
+        })
+    }
+
+    /// [`invalid_type`](Self::invalid_type) with a choice of code.
+    #[cold]
+    fn invalid_type_code(
+        &mut self,
+        expected: &'static str,
+        code: impl FnOnce(Found, &'static str) -> ErrorCode,
+    ) -> Error {
         let input = self.input;
         let start = self.pos;
         let found = match input.get(start) {
@@ -199,7 +212,7 @@ impl<'a> Parser<'a> {
             Some(_) => Err((ErrorCode::ExpectedSomeValue, start)),
         };
         match found {
-            Ok(found) => self.error(ErrorCode::InvalidType { found, expected }, start),
+            Ok(found) => self.error(code(found, expected), start),
             Err(e) => self.lex_error(e),
         }
     }

@@ -26,7 +26,10 @@ impl Parser<'_> {
                 self.leave();
                 r?
             }
-            _ => return Err(self.invalid_type(layout.expecting)),
+            _ => {
+                let code = |found, expected| ErrorCode::InvalidEnumType { found, expected };
+                return Err(self.invalid_type_code(layout.expecting, code));
+            }
         };
         // SAFETY: `index` is a valid variant index; `dst` as the caller guarantees.
         unsafe { (en.write)(dst, index) };

@@ -128,9 +128,8 @@ impl Parser<'_> {
             loop {
                 if count == array.len {
                     break Err(self.error(
-                        ErrorCode::InvalidLength {
+                        ErrorCode::ArrayTooLong {
                             expected: array.len,
-                            found: count + 1,
                         },
                         self.pos,
                     ));
