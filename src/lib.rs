@@ -45,8 +45,8 @@
 use std::any::TypeId;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 pub use jitson_core::{Category, Decode, Error, ErrorKind, IgnoredAny, PathSegment, RawValue};
 pub use jitson_derive::Decode;
@@ -54,12 +54,14 @@ pub use jitson_derive::Decode;
 use jitson_core::error::ErrorCode;
 use jitson_core::layout::{self as layout_model, TypeLayout};
 
+mod jit;
+
 #[doc(hidden)]
 pub mod __private {
     //! What `#[derive(Decode)]` expands to. Not a public API.
     pub use core;
     pub use jitson_core::decode::{Decode, default_init, init_with, layout_of, write_value};
-    pub use jitson_core::error::ErrorCode;
+    pub use jitson_core::error::{ErrorCode, Found};
     pub use jitson_core::layout::*;
 }
 
@@ -87,29 +89,69 @@ impl Backend {
     }
 }
 
+impl Backend {
+    /// Whether this backend can run in this process: always for `Auto` and
+    /// `Interpreter`; for `Jit`, when the build has the JIT and the probe (compile
+    /// and call a trivial decoder, once per process) succeeded.
+    pub fn is_available(self) -> bool {
+        match self {
+            Backend::Jit => jit::available().is_ok(),
+            _ => true,
+        }
+    }
+}
+
 /// The engine a decode actually runs on, once [`Backend`] is resolved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 enum Engine {
+    Jit(&'static jit::Compiled),
     Interpreter,
 }
 
-/// Why the JIT cannot serve a request.
-const JIT_UNAVAILABLE: &str = "the Cranelift JIT backend is not part of this build yet; use Backend::Auto or Backend::Interpreter";
+impl Engine {
+    fn name(self) -> &'static str {
+        match self {
+            Engine::Jit(_) => "jit",
+            Engine::Interpreter => "interpreter",
+        }
+    }
+}
 
-/// Resolves a requested backend to an engine: JIT first where allowed, then the
-/// interpreter. Fails only for `Backend::Jit` when the JIT cannot run.
-fn choose_engine(backend: Backend) -> Result<Engine, Error> {
+/// Why `Auto` fell back to the interpreter.
+#[derive(Clone, Copy)]
+enum Fallback {
+    DisabledByEnv,
+    JitUnavailable,
+    CompileFailed,
+}
+
+/// Tries the JIT for `layout`: available, then compiled.
+fn jit_engine(layout: &'static TypeLayout) -> Result<Engine, (Fallback, &'static str)> {
+    jit::available().map_err(|why| (Fallback::JitUnavailable, why))?;
+    jit::compiled(layout)
+        .map(Engine::Jit)
+        .map_err(|why| (Fallback::CompileFailed, why))
+}
+
+/// Resolves a requested backend to an engine for `layout`, as a chain: the JIT
+/// where allowed and possible, then the interpreter. Fails only for
+/// `Backend::Jit` when the JIT cannot serve the layout.
+fn choose_engine(backend: Backend, layout: &'static TypeLayout) -> Result<Engine, Error> {
     match backend {
         Backend::Interpreter => Ok(Engine::Interpreter),
+        Backend::Jit => jit_engine(layout)
+            .map_err(|(_, why)| Error::without_position(ErrorCode::BackendUnavailable(why))),
         Backend::Auto => {
-            // The JIT would be tried here unless `jit_disabled_by_env()`.
-            let _ = jit_disabled_by_env();
-            STATS.auto_fallbacks.fetch_add(1, Ordering::Relaxed);
-            Ok(Engine::Interpreter)
+            let attempt = if jit_disabled_by_env() {
+                Err((Fallback::DisabledByEnv, "JITSON_DISABLE_JIT is set"))
+            } else {
+                jit_engine(layout)
+            };
+            Ok(attempt.unwrap_or_else(|(fallback, why)| {
+                STATS.count_fallback(fallback, why);
+                Engine::Interpreter
+            }))
         }
-        Backend::Jit => Err(Error::without_position(ErrorCode::BackendUnavailable(
-            JIT_UNAVAILABLE,
-        ))),
     }
 }
 
@@ -197,38 +239,69 @@ impl<T: Decode> Decoder<T> {
 
     /// Prepares everything decoding `T` needs with this decoder's backend, so that
     /// the first decode pays nothing extra; see [`warm_up`].
+    ///
+    /// # Errors
+    /// `BackendUnavailable` for [`Backend::Jit`] where the JIT cannot serve `T`.
     pub fn warm_up(&self) -> Result<(), Error> {
-        choose_engine(self.backend)?;
+        choose_engine(self.backend, T::LAYOUT)?;
         prepare(T::LAYOUT);
         Ok(())
     }
 
     fn decode_bytes(&self, input: &[u8], validate_utf8: bool) -> Result<T, Error> {
-        match choose_engine(self.backend)? {
-            Engine::Interpreter => {
-                STATS.interpreter_decodes.fetch_add(1, Ordering::Relaxed);
-                let options = jitson_fallback::Options {
-                    max_depth: self.max_depth,
-                    validate_utf8,
-                };
-                let mut out = MaybeUninit::<T>::uninit();
-                // SAFETY: `out` is aligned room for a T and `T::LAYOUT` describes T
-                // (the `Decode` contract); `from_str` input is UTF-8.
-                let result = unsafe {
-                    jitson_fallback::decode(input, T::LAYOUT, out.as_mut_ptr().cast(), &options)
-                };
-                match result {
-                    // SAFETY: on success the interpreter has written a whole T.
-                    Ok(()) => Ok(unsafe { out.assume_init() }),
-                    Err(e) => {
-                        // A panic in user code (a default fn, a Drop) continues here,
-                        // now that no backend frame is on the stack.
-                        jitson_core::panic::resume();
-                        Err(e)
-                    }
+        let engine = choose_engine(self.backend, T::LAYOUT)?;
+        let mut out = MaybeUninit::<T>::uninit();
+        let dst: *mut u8 = out.as_mut_ptr().cast();
+        if let Engine::Jit(compiled) = engine {
+            STATS.jit_decodes.fetch_add(1, Ordering::Relaxed);
+            // SAFETY: `compiled` was compiled for `T::LAYOUT`, and `dst` is room for a T.
+            match unsafe { jit::run(compiled, input, self.max_depth, validate_utf8, dst) } {
+                Some(end) if jitson_core::text::skip_ws(input, end) == input.len() => {
+                    // SAFETY: the compiled decoder wrote a whole T.
+                    return Ok(unsafe { out.assume_init() });
                 }
+                Some(_) => {
+                    // Trailing characters: the interpreter below reports them.
+                    // SAFETY: the decoder succeeded, so `out` holds a T, dropped once.
+                    unsafe { out.assume_init_drop() };
+                }
+                None => jitson_core::panic::resume(),
             }
+            // The JIT only says that decoding failed; the interpreter, which it
+            // agrees with by construction, rebuilds the error with its path.
+            let result = self.interpret(input, validate_utf8, dst);
+            debug_assert!(
+                result.is_err(),
+                "the JIT rejected a document the interpreter accepts"
+            );
+            return result.map(|()| {
+                // SAFETY: the interpreter wrote a whole T.
+                unsafe { out.assume_init() }
+            });
         }
+        debug_assert_eq!(engine.name(), "interpreter");
+        STATS.interpreter_decodes.fetch_add(1, Ordering::Relaxed);
+        self.interpret(input, validate_utf8, dst)?;
+        // SAFETY: on success the interpreter has written a whole T.
+        Ok(unsafe { out.assume_init() })
+    }
+
+    /// Decodes with the interpreter into `dst` (room for a T); resumes a panic
+    /// from user code.
+    fn interpret(&self, input: &[u8], validate_utf8: bool, dst: *mut u8) -> Result<(), Error> {
+        let options = jitson_fallback::Options {
+            max_depth: self.max_depth,
+            validate_utf8,
+        };
+        // SAFETY: `dst` is aligned room for a T and `T::LAYOUT` describes T (the
+        // `Decode` contract); `from_str` input is UTF-8.
+        let result = unsafe { jitson_fallback::decode(input, T::LAYOUT, dst, &options) };
+        if result.is_err() {
+            // A panic in user code (a default fn, a Drop) continues here, now that
+            // no backend frame is on the stack.
+            jitson_core::panic::resume();
+        }
+        result
     }
 }
 
@@ -253,11 +326,13 @@ pub fn from_str<T: Decode>(input: &str) -> Result<T, Error> {
 
 /// Prepares decoding `T` and every type reachable from it, now, so the first decode
 /// pays nothing extra (as bytedance/sonic's `Pretouch`, but including every
-/// dependent type). Today that registers the layouts; once the JIT lands it compiles
-/// them.
+/// dependent type): with [`Backend::Auto`] and the JIT available, compiles `T`'s
+/// decoder, which covers every layout reachable from `T`; afterwards no decode of
+/// `T` compiles anything (see [`Stats::layouts_compiled`]).
 ///
 /// # Errors
-/// None today; kept fallible for the JIT, whose compilation can fail.
+/// None with `Backend::Auto` (a JIT that cannot compile `T` is recorded in
+/// [`stats`] and `T` is decoded by the interpreter).
 pub fn warm_up<T: Decode>() -> Result<(), Error> {
     Decoder::<T>::new().warm_up()
 }
@@ -281,13 +356,35 @@ fn prepare(root: &'static TypeLayout) {
 struct Counters {
     interpreter_decodes: AtomicU64,
     jit_decodes: AtomicU64,
-    auto_fallbacks: AtomicU64,
+    fallback_env: AtomicU64,
+    fallback_unavailable: AtomicU64,
+    fallback_compile: AtomicU64,
+    last_reason: Mutex<[Option<&'static str>; 3]>,
+}
+
+impl Counters {
+    fn count_fallback(&self, fallback: Fallback, why: &'static str) {
+        let counter = match fallback {
+            Fallback::DisabledByEnv => &self.fallback_env,
+            Fallback::JitUnavailable => &self.fallback_unavailable,
+            Fallback::CompileFailed => &self.fallback_compile,
+        };
+        if counter.fetch_add(1, Ordering::Relaxed) == 0
+            || matches!(fallback, Fallback::CompileFailed)
+        {
+            let mut reasons = self.last_reason.lock().unwrap_or_else(|p| p.into_inner());
+            reasons[fallback as usize] = Some(why);
+        }
+    }
 }
 
 static STATS: Counters = Counters {
     interpreter_decodes: AtomicU64::new(0),
     jit_decodes: AtomicU64::new(0),
-    auto_fallbacks: AtomicU64::new(0),
+    fallback_env: AtomicU64::new(0),
+    fallback_unavailable: AtomicU64::new(0),
+    fallback_compile: AtomicU64::new(0),
+    last_reason: Mutex::new([None; 3]),
 };
 
 /// What jitson has done in this process so far (all counts since start-up).
@@ -296,37 +393,68 @@ static STATS: Counters = Counters {
 pub struct Stats {
     /// Decodes run by the interpreter (successful or not).
     pub interpreter_decodes: u64,
-    /// Decodes run by JIT-compiled code.
+    /// Decodes run by JIT-compiled code (successful or not; a failed one is then
+    /// re-run by the interpreter to build the error, which is not counted again).
     pub jit_decodes: u64,
     /// Distinct layouts prepared by [`warm_up`].
     pub layouts_prepared: u64,
-    /// Layouts compiled by the JIT.
+    /// Root layouts compiled by the JIT (each covers every layout it reaches).
     pub layouts_compiled: u64,
-    /// [`Backend::Auto`] decodes that ran on the interpreter because the JIT could
-    /// not serve them, with [`Stats::fallback_reason`] saying why.
-    pub auto_fallbacks: u64,
-    /// Why `Auto` falls back to the interpreter, when it does.
-    pub fallback_reason: Option<&'static str>,
+    /// Time spent compiling, in total and for the slowest root layout.
+    pub compile_time_total: std::time::Duration,
+    pub compile_time_max: std::time::Duration,
+    /// Machine code generated, in bytes.
+    pub code_bytes: u64,
+    /// [`Backend::Auto`] decodes that ran on the interpreter, per reason:
+    /// `JITSON_DISABLE_JIT`, the JIT unavailable (not built, executable memory
+    /// refused), or a layout that failed to compile; with the reason's text.
+    pub auto_fallbacks: Vec<(String, u64)>,
+    /// Layouts the JIT hands to the interpreter whole (type, reason): kinds it does
+    /// not lower yet.
+    pub interpreted_layouts: Vec<(String, String)>,
+    /// Layouts the JIT failed to compile (type, error).
+    pub compile_failures: Vec<(String, String)>,
     /// Whether `JITSON_DISABLE_JIT` switched the JIT off.
     pub jit_disabled_by_env: bool,
 }
 
+impl Stats {
+    /// All `Auto` fallbacks, whatever the reason.
+    pub fn auto_fallback_count(&self) -> u64 {
+        self.auto_fallbacks.iter().map(|(_, n)| n).sum()
+    }
+}
+
 /// A snapshot of the process-wide [`Stats`].
 pub fn stats() -> Stats {
-    let fallbacks = STATS.auto_fallbacks.load(Ordering::Relaxed);
+    let cache = jit::cache_stats();
+    let reasons = *STATS.last_reason.lock().unwrap_or_else(|p| p.into_inner());
+    let counts = [
+        &STATS.fallback_env,
+        &STATS.fallback_unavailable,
+        &STATS.fallback_compile,
+    ];
+    let auto_fallbacks = counts
+        .iter()
+        .zip(reasons)
+        .filter_map(|(count, why)| {
+            let n = count.load(Ordering::Relaxed);
+            (n > 0).then(|| (why.unwrap_or("unknown").to_owned(), n))
+        })
+        .collect();
     Stats {
         interpreter_decodes: STATS.interpreter_decodes.load(Ordering::Relaxed),
         jit_decodes: STATS.jit_decodes.load(Ordering::Relaxed),
         layouts_prepared: prepared()
             .lock()
             .map_or_else(|p| p.into_inner().len(), |s| s.len()) as u64,
-        layouts_compiled: 0,
-        auto_fallbacks: fallbacks,
-        fallback_reason: (fallbacks > 0).then_some(if jit_disabled_by_env() {
-            "JITSON_DISABLE_JIT is set"
-        } else {
-            "the JIT backend is not built yet"
-        }),
+        layouts_compiled: cache.compiled,
+        compile_time_total: cache.compile_time_total,
+        compile_time_max: cache.compile_time_max,
+        code_bytes: cache.code_bytes,
+        auto_fallbacks,
+        interpreted_layouts: cache.interpreted,
+        compile_failures: cache.failures,
         jit_disabled_by_env: jit_disabled_by_env(),
     }
 }
@@ -337,13 +465,26 @@ mod tests {
 
     #[test]
     fn backend_choice() {
+        let layout = <u8 as Decode>::LAYOUT;
         assert_eq!(
-            choose_engine(Backend::Interpreter).unwrap(),
-            Engine::Interpreter
+            choose_engine(Backend::Interpreter, layout).unwrap().name(),
+            "interpreter"
         );
-        assert_eq!(choose_engine(Backend::Auto).unwrap(), Engine::Interpreter);
-        let err = choose_engine(Backend::Jit).unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::BackendUnavailable);
-        assert!(err.to_string().contains("JIT"), "{err}");
+        let expected = if Backend::Jit.is_available() && !jit_disabled_by_env() {
+            "jit"
+        } else {
+            "interpreter"
+        };
+        assert_eq!(
+            choose_engine(Backend::Auto, layout).unwrap().name(),
+            expected
+        );
+        match choose_engine(Backend::Jit, layout) {
+            Ok(engine) => assert_eq!(engine.name(), "jit"),
+            Err(err) => {
+                assert!(!Backend::Jit.is_available());
+                assert_eq!(err.kind(), ErrorKind::BackendUnavailable);
+            }
+        }
     }
 }

@@ -90,6 +90,36 @@ pub unsafe fn decode(
     Ok(())
 }
 
+/// Decodes one value of `layout` starting at `*pos` (leading whitespace allowed),
+/// with `*remaining_depth` decoded containers still allowed; on success advances
+/// `*pos` past the value. The depth is restored before returning.
+///
+/// This is how the JIT hands a value it does not handle on its fast path (an
+/// escape, a long number, a kind it does not lower, any error) to the interpreter:
+/// same input, same position, same depth, hence the same result.
+///
+/// # Safety
+/// As for [`decode`]; `*pos` is at most `input.len()`.
+pub unsafe fn decode_value_at(
+    input: &[u8],
+    pos: &mut usize,
+    remaining_depth: u32,
+    layout: &'static TypeLayout,
+    dst: *mut u8,
+    validate_utf8: bool,
+) -> Result<(), Error> {
+    let options = Options {
+        max_depth: remaining_depth,
+        validate_utf8,
+    };
+    let mut parser = Parser::new(input, &options);
+    parser.pos = *pos;
+    // SAFETY: forwarded from the caller.
+    unsafe { parser.decode_value(layout, dst)? };
+    *pos = parser.pos;
+    Ok(())
+}
+
 /// Drops the value at `dst`, if the layout needs dropping. A panicking `Drop` is
 /// caught (and left pending).
 ///

@@ -1,14 +1,330 @@
-//! jitson-jit: the Cranelift backend (not built yet).
+//! jitson-jit: the Cranelift backend.
 //!
-//! This crate will lower a [`jitson_core::layout::TypeLayout`] to Cranelift IR and
-//! compile one native decoder per struct layout, writing each value straight at its
-//! field offset (see `docs/architecture.md` and the design's section "The JIT").
-//! It is a workspace member today so that the crate graph already has its final
-//! shape; the facade does not depend on it yet, and `jitson::Backend::Jit` reports
-//! the JIT as unavailable.
+//! [`compile`] lowers a root [`TypeLayout`] and every layout reachable from it to
+//! Cranelift IR and compiles one native function per *value function*: every
+//! struct layout, the root, and each payload of an `Option` or `Box`. All of them
+//! live in one `JITModule` and call each other directly (recursion is a call).
+//!
+//! # The generated-code ABI
+//!
+//! Every generated function has the C signature
+//! `extern "C" fn(state: *mut JitState, dst: *mut u8) -> bool` — the same as the
+//! layout model's `SlotFn`, so a generated function is passed straight to
+//! `Option`'s `decode_some` or `Box`'s `decode_new` as the callback. It decodes one
+//! value starting at `state.pos` (leading whitespace allowed) into `dst` and
+//! returns `true` with `state.pos` after the value, or `false` with nothing live at
+//! `dst`. See `docs/jit.md` for the registers kept live and the helper table.
+//!
+//! # Speculation and the slow path
+//!
+//! The generated code handles the common shapes in IR: whitespace, `{` `}` `[` `]`
+//! `,` `:`, keys in declaration order (wide compares against the raw key bytes),
+//! other keys by a length switch, integers of up to 18 digits with exact range
+//! checks, floats on Clinger's exact fast path, strings without escapes, `null`,
+//! booleans, and `Vec` element loops writing into reserved capacity. Anything else
+//! — an escape, a long number, an error of any kind, a kind this backend does not
+//! lower — is handed to the interpreter *for that value*, from the value's start:
+//! the generated code drops what it wrote for the value, resets the position and
+//! calls [`helpers::interpret_value`]. Since the interpreter is the reference
+//! semantics and sees the same input, position and depth, results are identical by
+//! construction: the JIT only ever accepts, on its fast path, documents the
+//! interpreter accepts with the same value (the differential tests check it).
+//! A `false` return therefore means the interpreter itself failed; the facade
+//! re-runs the interpreter on the whole document to build the error with its path.
+//!
+//! # Rules for generated code
+//!
+//! - Every load from the input is preceded by a bounds check against
+//!   `state.len`; loads are never marked aligned.
+//! - Output is written only at `dst + field offset`, into vector capacity reserved
+//!   through the layout's functions, or by the layout's functions themselves. The
+//!   memory layout of std types is never assumed: `String`, `Vec`, `Option` and
+//!   `Box` are reached only through their layout's `extern "C"` functions, whose
+//!   addresses are embedded as constants.
+//! - Each struct keeps a bitmap of written fields (one `i64` variable; structs of
+//!   more than 64 fields are handed to the interpreter whole) and drops exactly
+//!   those fields on the slow path and on failure.
+//! - Helpers are `extern "C"` and never unwind: they catch panics and stash them
+//!   for the facade to resume.
+//!
+//! # When is this used?
+//!
+//! Only on x86_64, aarch64, riscv64 and s390x (the targets Cranelift supports); the
+//! crate is empty elsewhere and the facade uses the interpreter.
 #![cfg(any(
     target_arch = "x86_64",
     target_arch = "aarch64",
     target_arch = "riscv64",
     target_arch = "s390x"
 ))]
+
+mod helpers;
+mod kind;
+mod translate;
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use cranelift_codegen::ir::{AbiParam, Signature, types};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::{Context, isa::OwnedTargetIsa};
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_jit::{JITBuilder, JITMemoryProvider, JITModule};
+use cranelift_module::{FuncId, Linkage, Module};
+use jitson_core::layout::{Kind, TypeLayout};
+
+pub use helpers::JitState;
+
+/// A compiled decoder for one root layout.
+pub struct Compiled {
+    entry: EntryFn,
+    /// Machine code bytes of all functions compiled for the root.
+    pub code_bytes: usize,
+    /// Wall-clock time from IR building to finalized code.
+    pub compile_time: Duration,
+    /// Native functions compiled (one per struct layout, root, and Option/Box payload).
+    pub functions: usize,
+    /// Layouts reached from the root whose values are always decoded by the
+    /// interpreter, with the reason (a kind not lowered, too many fields).
+    pub interpreted: Vec<(&'static str, &'static str)>,
+}
+
+/// The signature of every generated function.
+pub type EntryFn = unsafe extern "C" fn(state: *mut JitState, dst: *mut u8) -> bool;
+
+impl Compiled {
+    /// Decodes one value at `state.pos` into `dst` (see the crate docs).
+    ///
+    /// # Safety
+    /// `state` describes a live input slice; `dst` is aligned, uninitialised room
+    /// for the root type this was compiled for.
+    pub unsafe fn call(&self, state: &mut JitState, dst: *mut u8) -> bool {
+        // SAFETY: the function was compiled for this root layout and keeps the ABI
+        // in the crate docs; the caller guarantees `state` and `dst`.
+        unsafe { (self.entry)(state, dst) }
+    }
+}
+
+/// Why a layout could not be compiled. Crate users see it only as the reason the
+/// facade records for falling back to the interpreter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CompileError {
+    /// No Cranelift backend for this host.
+    UnsupportedHost(String),
+    /// Cranelift rejected the generated IR (a bug in this crate).
+    Codegen(String),
+    /// The code could not be made executable (the OS refused).
+    ExecutableMemory(String),
+}
+
+impl std::fmt::Display for CompileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CompileError::UnsupportedHost(e) => {
+                write!(f, "no Cranelift backend for this host: {e}")
+            }
+            CompileError::Codegen(e) => write!(f, "code generation failed: {e}"),
+            CompileError::ExecutableMemory(e) => write!(f, "executable memory refused: {e}"),
+        }
+    }
+}
+
+/// Compilation settings.
+#[derive(Default)]
+pub struct CompileOptions {
+    /// Write each function's IR (`.clif`) and disassembly (`.s`) here.
+    pub dump_dir: Option<PathBuf>,
+    /// Replace the executable-memory provider (tests use one that refuses).
+    pub memory_provider: Option<Box<dyn JITMemoryProvider + Send>>,
+}
+
+fn build_isa() -> Result<OwnedTargetIsa, CompileError> {
+    let mut flags = settings::builder();
+    let set = |flags: &mut settings::Builder, k: &str, v: &str| {
+        flags
+            .set(k, v)
+            .map_err(|e| CompileError::Codegen(format!("setting {k}={v}: {e}")))
+    };
+    set(&mut flags, "opt_level", "speed")?;
+    set(
+        &mut flags,
+        "enable_verifier",
+        if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        },
+    )?;
+    set(&mut flags, "enable_probestack", "true")?;
+    set(&mut flags, "probestack_strategy", "inline")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    let isa_builder =
+        cranelift_native::builder().map_err(|e| CompileError::UnsupportedHost(e.to_string()))?;
+    isa_builder
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| CompileError::UnsupportedHost(e.to_string()))
+}
+
+/// Whether a layout gets a native function of its own.
+fn needs_function(layout: &TypeLayout) -> bool {
+    matches!(layout.kind, Kind::Struct(_))
+}
+
+/// The value functions to compile for `root`: the root, every struct reachable
+/// through lowered kinds, and every `Option`/`Box` payload. Kinds the interpreter
+/// handles whole (maps, arrays, enums, ...) are not entered.
+fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
+    let mut out: Vec<&'static TypeLayout> = Vec::new();
+    let mut seen: Vec<TypeId> = Vec::new();
+    let mut stack = vec![(root, true)];
+    while let Some((layout, wants_fn)) = stack.pop() {
+        let wants_fn = wants_fn || needs_function(layout);
+        if wants_fn {
+            if seen.contains(&layout.id()) {
+                continue;
+            }
+            seen.push(layout.id());
+            out.push(layout);
+        }
+        match &layout.kind {
+            Kind::Struct(st) if st.fields.len() <= translate::MAX_JIT_FIELDS => {
+                stack.extend(st.fields.iter().map(|f| ((f.layout)(), false)));
+            }
+            Kind::Option(o) => stack.push(((o.some)(), true)),
+            Kind::Box(b) => stack.push(((b.inner)(), true)),
+            Kind::Vec(v) => stack.push(((v.elem)(), false)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Compiles `root` and everything reachable from it.
+pub fn compile(
+    root: &'static TypeLayout,
+    options: CompileOptions,
+) -> Result<Compiled, CompileError> {
+    let started = Instant::now();
+    let isa = build_isa()?;
+    let call_conv = isa.default_call_conv();
+    let mut jit_builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+    if let Some(provider) = options.memory_provider {
+        jit_builder.memory_provider(provider);
+    }
+    let mut module = JITModule::new(jit_builder);
+
+    let mut sig = Signature::new(call_conv);
+    sig.params.push(AbiParam::new(types::I64));
+    sig.params.push(AbiParam::new(types::I64));
+    sig.returns.push(AbiParam::new(types::I8));
+
+    let layouts = collect_functions(root);
+    let mut ids: HashMap<TypeId, FuncId> = HashMap::new();
+    for (i, layout) in layouts.iter().enumerate() {
+        let name = format!("jitson_{i}_{}", sanitize(layout.expecting));
+        let id = module
+            .declare_function(&name, Linkage::Local, &sig)
+            .map_err(|e| CompileError::Codegen(e.to_string()))?;
+        ids.insert(layout.id(), id);
+    }
+
+    let mut ctx = module.make_context();
+    let mut fb_ctx = FunctionBuilderContext::new();
+    let mut code_bytes = 0;
+    let mut interpreted = Vec::new();
+    for (i, layout) in layouts.iter().enumerate() {
+        ctx.func.signature = sig.clone();
+        let translated = translate::translate_function(
+            &mut module,
+            &mut ctx,
+            &mut fb_ctx,
+            &ids,
+            layout,
+            call_conv,
+        );
+        interpreted.extend(translated.interpreted);
+        if let Some(dir) = &options.dump_dir {
+            ctx.set_disasm(true);
+            dump(dir, i, layout, &ctx, None);
+        }
+        let id = ids[&layout.id()];
+        module
+            .define_function(id, &mut ctx)
+            .map_err(|e| CompileError::Codegen(format!("{e:?}")))?;
+        if let Some(compiled) = ctx.compiled_code() {
+            code_bytes += compiled.code_info().total_size as usize;
+            if let Some(dir) = &options.dump_dir {
+                dump(dir, i, layout, &ctx, compiled.vcode.as_deref());
+            }
+        }
+        module.clear_context(&mut ctx);
+    }
+    module
+        .finalize_definitions()
+        .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?;
+    let entry_ptr = module.get_finalized_function(ids[&root.id()]);
+    // SAFETY: the root function was defined with the `EntryFn` signature (two
+    // pointers in, a bool out, the host's C calling convention).
+    let entry: EntryFn = unsafe { std::mem::transmute::<*const u8, EntryFn>(entry_ptr) };
+    // The code must outlive every `Compiled` handle, which the facade caches for
+    // the life of the process: the module is never freed.
+    std::mem::forget(module);
+    interpreted.sort();
+    interpreted.dedup();
+    Ok(Compiled {
+        entry,
+        code_bytes,
+        compile_time: started.elapsed(),
+        functions: layouts.len(),
+        interpreted,
+    })
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+fn dump(dir: &std::path::Path, i: usize, layout: &TypeLayout, ctx: &Context, disasm: Option<&str>) {
+    let _ = std::fs::create_dir_all(dir);
+    let base = dir.join(format!("{}_{i}", sanitize(layout.expecting)));
+    match disasm {
+        None => {
+            let _ = std::fs::write(base.with_extension("clif"), ctx.func.display().to_string());
+        }
+        Some(text) => {
+            let _ = std::fs::write(base.with_extension("s"), text);
+        }
+    }
+}
+
+/// Checks once that this process can compile and run generated code: compiles a
+/// function that returns its argument unchanged and calls it.
+pub fn probe(
+    memory_provider: Option<Box<dyn JITMemoryProvider + Send>>,
+) -> Result<(), CompileError> {
+    static UNIT: TypeLayout = TypeLayout::of::<bool>("a boolean", Kind::Bool);
+    let compiled = compile(
+        &UNIT,
+        CompileOptions {
+            dump_dir: None,
+            memory_provider,
+        },
+    )?;
+    let input = b"true";
+    let mut state = JitState::new(input, 8, true);
+    let mut out = false;
+    // SAFETY: `out` is room for a bool, the layout compiled; `state` borrows `input`.
+    let ok = unsafe { compiled.call(&mut state, (&raw mut out).cast()) };
+    if ok && out && state.pos == 4 {
+        Ok(())
+    } else {
+        Err(CompileError::Codegen(
+            "probe function returned a wrong result".into(),
+        ))
+    }
+}

@@ -8,10 +8,23 @@ use std::path::PathBuf;
 
 use jitson::{Backend, Decode, Decoder, Error};
 
-/// Every backend the behavioural tests run against. The JIT joins this list when
-/// it lands; tests must not special-case a backend.
+/// Every backend the behavioural tests run against: the interpreter, the JIT
+/// wherever this build and process can run it, and `Auto`. Tests must not
+/// special-case a backend.
 pub fn backends() -> Vec<Backend> {
-    vec![Backend::Interpreter, Backend::Auto]
+    let mut list = vec![Backend::Interpreter];
+    if Backend::Jit.is_available() {
+        list.push(Backend::Jit);
+    } else {
+        static NOTICE: std::sync::Once = std::sync::Once::new();
+        NOTICE.call_once(|| {
+            eprintln!(
+                "NOTICE: the JIT is not available in this build; testing the interpreter only"
+            )
+        });
+    }
+    list.push(Backend::Auto);
+    list
 }
 
 /// What an error looked like, for comparing backends.

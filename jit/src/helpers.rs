@@ -1,0 +1,129 @@
+//! The state generated code works on, and the helpers it calls.
+//!
+//! Helpers are `extern "C"`, take the state by pointer, and never unwind: a panic
+//! (a bug, or user code reached through the interpreter) is caught and stashed for
+//! the facade, and reported as failure.
+
+use jitson_core::layout::TypeLayout;
+
+/// What generated code reads and writes besides its output. `repr(C)`: generated
+/// code addresses the fields by the offsets `offset_of!` gives at compile time.
+#[repr(C)]
+#[derive(Debug)]
+pub struct JitState {
+    /// The input bytes.
+    pub input: *const u8,
+    /// Their number.
+    pub len: usize,
+    /// Offset of the next byte to read; generated code keeps it in a register and
+    /// stores it here around every call.
+    pub pos: usize,
+    /// Decoded containers that may still be entered (serde_json's recursion limit).
+    pub remaining_depth: u32,
+    /// Non-zero for `&[u8]` input: strings must be checked to be UTF-8.
+    pub validate_utf8: u32,
+}
+
+impl JitState {
+    /// State for decoding `input` from its start.
+    pub fn new(input: &[u8], max_depth: u32, validate_utf8: bool) -> JitState {
+        JitState {
+            input: input.as_ptr(),
+            len: input.len(),
+            pos: 0,
+            remaining_depth: max_depth,
+            validate_utf8: u32::from(validate_utf8),
+        }
+    }
+
+    /// The input.
+    ///
+    /// # Safety
+    /// The slice this state was made from is still alive.
+    unsafe fn input<'a>(&self) -> &'a [u8] {
+        // SAFETY: as the caller guarantees.
+        unsafe { std::slice::from_raw_parts(self.input, self.len) }
+    }
+}
+
+/// The slow path: decodes one value of `layout` at `state.pos` with the
+/// interpreter, advancing `state.pos` on success. Returns `false` if the
+/// interpreter failed (the facade reruns it to build the error) or panicked.
+///
+/// # Safety
+/// `state` is live and describes a live input; `dst` is room for `layout`.
+pub(crate) unsafe extern "C" fn interpret_value(
+    state: *mut JitState,
+    layout: *const TypeLayout,
+    dst: *mut u8,
+) -> bool {
+    let mut ok = false;
+    jitson_core::panic::catch(|| {
+        // SAFETY: generated code passes its own live state, a `&'static` layout
+        // embedded at compile time, and the destination it was decoding into.
+        unsafe {
+            let state = &mut *state;
+            let layout: &'static TypeLayout = &*layout;
+            let input = state.input();
+            let mut pos = state.pos;
+            let result = jitson_fallback::decode_value_at(
+                input,
+                &mut pos,
+                state.remaining_depth,
+                layout,
+                dst,
+                state.validate_utf8 != 0,
+            );
+            if result.is_ok() {
+                state.pos = pos;
+                ok = true;
+            }
+        }
+    });
+    ok
+}
+
+/// Skips one value (an unknown field's) at `state.pos`, validating it.
+///
+/// # Safety
+/// `state` is live and describes a live input.
+pub(crate) unsafe extern "C" fn skip_value(state: *mut JitState) -> bool {
+    // SAFETY: generated code passes its own live state.
+    let state = unsafe { &mut *state };
+    // SAFETY: the state describes a live input.
+    let input = unsafe { state.input() };
+    match jitson_core::text::ignore_value(input, state.pos, state.validate_utf8 != 0) {
+        Ok(end) => {
+            state.pos = end;
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Whether `ptr[..len]` is UTF-8 (simdutf8).
+///
+/// # Safety
+/// `ptr[..len]` is readable.
+pub(crate) unsafe extern "C" fn is_utf8(ptr: *const u8, len: usize) -> bool {
+    // SAFETY: as the caller guarantees.
+    let bytes = unsafe { std::slice::from_raw_parts(ptr, len) };
+    simdutf8::basic::from_utf8(bytes).is_ok()
+}
+
+/// Called when a vector cannot grow: aborts like any failed Rust allocation.
+pub(crate) extern "C" fn allocation_failed(size: usize) -> ! {
+    std::alloc::handle_alloc_error(
+        std::alloc::Layout::from_size_align(size.max(1), 1)
+            .unwrap_or(std::alloc::Layout::new::<u8>()),
+    )
+}
+
+/// Powers of ten exact in f64, for the float fast path.
+pub(crate) static F64_POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// Powers of ten exact in f32.
+pub(crate) static F32_POW10: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];

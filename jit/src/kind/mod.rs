@@ -1,0 +1,9 @@
+//! One module per kind family, twins of the interpreter's `fallback/src/kind/`:
+//! `emit_*` here does what `decode_*` does there, on the fast path, and hands the
+//! value to the interpreter for everything else.
+
+mod option;
+mod scalar;
+mod seq;
+mod string;
+mod struct_;

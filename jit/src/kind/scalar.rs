@@ -1,0 +1,301 @@
+//! Booleans, integers and floats. Twin: `fallback/src/kind/scalar.rs`.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
+use jitson_core::layout::{Kind, TypeLayout};
+
+use crate::helpers;
+use crate::translate::{FnTranslator, PTR, state_flags};
+
+/// The most digits the integer fast path accumulates: 18 digits always fit in an
+/// i64, so no overflow check is needed in the loop.
+const MAX_INT_DIGITS: i64 = 18;
+/// The most significant digits the float fast path accumulates (fit in a u64).
+const MAX_FLOAT_DIGITS: i64 = 19;
+
+impl FnTranslator<'_, '_> {
+    /// `true` / `false`, compared four or five bytes at once.
+    pub(crate) fn emit_bool(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        let c = self.peek_or(slow);
+        let is_true = self.b.create_block();
+        self.branch_if_byte(c, b't', is_true);
+        self.expect_byte(c, b'f', slow);
+        self.emit_literal(b"false", slow);
+        let v = self.b.ins().iconst(types::I8, 0);
+        self.b.ins().store(state_flags(), v, dst, 0);
+        self.b.ins().jump(cont, &[]);
+
+        self.b.switch_to_block(is_true);
+        self.emit_literal(b"true", slow);
+        let v = self.b.ins().iconst(types::I8, 1);
+        self.b.ins().store(state_flags(), v, dst, 0);
+        self.b.ins().jump(cont, &[]);
+
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+
+    /// Consumes `word` at `pos` or jumps to `slow`.
+    pub(crate) fn emit_literal(&mut self, word: &[u8], slow: Block) {
+        let p = self.get_pos();
+        self.require(p, word.len() as i64, slow);
+        let eq = self.bytes_equal(p, word);
+        let ok = self.b.create_block();
+        self.b.ins().brif(eq, ok, &[], slow, &[]);
+        self.b.switch_to_block(ok);
+        self.advance(word.len() as i64);
+    }
+
+    /// Scans `[0-9]*` from `pos`, accumulating into `acc` (i64 variable) and
+    /// counting into `count`; jumps to `slow` after `max` digits. Leaves `pos` after
+    /// the digits.
+    fn emit_digits(
+        &mut self,
+        acc: cranelift_frontend::Variable,
+        count: cranelift_frontend::Variable,
+        max: i64,
+        slow: Block,
+    ) {
+        let head = self.b.create_block();
+        let check = self.b.create_block();
+        let body = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().jump(head, &[]);
+
+        self.b.switch_to_block(head);
+        let p = self.get_pos();
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
+        self.b.ins().brif(inside, check, &[], done, &[]);
+
+        self.b.switch_to_block(check);
+        let c = self.byte_at(p);
+        let d = self.b.ins().iadd_imm_s(c, -i64::from(b'0'));
+        let is_digit = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, d, 9);
+        self.b.ins().brif(is_digit, body, &[], done, &[]);
+
+        self.b.switch_to_block(body);
+        let a = self.b.use_var(acc);
+        let a10 = self.b.ins().imul_imm_s(a, 10);
+        let d64 = self.b.ins().uextend(types::I64, d);
+        let a = self.b.ins().iadd(a10, d64);
+        self.b.def_var(acc, a);
+        let n = self.b.use_var(count);
+        let n = self.b.ins().iadd_imm_s(n, 1);
+        self.b.def_var(count, n);
+        let next = self.b.ins().iadd_imm_s(p, 1);
+        self.set_pos(next);
+        let too_many = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, n, max);
+        self.b.ins().brif(too_many, slow, &[], head, &[]);
+
+        self.b.switch_to_block(done);
+    }
+
+    /// Goes to `slow` if the byte at `pos` (when there is one) is one of `bytes`.
+    fn reject_next_byte(&mut self, bytes: &[u8], slow: Block) {
+        let p = self.get_pos();
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
+        let check = self.b.create_block();
+        let ok = self.b.create_block();
+        self.b.ins().brif(inside, check, &[], ok, &[]);
+        self.b.switch_to_block(check);
+        let c = self.byte_at(p);
+        for &b in bytes {
+            self.branch_if_byte(c, b, slow);
+        }
+        self.b.ins().jump(ok, &[]);
+        self.b.switch_to_block(ok);
+    }
+
+    /// The sign and integer part shared by integers and floats: returns whether
+    /// the number is negative (i8) and the offset of its first digit. Rejects (to
+    /// `slow`) an empty integer part and a leading zero followed by digits.
+    fn emit_sign_and_int_part(
+        &mut self,
+        acc: cranelift_frontend::Variable,
+        count: cranelift_frontend::Variable,
+        max: i64,
+        slow: Block,
+    ) -> (Value, Value) {
+        let c = self.peek_or(slow);
+        let neg = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b'-'));
+        let neg64 = self.b.ins().uextend(types::I64, neg);
+        let p = self.get_pos();
+        let first = self.b.ins().iadd(p, neg64);
+        self.set_pos(first);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(acc, zero);
+        self.b.def_var(count, zero);
+        self.emit_digits(acc, count, max, slow);
+        let n = self.b.use_var(count);
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, n, 0);
+        let some = self.b.create_block();
+        self.b.ins().brif(none, slow, &[], some, &[]);
+        self.b.switch_to_block(some);
+        // `first` is in bounds: at least one digit was read there.
+        let lead = self.byte_at(first);
+        let lead_zero = self.b.ins().icmp_imm_s(IntCC::Equal, lead, i64::from(b'0'));
+        let several = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, n, 1);
+        let bad = self.b.ins().band(lead_zero, several);
+        let ok = self.b.create_block();
+        self.b.ins().brif(bad, slow, &[], ok, &[]);
+        self.b.switch_to_block(ok);
+        (neg, first)
+    }
+
+    /// An integer of up to 18 digits with an exact range check; anything else
+    /// (more digits, a fraction or exponent, `-0`, out of range, not a number) goes
+    /// to the interpreter, which decides exactly as for any other input.
+    pub(crate) fn emit_int(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
+        let (ty, signed, min, max): (_, bool, i128, i128) = match layout.kind {
+            Kind::I8 => (types::I8, true, i8::MIN.into(), i8::MAX.into()),
+            Kind::I16 => (types::I16, true, i16::MIN.into(), i16::MAX.into()),
+            Kind::I32 => (types::I32, true, i32::MIN.into(), i32::MAX.into()),
+            Kind::I64 => (types::I64, true, i64::MIN.into(), i64::MAX.into()),
+            Kind::U8 => (types::I8, false, 0, u8::MAX.into()),
+            Kind::U16 => (types::I16, false, 0, u16::MAX.into()),
+            Kind::U32 => (types::I32, false, 0, u32::MAX.into()),
+            _ => (types::I64, false, 0, u64::MAX.into()),
+        };
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        let acc = self.b.declare_var(types::I64);
+        let count = self.b.declare_var(types::I64);
+        let (neg, _) = self.emit_sign_and_int_part(acc, count, MAX_INT_DIGITS, slow);
+        self.reject_next_byte(b".eE", slow);
+        let a = self.b.use_var(acc);
+        // Magnitude limits; the accumulator holds at most 18 digits, below 2^63.
+        let pos_limit = max.min(i64::MAX.into()) as i64;
+        let neg_limit = if signed {
+            (-min).min(i64::MAX.into()) as i64
+        } else {
+            -1
+        };
+        let pos_limit_v = self.b.ins().iconst(types::I64, pos_limit);
+        let neg_limit_v = self.b.ins().iconst(types::I64, neg_limit);
+        let limit = self.b.ins().select(neg, neg_limit_v, pos_limit_v);
+        let in_range = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, a, limit);
+        // `-0` is a float for serde_json, so it is not an integer here either.
+        let is_zero = self.b.ins().icmp_imm_s(IntCC::Equal, a, 0);
+        let neg_zero = self.b.ins().band(neg, is_zero);
+        let not_neg_zero = self.b.ins().bxor_imm_s(neg_zero, 1);
+        let ok = self.b.ins().band(in_range, not_neg_zero);
+        let store = self.b.create_block();
+        self.b.ins().brif(ok, store, &[], slow, &[]);
+
+        self.b.switch_to_block(store);
+        let negated = self.b.ins().ineg(a);
+        let value = self.b.ins().select(neg, negated, a);
+        let value = if ty == types::I64 {
+            value
+        } else {
+            self.b.ins().ireduce(ty, value)
+        };
+        self.b.ins().store(state_flags(), value, dst, 0);
+        self.b.ins().jump(cont, &[]);
+
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+
+    /// A decimal number on Clinger's exact fast path: at most 19 significant
+    /// digits, a significand below 2^53 (2^24 for f32), at most 22 (10) fraction
+    /// digits and no exponent part; one correctly rounded division then gives the
+    /// correctly rounded value. Everything else goes to the interpreter
+    /// (fast-float2 behind it).
+    pub(crate) fn emit_float(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
+        let is_f32 = matches!(layout.kind, Kind::F32);
+        let (fty, mant_limit, max_frac, table) = if is_f32 {
+            (
+                types::F32,
+                1i64 << 24,
+                10,
+                helpers::F32_POW10.as_ptr() as usize,
+            )
+        } else {
+            (
+                types::F64,
+                1i64 << 53,
+                22,
+                helpers::F64_POW10.as_ptr() as usize,
+            )
+        };
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        let acc = self.b.declare_var(types::I64);
+        let count = self.b.declare_var(types::I64);
+        let (neg, _) = self.emit_sign_and_int_part(acc, count, MAX_FLOAT_DIGITS, slow);
+
+        // Optional fraction.
+        let frac_digits = self.b.declare_var(types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(frac_digits, zero);
+        let p = self.get_pos();
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
+        let (check_dot, fraction, after) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(inside, check_dot, &[], after, &[]);
+        self.b.switch_to_block(check_dot);
+        let c = self.byte_at(p);
+        let is_dot = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b'.'));
+        self.b.ins().brif(is_dot, fraction, &[], after, &[]);
+
+        self.b.switch_to_block(fraction);
+        self.advance(1);
+        let before = self.b.use_var(count);
+        self.emit_digits(acc, count, MAX_FLOAT_DIGITS, slow);
+        let total = self.b.use_var(count);
+        let n = self.b.ins().isub(total, before);
+        self.b.def_var(frac_digits, n);
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, n, 0);
+        let some = self.b.create_block();
+        self.b.ins().brif(none, slow, &[], some, &[]);
+        self.b.switch_to_block(some);
+        self.b.ins().jump(after, &[]);
+
+        self.b.switch_to_block(after);
+        self.reject_next_byte(b"eE", slow);
+        let m = self.b.use_var(acc);
+        let f = self.b.use_var(frac_digits);
+        let small_m = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, m, mant_limit);
+        let small_f = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedLessThanOrEqual, f, max_frac);
+        let fast = self.b.ins().band(small_m, small_f);
+        let compute = self.b.create_block();
+        self.b.ins().brif(fast, compute, &[], slow, &[]);
+
+        self.b.switch_to_block(compute);
+        let mf = self.b.ins().fcvt_from_uint(fty, m);
+        let width = if is_f32 { 4 } else { 8 };
+        let idx = self.b.ins().imul_imm_s(f, width);
+        let base = self.b.ins().iconst(PTR, table as i64);
+        let addr = self.b.ins().iadd(base, idx);
+        let pow = self
+            .b
+            .ins()
+            .load(fty, state_flags().with_readonly(), addr, 0);
+        let v = self.b.ins().fdiv(mf, pow);
+        let negated = self.b.ins().fneg(v);
+        let v = self.b.ins().select(neg, negated, v);
+        self.b.ins().store(state_flags(), v, dst, 0);
+        self.b.ins().jump(cont, &[]);
+
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+}

@@ -1,0 +1,159 @@
+//! `Vec<T>`. Twin: `fallback/src/kind/seq.rs`.
+//!
+//! The element loop runs in IR with the vector's buffer pointer, length and
+//! capacity in variables; it calls the layout's functions only to grow (after
+//! publishing the length, so the elements move with the buffer) and at the end.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
+use jitson_core::layout::{TypeLayout, VecLayout};
+
+use crate::helpers;
+use crate::translate::{FnTranslator, PTR};
+
+impl FnTranslator<'_, '_> {
+    pub(crate) fn emit_vec(
+        &mut self,
+        layout: &'static TypeLayout,
+        vec: &VecLayout,
+        dst: Value,
+        unwind: Block,
+    ) {
+        let elem = (vec.elem)();
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        let c = self.peek_or(slow);
+        self.expect_byte(c, b'[', slow);
+        let depth = self.enter(slow);
+        self.advance(1);
+        self.call_addr(vec.new as usize, &[PTR], None, &[dst]);
+
+        let len = self.b.declare_var(PTR);
+        let zero = self.b.ins().iconst(PTR, 0);
+        self.b.def_var(len, zero);
+        // Blocks that leave with the vector live: publish the length, drop it.
+        let (vec_slow, vec_unwind, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+
+        let c = self.peek_or(vec_slow);
+        let (empty, first) = (self.b.create_block(), self.b.create_block());
+        let is_end = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b']'));
+        self.b.ins().brif(is_end, empty, &[], first, &[]);
+
+        self.b.switch_to_block(empty);
+        self.advance(1);
+        self.store_depth(depth);
+        self.b.ins().jump(cont, &[]);
+
+        self.b.switch_to_block(first);
+        let cap = self.b.declare_var(PTR);
+        let base = self.b.declare_var(PTR);
+        let v = self
+            .call_addr(vec.capacity as usize, &[PTR], Some(PTR), &[dst])
+            .expect("returns");
+        self.b.def_var(cap, v);
+        let v = self
+            .call_addr(vec.as_mut_ptr as usize, &[PTR], Some(PTR), &[dst])
+            .expect("returns");
+        self.b.def_var(base, v);
+        let (element, grow, write) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().jump(element, &[]);
+
+        // One element: grow if full, decode into the next slot.
+        self.b.switch_to_block(element);
+        let n = self.b.use_var(len);
+        let c = self.b.use_var(cap);
+        let full = self.b.ins().icmp(IntCC::Equal, n, c);
+        self.b.ins().brif(full, grow, &[], write, &[]);
+
+        self.b.switch_to_block(grow);
+        self.b.set_cold_block(grow);
+        self.call_addr(vec.set_len as usize, &[PTR, PTR], None, &[dst, n]);
+        let one = self.b.ins().iconst(PTR, 1);
+        let grown = self
+            .call_addr(
+                vec.reserve as usize,
+                &[PTR, PTR],
+                Some(types::I8),
+                &[dst, one],
+            )
+            .expect("returns");
+        let (grown_ok, oom) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(grown, grown_ok, &[], oom, &[]);
+        self.b.switch_to_block(oom);
+        let size = self.b.ins().iconst(PTR, elem.size as i64);
+        self.call_addr(
+            helpers::allocation_failed as *const () as usize,
+            &[PTR],
+            None,
+            &[size],
+        );
+        self.b.ins().jump(grown_ok, &[]);
+        self.b.switch_to_block(grown_ok);
+        let v = self
+            .call_addr(vec.capacity as usize, &[PTR], Some(PTR), &[dst])
+            .expect("returns");
+        self.b.def_var(cap, v);
+        let v = self
+            .call_addr(vec.as_mut_ptr as usize, &[PTR], Some(PTR), &[dst])
+            .expect("returns");
+        self.b.def_var(base, v);
+        self.b.ins().jump(write, &[]);
+
+        self.b.switch_to_block(write);
+        let n = self.b.use_var(len);
+        let offset = self.b.ins().imul_imm_s(n, elem.size as i64);
+        let bp = self.b.use_var(base);
+        let slot = self.b.ins().iadd(bp, offset);
+        self.emit_value(elem, slot, vec_unwind);
+        let n = self.b.use_var(len);
+        let n = self.b.ins().iadd_imm_s(n, 1);
+        self.b.def_var(len, n);
+
+        // `,` then another element, or `]`.
+        let c = self.peek_or(vec_slow);
+        let (comma, close) = (self.b.create_block(), self.b.create_block());
+        self.branch_if_byte(c, b']', close);
+        self.expect_byte(c, b',', vec_slow);
+        self.b.ins().jump(comma, &[]);
+        self.b.switch_to_block(comma);
+        self.advance(1);
+        let c = self.peek_or(vec_slow);
+        let trailing = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b']'));
+        self.b.ins().brif(trailing, vec_slow, &[], element, &[]);
+
+        self.b.switch_to_block(close);
+        self.advance(1);
+        self.b.ins().jump(done, &[]);
+
+        self.b.switch_to_block(done);
+        let n = self.b.use_var(len);
+        self.call_addr(vec.set_len as usize, &[PTR, PTR], None, &[dst, n]);
+        self.store_depth(depth);
+        self.b.ins().jump(cont, &[]);
+
+        // Leaving early: the vector holds `len` elements; drop it whole.
+        for (block, target) in [(vec_slow, slow), (vec_unwind, unwind)] {
+            self.b.switch_to_block(block);
+            self.b.set_cold_block(block);
+            let n = self.b.use_var(len);
+            self.call_addr(vec.set_len as usize, &[PTR, PTR], None, &[dst, n]);
+            if let Some(drop) = layout.drop {
+                self.call_drop(drop, dst);
+            }
+            self.store_depth(depth);
+            self.b.ins().jump(target, &[]);
+        }
+
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+}

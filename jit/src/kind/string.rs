@@ -1,0 +1,208 @@
+//! Strings. Twin: `fallback/src/kind/string.rs`.
+//!
+//! The fast path scans eight bytes at a time (SWAR: the same bit trick as
+//! `core::text::find_string_special`) for `"`, `\` and control bytes, ORs the bytes
+//! it passes to learn whether any is non-ASCII, checks UTF-8 with simdutf8 only
+//! then (and only for `&[u8]` input), and hands the text to the layout's `write`.
+//! Escapes, control characters and unterminated strings go to the interpreter.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
+use jitson_core::layout::{StringLayout, TypeLayout};
+
+use crate::helpers;
+use crate::translate::{FnTranslator, PTR, STATE_VALIDATE, input_flags, offset_of, state_flags};
+
+const ONES: i64 = 0x0101_0101_0101_0101;
+const HIGHS: i64 = 0x8080_8080_8080_8080_u64 as i64;
+
+impl FnTranslator<'_, '_> {
+    /// Scans a string whose contents start at `pos`, up to its closing quote,
+    /// without escapes or control bytes (else to `slow`). Returns the content's end
+    /// offset (the quote) and an i64 whose high bits are set if any byte was
+    /// non-ASCII. Leaves `pos` at the closing quote.
+    pub(crate) fn emit_scan_plain_string(&mut self, slow: Block) -> (Value, Value) {
+        let high = self.b.declare_var(types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(high, zero);
+        let byte_head = self.b.create_block();
+        if cfg!(target_endian = "little") {
+            let (word_head, word_body, word_next, word_hit) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            self.b.ins().jump(word_head, &[]);
+
+            self.b.switch_to_block(word_head);
+            let p = self.get_pos();
+            let end = self.b.ins().iadd_imm_s(p, 8);
+            let fits = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedLessThanOrEqual, end, self.len);
+            self.b.ins().brif(fits, word_body, &[], byte_head, &[]);
+
+            self.b.switch_to_block(word_body);
+            let addr = self.b.ins().iadd(self.input, p);
+            let w = self.b.ins().load(types::I64, input_flags(), addr, 0);
+            let specials = self.swar_specials(w);
+            self.b.ins().brif(specials, word_hit, &[], word_next, &[]);
+
+            self.b.switch_to_block(word_next);
+            let h = self.b.use_var(high);
+            let h = self.b.ins().bor(h, w);
+            self.b.def_var(high, h);
+            self.set_pos(end);
+            self.b.ins().jump(word_head, &[]);
+
+            // The lowest flagged byte is the first special one; the bytes before it
+            // are plain and may be non-ASCII.
+            self.b.switch_to_block(word_hit);
+            let tz = self.b.ins().ctz(specials);
+            let index = self.b.ins().ushr_imm_s(tz, 3);
+            let before = self.b.ins().iadd(p, index);
+            // The bits below the special byte's high bit (tz <= 63 here): every
+            // high bit of the bytes before it.
+            let one = self.b.ins().iconst(types::I64, 1);
+            let below = self.b.ins().ishl(one, tz);
+            let below = self.b.ins().iadd_imm_s(below, -1);
+            let plain = self.b.ins().band(w, below);
+            let h = self.b.use_var(high);
+            let h = self.b.ins().bor(h, plain);
+            self.b.def_var(high, h);
+            self.set_pos(before);
+            self.b.ins().jump(byte_head, &[]);
+        } else {
+            self.b.ins().jump(byte_head, &[]);
+        }
+
+        // One byte at a time: the tail, and the special byte the words found.
+        let (byte_check, byte_plain, byte_special, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.switch_to_block(byte_head);
+        let p = self.get_pos();
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
+        self.b.ins().brif(inside, byte_check, &[], slow, &[]);
+
+        self.b.switch_to_block(byte_check);
+        let c = self.byte_at(p);
+        let quote = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b'"'));
+        let backslash = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b'\\'));
+        let control = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, c, 0x20);
+        let special = self.b.ins().bor(quote, backslash);
+        let special = self.b.ins().bor(special, control);
+        self.b
+            .ins()
+            .brif(special, byte_special, &[], byte_plain, &[]);
+
+        self.b.switch_to_block(byte_plain);
+        let h = self.b.use_var(high);
+        let c64 = self.b.ins().uextend(types::I64, c);
+        let h = self.b.ins().bor(h, c64);
+        self.b.def_var(high, h);
+        let next = self.b.ins().iadd_imm_s(p, 1);
+        self.set_pos(next);
+        self.b.ins().jump(byte_head, &[]);
+
+        self.b.switch_to_block(byte_special);
+        self.b.ins().brif(quote, done, &[], slow, &[]);
+
+        self.b.switch_to_block(done);
+        let end = self.get_pos();
+        let h = self.b.use_var(high);
+        (end, h)
+    }
+
+    /// A non-zero i64 when the word `w` holds `"`, `\` or a byte below 0x20; the
+    /// lowest set high bit marks the first such byte.
+    fn swar_specials(&mut self, w: Value) -> Value {
+        let ones = self.b.ins().iconst(types::I64, ONES);
+        let zero_byte = |t: &mut Self, v: Value| {
+            let sub = t.b.ins().isub(v, ones);
+            let not = t.b.ins().bnot(v);
+            t.b.ins().band(sub, not)
+        };
+        let q = self.b.ins().bxor_imm_s(w, ONES * i64::from(b'"'));
+        let zq = zero_byte(self, q);
+        let s = self.b.ins().bxor_imm_s(w, ONES * i64::from(b'\\'));
+        let zs = zero_byte(self, s);
+        let sub20 = self.b.ins().iadd_imm_s(w, -(ONES * 0x20));
+        let notw = self.b.ins().bnot(w);
+        let ctl = self.b.ins().band(sub20, notw);
+        let any = self.b.ins().bor(zq, zs);
+        let any = self.b.ins().bor(any, ctl);
+        self.b.ins().band_imm_s(any, HIGHS)
+    }
+
+    /// Checks (for `&[u8]` input) that `input[start..end]` is UTF-8 when `high`
+    /// says a byte was non-ASCII; jumps to `slow` if not.
+    pub(crate) fn emit_check_utf8(&mut self, start: Value, end: Value, high: Value, slow: Block) {
+        let non_ascii = self.b.ins().band_imm_s(high, HIGHS);
+        let validate = self.b.ins().load(
+            types::I32,
+            state_flags(),
+            self.state,
+            offset_of(STATE_VALIDATE),
+        );
+        let validate = self.b.ins().uextend(types::I64, validate);
+        let (check, ok) = (self.b.create_block(), self.b.create_block());
+        let has_high = self.b.ins().icmp_imm_s(IntCC::NotEqual, non_ascii, 0);
+        let wants = self.b.ins().icmp_imm_s(IntCC::NotEqual, validate, 0);
+        let both = self.b.ins().band(has_high, wants);
+        self.b.ins().brif(both, check, &[], ok, &[]);
+
+        self.b.switch_to_block(check);
+        self.b.set_cold_block(check);
+        let ptr = self.b.ins().iadd(self.input, start);
+        let len = self.b.ins().isub(end, start);
+        let valid = self
+            .call_addr(
+                helpers::is_utf8 as *const () as usize,
+                &[PTR, PTR],
+                Some(types::I8),
+                &[ptr, len],
+            )
+            .expect("returns bool");
+        self.b.ins().brif(valid, ok, &[], slow, &[]);
+        self.b.switch_to_block(ok);
+    }
+
+    /// A JSON string into `String` / `Box<str>` through the layout's `write`.
+    pub(crate) fn emit_string(
+        &mut self,
+        layout: &'static TypeLayout,
+        string: &StringLayout,
+        dst: Value,
+        unwind: Block,
+    ) {
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        let c = self.peek_or(slow);
+        self.expect_byte(c, b'"', slow);
+        self.advance(1);
+        let text_start = self.get_pos();
+        let (end, high) = self.emit_scan_plain_string(slow);
+        self.emit_check_utf8(text_start, end, high, slow);
+        let ptr = self.b.ins().iadd(self.input, text_start);
+        let len = self.b.ins().isub(end, text_start);
+        self.call_addr(
+            string.write as usize,
+            &[PTR, PTR, PTR],
+            None,
+            &[dst, ptr, len],
+        );
+        let after = self.b.ins().iadd_imm_s(end, 1);
+        self.set_pos(after);
+        self.b.ins().jump(cont, &[]);
+
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+}

@@ -1,0 +1,524 @@
+//! The translator: one [`FnTranslator`] per generated function, holding the
+//! `FunctionBuilder`, the values every emitter needs (state, input, length) and
+//! the position variable. Emitters for each kind live in `kind/`, as `emit_*`
+//! twins of the interpreter's `decode_*`.
+//!
+//! Invariant every emitter keeps: `emit_value(layout, dst, unwind)` starts in the
+//! current block with `pos` at or before the value (whitespace allowed), and ends
+//! with the builder in a fresh continuation block where the value is written and
+//! `pos` is after it. On its own slow path it resets `pos` to where it started and
+//! calls the interpreter for the value; if that fails it jumps to `unwind`, with
+//! nothing live at `dst`. Blocks are sealed all at once when the function is done.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+
+use cranelift_codegen::Context;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    AbiParam, Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value,
+    types,
+};
+use cranelift_codegen::isa::CallConv;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::JITModule;
+use cranelift_module::{FuncId, Module};
+use jitson_core::layout::{Kind, TypeLayout};
+
+use crate::helpers::{self, JitState};
+
+/// Structs with more fields than bits in the seen-bitmap variable are decoded by
+/// the interpreter whole.
+pub(crate) const MAX_JIT_FIELDS: usize = 64;
+
+/// The pointer-sized integer type (every JIT target is 64-bit).
+pub(crate) const PTR: Type = types::I64;
+
+/// What translating one function learned.
+pub(crate) struct Translated {
+    /// Layouts handed to the interpreter whole, with the reason.
+    pub interpreted: Vec<(&'static str, &'static str)>,
+}
+
+/// Builds the IR of the value function for `layout` into `ctx.func`.
+pub(crate) fn translate_function(
+    module: &mut JITModule,
+    ctx: &mut Context,
+    fb_ctx: &mut FunctionBuilderContext,
+    ids: &HashMap<TypeId, FuncId>,
+    layout: &'static TypeLayout,
+    call_conv: CallConv,
+) -> Translated {
+    let frontend_config = module.isa().frontend_config();
+    let mut b = FunctionBuilder::new(&mut ctx.func, fb_ctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let (state, dst) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+    let mut t = FnTranslator::new(b, module, ids, state, call_conv);
+    match &layout.kind {
+        Kind::Struct(st) if st.fields.len() <= MAX_JIT_FIELDS => {
+            t.emit_struct_function(layout, st, dst)
+        }
+        Kind::Struct(_) => {
+            t.interpreted
+                .push((layout.expecting, "more than 64 fields"));
+            t.emit_value_function(layout, dst, true);
+        }
+        _ => t.emit_value_function(layout, dst, false),
+    }
+    let interpreted = std::mem::take(&mut t.interpreted);
+    t.b.seal_all_blocks();
+    t.b.finalize(frontend_config);
+    Translated { interpreted }
+}
+
+/// Memory flags for input loads: may be unaligned; bounds are checked before.
+pub(crate) fn input_flags() -> MemFlagsData {
+    MemFlagsData::new()
+}
+
+/// Memory flags for the state and output: aligned, never trapping.
+pub(crate) fn state_flags() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+/// The per-function translator.
+pub(crate) struct FnTranslator<'a, 'm> {
+    pub b: FunctionBuilder<'a>,
+    module: &'m mut JITModule,
+    ids: &'m HashMap<TypeId, FuncId>,
+    func_refs: HashMap<TypeId, FuncRef>,
+    sigs: HashMap<(Vec<Type>, Option<Type>), SigRef>,
+    call_conv: CallConv,
+    /// `*mut JitState`.
+    pub state: Value,
+    /// Input base pointer and length, loaded once.
+    pub input: Value,
+    pub len: Value,
+    /// Offset of the next input byte.
+    pub pos: Variable,
+    pub interpreted: Vec<(&'static str, &'static str)>,
+}
+
+impl<'a, 'm> FnTranslator<'a, 'm> {
+    fn new(
+        mut b: FunctionBuilder<'a>,
+        module: &'m mut JITModule,
+        ids: &'m HashMap<TypeId, FuncId>,
+        state: Value,
+        call_conv: CallConv,
+    ) -> Self {
+        let input = b
+            .ins()
+            .load(PTR, state_flags(), state, offset_of(STATE_INPUT));
+        let len = b
+            .ins()
+            .load(PTR, state_flags(), state, offset_of(STATE_LEN));
+        let pos = b.declare_var(PTR);
+        let start = b
+            .ins()
+            .load(PTR, state_flags(), state, offset_of(STATE_POS));
+        b.def_var(pos, start);
+        FnTranslator {
+            b,
+            module,
+            ids,
+            func_refs: HashMap::new(),
+            sigs: HashMap::new(),
+            call_conv,
+            state,
+            input,
+            len,
+            pos,
+            interpreted: Vec::new(),
+        }
+    }
+
+    // -----------------------------------------------------------------------
+    // Function shells
+
+    /// A value function for a non-struct layout (or an interpreted struct): the
+    /// value, then `return true`; failure returns `false`.
+    fn emit_value_function(
+        &mut self,
+        layout: &'static TypeLayout,
+        dst: Value,
+        interpret_only: bool,
+    ) {
+        let fail = self.b.create_block();
+        if interpret_only {
+            let start = self.get_pos();
+            let cont = self.b.create_block();
+            self.emit_interpret(layout, dst, start, cont, fail);
+            self.b.switch_to_block(cont);
+        } else {
+            self.emit_value(layout, dst, fail);
+        }
+        self.store_pos();
+        self.ret(true);
+        self.b.switch_to_block(fail);
+        self.b.set_cold_block(fail);
+        self.ret(false);
+    }
+
+    pub(crate) fn ret(&mut self, ok: bool) {
+        let v = self.b.ins().iconst(types::I8, i64::from(ok));
+        self.b.ins().return_(&[v]);
+    }
+
+    // -----------------------------------------------------------------------
+    // Position and state
+
+    pub(crate) fn get_pos(&mut self) -> Value {
+        self.b.use_var(self.pos)
+    }
+
+    pub(crate) fn set_pos(&mut self, v: Value) {
+        self.b.def_var(self.pos, v);
+    }
+
+    pub(crate) fn advance(&mut self, n: i64) {
+        let p = self.get_pos();
+        let p = self.b.ins().iadd_imm_s(p, n);
+        self.set_pos(p);
+    }
+
+    /// Publishes `pos` to the state (before a call).
+    pub(crate) fn store_pos(&mut self) {
+        let p = self.get_pos();
+        self.b
+            .ins()
+            .store(state_flags(), p, self.state, offset_of(STATE_POS));
+    }
+
+    /// Reloads `pos` from the state (after a call).
+    pub(crate) fn load_pos(&mut self) {
+        let p = self
+            .b
+            .ins()
+            .load(PTR, state_flags(), self.state, offset_of(STATE_POS));
+        self.set_pos(p);
+    }
+
+    pub(crate) fn load_depth(&mut self) -> Value {
+        self.b.ins().load(
+            types::I32,
+            state_flags(),
+            self.state,
+            offset_of(STATE_DEPTH),
+        )
+    }
+
+    pub(crate) fn store_depth(&mut self, v: Value) {
+        self.b
+            .ins()
+            .store(state_flags(), v, self.state, offset_of(STATE_DEPTH));
+    }
+
+    /// Enters a decoded container: decrements the depth, going to `slow` (where the
+    /// interpreter reports the limit) when it would reach zero. Returns the depth
+    /// before entering, to restore on every exit.
+    pub(crate) fn enter(&mut self, slow: Block) -> Value {
+        let depth = self.load_depth();
+        let entered = self.b.ins().iadd_imm_s(depth, -1);
+        let exhausted = self.b.ins().icmp_imm_s(IntCC::Equal, entered, 0);
+        let ok = self.b.create_block();
+        self.b.ins().brif(exhausted, slow, &[], ok, &[]);
+        self.b.switch_to_block(ok);
+        self.store_depth(entered);
+        depth
+    }
+
+    // -----------------------------------------------------------------------
+    // Input
+
+    /// The byte at `p` (a bounds-checked offset), zero-extended to i32.
+    pub(crate) fn byte_at(&mut self, p: Value) -> Value {
+        let addr = self.b.ins().iadd(self.input, p);
+        self.b.ins().uload8(types::I32, input_flags(), addr, 0)
+    }
+
+    /// Skips whitespace and returns the next byte (i32, not consumed); jumps to
+    /// `on_end` at the end of input.
+    pub(crate) fn peek_or(&mut self, on_end: Block) -> Value {
+        let head = self.b.create_block();
+        let check = self.b.create_block();
+        let test = self.b.create_block();
+        let skip = self.b.create_block();
+        let done = self.b.create_block();
+        let byte = self.b.append_block_param(done, types::I32);
+        self.b.ins().jump(head, &[]);
+
+        self.b.switch_to_block(head);
+        let p = self.get_pos();
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
+        self.b.ins().brif(inside, check, &[], on_end, &[]);
+
+        self.b.switch_to_block(check);
+        let c = self.byte_at(p);
+        let maybe_ws = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, c, 0x20);
+        self.b
+            .ins()
+            .brif(maybe_ws, test, &[], done, &[BlockArg::Value(c)]);
+
+        // Whitespace is ' ', '\t', '\n', '\r': bits 32, 9, 10, 13 of a mask.
+        self.b.switch_to_block(test);
+        let mask = self
+            .b
+            .ins()
+            .iconst(types::I64, (1i64 << 32) | (1 << 9) | (1 << 10) | (1 << 13));
+        let c64 = self.b.ins().uextend(types::I64, c);
+        let shifted = self.b.ins().ushr(mask, c64);
+        let is_ws = self.b.ins().band_imm_s(shifted, 1);
+        self.b
+            .ins()
+            .brif(is_ws, skip, &[], done, &[BlockArg::Value(c)]);
+
+        self.b.switch_to_block(skip);
+        let next = self.b.ins().iadd_imm_s(p, 1);
+        self.set_pos(next);
+        self.b.ins().jump(head, &[]);
+
+        self.b.switch_to_block(done);
+        byte
+    }
+
+    /// Branches to `yes` if `c == ch`, else continues in a new block.
+    pub(crate) fn branch_if_byte(&mut self, c: Value, ch: u8, yes: Block) {
+        let no = self.b.create_block();
+        let is = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(ch));
+        self.b.ins().brif(is, yes, &[], no, &[]);
+        self.b.switch_to_block(no);
+    }
+
+    /// Continues only if `c == ch`; otherwise jumps to `other`.
+    pub(crate) fn expect_byte(&mut self, c: Value, ch: u8, other: Block) {
+        let yes = self.b.create_block();
+        let is = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(ch));
+        self.b.ins().brif(is, yes, &[], other, &[]);
+        self.b.switch_to_block(yes);
+    }
+
+    /// Continues only if at least `n` bytes remain after offset `p`; otherwise
+    /// jumps to `short`.
+    pub(crate) fn require(&mut self, p: Value, n: i64, short: Block) {
+        let end = self.b.ins().iadd_imm_s(p, n);
+        let fits = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, end, self.len);
+        let ok = self.b.create_block();
+        self.b.ins().brif(fits, ok, &[], short, &[]);
+        self.b.switch_to_block(ok);
+    }
+
+    /// Whether `input[p..p + bytes.len()]` equals `bytes`, as an i8 truth value,
+    /// compared 8, 4, 2 and 1 bytes at a time. The caller has checked the bounds.
+    pub(crate) fn bytes_equal(&mut self, p: Value, bytes: &[u8]) -> Value {
+        let addr = self.b.ins().iadd(self.input, p);
+        let mut diff: Option<Value> = None;
+        let mut off = 0usize;
+        while off < bytes.len() {
+            let rest = bytes.len() - off;
+            let (ty, n) = match rest {
+                8.. => (types::I64, 8),
+                4..=7 => (types::I32, 4),
+                2..=3 => (types::I16, 2),
+                _ => (types::I8, 1),
+            };
+            let mut word = [0u8; 8];
+            word[..n].copy_from_slice(&bytes[off..off + n]);
+            // Native byte order: a load of these bytes gives this constant.
+            let expected = match n {
+                8 => i64::from_ne_bytes(word),
+                4 => i64::from(i32::from_ne_bytes(word[..4].try_into().expect("4 bytes"))),
+                2 => i64::from(i16::from_ne_bytes(word[..2].try_into().expect("2 bytes"))),
+                _ => i64::from(word[0] as i8),
+            };
+            let loaded = self.b.ins().load(ty, input_flags(), addr, off as i32);
+            let loaded = if ty == types::I64 {
+                loaded
+            } else {
+                self.b.ins().sextend(types::I64, loaded)
+            };
+            let x = self.b.ins().bxor_imm_s(loaded, expected);
+            diff = Some(match diff {
+                None => x,
+                Some(d) => self.b.ins().bor(d, x),
+            });
+            off += n;
+        }
+        match diff {
+            None => self.b.ins().iconst(types::I8, 1),
+            Some(d) => self.b.ins().icmp_imm_s(IntCC::Equal, d, 0),
+        }
+    }
+
+    // -----------------------------------------------------------------------
+    // Calls
+
+    fn sig(&mut self, params: &[Type], ret: Option<Type>) -> SigRef {
+        let key = (params.to_vec(), ret);
+        if let Some(s) = self.sigs.get(&key) {
+            return *s;
+        }
+        let mut sig = Signature::new(self.call_conv);
+        sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+        sig.returns.extend(ret.map(AbiParam::new));
+        let s = self.b.import_signature(sig);
+        self.sigs.insert(key, s);
+        s
+    }
+
+    /// Calls the function at the constant address `addr` (a helper or a layout
+    /// function) and returns its result, if any.
+    pub(crate) fn call_addr(
+        &mut self,
+        addr: usize,
+        params: &[Type],
+        ret: Option<Type>,
+        args: &[Value],
+    ) -> Option<Value> {
+        let sig = self.sig(params, ret);
+        let callee = self.b.ins().iconst(PTR, addr as i64);
+        let call = self.b.ins().call_indirect(sig, callee, args);
+        self.b.inst_results(call).first().copied()
+    }
+
+    /// A pointer constant.
+    pub(crate) fn const_ptr<T>(&mut self, p: *const T) -> Value {
+        self.b.ins().iconst(PTR, p as usize as i64)
+    }
+
+    /// The generated function for `layout` in this module.
+    pub(crate) fn func_ref(&mut self, layout: &TypeLayout) -> FuncRef {
+        let id = layout.id();
+        if let Some(r) = self.func_refs.get(&id) {
+            return *r;
+        }
+        let func_id = self.ids[&id];
+        let r = self.module.declare_func_in_func(func_id, self.b.func);
+        self.func_refs.insert(id, r);
+        r
+    }
+
+    /// Calls the generated function for `layout` on `dst`; continues in a new block
+    /// on success, jumps to `unwind` on failure.
+    pub(crate) fn emit_call_function(
+        &mut self,
+        layout: &'static TypeLayout,
+        dst: Value,
+        unwind: Block,
+    ) {
+        let f = self.func_ref(layout);
+        self.store_pos();
+        let call = self.b.ins().call(f, &[self.state, dst]);
+        let ok = self.b.inst_results(call)[0];
+        self.load_pos();
+        let cont = self.b.create_block();
+        self.b.ins().brif(ok, cont, &[], unwind, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// The slow path: `pos = start`, then the interpreter decodes `layout` into
+    /// `dst`; on success to `cont`, on failure to `unwind`. Marks the current block
+    /// cold.
+    pub(crate) fn emit_interpret(
+        &mut self,
+        layout: &'static TypeLayout,
+        dst: Value,
+        start: Value,
+        cont: Block,
+        unwind: Block,
+    ) {
+        let current = self.b.current_block().expect("in a block");
+        self.b.set_cold_block(current);
+        self.set_pos(start);
+        self.store_pos();
+        let layout_ptr = self.const_ptr(layout as *const TypeLayout);
+        let ok = self
+            .call_addr(
+                helpers::interpret_value as *const () as usize,
+                &[PTR, PTR, PTR],
+                Some(types::I8),
+                &[self.state, layout_ptr, dst],
+            )
+            .expect("returns bool");
+        self.load_pos();
+        self.b.ins().brif(ok, cont, &[], unwind, &[]);
+    }
+
+    /// Calls a drop function (layout or skipped field) on `ptr`, ignoring its
+    /// result (a panic is stashed for the facade).
+    pub(crate) fn call_drop(&mut self, drop: jitson_core::layout::DropFn, ptr: Value) {
+        self.call_addr(drop as usize, &[PTR], Some(types::I8), &[ptr]);
+    }
+
+    // -----------------------------------------------------------------------
+    // Values
+
+    /// Emits the decoding of one value (see the module docs for the contract).
+    pub(crate) fn emit_value(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
+        match &layout.kind {
+            Kind::Bool => self.emit_bool(layout, dst, unwind),
+            Kind::I8
+            | Kind::I16
+            | Kind::I32
+            | Kind::I64
+            | Kind::U8
+            | Kind::U16
+            | Kind::U32
+            | Kind::U64 => self.emit_int(layout, dst, unwind),
+            Kind::F32 | Kind::F64 => self.emit_float(layout, dst, unwind),
+            Kind::String(s) => self.emit_string(layout, s, dst, unwind),
+            Kind::Option(o) => self.emit_option(layout, o, dst, unwind),
+            Kind::Box(bx) => self.emit_box(bx, dst, unwind),
+            Kind::Vec(v) => self.emit_vec(layout, v, dst, unwind),
+            Kind::Struct(_) => self.emit_call_function(layout, dst, unwind),
+            Kind::Char
+            | Kind::RawValue(_)
+            | Kind::Array(_)
+            | Kind::Map(_)
+            | Kind::Enum(_)
+            | Kind::Ignored => {
+                self.interpreted
+                    .push((layout.expecting, kind_not_lowered(&layout.kind)));
+                let start = self.get_pos();
+                let cont = self.b.create_block();
+                let slow = self.b.create_block();
+                self.b.ins().jump(slow, &[]);
+                self.b.switch_to_block(slow);
+                self.emit_interpret(layout, dst, start, cont, unwind);
+                self.b.switch_to_block(cont);
+            }
+        }
+    }
+}
+
+/// Why a kind goes to the interpreter.
+fn kind_not_lowered(kind: &Kind) -> &'static str {
+    match kind {
+        Kind::Char => "char is not lowered",
+        Kind::RawValue(_) => "RawValue is not lowered",
+        Kind::Array(_) => "fixed-size arrays are not lowered",
+        Kind::Map(_) => "maps are not lowered",
+        Kind::Enum(_) => "enums are not lowered",
+        _ => "ignored values are skipped by the interpreter",
+    }
+}
+
+// Offsets into `JitState`, from the Rust definition (never hard-coded).
+pub(crate) const STATE_INPUT: usize = std::mem::offset_of!(JitState, input);
+pub(crate) const STATE_LEN: usize = std::mem::offset_of!(JitState, len);
+pub(crate) const STATE_POS: usize = std::mem::offset_of!(JitState, pos);
+pub(crate) const STATE_DEPTH: usize = std::mem::offset_of!(JitState, remaining_depth);
+pub(crate) const STATE_VALIDATE: usize = std::mem::offset_of!(JitState, validate_utf8);
+
+/// An offset as Cranelift's immediate.
+pub(crate) fn offset_of(offset: usize) -> i32 {
+    i32::try_from(offset).expect("small offset")
+}

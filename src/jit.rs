@@ -1,0 +1,193 @@
+//! Where the JIT exists and where it does not: the only file of the facade that
+//! knows about the `jit` feature and the target architecture (as regex-automata's
+//! `meta/wrappers.rs` confines its optional engines).
+//!
+//! With the JIT built, this holds the compile cache: a `DashMap` from a layout's
+//! `TypeId` to a once-cell. The map's shard lock is held only to find or insert the
+//! cell; compilation runs inside the cell's initialisation, outside any map lock,
+//! so concurrent first decodes of one type compile it exactly once (the others wait
+//! for that one compile), and compiles of different types run in parallel.
+
+use jitson_core::layout::TypeLayout;
+
+/// Whether this build contains the JIT.
+macro_rules! cfg_jit {
+    ($($item:item)*) => {$(
+        #[cfg(all(
+            feature = "jit",
+            not(miri),
+            any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64", target_arch = "s390x")
+        ))]
+        $item
+    )*};
+}
+
+macro_rules! cfg_no_jit {
+    ($($item:item)*) => {$(
+        #[cfg(not(all(
+            feature = "jit",
+            not(miri),
+            any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "riscv64", target_arch = "s390x")
+        )))]
+        $item
+    )*};
+}
+
+/// What the cache reports for `stats()`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CacheStats {
+    pub compiled: u64,
+    pub compile_time_total: std::time::Duration,
+    pub compile_time_max: std::time::Duration,
+    pub code_bytes: u64,
+    pub failures: Vec<(String, String)>,
+    pub interpreted: Vec<(String, String)>,
+}
+
+cfg_jit! {
+    use std::any::TypeId;
+    use std::hash::{BuildHasherDefault, Hasher};
+    use std::sync::{Arc, Mutex, OnceLock};
+
+    use dashmap::DashMap;
+    pub(crate) use jitson_jit::{Compiled, JitState};
+
+    /// Hashes a `TypeId`, which is already a hash: keeps its last 8 bytes.
+    #[derive(Default)]
+    pub(crate) struct TypeIdHasher(u64);
+
+    impl Hasher for TypeIdHasher {
+        fn finish(&self) -> u64 {
+            self.0
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            for &b in bytes {
+                self.0 = (self.0 << 8) | u64::from(b);
+            }
+        }
+        fn write_u64(&mut self, n: u64) {
+            self.0 ^= n;
+        }
+        fn write_u128(&mut self, n: u128) {
+            self.0 ^= n as u64 ^ (n >> 64) as u64;
+        }
+    }
+
+    type Slot = Arc<OnceLock<Result<&'static Compiled, String>>>;
+
+    fn cache() -> &'static DashMap<TypeId, Slot, BuildHasherDefault<TypeIdHasher>> {
+        static CACHE: OnceLock<DashMap<TypeId, Slot, BuildHasherDefault<TypeIdHasher>>> = OnceLock::new();
+        CACHE.get_or_init(DashMap::default)
+    }
+
+    fn stats_cell() -> &'static Mutex<CacheStats> {
+        static STATS: OnceLock<Mutex<CacheStats>> = OnceLock::new();
+        STATS.get_or_init(Default::default)
+    }
+
+    /// Whether the JIT can run in this process: probed once, by compiling and
+    /// calling a trivial decoder (the OS may refuse executable memory).
+    pub(crate) fn available() -> Result<(), &'static str> {
+        static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
+        match PROBE.get_or_init(|| jitson_jit::probe(None).map_err(|e| e.to_string())) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(leak_reason(e)),
+        }
+    }
+
+    fn leak_reason(e: &str) -> &'static str {
+        static REASONS: OnceLock<Mutex<Vec<&'static str>>> = OnceLock::new();
+        let mut reasons = REASONS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(r) = reasons.iter().find(|r| **r == e) {
+            return r;
+        }
+        let r: &'static str = Box::leak(e.to_owned().into_boxed_str());
+        reasons.push(r);
+        r
+    }
+
+    /// The compiled decoder for `layout`, compiling it on first use.
+    pub(crate) fn compiled(layout: &'static TypeLayout) -> Result<&'static Compiled, &'static str> {
+        let id = layout.id();
+        // Fast path: a read lock on one shard, no allocation.
+        if let Some(slot) = cache().get(&id)
+            && let Some(done) = slot.get()
+        {
+            return done.as_ref().copied().map_err(|e| leak_reason(e));
+        }
+        let slot: Slot = cache().entry(id).or_default().clone();
+        // The shard lock is released: compile inside the once-cell only.
+        let done = slot.get_or_init(|| {
+            let options = jitson_jit::CompileOptions {
+                dump_dir: std::env::var_os("JITSON_DUMP_IR").map(Into::into),
+                memory_provider: None,
+            };
+            let result = jitson_jit::compile(layout, options);
+            let mut stats = stats_cell().lock().unwrap_or_else(|p| p.into_inner());
+            match result {
+                Ok(compiled) => {
+                    stats.compiled += 1;
+                    stats.compile_time_total += compiled.compile_time;
+                    stats.compile_time_max = stats.compile_time_max.max(compiled.compile_time);
+                    stats.code_bytes += compiled.code_bytes as u64;
+                    for (ty, why) in &compiled.interpreted {
+                        let entry = ((*ty).to_owned(), (*why).to_owned());
+                        if !stats.interpreted.contains(&entry) {
+                            stats.interpreted.push(entry);
+                        }
+                    }
+                    Ok(&*Box::leak(Box::new(compiled)))
+                }
+                Err(e) => {
+                    stats.failures.push((layout.expecting.to_owned(), e.to_string()));
+                    Err(e.to_string())
+                }
+            }
+        });
+        done.as_ref().copied().map_err(|e| leak_reason(e))
+    }
+
+    pub(crate) fn cache_stats() -> CacheStats {
+        stats_cell().lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Runs a compiled decoder over `input` into `dst`; returns the position after
+    /// the value, or `None` if decoding failed (nothing is live at `dst` then).
+    ///
+    /// # Safety
+    /// `compiled` was compiled for the type `dst` has room for.
+    pub(crate) unsafe fn run(
+        compiled: &Compiled,
+        input: &[u8],
+        max_depth: u32,
+        validate_utf8: bool,
+        dst: *mut u8,
+    ) -> Option<usize> {
+        let mut state = JitState::new(input, max_depth, validate_utf8);
+        // SAFETY: forwarded from the caller; `state` borrows `input` for the call.
+        unsafe { compiled.call(&mut state, dst) }.then_some(state.pos)
+    }
+}
+
+cfg_no_jit! {
+    /// Never constructed: there is no JIT in this build.
+    pub(crate) enum Compiled {}
+
+    pub(crate) fn available() -> Result<(), &'static str> {
+        Err("this build has no JIT (the `jit` feature is off, or Cranelift does not support this target)")
+    }
+
+    pub(crate) fn compiled(_layout: &'static TypeLayout) -> Result<&'static Compiled, &'static str> {
+        Err("this build has no JIT")
+    }
+
+    pub(crate) fn cache_stats() -> CacheStats {
+        CacheStats::default()
+    }
+
+    /// # Safety
+    /// Never callable: `Compiled` has no values.
+    pub(crate) unsafe fn run(compiled: &Compiled, _: &[u8], _: u32, _: bool, _: *mut u8) -> Option<usize> {
+        match *compiled {}
+    }
+}
