@@ -21,6 +21,18 @@
 //! # Ok::<(), jitson::Error>(())
 //! ```
 //!
+//! Two fields may not claim the same JSON key (through `rename` or `alias`):
+//! which one a key fills would depend on the order of keys in the document.
+//!
+//! ```compile_fail
+//! #[derive(jitson::Decode)]
+//! struct Conflict {
+//!     #[jitson(rename = "a")]
+//!     b: u8,
+//!     a: Option<u8>, // error: the JSON key `a` names both field `b` and field `a`
+//! }
+//! ```
+//!
 //! # Backends
 //!
 //! `#[derive(Decode)]` describes a type as a [`TypeLayout`](__private::TypeLayout):
@@ -29,9 +41,17 @@
 //!
 //! - **Interpreter** (crate `jitson-fallback`): walks the layout while parsing and
 //!   writes each value at its offset. Runs everywhere.
-//! - **JIT** (crate `jitson-jit`): will compile each layout to native code with
-//!   Cranelift. It is not built yet: [`Backend::Jit`] reports it unavailable and
-//!   [`Backend::Auto`] uses the interpreter.
+//! - **JIT** (crate `jitson-jit`, feature `jit`, on by default): the first time a
+//!   root type is decoded (or at [`warm_up`]), compiles native code for it and every
+//!   layout it reaches with Cranelift, and caches it for the process. The fast path
+//!   runs in the generated code; anything unusual (an escape, a long number, a kind
+//!   not lowered, any error) is handed to the interpreter for that value. Built
+//!   only on x86_64, aarch64, riscv64 and s390x.
+//!
+//! [`Backend::Auto`] (the default) uses the JIT where it can run and the
+//! interpreter otherwise: on other targets, without the `jit` feature, where the
+//! OS refuses executable memory (probed once per process), for a layout that fails
+//! to compile, or with `JITSON_DISABLE_JIT=1`. [`stats`] says which ran and why.
 //!
 //! Both give the same results for every input; serde_json (with `float_roundtrip`)
 //! and `#[derive(Deserialize)]` on the same type is the reference, and the
@@ -39,8 +59,10 @@
 //!
 //! # Environment
 //!
-//! `JITSON_DISABLE_JIT=1` (read once, at the first decode) makes [`Backend::Auto`]
-//! use the interpreter.
+//! - `JITSON_DISABLE_JIT=1` (read once, at the first decode) makes
+//!   [`Backend::Auto`] use the interpreter.
+//! - `JITSON_DUMP_IR=<dir>` writes the Cranelift IR (`.clif`) and disassembly
+//!   (`.s`) of every function the JIT compiles into `<dir>` (see `docs/jit.md`).
 
 use std::any::TypeId;
 use std::marker::PhantomData;
@@ -137,6 +159,16 @@ fn jit_engine(layout: &'static TypeLayout) -> Result<Engine, (Fallback, &'static
 /// where allowed and possible, then the interpreter. Fails only for
 /// `Backend::Jit` when the JIT cannot serve the layout.
 fn choose_engine(backend: Backend, layout: &'static TypeLayout) -> Result<Engine, Error> {
+    choose_engine_counting(backend, layout, true)
+}
+
+/// [`choose_engine`], optionally without counting a fallback (for warm-up, which
+/// decodes nothing).
+fn choose_engine_counting(
+    backend: Backend,
+    layout: &'static TypeLayout,
+    count: bool,
+) -> Result<Engine, Error> {
     match backend {
         Backend::Interpreter => Ok(Engine::Interpreter),
         Backend::Jit => jit_engine(layout)
@@ -148,7 +180,9 @@ fn choose_engine(backend: Backend, layout: &'static TypeLayout) -> Result<Engine
                 jit_engine(layout)
             };
             Ok(attempt.unwrap_or_else(|(fallback, why)| {
-                STATS.count_fallback(fallback, why);
+                if count {
+                    STATS.count_fallback(fallback, why);
+                }
                 Engine::Interpreter
             }))
         }
@@ -198,6 +232,11 @@ impl<T: Decode> Default for Decoder<T> {
 /// serde_json's default recursion limit.
 pub const DEFAULT_MAX_DEPTH: u32 = 128;
 
+/// The largest depth limit [`Decoder::max_depth`] accepts. Each level of decoded
+/// nesting takes a stack frame of a few hundred bytes in either backend; 1,024
+/// levels stay well within the 2 MiB stack of a spawned thread.
+pub const MAX_DEPTH_LIMIT: u32 = 1024;
+
 impl<T: Decode> Decoder<T> {
     /// A decoder using [`Backend::Auto`] and a depth limit of 128.
     pub fn new() -> Self {
@@ -217,8 +256,11 @@ impl<T: Decode> Decoder<T> {
     /// would be the `max_depth`-th level is rejected with [`ErrorKind::DepthLimit`],
     /// as with serde_json's recursion limit). Values that are skipped (unknown
     /// fields, [`IgnoredAny`], [`RawValue`]) are not limited.
+    ///
+    /// Decoding recurses once per level, so the limit is clamped to
+    /// [`MAX_DEPTH_LIMIT`], which keeps a decode within a 2 MiB thread stack.
     pub fn max_depth(mut self, max_depth: u32) -> Self {
-        self.max_depth = max_depth.max(1);
+        self.max_depth = max_depth.clamp(1, MAX_DEPTH_LIMIT);
         self
     }
 
@@ -243,7 +285,7 @@ impl<T: Decode> Decoder<T> {
     /// # Errors
     /// `BackendUnavailable` for [`Backend::Jit`] where the JIT cannot serve `T`.
     pub fn warm_up(&self) -> Result<(), Error> {
-        choose_engine(self.backend, T::LAYOUT)?;
+        choose_engine_counting(self.backend, T::LAYOUT, false)?;
         prepare(T::LAYOUT);
         Ok(())
     }

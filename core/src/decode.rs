@@ -275,9 +275,13 @@ impl<V> StringMap<V> for BTreeMap<String, V> {
 
 /// # Safety
 /// `dst` is valid for an `M` write.
-unsafe extern "C" fn map_new<M: StringMap<V>, V>(dst: *mut u8) {
-    // SAFETY: as the caller guarantees.
-    unsafe { dst.cast::<M>().write(M::default()) }
+unsafe extern "C" fn map_new<M: StringMap<V>, V>(dst: *mut u8) -> bool {
+    // A map's hasher is user code: its `Default` may panic.
+    crate::panic::catch(|| {
+        let map = M::default();
+        // SAFETY: as the caller guarantees.
+        unsafe { dst.cast::<M>().write(map) }
+    })
 }
 
 /// # Safety

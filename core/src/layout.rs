@@ -210,8 +210,9 @@ pub struct ArrayLayout {
 pub struct MapLayout {
     /// The layout of `V`.
     pub value: LayoutFn,
-    /// Writes an empty map to `dst`.
-    pub new: unsafe extern "C" fn(dst: *mut u8),
+    /// Writes an empty map to `dst`; `false` (nothing written, payload stashed) if
+    /// the hasher's `Default` panicked.
+    pub new: unsafe extern "C" fn(dst: *mut u8) -> bool,
     /// Decodes a `V` through the callback and inserts it under the key
     /// `key_ptr[..key_len]` (valid UTF-8), replacing any earlier value for that key,
     /// as serde's map impls do. Returns `false` if the callback failed, or if

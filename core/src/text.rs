@@ -313,11 +313,13 @@ fn check_utf8(input: &[u8], start: usize, end: usize) -> Result<(), LexError> {
 }
 
 fn hex4(input: &[u8], pos: usize) -> Result<u16, LexError> {
+    // As serde_json: fewer than four bytes left is the end of input, whatever they are.
+    if input.len() < pos + 4 {
+        return Err((ErrorCode::EofWhileParsingString, input.len()));
+    }
     let mut v: u16 = 0;
     for i in 0..4 {
-        let b = *input
-            .get(pos + i)
-            .ok_or((ErrorCode::EofWhileParsingString, input.len()))?;
+        let b = input[pos + i];
         let d = match b {
             b'0'..=b'9' => b - b'0',
             b'a'..=b'f' => b - b'a' + 10,

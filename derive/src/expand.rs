@@ -116,6 +116,9 @@ fn expand_struct(input: &DeriveInput, fields: &FieldsNamed) -> syn::Result<Token
         .unwrap_or_else(|| format!("struct {name}"));
     let deny_unknown_fields = container.deny_unknown_fields;
     let (decoded, skipped): (Vec<_>, Vec<_>) = fields.iter().partition(|field| !field.attrs.skip);
+    let mut errors = Errors::default();
+    check_unique_keys(&decoded, &container, &mut errors);
+    errors.finish()?;
     let decoded_entries = decoded.iter().map(|field| field_entry(field, &container));
     let skipped_entries = skipped.iter().map(|field| skipped_entry(field));
 
@@ -154,15 +157,47 @@ fn read_field<'a>(field: &'a Field, errors: &mut Errors) -> StructField<'a> {
     }
 }
 
-/// The `Field { ... }` of a decoded field.
-fn field_entry(field: &StructField<'_>, container: &ContainerAttrs) -> TokenStream {
-    let json_name = field.attrs.rename.clone().unwrap_or_else(|| {
+/// The JSON key of a decoded field, after `rename` / `rename_all`.
+fn json_name(field: &StructField<'_>, container: &ContainerAttrs) -> String {
+    field.attrs.rename.clone().unwrap_or_else(|| {
         let rust_name = field.rust_name();
         match container.rename_all {
             Some(rule) => rule.apply_to_field(&rust_name),
             None => rust_name,
         }
-    });
+    })
+}
+
+/// Rejects a JSON key claimed by two decoded fields (names and aliases): which
+/// field it fills would depend on the order of keys in the document.
+fn check_unique_keys(
+    decoded: &[&StructField<'_>],
+    container: &ContainerAttrs,
+    errors: &mut Errors,
+) {
+    let mut owners: Vec<(String, &Ident)> = Vec::new();
+    for field in decoded {
+        let keys =
+            std::iter::once(json_name(field, container)).chain(field.attrs.aliases.iter().cloned());
+        for key in keys {
+            match owners.iter().find(|(k, _)| *k == key) {
+                Some((_, owner)) if *owner != field.ident => errors.push(syn::Error::new_spanned(
+                    field.ident,
+                    format!(
+                        "the JSON key `{key}` names both field `{owner}` and field `{}`",
+                        field.ident
+                    ),
+                )),
+                Some(_) => {}
+                None => owners.push((key, field.ident)),
+            }
+        }
+    }
+}
+
+/// The `Field { ... }` of a decoded field.
+fn field_entry(field: &StructField<'_>, container: &ContainerAttrs) -> TokenStream {
+    let json_name = json_name(field, container);
     let aliases = &field.attrs.aliases;
     let (ident, ty) = (field.ident, field.ty);
     let layout = quote_spanned! {ty.span()=>

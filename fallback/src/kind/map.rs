@@ -83,7 +83,10 @@ impl Parser<'_> {
     ) -> Result<(), Error> {
         let empty = self.begin_map(layout)?;
         // SAFETY: `dst` is room for the map (caller).
-        unsafe { (map.new)(dst) };
+        if !unsafe { (map.new)(dst) } {
+            self.leave();
+            return Err(self.error(ErrorCode::Panicked, self.pos));
+        }
         let value = (map.value)();
         let mut result = Ok(());
         if !empty {
