@@ -20,7 +20,7 @@ mod seed;
 
 use std::fmt::Debug;
 use std::hint::black_box;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use jitson::{Backend, Decode, Decoder};
 use serde::Serialize;
@@ -155,6 +155,22 @@ where
         .collect()
 }
 
+/// Times the first decode of `T` in this process (compile included) and a second
+/// one, and reads the compile time from `stats()`.
+fn first_call<T: Decode>(
+    name: &'static str,
+    doc: &[u8],
+) -> (&'static str, Duration, Duration, Duration) {
+    let compile_before = jitson::stats().compile_time_total;
+    let start = Instant::now();
+    jitson::from_slice::<T>(doc).expect("decodes");
+    let first = start.elapsed();
+    let compile = jitson::stats().compile_time_total - compile_before;
+    let start = Instant::now();
+    jitson::from_slice::<T>(doc).expect("decodes");
+    (name, compile, first, start.elapsed())
+}
+
 /// `n` generated values serialised one document each.
 fn generate<T: Serialize>(n: u64, seed: u64, make: impl Fn(&mut Rng, u64) -> T) -> Vec<Vec<u8>> {
     let mut rng = Rng::new(seed);
@@ -171,6 +187,28 @@ fn main() {
     println!(
         "jitson compare: {rounds} interleaved rounds per data set; all results checked equal to serde_json's.\n"
     );
+
+    // First-call latency, before anything else touches these types: the first
+    // decode compiles the type's decoder (JIT), the second does not.
+    let jit = Backend::Jit.is_available();
+    println!("JIT available: {jit}");
+    let mut latency = Vec::new();
+    let order_doc = generate(1, 9, Order::generate).remove(0);
+    latency.push(first_call::<Order>("Order (30 fields)", &order_doc));
+    if let Some(dir) = models::corpus_dir() {
+        let twitter = std::fs::read(dir.join("twitter.json")).expect("read twitter.json");
+        latency.push(first_call::<models::twitter::Twitter>(
+            "twitter model (whole)",
+            &twitter,
+        ));
+    }
+    println!(
+        "\n| first call | compile (stats) | first decode | second decode |\n|---|---:|---:|---:|"
+    );
+    for (name, compile, first, second) in &latency {
+        println!("| {name} | {compile:?} | {first:?} | {second:?} |");
+    }
+    println!();
 
     let users = generate(2_000, 1, User::generate);
     rows.extend(run::<User>("User (2,000 docs)", &users, rounds));
@@ -227,11 +265,21 @@ fn main() {
     }
     let stats = jitson::stats();
     println!(
-        "\njitson stats: {} interpreter decodes, {} JIT decodes, {} layouts prepared, {} compiled",
+        "\njitson stats: {} interpreter decodes, {} JIT decodes, {} layouts prepared, {} root layouts compiled \
+         ({} bytes of code, {:?} compiling in total, {:?} at most)",
         stats.interpreter_decodes,
         stats.jit_decodes,
         stats.layouts_prepared,
-        stats.layouts_compiled
+        stats.layouts_compiled,
+        stats.code_bytes,
+        stats.compile_time_total,
+        stats.compile_time_max
     );
+    for (ty, why) in &stats.interpreted_layouts {
+        println!("  decoded by the interpreter inside JIT code: {ty} ({why})");
+    }
+    for (why, n) in &stats.auto_fallbacks {
+        println!("  Backend::Auto fell back to the interpreter {n} times: {why}");
+    }
     println!("all results equal: yes");
 }

@@ -117,4 +117,10 @@ fn auto_uses_the_interpreter_when_disabled_by_env() {
         *count, auto_decodes,
         "every Auto decode fell back: {after:#?}"
     );
+
+    // warm_up with Auto succeeds and compiles nothing either.
+    jitson::warm_up::<User>().expect("warm_up");
+    let warmed = jitson::stats();
+    assert_eq!(warmed.layouts_compiled, 0, "{warmed:#?}");
+    assert_eq!(warmed.jit_decodes, 0, "{warmed:#?}");
 }
