@@ -134,7 +134,8 @@ impl std::fmt::Display for CompileError {
 /// Compilation settings.
 #[derive(Default)]
 pub struct CompileOptions {
-    /// Write each function's IR (`.clif`) and disassembly (`.s`) here.
+    /// Write each function's IR (`.clif`) and disassembly (`.s`) under
+    /// `<dump_dir>/<root type>/`.
     pub dump_dir: Option<PathBuf>,
     /// Replace the executable-memory provider (tests use one that refuses).
     pub memory_provider: Option<Box<dyn JITMemoryProvider + Send>>,
@@ -246,7 +247,11 @@ pub fn compile(
             call_conv,
         );
         interpreted.extend(translated.interpreted);
-        if let Some(dir) = &options.dump_dir {
+        let dump_dir = options
+            .dump_dir
+            .as_ref()
+            .map(|d| d.join(sanitize(root.expecting)));
+        if let Some(dir) = &dump_dir {
             ctx.set_disasm(true);
             dump(dir, i, layout, &ctx, None);
         }
@@ -256,7 +261,7 @@ pub fn compile(
             .map_err(|e| CompileError::Codegen(format!("{e:?}")))?;
         if let Some(compiled) = ctx.compiled_code() {
             code_bytes += compiled.code_info().total_size as usize;
-            if let Some(dir) = &options.dump_dir {
+            if let Some(dir) = &dump_dir {
                 dump(dir, i, layout, &ctx, compiled.vcode.as_deref());
             }
         }

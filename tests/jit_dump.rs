@@ -1,0 +1,47 @@
+//! `JITSON_DUMP_IR=<dir>` writes the Cranelift IR and the disassembly of every
+//! function compiled, under a directory per root type.
+
+#[derive(jitson::Decode, Debug, PartialEq)]
+struct Dumped {
+    id: u32,
+    tags: Vec<String>,
+}
+
+#[test]
+fn dump_writes_ir_and_disassembly() {
+    if !jitson::Backend::Jit.is_available() {
+        eprintln!("NOTICE: no JIT in this build; nothing to dump");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("jitson-dump-{}", std::process::id()));
+    // SAFETY: this binary's only test sets the variable before any other thread
+    // reads the environment.
+    unsafe { std::env::set_var("JITSON_DUMP_IR", &dir) };
+    let v: Dumped = jitson::from_str(r#"{"id": 1, "tags": ["a"]}"#).unwrap();
+    assert_eq!(
+        v,
+        Dumped {
+            id: 1,
+            tags: vec!["a".into()]
+        }
+    );
+    let root = dir.join("struct_Dumped");
+    let files: Vec<String> = std::fs::read_dir(&root)
+        .expect("dump directory")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let clif = std::fs::read_to_string(root.join("struct_Dumped_0.clif")).expect("IR of the root");
+    assert!(
+        clif.contains("function") && clif.contains("call_indirect"),
+        "{clif}"
+    );
+    let asm =
+        std::fs::read_to_string(root.join("struct_Dumped_0.s")).expect("disassembly of the root");
+    assert!(!asm.is_empty());
+    assert_eq!(
+        files.len(),
+        2,
+        "one function (the Vec and strings are inline): {files:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
