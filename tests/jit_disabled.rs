@@ -118,9 +118,11 @@ fn auto_uses_the_interpreter_when_disabled_by_env() {
         "every Auto decode fell back: {after:#?}"
     );
 
-    // warm_up with Auto succeeds and compiles nothing either.
+    // warm_up with Auto succeeds, compiles nothing, and (decoding nothing) counts
+    // no fallback.
     jitson::warm_up::<User>().expect("warm_up");
     let warmed = jitson::stats();
     assert_eq!(warmed.layouts_compiled, 0, "{warmed:#?}");
     assert_eq!(warmed.jit_decodes, 0, "{warmed:#?}");
+    assert_eq!(warmed.auto_fallbacks, after.auto_fallbacks, "{warmed:#?}");
 }

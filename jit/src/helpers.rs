@@ -119,6 +119,43 @@ pub(crate) extern "C" fn allocation_failed(size: usize) -> ! {
     )
 }
 
+/// Converts the text of a well-formed JSON number (`ptr[..len]`, already scanned
+/// by generated code) to the nearest f64 (fast-float2, correctly rounded) and
+/// writes it to `dst`. `false` if the value is infinite (the interpreter then
+/// reports it) or the text is not a number.
+///
+/// # Safety
+/// `ptr[..len]` is readable; `dst` is valid for an f64 write.
+pub(crate) unsafe extern "C" fn parse_f64(ptr: *const u8, len: usize, dst: *mut u8) -> bool {
+    // SAFETY: as the caller guarantees.
+    let text = unsafe { std::slice::from_raw_parts(ptr, len) };
+    match fast_float2::parse::<f64, _>(text) {
+        Ok(v) if v.is_finite() => {
+            // SAFETY: as the caller guarantees.
+            unsafe { dst.cast::<f64>().write(v) };
+            true
+        }
+        _ => false,
+    }
+}
+
+/// [`parse_f64`] for f32, rounded once, directly.
+///
+/// # Safety
+/// `ptr[..len]` is readable; `dst` is valid for an f32 write.
+pub(crate) unsafe extern "C" fn parse_f32(ptr: *const u8, len: usize, dst: *mut u8) -> bool {
+    // SAFETY: as the caller guarantees.
+    let text = unsafe { std::slice::from_raw_parts(ptr, len) };
+    match fast_float2::parse::<f32, _>(text) {
+        Ok(v) if v.is_finite() => {
+            // SAFETY: as the caller guarantees.
+            unsafe { dst.cast::<f32>().write(v) };
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Powers of ten exact in f64, for the float fast path.
 pub(crate) static F64_POW10: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,

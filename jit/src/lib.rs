@@ -77,8 +77,20 @@ use jitson_core::layout::{Kind, TypeLayout};
 
 pub use helpers::JitState;
 
-/// A compiled decoder for one root layout.
+/// The module that owns a `Compiled`'s code and data.
+struct OwnedModule(JITModule);
+
+// SAFETY: after `finalize_definitions` the module is never used again except to
+// free it in `Compiled::drop`, which takes `&mut self` (so no other thread holds a
+// reference); the code it owns is immutable and may run on any thread.
+unsafe impl Send for OwnedModule {}
+// SAFETY: as above; shared references never touch the module.
+unsafe impl Sync for OwnedModule {}
+
+/// A compiled decoder for one root layout. Owns its machine code: dropping it
+/// frees the code (the facade keeps every `Compiled` for the life of the process).
 pub struct Compiled {
+    module: Option<OwnedModule>,
     entry: EntryFn,
     /// Machine code bytes of all functions compiled for the root.
     pub code_bytes: usize,
@@ -93,6 +105,17 @@ pub struct Compiled {
 
 /// The signature of every generated function.
 pub type EntryFn = unsafe extern "C" fn(state: *mut JitState, dst: *mut u8) -> bool;
+
+impl Drop for Compiled {
+    fn drop(&mut self) {
+        if let Some(OwnedModule(module)) = self.module.take() {
+            // SAFETY: `call` borrows `self`, so no generated function of this
+            // module is running while `self` is dropped, and `entry` (the only
+            // pointer into the code handed out) dies with `self`.
+            unsafe { module.free_memory() };
+        }
+    }
+}
 
 impl Compiled {
     /// Decodes one value at `state.pos` into `dst` (see the crate docs).
@@ -274,12 +297,10 @@ pub fn compile(
     // SAFETY: the root function was defined with the `EntryFn` signature (two
     // pointers in, a bool out, the host's C calling convention).
     let entry: EntryFn = unsafe { std::mem::transmute::<*const u8, EntryFn>(entry_ptr) };
-    // The code must outlive every `Compiled` handle, which the facade caches for
-    // the life of the process: the module is never freed.
-    std::mem::forget(module);
     interpreted.sort();
     interpreted.dedup();
     Ok(Compiled {
+        module: Some(OwnedModule(module)),
         entry,
         code_bytes,
         compile_time: started.elapsed(),

@@ -121,6 +121,7 @@ impl FnTranslator<'_, '_> {
         count: cranelift_frontend::Variable,
         max: i64,
         slow: Block,
+        too_long: Block,
     ) -> (Value, Value) {
         let c = self.peek_or(slow);
         let neg = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b'-'));
@@ -131,7 +132,7 @@ impl FnTranslator<'_, '_> {
         let zero = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(acc, zero);
         self.b.def_var(count, zero);
-        self.emit_digits(acc, count, max, slow);
+        self.emit_digits(acc, count, max, too_long);
         let n = self.b.use_var(count);
         let none = self.b.ins().icmp_imm_s(IntCC::Equal, n, 0);
         let some = self.b.create_block();
@@ -166,7 +167,7 @@ impl FnTranslator<'_, '_> {
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
         let acc = self.b.declare_var(types::I64);
         let count = self.b.declare_var(types::I64);
-        let (neg, _) = self.emit_sign_and_int_part(acc, count, MAX_INT_DIGITS, slow);
+        let (neg, _) = self.emit_sign_and_int_part(acc, count, MAX_INT_DIGITS, slow, slow);
         self.reject_next_byte(b".eE", slow);
         let a = self.b.use_var(acc);
         // Magnitude limits; the accumulator holds at most 18 digits, below 2^63.
@@ -204,19 +205,21 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(cont);
     }
 
-    /// A decimal number on Clinger's exact fast path: at most 19 significant
-    /// digits, a significand below 2^53 (2^24 for f32), at most 22 (10) fraction
-    /// digits and no exponent part; one correctly rounded division then gives the
-    /// correctly rounded value. Everything else goes to the interpreter
-    /// (fast-float2 behind it).
+    /// A decimal number. Fast path (Clinger 1990): at most 19 significant digits,
+    /// a significand below 2^53 (2^24 for f32), at most 22 (10) fraction digits and
+    /// no exponent part: one correctly rounded division by an exact power of ten
+    /// gives the correctly rounded value. Any other well-formed number is scanned
+    /// in IR and converted by fast-float2 (`helpers::parse_f64` / `parse_f32`,
+    /// correctly rounded); malformed or infinite ones go to the interpreter.
     pub(crate) fn emit_float(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
         let is_f32 = matches!(layout.kind, Kind::F32);
-        let (fty, mant_limit, max_frac, table) = if is_f32 {
+        let (fty, mant_limit, max_frac, table, text_fn) = if is_f32 {
             (
                 types::F32,
                 1i64 << 24,
                 10,
                 helpers::F32_POW10.as_ptr() as usize,
+                helpers::parse_f32 as *const () as usize,
             )
         } else {
             (
@@ -224,13 +227,22 @@ impl FnTranslator<'_, '_> {
                 1i64 << 53,
                 22,
                 helpers::F64_POW10.as_ptr() as usize,
+                helpers::parse_f64 as *const () as usize,
             )
         };
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        // Numbers the fast path cannot take: the rest of the integer part (and a
+        // fraction), or the rest of the fraction, or an exponent; then the text.
+        let (long_int, long_frac, text) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
         let acc = self.b.declare_var(types::I64);
         let count = self.b.declare_var(types::I64);
-        let (neg, _) = self.emit_sign_and_int_part(acc, count, MAX_FLOAT_DIGITS, slow);
+        let (neg, first) =
+            self.emit_sign_and_int_part(acc, count, MAX_FLOAT_DIGITS, slow, long_int);
 
         // Optional fraction.
         let frac_digits = self.b.declare_var(types::I64);
@@ -252,7 +264,7 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(fraction);
         self.advance(1);
         let before = self.b.use_var(count);
-        self.emit_digits(acc, count, MAX_FLOAT_DIGITS, slow);
+        self.emit_digits(acc, count, MAX_FLOAT_DIGITS, long_frac);
         let total = self.b.use_var(count);
         let n = self.b.ins().isub(total, before);
         self.b.def_var(frac_digits, n);
@@ -263,7 +275,7 @@ impl FnTranslator<'_, '_> {
         self.b.ins().jump(after, &[]);
 
         self.b.switch_to_block(after);
-        self.reject_next_byte(b"eE", slow);
+        self.reject_next_byte(b"eE", long_frac);
         let m = self.b.use_var(acc);
         let f = self.b.use_var(frac_digits);
         let small_m = self
@@ -276,7 +288,7 @@ impl FnTranslator<'_, '_> {
             .icmp_imm_s(IntCC::SignedLessThanOrEqual, f, max_frac);
         let fast = self.b.ins().band(small_m, small_f);
         let compute = self.b.create_block();
-        self.b.ins().brif(fast, compute, &[], slow, &[]);
+        self.b.ins().brif(fast, compute, &[], text, &[]);
 
         self.b.switch_to_block(compute);
         let mf = self.b.ins().fcvt_from_uint(fty, m);
@@ -294,8 +306,143 @@ impl FnTranslator<'_, '_> {
         self.b.ins().store(state_flags(), v, dst, 0);
         self.b.ins().jump(cont, &[]);
 
+        // More than 19 digits so far: a leading zero cannot start them (`0` must
+        // stand alone), then scan the rest of the grammar.
+        self.b.switch_to_block(long_int);
+        self.b.set_cold_block(long_int);
+        let lead = self.byte_at(first);
+        self.expect_not_byte(lead, b'0', slow);
+        self.emit_number_tail(true, slow);
+        self.b.ins().jump(text, &[]);
+        self.b.switch_to_block(long_frac);
+        self.b.set_cold_block(long_frac);
+        self.emit_number_tail(false, slow);
+        self.b.ins().jump(text, &[]);
+
+        // A well-formed number in `number_start..pos`: convert its text.
+        self.b.switch_to_block(text);
+        // `first` and `neg` are defined before the digits, so they dominate here.
+        let neg64 = self.b.ins().uextend(types::I64, neg);
+        let number_start = self.b.ins().isub(first, neg64);
+        let end = self.get_pos();
+        let ptr = self.b.ins().iadd(self.input, number_start);
+        let len = self.b.ins().isub(end, number_start);
+        let ok = self
+            .call_addr(text_fn, &[PTR, PTR, PTR], Some(types::I8), &[ptr, len, dst])
+            .expect("returns bool");
+        self.b.ins().brif(ok, cont, &[], slow, &[]);
+
         self.b.switch_to_block(slow);
         self.emit_interpret(layout, dst, start, cont, unwind);
         self.b.switch_to_block(cont);
+    }
+
+    /// Continues only if `c != ch`; otherwise jumps to `other`.
+    fn expect_not_byte(&mut self, c: Value, ch: u8, other: Block) {
+        let no = self.b.create_block();
+        let is = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(ch));
+        self.b.ins().brif(is, other, &[], no, &[]);
+        self.b.switch_to_block(no);
+    }
+
+    /// Skips `[0-9]*` and returns how many digits were skipped.
+    fn emit_skip_digits(&mut self) -> Value {
+        let start = self.get_pos();
+        let (head, check, body, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let p = self.get_pos();
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
+        self.b.ins().brif(inside, check, &[], done, &[]);
+        self.b.switch_to_block(check);
+        let c = self.byte_at(p);
+        let d = self.b.ins().iadd_imm_s(c, -i64::from(b'0'));
+        let is_digit = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, d, 9);
+        self.b.ins().brif(is_digit, body, &[], done, &[]);
+        self.b.switch_to_block(body);
+        let next = self.b.ins().iadd_imm_s(p, 1);
+        self.set_pos(next);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(done);
+        let end = self.get_pos();
+        self.b.ins().isub(end, start)
+    }
+
+    /// The rest of a number's grammar from inside its integer part (`in_int`) or
+    /// its fraction: digits, then (integer part only) `.` and at least one digit,
+    /// then optionally `e`/`E`, a sign and at least one digit. Anything malformed
+    /// goes to `slow`.
+    fn emit_number_tail(&mut self, in_int: bool, slow: Block) {
+        self.emit_skip_digits();
+        if in_int {
+            let p = self.get_pos();
+            let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
+            let (check, dot, after) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            self.b.ins().brif(inside, check, &[], after, &[]);
+            self.b.switch_to_block(check);
+            let c = self.byte_at(p);
+            let is_dot = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b'.'));
+            self.b.ins().brif(is_dot, dot, &[], after, &[]);
+            self.b.switch_to_block(dot);
+            self.advance(1);
+            let n = self.emit_skip_digits();
+            let some = self.b.create_block();
+            self.b.ins().brif(n, some, &[], slow, &[]);
+            self.b.switch_to_block(some);
+            self.b.ins().jump(after, &[]);
+            self.b.switch_to_block(after);
+        }
+        let p = self.get_pos();
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
+        let (check, exp, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(inside, check, &[], done, &[]);
+        self.b.switch_to_block(check);
+        let c = self.byte_at(p);
+        let lower = self.b.ins().bor_imm_s(c, 0x20);
+        let is_e = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, lower, i64::from(b'e'));
+        self.b.ins().brif(is_e, exp, &[], done, &[]);
+        self.b.switch_to_block(exp);
+        self.advance(1);
+        // An optional sign.
+        let p = self.get_pos();
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
+        let (sign_check, sign, digits) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(inside, sign_check, &[], slow, &[]);
+        self.b.switch_to_block(sign_check);
+        let c = self.byte_at(p);
+        let plus = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b'+'));
+        let minus = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b'-'));
+        let signed = self.b.ins().bor(plus, minus);
+        self.b.ins().brif(signed, sign, &[], digits, &[]);
+        self.b.switch_to_block(sign);
+        self.advance(1);
+        self.b.ins().jump(digits, &[]);
+        self.b.switch_to_block(digits);
+        let n = self.emit_skip_digits();
+        self.b.ins().brif(n, done, &[], slow, &[]);
+        self.b.switch_to_block(done);
     }
 }
