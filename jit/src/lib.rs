@@ -220,6 +220,8 @@ fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
             Kind::Option(o) => stack.push(((o.some)(), true)),
             Kind::Box(b) => stack.push(((b.inner)(), true)),
             Kind::Vec(v) => stack.push(((v.elem)(), false)),
+            Kind::Map(m) => stack.push(((m.value)(), true)),
+            Kind::Array(a) => stack.push(((a.elem)(), false)),
             _ => {}
         }
     }

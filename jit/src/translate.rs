@@ -278,10 +278,34 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             .ins()
             .brif(is_ws, skip, &[], done, &[BlockArg::Value(c)]);
 
+        // After one whitespace byte, skip runs of eight spaces at once
+        // (indentation), then continue byte by byte.
         self.b.switch_to_block(skip);
+        self.b.set_cold_block(skip);
         let next = self.b.ins().iadd_imm_s(p, 1);
         self.set_pos(next);
-        self.b.ins().jump(head, &[]);
+        let (spaces, wide) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().jump(spaces, &[]);
+        self.b.switch_to_block(spaces);
+        let q = self.get_pos();
+        let end = self.b.ins().iadd_imm_s(q, 8);
+        let fits = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, end, self.len);
+        self.b.ins().brif(fits, wide, &[], head, &[]);
+        self.b.switch_to_block(wide);
+        let addr = self.b.ins().iadd(self.input, q);
+        let w = self.b.ins().load(types::I64, input_flags(), addr, 0);
+        let all_spaces = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, w, 0x2020_2020_2020_2020);
+        let advance8 = self.b.create_block();
+        self.b.ins().brif(all_spaces, advance8, &[], head, &[]);
+        self.b.switch_to_block(advance8);
+        self.set_pos(end);
+        self.b.ins().jump(spaces, &[]);
 
         self.b.switch_to_block(done);
         byte
@@ -479,12 +503,10 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             Kind::Box(bx) => self.emit_box(bx, dst, unwind),
             Kind::Vec(v) => self.emit_vec(layout, v, dst, unwind),
             Kind::Struct(_) => self.emit_call_function(layout, dst, unwind),
-            Kind::Char
-            | Kind::RawValue(_)
-            | Kind::Array(_)
-            | Kind::Map(_)
-            | Kind::Enum(_)
-            | Kind::Ignored => {
+            Kind::Map(m) => self.emit_map(layout, m, dst, unwind),
+            Kind::Enum(e) => self.emit_enum(layout, e, dst, unwind),
+            Kind::Array(a) => self.emit_array(layout, a, dst, unwind),
+            Kind::Char | Kind::RawValue(_) | Kind::Ignored => {
                 self.interpreted
                     .push((layout.expecting, kind_not_lowered(&layout.kind)));
                 let start = self.get_pos();
@@ -504,9 +526,6 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
     match kind {
         Kind::Char => "char is not lowered",
         Kind::RawValue(_) => "RawValue is not lowered",
-        Kind::Array(_) => "fixed-size arrays are not lowered",
-        Kind::Map(_) => "maps are not lowered",
-        Kind::Enum(_) => "enums are not lowered",
         _ => "ignored values are skipped by the interpreter",
     }
 }

@@ -1,4 +1,4 @@
-//! `Vec<T>`. Twin: `fallback/src/kind/seq.rs`.
+//! `Vec<T>` and `[T; N]`. Twin: `fallback/src/kind/seq.rs`.
 //!
 //! The element loop runs in IR with the vector's buffer pointer, length and
 //! capacity in variables; it calls the layout's functions only to grow (after
@@ -6,7 +6,7 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
-use jitson_core::layout::{TypeLayout, VecLayout};
+use jitson_core::layout::{ArrayLayout, TypeLayout, VecLayout};
 
 use crate::helpers;
 use crate::translate::{FnTranslator, PTR};
@@ -147,6 +147,103 @@ impl FnTranslator<'_, '_> {
             self.call_addr(vec.set_len as usize, &[PTR, PTR], None, &[dst, n]);
             if let Some(drop) = layout.drop {
                 self.call_drop(drop, dst);
+            }
+            self.store_depth(depth);
+            self.b.ins().jump(target, &[]);
+        }
+
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+}
+
+impl FnTranslator<'_, '_> {
+    /// `[T; N]`: exactly `N` elements written at `dst + i * size`; any other length,
+    /// a trailing comma or an error goes to the interpreter after dropping the
+    /// elements written.
+    pub(crate) fn emit_array(
+        &mut self,
+        layout: &'static TypeLayout,
+        array: &ArrayLayout,
+        dst: Value,
+        unwind: Block,
+    ) {
+        let elem = (array.elem)();
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        let c = self.peek_or(slow);
+        self.expect_byte(c, b'[', slow);
+        let depth = self.enter(slow);
+        self.advance(1);
+        let count = self.b.declare_var(PTR);
+        let zero = self.b.ins().iconst(PTR, 0);
+        self.b.def_var(count, zero);
+        let (arr_slow, arr_unwind, close) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        if array.len == 0 {
+            let c = self.peek_or(arr_slow);
+            self.expect_byte(c, b']', arr_slow);
+            self.b.ins().jump(close, &[]);
+        } else {
+            let element = self.b.create_block();
+            self.b.ins().jump(element, &[]);
+            self.b.switch_to_block(element);
+            let i = self.b.use_var(count);
+            let offset = self.b.ins().imul_imm_s(i, elem.size as i64);
+            let slot = self.b.ins().iadd(dst, offset);
+            self.emit_value(elem, slot, arr_unwind);
+            let i = self.b.use_var(count);
+            let i = self.b.ins().iadd_imm_s(i, 1);
+            self.b.def_var(count, i);
+            let c = self.peek_or(arr_slow);
+            let (last, more) = (self.b.create_block(), self.b.create_block());
+            let full = self.b.ins().icmp_imm_s(IntCC::Equal, i, array.len as i64);
+            self.b.ins().brif(full, last, &[], more, &[]);
+            self.b.switch_to_block(last);
+            self.expect_byte(c, b']', arr_slow);
+            self.b.ins().jump(close, &[]);
+            self.b.switch_to_block(more);
+            self.expect_byte(c, b',', arr_slow);
+            self.advance(1);
+            self.b.ins().jump(element, &[]);
+        }
+
+        self.b.switch_to_block(close);
+        self.advance(1);
+        self.store_depth(depth);
+        self.b.ins().jump(cont, &[]);
+
+        // Leaving early: drop elements 0..count.
+        for (block, target) in [(arr_slow, slow), (arr_unwind, unwind)] {
+            self.b.switch_to_block(block);
+            self.b.set_cold_block(block);
+            if let Some(drop) = elem.drop {
+                let (head, body, done) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                let j = self.b.declare_var(PTR);
+                let zero = self.b.ins().iconst(PTR, 0);
+                self.b.def_var(j, zero);
+                self.b.ins().jump(head, &[]);
+                self.b.switch_to_block(head);
+                let jv = self.b.use_var(j);
+                let n = self.b.use_var(count);
+                let more = self.b.ins().icmp(IntCC::UnsignedLessThan, jv, n);
+                self.b.ins().brif(more, body, &[], done, &[]);
+                self.b.switch_to_block(body);
+                let offset = self.b.ins().imul_imm_s(jv, elem.size as i64);
+                let slot = self.b.ins().iadd(dst, offset);
+                self.call_drop(drop, slot);
+                let jv = self.b.ins().iadd_imm_s(jv, 1);
+                self.b.def_var(j, jv);
+                self.b.ins().jump(head, &[]);
+                self.b.switch_to_block(done);
             }
             self.store_depth(depth);
             self.b.ins().jump(target, &[]);

@@ -1,0 +1,163 @@
+//! String-keyed maps and unit enums. Twins: `fallback/src/kind/map.rs`,
+//! `fallback/src/kind/enum_.rs`.
+//!
+//! A map's loop runs in IR: keys without escapes are scanned (and checked to be
+//! UTF-8 when needed) in place, and each value is decoded by its own generated
+//! function, which the layout's `insert_with` calls back with a slot on its stack.
+//! An enum's string is scanned and matched against the variant names with wide
+//! compares. Escaped keys or names, `{"Variant": null}` and errors take the slow
+//! path.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
+use jitson_core::layout::{EnumLayout, MapLayout, TypeLayout};
+
+use crate::translate::{FnTranslator, PTR};
+
+impl FnTranslator<'_, '_> {
+    pub(crate) fn emit_map(
+        &mut self,
+        layout: &'static TypeLayout,
+        map: &MapLayout,
+        dst: Value,
+        unwind: Block,
+    ) {
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        let c = self.peek_or(slow);
+        self.expect_byte(c, b'{', slow);
+        let depth = self.enter(slow);
+        let created = self
+            .call_addr(map.new as usize, &[PTR], Some(types::I8), &[dst])
+            .expect("returns bool");
+        let (map_slow, map_unwind, panicked, made) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(created, made, &[], panicked, &[]);
+        // The hasher's `Default` panicked: nothing was written.
+        self.b.switch_to_block(panicked);
+        self.b.set_cold_block(panicked);
+        self.store_depth(depth);
+        self.b.ins().jump(unwind, &[]);
+
+        self.b.switch_to_block(made);
+        self.advance(1);
+        let (close, member) = (self.b.create_block(), self.b.create_block());
+        let c = self.peek_or(map_slow);
+        self.branch_if_byte(c, b'}', close);
+        self.expect_byte(c, b'"', map_slow);
+        self.b.ins().jump(member, &[]);
+
+        // One member: a plain key, `:`, the value through `insert_with`.
+        self.b.switch_to_block(member);
+        self.advance(1);
+        let key_start = self.get_pos();
+        let (key_end, high) = self.emit_scan_plain_string(map_slow);
+        self.emit_check_utf8(key_start, key_end, high, map_slow);
+        let after_key = self.b.ins().iadd_imm_s(key_end, 1);
+        self.set_pos(after_key);
+        let c = self.peek_or(map_slow);
+        self.expect_byte(c, b':', map_slow);
+        self.advance(1);
+        let value_fn = self.func_ref((map.value)());
+        let callback = self.b.ins().func_addr(PTR, value_fn);
+        let key_ptr = self.b.ins().iadd(self.input, key_start);
+        let key_len = self.b.ins().isub(key_end, key_start);
+        self.store_pos();
+        let inserted = self
+            .call_addr(
+                map.insert_with as usize,
+                &[PTR, PTR, PTR, PTR, PTR],
+                Some(types::I8),
+                &[dst, key_ptr, key_len, callback, self.state],
+            )
+            .expect("returns bool");
+        self.load_pos();
+        let next = self.b.create_block();
+        self.b.ins().brif(inserted, next, &[], map_unwind, &[]);
+
+        self.b.switch_to_block(next);
+        let c = self.peek_or(map_slow);
+        self.branch_if_byte(c, b'}', close);
+        self.expect_byte(c, b',', map_slow);
+        self.advance(1);
+        let c = self.peek_or(map_slow);
+        self.expect_byte(c, b'"', map_slow);
+        self.b.ins().jump(member, &[]);
+
+        self.b.switch_to_block(close);
+        self.advance(1);
+        self.store_depth(depth);
+        self.b.ins().jump(cont, &[]);
+
+        // Leaving early with the map live: drop it whole.
+        for (block, target) in [(map_slow, slow), (map_unwind, unwind)] {
+            self.b.switch_to_block(block);
+            self.b.set_cold_block(block);
+            if let Some(drop) = layout.drop {
+                self.call_drop(drop, dst);
+            }
+            self.store_depth(depth);
+            self.b.ins().jump(target, &[]);
+        }
+
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+
+    pub(crate) fn emit_enum(
+        &mut self,
+        layout: &'static TypeLayout,
+        en: &EnumLayout,
+        dst: Value,
+        unwind: Block,
+    ) {
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        let c = self.peek_or(slow);
+        self.expect_byte(c, b'"', slow);
+        self.advance(1);
+        let text_start = self.get_pos();
+        let (end, _high) = self.emit_scan_plain_string(slow);
+        let len = self.b.ins().isub(end, text_start);
+        let names = en.variants.iter().enumerate().flat_map(|(i, v)| {
+            std::iter::once(v.name)
+                .chain(v.aliases.iter().copied())
+                .map(move |name| (name, i))
+        });
+        for (name, index) in names {
+            // Raw bytes equal to a name containing `"`, `\` or a control byte
+            // cannot occur in a string without escapes, so every name is safe here.
+            let (same_len, matched, next) = (
+                self.b.create_block(),
+                self.b.create_block(),
+                self.b.create_block(),
+            );
+            let is_len = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::Equal, len, name.len() as i64);
+            self.b.ins().brif(is_len, same_len, &[], next, &[]);
+            self.b.switch_to_block(same_len);
+            let eq = self.bytes_equal(text_start, name.as_bytes());
+            self.b.ins().brif(eq, matched, &[], next, &[]);
+            self.b.switch_to_block(matched);
+            let after = self.b.ins().iadd_imm_s(end, 1);
+            self.set_pos(after);
+            let index = self.b.ins().iconst(PTR, index as i64);
+            self.call_addr(en.write as usize, &[PTR, PTR], None, &[dst, index]);
+            self.b.ins().jump(cont, &[]);
+            self.b.switch_to_block(next);
+        }
+        // An unknown name (or a name only reachable through escapes).
+        self.b.ins().jump(slow, &[]);
+
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+}
