@@ -389,3 +389,55 @@ fn warm_up_and_stats() {
         assert_eq!(e.kind(), ErrorKind::BackendUnavailable);
     }
 }
+
+/// Every string length around the 8- and 16-byte scanning steps, with an escape,
+/// a non-ASCII character, a control byte or invalid UTF-8 at every position.
+#[test]
+fn strings_at_every_length_and_position() {
+    for len in 0..40 {
+        let plain = "a".repeat(len);
+        assert_eq!(ok::<String>(&format!("\"{plain}\"")), plain);
+        for at in 0..len {
+            let mut escaped = plain.clone();
+            escaped.replace_range(at..at + 1, "\\n");
+            let mut expected = plain.clone();
+            expected.replace_range(at..at + 1, "\n");
+            assert_eq!(ok::<String>(&format!("\"{escaped}\"")), expected);
+            let mut wide = plain.clone();
+            wide.replace_range(at..at + 1, "é");
+            assert_eq!(
+                ok::<Vec<String>>(&format!("[\"{wide}\", \"{plain}\"]")),
+                vec![wide.clone(), plain.clone()]
+            );
+            let mut control = plain.clone().into_bytes();
+            control[at] = 0x1f;
+            assert_eq!(
+                err::<String>(&[b"\"", &control[..], b"\""].concat()).kind(),
+                ErrorKind::Syntax
+            );
+            let mut invalid = plain.clone().into_bytes();
+            invalid[at] = 0xff;
+            let doc = [b"\"", &invalid[..], b"\""].concat();
+            let e = jitson::Decoder::<String>::new()
+                .decode_slice(&doc)
+                .unwrap_err();
+            assert_eq!((e.kind(), e.offset()), (ErrorKind::InvalidUtf8, at + 1));
+            for backend in common::backends() {
+                let e = jitson::Decoder::<String>::with_backend(backend)
+                    .decode_slice(&doc)
+                    .unwrap_err();
+                assert_eq!(
+                    (e.kind(), e.offset()),
+                    (ErrorKind::InvalidUtf8, at + 1),
+                    "{}",
+                    backend.name()
+                );
+            }
+        }
+        // Unterminated, cut at every length.
+        assert_eq!(
+            err::<String>(format!("\"{plain}").as_bytes()).kind(),
+            ErrorKind::UnexpectedEnd
+        );
+    }
+}
