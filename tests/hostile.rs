@@ -1,0 +1,115 @@
+//! Hostile input, through every backend (see `common::decode`): extreme nesting,
+//! huge values, every byte value, extreme numbers, invalid UTF-8 everywhere.
+//! Nothing may panic, overflow the stack, leak, or disagree between backends.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{err, ok};
+use jitson::{Decode, ErrorKind, IgnoredAny, RawValue};
+
+#[derive(Decode, Debug, PartialEq)]
+struct Small {
+    a: u8,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Node {
+    children: Vec<Node>,
+    next: Option<Box<Node>>,
+}
+
+#[test]
+fn deep_nesting_is_skipped_or_limited() {
+    let deep_array = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let deep_object = format!("{}1{}", "{\"k\":".repeat(100_000), "}".repeat(100_000));
+    for deep in [&deep_array, &deep_object] {
+        // Inside an unknown field: skipped, like serde_json.
+        assert_eq!(ok::<Small>(&format!("{{\"x\": {deep}, \"a\": 1}}")), Small { a: 1 });
+        assert!(ok::<RawValue>(deep).get().len() == deep.len());
+        assert_eq!(ok::<IgnoredAny>(deep), IgnoredAny);
+    }
+    // Inside a decoded recursive type: the depth limit, not a stack overflow.
+    let nested = format!("{}{}", "{\"children\": [".repeat(100_000), "]}".repeat(100_000));
+    assert_eq!(err::<Node>(nested.as_bytes()).kind(), ErrorKind::DepthLimit);
+    let boxed = format!("{}null{}", "{\"children\": [], \"next\": ".repeat(100_000), "}".repeat(100_000));
+    assert_eq!(err::<Node>(boxed.as_bytes()).kind(), ErrorKind::DepthLimit);
+    let vecs = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    // A type only four levels deep rejects the fifth as a type error, at once.
+    assert_eq!(err::<Vec<Vec<Vec<Vec<u8>>>>>(vecs.as_bytes()).kind(), ErrorKind::InvalidType);
+}
+
+#[test]
+fn huge_values() {
+    let big = "x".repeat(16 << 20);
+    assert_eq!(ok::<String>(&format!("\"{big}\"")).len(), big.len());
+    let escaped = "\\n".repeat(4 << 20);
+    assert_eq!(ok::<String>(&format!("\"{escaped}\"")).len(), 4 << 20);
+    let n = 1_000_000;
+    let array = format!("[{}0]", "1,".repeat(n));
+    let v: Vec<u8> = ok(&array);
+    assert_eq!(v.len(), n + 1);
+    let whitespace = format!("{}{{\"a\": 7}}{}", " \n\t\r".repeat(2 << 20), " ".repeat(2 << 20));
+    assert_eq!(ok::<Small>(&whitespace), Small { a: 7 });
+    assert_eq!(err::<Small>(" ".repeat(10 << 20).as_bytes()).offset(), 10 << 20);
+}
+
+#[test]
+fn every_byte_in_strings_and_keys() {
+    for b in 0u8..=255 {
+        let raw = [b'"', b, b'"'];
+        let ours = common::decode::<String>(&raw);
+        let theirs = serde_json::from_slice::<String>(&raw);
+        assert_eq!(ours.is_ok(), theirs.is_ok(), "byte {b:#04x}");
+        if let (Ok(a), Ok(c)) = (&ours, &theirs) {
+            assert_eq!(a, c);
+        }
+        let key = [&b"{\""[..], &[b], &b"\": 1}"[..]].concat();
+        let ours = common::decode::<HashMap<String, u8>>(&key);
+        let theirs = serde_json::from_slice::<HashMap<String, u8>>(&key);
+        assert_eq!(ours.is_ok(), theirs.is_ok(), "key byte {b:#04x}");
+        // As an unknown field's key, it is validated too.
+        let unknown = [&b"{\"a\": 1, \"k"[..], &[b], &b"\": 1}"[..]].concat();
+        let ours = common::decode::<Small>(&unknown);
+        assert_eq!(ours.is_ok(), b >= 0x20 && b != b'"' && b != b'\\' && b < 0x80, "unknown key byte {b:#04x}");
+        // After a backslash.
+        let escape = [b'"', b'\\', b, b'"'];
+        assert_eq!(
+            common::decode::<String>(&escape).is_ok(),
+            serde_json::from_slice::<String>(&escape).is_ok(),
+            "escape {b:#04x}"
+        );
+    }
+}
+
+#[test]
+fn extreme_numbers() {
+    let digits = "7".repeat(10_000);
+    assert_eq!(err::<f64>(digits.as_bytes()).kind(), ErrorKind::NumberOutOfRange);
+    assert_eq!(ok::<f64>(&format!("0.{digits}")), 0.777_777_777_777_777_8);
+    // Too big for any integer, so a float for serde_json, and an infinite one.
+    assert_eq!(err::<u64>(digits.as_bytes()).kind(), ErrorKind::NumberOutOfRange);
+    assert_eq!(ok::<f64>("1e-1000000000"), 0.0);
+    assert_eq!(err::<f64>(b"1e1000000000").kind(), ErrorKind::NumberOutOfRange);
+    assert_eq!(ok::<f64>("0e1000000000"), 0.0);
+    assert!(ok::<f64>("-0").is_sign_negative());
+    assert_eq!(err::<i64>(b"-0").kind(), ErrorKind::InvalidType);
+    assert_eq!(err::<f64>(b"1e400").kind(), ErrorKind::NumberOutOfRange);
+    assert_eq!(err::<f32>(b"1e39").kind(), ErrorKind::NumberOutOfRange);
+    assert!(ok::<f64>("-1e-400").is_sign_negative());
+    assert_eq!(ok::<IgnoredAny>(&format!("[{digits}e{digits}]")), IgnoredAny);
+}
+
+#[test]
+fn invalid_utf8_at_every_position() {
+    let doc = br#"{"a": 1, "s": ["x\u00e9y", "z"], "t": "q"}"#;
+    for at in 0..doc.len() {
+        for bad in [0x80u8, 0xc3, 0xff, 0xed] {
+            let mut d = doc.to_vec();
+            d[at] = bad;
+            let result = common::decode::<HashMap<String, IgnoredAny>>(&d);
+            assert!(result.is_err(), "byte {bad:#04x} at {at} accepted");
+        }
+    }
+}
