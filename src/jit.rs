@@ -106,10 +106,29 @@ cfg_jit! {
         r
     }
 
+    thread_local! {
+        /// The last decoder this thread used: most programs decode one type in a
+        /// loop, and this spares them the map lookup.
+        static LAST: std::cell::Cell<Option<(TypeId, &'static Compiled)>> = const { std::cell::Cell::new(None) };
+    }
+
     /// The compiled decoder for `layout`, compiling it on first use.
     pub(crate) fn compiled(layout: &'static TypeLayout) -> Result<&'static Compiled, &'static str> {
         let id = layout.id();
-        // Fast path: a read lock on one shard, no allocation.
+        if let Some((last_id, compiled)) = LAST.get()
+            && last_id == id
+        {
+            return Ok(compiled);
+        }
+        let result = compiled_slow(layout, id);
+        if let Ok(compiled) = result {
+            LAST.set(Some((id, compiled)));
+        }
+        result
+    }
+
+    fn compiled_slow(layout: &'static TypeLayout, id: TypeId) -> Result<&'static Compiled, &'static str> {
+        // A read lock on one shard, no allocation.
         if let Some(slot) = cache().get(&id)
             && let Some(done) = slot.get()
         {
