@@ -37,6 +37,7 @@ pub fn stash(payload: Box<dyn Any + Send>) {
 }
 
 /// Whether a payload is waiting to be resumed.
+#[inline]
 pub fn is_pending() -> bool {
     PAYLOAD.with(|slot| slot.borrow().is_some())
 }

@@ -4,7 +4,7 @@
 //! (a bug, or user code reached through the interpreter) is caught and stashed for
 //! the facade, and reported as failure.
 
-use jitson_core::layout::TypeLayout;
+use jitson_core::layout::{StructLayout, TypeLayout};
 
 /// What generated code reads and writes besides its output. `repr(C)`: generated
 /// code addresses the fields by the offsets `offset_of!` gives at compile time.
@@ -81,6 +81,38 @@ pub(crate) unsafe extern "C" fn interpret_value(
         }
     });
     ok
+}
+
+/// Resolves the key at `state.pos` (its opening quote) of an object decoded as
+/// `st`, for keys the generated code does not match itself (escapes, non-ASCII
+/// text): unescapes and validates it like the interpreter, advances `state.pos`
+/// past it, and returns the index of the first field it names, -1 for an unknown
+/// key, or -2 for a malformed one.
+///
+/// # Safety
+/// `state` is live and describes a live input; `st` is a `&'static StructLayout`.
+pub(crate) unsafe extern "C" fn resolve_key(state: *mut JitState, st: *const StructLayout) -> i64 {
+    // SAFETY: generated code passes its own live state and a layout embedded at
+    // compile time.
+    let (state, st) = unsafe { (&mut *state, &*st) };
+    // SAFETY: the state describes a live input.
+    let input = unsafe { state.input() };
+    let mut scratch = Vec::new();
+    match jitson_core::text::parse_str(input, state.pos + 1, &mut scratch, state.validate_utf8 != 0)
+    {
+        Ok((located, end)) => {
+            let key = match located {
+                jitson_core::text::StrText::Borrowed { start, end } => &input[start..end],
+                jitson_core::text::StrText::Scratch => &scratch[..],
+            };
+            state.pos = end;
+            st.fields
+                .iter()
+                .position(|f| f.matches(key))
+                .map_or(-1, |i| i as i64)
+        }
+        Err(_) => -2,
+    }
 }
 
 /// Skips one value (an unknown field's) at `state.pos`, validating it.

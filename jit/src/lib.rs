@@ -214,7 +214,7 @@ fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
             out.push(layout);
         }
         match &layout.kind {
-            Kind::Struct(st) if st.fields.len() <= translate::MAX_JIT_FIELDS => {
+            Kind::Struct(st) if translate::fits_bitmaps(st) => {
                 stack.extend(st.fields.iter().map(|f| ((f.layout)(), false)));
             }
             Kind::Option(o) => stack.push(((o.some)(), true)),

@@ -31,6 +31,11 @@ use crate::helpers::{self, JitState};
 /// the interpreter whole.
 pub(crate) const MAX_JIT_FIELDS: usize = 64;
 
+/// Whether a struct's decoded and skipped fields fit the two i64 bitmaps.
+pub(crate) fn fits_bitmaps(st: &jitson_core::layout::StructLayout) -> bool {
+    st.fields.len() <= MAX_JIT_FIELDS && st.skipped.len() <= MAX_JIT_FIELDS
+}
+
 /// The pointer-sized integer type (every JIT target is 64-bit).
 pub(crate) const PTR: Type = types::I64;
 
@@ -57,12 +62,12 @@ pub(crate) fn translate_function(
     let (state, dst) = (b.block_params(entry)[0], b.block_params(entry)[1]);
     let mut t = FnTranslator::new(b, module, ids, state, call_conv);
     match &layout.kind {
-        Kind::Struct(st) if st.fields.len() <= MAX_JIT_FIELDS => {
-            t.emit_struct_function(layout, st, dst)
-        }
+        Kind::Struct(st) if fits_bitmaps(st) => t.emit_struct_function(layout, st, dst),
         Kind::Struct(_) => {
-            t.interpreted
-                .push((layout.expecting, "more than 64 fields"));
+            t.interpreted.push((
+                layout.expecting,
+                "more than 64 decoded or 64 skipped fields",
+            ));
             t.emit_value_function(layout, dst, true);
         }
         _ => t.emit_value_function(layout, dst, false),
@@ -148,8 +153,12 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
     ) {
         let fail = self.b.create_block();
         if interpret_only {
+            // The slow path marks its block cold; never the entry block, which
+            // would move the prologue out of place.
             let start = self.get_pos();
-            let cont = self.b.create_block();
+            let (slow, cont) = (self.b.create_block(), self.b.create_block());
+            self.b.ins().jump(slow, &[]);
+            self.b.switch_to_block(slow);
             self.emit_interpret(layout, dst, start, cont, fail);
             self.b.switch_to_block(cont);
         } else {

@@ -32,10 +32,6 @@ impl FnTranslator<'_, '_> {
         st: &'static StructLayout,
         dst: Value,
     ) {
-        if st.skipped.len() > 64 {
-            self.interpreted
-                .push((layout.expecting, "more than 64 skipped fields"));
-        }
         let fields = st.fields;
         let n = fields.len();
         let start = self.get_pos();
@@ -63,21 +59,17 @@ impl FnTranslator<'_, '_> {
             }
         };
 
-        if st.skipped.len() > 64 {
-            self.b.ins().jump(bail, &[]);
-        } else {
-            // `{`, then `}` or the first key.
-            let c = self.peek_or(bail);
-            self.expect_byte(c, b'{', bail);
-            self.enter(bail);
-            self.advance(1);
-            let c = self.peek_or(bail);
-            self.branch_if_byte(c, b'}', close);
-            self.expect_byte(c, b'"', bail);
-            self.b
-                .ins()
-                .jump(if n > 0 { key_blocks[0] } else { dispatch }, &[]);
-        }
+        // `{`, then `}` or the first key.
+        let c = self.peek_or(bail);
+        self.expect_byte(c, b'{', bail);
+        self.enter(bail);
+        self.advance(1);
+        let c = self.peek_or(bail);
+        self.branch_if_byte(c, b'}', close);
+        self.expect_byte(c, b'"', bail);
+        self.b
+            .ins()
+            .jump(if n > 0 { key_blocks[0] } else { dispatch }, &[]);
 
         // Speculation: the key at `pos` (an opening quote) is field i's name.
         for (i, field) in fields.iter().enumerate() {
@@ -118,9 +110,14 @@ impl FnTranslator<'_, '_> {
 
         // Dispatch: scan the key, match it by length and content.
         self.b.switch_to_block(dispatch);
+        let key_quote = self.get_pos();
         self.advance(1);
         let key_start = self.get_pos();
-        let (key_end, high) = self.emit_scan_plain_string(bail);
+        // Keys with escapes (or anything unusual) are resolved by a helper, which
+        // unescapes them and continues here: no whole-struct slow path, so a
+        // document full of escaped keys costs no re-decoding.
+        let resolve = self.b.create_block();
+        let (key_end, high) = self.emit_scan_plain_string(resolve);
         self.advance(1);
         let key_len = self.b.ins().isub(key_end, key_start);
         let mut names: Vec<(&str, usize)> = Vec::new();
@@ -155,16 +152,53 @@ impl FnTranslator<'_, '_> {
         // An unknown key: skip its value (validated), unless denied. Keys with
         // non-ASCII bytes take the slow path, which validates them.
         self.b.switch_to_block(unknown);
+        let non_ascii = self
+            .b
+            .ins()
+            .band_imm_s(high, 0x8080_8080_8080_8080_u64 as i64);
+        let (plain_unknown, checked_unknown) = (self.b.create_block(), self.b.create_block());
+        self.b
+            .ins()
+            .brif(non_ascii, resolve, &[], plain_unknown, &[]);
+        self.b.switch_to_block(plain_unknown);
+        self.b.ins().jump(checked_unknown, &[]);
+
+        // The helper: `pos` back on the key's quote; it returns the field index,
+        // -1 for an unknown key (checked to be UTF-8), or -2 for a malformed key.
+        self.b.switch_to_block(resolve);
+        self.b.set_cold_block(resolve);
+        self.set_pos(key_quote);
+        self.store_pos();
+        let st_ptr = self.const_ptr(st as *const StructLayout);
+        let index = self
+            .call_addr(
+                helpers::resolve_key as *const () as usize,
+                &[PTR, PTR],
+                Some(types::I64),
+                &[self.state, st_ptr],
+            )
+            .expect("returns the index");
+        self.load_pos();
+        let mut switch = cranelift_frontend::Switch::new();
+        for (i, block) in value_blocks.iter().enumerate() {
+            switch.set_entry(i as u128, *block);
+        }
+        let (not_field, resolved_unknown) = (self.b.create_block(), self.b.create_block());
+        switch.emit(&mut self.b, index, not_field);
+        self.b.switch_to_block(not_field);
+        let is_unknown = self.b.ins().icmp_imm_s(IntCC::Equal, index, -1);
+        self.b
+            .ins()
+            .brif(is_unknown, resolved_unknown, &[], bail, &[]);
+        self.b.switch_to_block(resolved_unknown);
+        self.b.ins().jump(checked_unknown, &[]);
+
+        // An unknown key whose text is valid: skip its value (validated), unless
+        // unknown fields are denied (then the interpreter reports it).
+        self.b.switch_to_block(checked_unknown);
         if st.deny_unknown_fields {
             self.b.ins().jump(bail, &[]);
         } else {
-            let non_ascii = self
-                .b
-                .ins()
-                .band_imm_s(high, 0x8080_8080_8080_8080_u64 as i64);
-            let plain_key = self.b.create_block();
-            self.b.ins().brif(non_ascii, bail, &[], plain_key, &[]);
-            self.b.switch_to_block(plain_key);
             self.emit_colon(bail);
             self.store_pos();
             let ok = self
