@@ -26,18 +26,32 @@ fn deep_nesting_is_skipped_or_limited() {
     let deep_object = format!("{}1{}", "{\"k\":".repeat(100_000), "}".repeat(100_000));
     for deep in [&deep_array, &deep_object] {
         // Inside an unknown field: skipped, like serde_json.
-        assert_eq!(ok::<Small>(&format!("{{\"x\": {deep}, \"a\": 1}}")), Small { a: 1 });
+        assert_eq!(
+            ok::<Small>(&format!("{{\"x\": {deep}, \"a\": 1}}")),
+            Small { a: 1 }
+        );
         assert!(ok::<RawValue>(deep).get().len() == deep.len());
         assert_eq!(ok::<IgnoredAny>(deep), IgnoredAny);
     }
     // Inside a decoded recursive type: the depth limit, not a stack overflow.
-    let nested = format!("{}{}", "{\"children\": [".repeat(100_000), "]}".repeat(100_000));
+    let nested = format!(
+        "{}{}",
+        "{\"children\": [".repeat(100_000),
+        "]}".repeat(100_000)
+    );
     assert_eq!(err::<Node>(nested.as_bytes()).kind(), ErrorKind::DepthLimit);
-    let boxed = format!("{}null{}", "{\"children\": [], \"next\": ".repeat(100_000), "}".repeat(100_000));
+    let boxed = format!(
+        "{}null{}",
+        "{\"children\": [], \"next\": ".repeat(100_000),
+        "}".repeat(100_000)
+    );
     assert_eq!(err::<Node>(boxed.as_bytes()).kind(), ErrorKind::DepthLimit);
     let vecs = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     // A type only four levels deep rejects the fifth as a type error, at once.
-    assert_eq!(err::<Vec<Vec<Vec<Vec<u8>>>>>(vecs.as_bytes()).kind(), ErrorKind::InvalidType);
+    assert_eq!(
+        err::<Vec<Vec<Vec<Vec<u8>>>>>(vecs.as_bytes()).kind(),
+        ErrorKind::InvalidType
+    );
 }
 
 #[test]
@@ -50,9 +64,16 @@ fn huge_values() {
     let array = format!("[{}0]", "1,".repeat(n));
     let v: Vec<u8> = ok(&array);
     assert_eq!(v.len(), n + 1);
-    let whitespace = format!("{}{{\"a\": 7}}{}", " \n\t\r".repeat(2 << 20), " ".repeat(2 << 20));
+    let whitespace = format!(
+        "{}{{\"a\": 7}}{}",
+        " \n\t\r".repeat(2 << 20),
+        " ".repeat(2 << 20)
+    );
     assert_eq!(ok::<Small>(&whitespace), Small { a: 7 });
-    assert_eq!(err::<Small>(" ".repeat(10 << 20).as_bytes()).offset(), 10 << 20);
+    assert_eq!(
+        err::<Small>(" ".repeat(10 << 20).as_bytes()).offset(),
+        10 << 20
+    );
 }
 
 #[test]
@@ -72,7 +93,11 @@ fn every_byte_in_strings_and_keys() {
         // As an unknown field's key, it is validated too.
         let unknown = [&b"{\"a\": 1, \"k"[..], &[b], &b"\": 1}"[..]].concat();
         let ours = common::decode::<Small>(&unknown);
-        assert_eq!(ours.is_ok(), b >= 0x20 && b != b'"' && b != b'\\' && b < 0x80, "unknown key byte {b:#04x}");
+        assert_eq!(
+            ours.is_ok(),
+            b >= 0x20 && b != b'"' && b != b'\\' && b < 0x80,
+            "unknown key byte {b:#04x}"
+        );
         // After a backslash.
         let escape = [b'"', b'\\', b, b'"'];
         assert_eq!(
@@ -86,19 +111,31 @@ fn every_byte_in_strings_and_keys() {
 #[test]
 fn extreme_numbers() {
     let digits = "7".repeat(10_000);
-    assert_eq!(err::<f64>(digits.as_bytes()).kind(), ErrorKind::NumberOutOfRange);
+    assert_eq!(
+        err::<f64>(digits.as_bytes()).kind(),
+        ErrorKind::NumberOutOfRange
+    );
     assert_eq!(ok::<f64>(&format!("0.{digits}")), 0.777_777_777_777_777_8);
     // Too big for any integer, so a float for serde_json, and an infinite one.
-    assert_eq!(err::<u64>(digits.as_bytes()).kind(), ErrorKind::NumberOutOfRange);
+    assert_eq!(
+        err::<u64>(digits.as_bytes()).kind(),
+        ErrorKind::NumberOutOfRange
+    );
     assert_eq!(ok::<f64>("1e-1000000000"), 0.0);
-    assert_eq!(err::<f64>(b"1e1000000000").kind(), ErrorKind::NumberOutOfRange);
+    assert_eq!(
+        err::<f64>(b"1e1000000000").kind(),
+        ErrorKind::NumberOutOfRange
+    );
     assert_eq!(ok::<f64>("0e1000000000"), 0.0);
     assert!(ok::<f64>("-0").is_sign_negative());
     assert_eq!(err::<i64>(b"-0").kind(), ErrorKind::InvalidType);
     assert_eq!(err::<f64>(b"1e400").kind(), ErrorKind::NumberOutOfRange);
     assert_eq!(err::<f32>(b"1e39").kind(), ErrorKind::NumberOutOfRange);
     assert!(ok::<f64>("-1e-400").is_sign_negative());
-    assert_eq!(ok::<IgnoredAny>(&format!("[{digits}e{digits}]")), IgnoredAny);
+    assert_eq!(
+        ok::<IgnoredAny>(&format!("[{digits}e{digits}]")),
+        IgnoredAny
+    );
 }
 
 #[test]
