@@ -1,5 +1,6 @@
-//! The main job: decode the same data with every jitson backend and with serde_json,
-//! check that every result is equal, and print how fast each was.
+//! The main job: decode the same data with every jitson backend, serde_json,
+//! sonic-rs and simd-json, check that every result is equal, and print how fast
+//! each was and how much it allocated.
 //!
 //! Data: thousands of generated seed-type documents (`User`, `Order`, `Account`, and
 //! an array of 1,000 `Order`s), built here deterministically; and, when
@@ -7,9 +8,25 @@
 //! canada.json decoded into all-fields models whose every struct denies unknown
 //! fields (so nothing is skipped).
 //!
-//! Timing: the contenders are interleaved round by round (these machines are noisy)
-//! and the table shows medians; "vs serde" is the median of the per-round ratios
+//! Contenders: `jitson::from_slice` and `jitson::from_str` with each backend,
+//! `serde_json::from_slice`, `serde_json::from_str`, `sonic_rs::from_slice`, and
+//! simd-json's serde API, which parses in place and so needs a mutable copy of the
+//! input: `simd_json::serde::from_slice` decodes a copy made outside the timing,
+//! `simd_json::serde::from_slice (copy)` pays for the copy too. sonic-rs and
+//! simd-json decode through the same `#[derive(Deserialize)]` impls as serde_json.
+//!
+//! Timing: the contenders are interleaved round by round (these machines are noisy;
+//! in each round every contender decodes the data set as many times over as
+//! serde_json::from_slice needs to take 20 ms) and the table shows medians; "vs serde" is the median of the per-round ratios
 //! serde_json::from_slice time / contender time (higher is faster), with its range.
+//!
+//! Allocations: a counting global allocator, switched on for one separate, untimed
+//! pass over the data per contender. `allocs/op` counts the calls that obtain memory
+//! (`alloc`, `alloc_zeroed`, `realloc`), `bytes/op` the bytes they ask for (a
+//! `realloc` counts its new size), and `owned/op` the heap blocks still live after
+//! the decode while the value is kept: the blocks the value owns. A decoder that
+//! allocates each `String`, `Vec` and `Box` once, at its final size, and nothing
+//! else, has `allocs/op == owned/op`.
 //!
 //! Run: `cargo run --release --example compare` (add `-- --quick` for fewer rounds).
 
@@ -18,8 +35,10 @@ mod models;
 #[path = "models/seed.rs"]
 mod seed;
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Debug;
 use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use jitson::{Backend, Decode, Decoder};
@@ -28,7 +47,98 @@ use serde::de::DeserializeOwned;
 
 use seed::{Account, Order, Rng, User};
 
-type DecodeFn<T> = Box<dyn Fn(&[u8]) -> Result<T, String>>;
+/// The system allocator, counting while [`COUNTING`] is on.
+struct CountingAlloc;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+/// `alloc` and `alloc_zeroed` calls.
+static NEW_BLOCKS: AtomicU64 = AtomicU64::new(0);
+static REALLOCS: AtomicU64 = AtomicU64::new(0);
+static FREES: AtomicU64 = AtomicU64::new(0);
+static BYTES: AtomicU64 = AtomicU64::new(0);
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
+
+// SAFETY: every call is forwarded to `System` unchanged; the counters only observe.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Relaxed) {
+            NEW_BLOCKS.fetch_add(1, Relaxed);
+            BYTES.fetch_add(layout.size() as u64, Relaxed);
+        }
+        // SAFETY: the caller's contract is `System.alloc`'s.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Relaxed) {
+            NEW_BLOCKS.fetch_add(1, Relaxed);
+            BYTES.fetch_add(layout.size() as u64, Relaxed);
+        }
+        // SAFETY: as in `alloc`.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if COUNTING.load(Relaxed) {
+            FREES.fetch_add(1, Relaxed);
+        }
+        // SAFETY: `ptr` came from `System` with `layout`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.load(Relaxed) {
+            REALLOCS.fetch_add(1, Relaxed);
+            BYTES.fetch_add(new_size as u64, Relaxed);
+        }
+        // SAFETY: as in `dealloc`; `new_size` is the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+/// What the counting allocator saw during one pass.
+#[derive(Clone, Copy, Default)]
+struct AllocCount {
+    allocs: u64,
+    bytes: u64,
+    /// Blocks obtained and not freed: while the decoded values are kept, the blocks
+    /// they own.
+    live: i64,
+}
+
+/// Runs `f` with the counting allocator on (single-threaded: nothing else runs).
+fn count_allocs<R>(f: impl FnOnce() -> R) -> (R, AllocCount) {
+    for c in [&NEW_BLOCKS, &REALLOCS, &FREES, &BYTES] {
+        c.store(0, Relaxed);
+    }
+    COUNTING.store(true, Relaxed);
+    let r = f();
+    COUNTING.store(false, Relaxed);
+    let (new, reallocs, frees) = (
+        NEW_BLOCKS.load(Relaxed),
+        REALLOCS.load(Relaxed),
+        FREES.load(Relaxed),
+    );
+    let count = AllocCount {
+        allocs: new + reallocs,
+        bytes: BYTES.load(Relaxed),
+        live: new as i64 - frees as i64,
+    };
+    (r, count)
+}
+
+type SliceFn<T> = Box<dyn Fn(&[u8]) -> Result<T, String>>;
+type InPlaceFn<T> = Box<dyn Fn(&mut [u8]) -> Result<T, String>>;
+
+/// How a contender is called.
+enum DecodeFn<T> {
+    /// From the shared input.
+    Slice(SliceFn<T>),
+    /// In place, on a fresh mutable copy of the input made outside the timing.
+    InPlace(InPlaceFn<T>),
+}
 
 /// One library/backend/entry point under test.
 struct Contender<T> {
@@ -36,7 +146,81 @@ struct Contender<T> {
     decode: DecodeFn<T>,
 }
 
-/// The contenders for `T`: every jitson backend that can run here, then serde_json.
+impl<T> Contender<T> {
+    /// Decodes `doc` (copying it first for an in-place contender).
+    fn decode(&self, doc: &[u8]) -> Result<T, String> {
+        match &self.decode {
+            DecodeFn::Slice(f) => f(doc),
+            DecodeFn::InPlace(f) => f(&mut doc.to_vec()),
+        }
+    }
+
+    /// Decodes every document once, keeping the values: the untimed pass that
+    /// counts allocations (the copies an in-place contender needs are made first).
+    fn decode_all(&self, docs: &[Vec<u8>]) -> (Vec<T>, AllocCount) {
+        let mut out = Vec::with_capacity(docs.len());
+        match &self.decode {
+            DecodeFn::Slice(f) => {
+                let count = count_allocs(|| {
+                    for doc in docs {
+                        out.push(f(doc).expect("decodes"));
+                    }
+                });
+                (out, count.1)
+            }
+            DecodeFn::InPlace(f) => {
+                let mut bufs = docs.to_vec();
+                let count = count_allocs(|| {
+                    for buf in &mut bufs {
+                        out.push(f(buf).expect("decodes"));
+                    }
+                });
+                (out, count.1)
+            }
+        }
+    }
+
+    /// Decodes every document `reps` times over, dropping each value; returns the
+    /// time of one pass (the copies an in-place contender needs are made first).
+    fn time_passes(&self, docs: &[Vec<u8>], reps: usize) -> f64 {
+        let secs = match &self.decode {
+            DecodeFn::Slice(f) => {
+                let start = Instant::now();
+                for _ in 0..reps {
+                    for doc in docs {
+                        black_box(f(black_box(doc)).is_ok());
+                    }
+                }
+                start.elapsed().as_secs_f64()
+            }
+            DecodeFn::InPlace(f) => {
+                let mut bufs: Vec<Vec<u8>> = (0..reps).flat_map(|_| docs.iter().cloned()).collect();
+                let start = Instant::now();
+                for buf in &mut bufs {
+                    black_box(f(black_box(buf)).is_ok());
+                }
+                let secs = start.elapsed().as_secs_f64();
+                drop(bufs);
+                secs
+            }
+        };
+        secs / reps as f64
+    }
+}
+
+fn slice<T>(name: &str, f: impl Fn(&[u8]) -> Result<T, String> + 'static) -> Contender<T> {
+    Contender {
+        name: name.to_owned(),
+        decode: DecodeFn::Slice(Box::new(f)),
+    }
+}
+
+fn utf8(b: &[u8]) -> Result<&str, String> {
+    std::str::from_utf8(b).map_err(|e| e.to_string())
+}
+
+/// The contenders for `T`: every jitson backend that can run here, serde_json,
+/// sonic-rs and simd-json.
 fn contenders<T: Decode + DeserializeOwned + 'static>() -> Vec<Contender<T>> {
     let mut list: Vec<Contender<T>> = Vec::new();
     for backend in [Backend::Jit, Backend::Interpreter] {
@@ -45,32 +229,39 @@ fn contenders<T: Decode + DeserializeOwned + 'static>() -> Vec<Contender<T>> {
             eprintln!("note: jitson backend `{}` skipped: {e}", backend.name());
             continue;
         }
-        list.push(Contender {
-            name: format!("jitson::from_slice/{}", backend.name()),
-            decode: Box::new(move |b| decoder.decode_slice(b).map_err(|e| e.to_string())),
-        });
-        list.push(Contender {
-            name: format!("jitson::from_str/{}", backend.name()),
-            decode: Box::new(move |b| {
-                decoder
-                    .decode_str(std::str::from_utf8(b).map_err(|e| e.to_string())?)
-                    .map_err(|e| e.to_string())
-            }),
-        });
+        list.push(slice(
+            &format!("jitson::from_slice/{}", backend.name()),
+            move |b| decoder.decode_slice(b).map_err(|e| e.to_string()),
+        ));
+        list.push(slice(
+            &format!("jitson::from_str/{}", backend.name()),
+            move |b| decoder.decode_str(utf8(b)?).map_err(|e| e.to_string()),
+        ));
     }
+    list.push(slice("serde_json::from_slice", |b| {
+        serde_json::from_slice(b).map_err(|e| e.to_string())
+    }));
+    list.push(slice("serde_json::from_str", |b| {
+        serde_json::from_str(utf8(b)?).map_err(|e| e.to_string())
+    }));
+    list.push(slice("sonic_rs::from_slice", |b| {
+        sonic_rs::from_slice(b).map_err(|e| e.to_string())
+    }));
     list.push(Contender {
-        name: "serde_json::from_slice".into(),
-        decode: Box::new(|b| serde_json::from_slice(b).map_err(|e| e.to_string())),
+        name: "simd_json::serde::from_slice".into(),
+        decode: DecodeFn::InPlace(Box::new(|b| {
+            simd_json::serde::from_slice(b).map_err(|e| e.to_string())
+        })),
     });
-    list.push(Contender {
-        name: "serde_json::from_str".into(),
-        decode: Box::new(|b| {
-            serde_json::from_str(std::str::from_utf8(b).map_err(|e| e.to_string())?)
-                .map_err(|e| e.to_string())
-        }),
-    });
+    list.push(slice("simd_json::serde::from_slice (copy)", |b| {
+        simd_json::serde::from_slice(&mut b.to_vec()).map_err(|e| e.to_string())
+    }));
     list
 }
+
+/// The least time a contender's turn in a round takes (for serde_json::from_slice;
+/// the faster contenders take less).
+const ROUND_SECS: f64 = 0.02;
 
 /// One line of the report.
 struct Row {
@@ -78,6 +269,9 @@ struct Row {
     contender: String,
     ns_per_op: f64,
     mb_per_s: f64,
+    allocs_per_op: f64,
+    bytes_per_op: f64,
+    owned_per_op: f64,
     vs_serde: f64,
     vs_serde_min: f64,
     vs_serde_max: f64,
@@ -93,8 +287,9 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-/// Checks that every contender decodes `docs` to the value serde_json gives, then
-/// times them, interleaved, for `rounds` rounds.
+/// Checks that every contender decodes `docs` to the value serde_json gives,
+/// counts each one's allocations in one pass, then times them, interleaved, for
+/// `rounds` rounds.
 fn run<T>(data: &str, docs: &[Vec<u8>], rounds: usize) -> Vec<Row>
 where
     T: Decode + DeserializeOwned + PartialEq + Debug + 'static,
@@ -106,7 +301,7 @@ where
         .collect();
     for c in &contenders {
         for (doc, expected) in docs.iter().zip(&reference) {
-            match (c.decode)(doc) {
+            match c.decode(doc) {
                 Ok(v) if v == *expected => {}
                 Ok(v) => panic!(
                     "{data}: {} decoded a different value:\n{v:?}\nexpected\n{expected:?}",
@@ -116,23 +311,34 @@ where
             }
         }
     }
+    drop(reference);
+    let allocs: Vec<AllocCount> = contenders
+        .iter()
+        .map(|c| {
+            let (values, count) = c.decode_all(docs);
+            drop(values);
+            count
+        })
+        .collect();
+
     let bytes: usize = docs.iter().map(Vec::len).sum();
     let serde_index = contenders
         .iter()
         .position(|c| c.name == "serde_json::from_slice")
         .unwrap();
+    // Each contender's turn in a round repeats the data until serde_json would take
+    // at least ROUND_SECS, so that a round of a large file is more than one decode.
+    let once = contenders[serde_index].time_passes(docs, 1);
+    let reps = ((ROUND_SECS / once).ceil() as usize).max(1);
     let mut times = vec![Vec::with_capacity(rounds); contenders.len()];
     for round in 0..rounds {
         // Rotate the order each round so no contender always runs first.
         for k in 0..contenders.len() {
             let i = (k + round) % contenders.len();
-            let start = Instant::now();
-            for doc in docs {
-                black_box((contenders[i].decode)(black_box(doc)).is_ok());
-            }
-            times[i].push(start.elapsed().as_secs_f64());
+            times[i].push(contenders[i].time_passes(docs, reps));
         }
     }
+    let n = docs.len() as f64;
     contenders
         .iter()
         .enumerate()
@@ -145,8 +351,11 @@ where
             Row {
                 data: data.to_owned(),
                 contender: c.name.clone(),
-                ns_per_op: secs * 1e9 / docs.len() as f64,
+                ns_per_op: secs * 1e9 / n,
                 mb_per_s: bytes as f64 / secs / 1e6,
+                allocs_per_op: allocs[i].allocs as f64 / n,
+                bytes_per_op: allocs[i].bytes as f64 / n,
+                owned_per_op: allocs[i].live as f64 / n,
                 vs_serde,
                 vs_serde_min: ratios[0],
                 vs_serde_max: ratios[ratios.len() - 1],
@@ -177,6 +386,15 @@ fn generate<T: Serialize>(n: u64, seed: u64, make: impl Fn(&mut Rng, u64) -> T) 
     (0..n)
         .map(|i| serde_json::to_vec(&make(&mut rng, i)).expect("serialise"))
         .collect()
+}
+
+/// A count per op: whole numbers without decimals.
+fn per_op(x: f64) -> String {
+    if (x - x.round()).abs() < 0.005 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.2}")
+    }
 }
 
 fn main() {
@@ -249,15 +467,20 @@ fn main() {
         ),
     }
 
-    println!("| data | contender | ns/op | MB/s | vs serde_json::from_slice (median, range) |");
-    println!("|---|---|---:|---:|---|");
+    println!(
+        "| data | contender | ns/op | MB/s | allocs/op | bytes/op | owned/op | vs serde_json::from_slice (median, range) |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|---|");
     for r in &rows {
         println!(
-            "| {} | {} | {:.0} | {:.0} | {:.2}x ({:.2}-{:.2}) |",
+            "| {} | {} | {:.0} | {:.0} | {} | {:.0} | {} | {:.2}x ({:.2}-{:.2}) |",
             r.data,
             r.contender,
             r.ns_per_op,
             r.mb_per_s,
+            per_op(r.allocs_per_op),
+            r.bytes_per_op,
+            per_op(r.owned_per_op),
             r.vs_serde,
             r.vs_serde_min,
             r.vs_serde_max
