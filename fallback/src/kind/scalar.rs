@@ -73,11 +73,12 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// Any JSON number, correctly rounded to f64.
+    /// Any JSON number, correctly rounded to `F` in one step (f32 directly, never
+    /// through f64).
     ///
     /// # Safety
-    /// `dst` is valid for an `f64` write.
-    pub(crate) unsafe fn decode_f64(
+    /// `dst` is valid for an `F` write.
+    pub(crate) unsafe fn decode_float<F: Float>(
         &mut self,
         layout: &'static TypeLayout,
         dst: *mut u8,
@@ -87,31 +88,28 @@ impl Parser<'_> {
             return Err(self.invalid_type(layout.expecting));
         }
         let n = text::scan_number(self.input, self.pos).map_err(|e| self.lex_error(e))?;
-        let value = n.to_f64(self.input).map_err(|e| self.lex_error(e))?;
+        let value = F::from_number(&n, self.input).map_err(|e| self.lex_error(e))?;
         self.pos = n.end;
         // SAFETY: as the caller guarantees.
-        unsafe { dst.cast::<f64>().write(value) };
+        unsafe { dst.cast::<F>().write(value) };
         Ok(())
     }
+}
 
-    /// Any JSON number, correctly rounded to f32 in one step.
-    ///
-    /// # Safety
-    /// `dst` is valid for an `f32` write.
-    pub(crate) unsafe fn decode_f32(
-        &mut self,
-        layout: &'static TypeLayout,
-        dst: *mut u8,
-    ) -> Result<(), crate::Error> {
-        let b = self.peek_value()?;
-        if b != b'-' && !b.is_ascii_digit() {
-            return Err(self.invalid_type(layout.expecting));
-        }
-        let n = text::scan_number(self.input, self.pos).map_err(|e| self.lex_error(e))?;
-        let value = n.to_f32(self.input).map_err(|e| self.lex_error(e))?;
-        self.pos = n.end;
-        // SAFETY: as the caller guarantees.
-        unsafe { dst.cast::<f32>().write(value) };
-        Ok(())
+/// The float types of [`Kind`](jitson_core::layout::Kind), converted from a scanned
+/// number by the lexical layer.
+pub(crate) trait Float: Copy {
+    fn from_number(n: &text::Number, input: &[u8]) -> Result<Self, text::LexError>;
+}
+
+impl Float for f64 {
+    fn from_number(n: &text::Number, input: &[u8]) -> Result<Self, text::LexError> {
+        n.to_f64(input)
+    }
+}
+
+impl Float for f32 {
+    fn from_number(n: &text::Number, input: &[u8]) -> Result<Self, text::LexError> {
+        n.to_f32(input)
     }
 }

@@ -345,35 +345,17 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(no);
     }
 
-    /// Skips `[0-9]*` and returns how many digits were skipped.
-    fn emit_skip_digits(&mut self) -> Value {
-        let start = self.get_pos();
-        let (head, check, body, done) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(head);
-        let p = self.get_pos();
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
-        self.b.ins().brif(inside, check, &[], done, &[]);
-        self.b.switch_to_block(check);
-        let c = self.byte_at(p);
-        let d = self.b.ins().iadd_imm_s(c, -i64::from(b'0'));
-        let is_digit = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, d, 9);
-        self.b.ins().brif(is_digit, body, &[], done, &[]);
-        self.b.switch_to_block(body);
-        let next = self.b.ins().iadd_imm_s(p, 1);
-        self.set_pos(next);
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(done);
-        let end = self.get_pos();
-        self.b.ins().isub(end, start)
+    /// Skips `[0-9]*` and returns how many digits were skipped: the digit loop
+    /// of [`emit_digits`](Self::emit_digits) with no practical limit (its overflow
+    /// edge to `slow` is never taken: no input has 2^63 digits).
+    fn emit_skip_digits(&mut self, slow: Block) -> Value {
+        let acc = self.b.declare_var(types::I64);
+        let count = self.b.declare_var(types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(acc, zero);
+        self.b.def_var(count, zero);
+        self.emit_digits(acc, count, i64::MAX, slow);
+        self.b.use_var(count)
     }
 
     /// The rest of a number's grammar from inside its integer part (`in_int`) or
@@ -381,7 +363,7 @@ impl FnTranslator<'_, '_> {
     /// then optionally `e`/`E`, a sign and at least one digit. Anything malformed
     /// goes to `slow`.
     fn emit_number_tail(&mut self, in_int: bool, slow: Block) {
-        self.emit_skip_digits();
+        self.emit_skip_digits(slow);
         if in_int {
             let p = self.get_pos();
             let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
@@ -397,7 +379,7 @@ impl FnTranslator<'_, '_> {
             self.b.ins().brif(is_dot, dot, &[], after, &[]);
             self.b.switch_to_block(dot);
             self.advance(1);
-            let n = self.emit_skip_digits();
+            let n = self.emit_skip_digits(slow);
             let some = self.b.create_block();
             self.b.ins().brif(n, some, &[], slow, &[]);
             self.b.switch_to_block(some);
@@ -441,7 +423,7 @@ impl FnTranslator<'_, '_> {
         self.advance(1);
         self.b.ins().jump(digits, &[]);
         self.b.switch_to_block(digits);
-        let n = self.emit_skip_digits();
+        let n = self.emit_skip_digits(slow);
         self.b.ins().brif(n, done, &[], slow, &[]);
         self.b.switch_to_block(done);
     }
