@@ -115,6 +115,64 @@ pub(crate) unsafe extern "C" fn resolve_key(state: *mut JitState, st: *const Str
     }
 }
 
+thread_local! {
+    /// The unescape buffer of [`decode_string`], reused across calls.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The string slow path: at `state.pos` (leading whitespace allowed) a JSON string
+/// is parsed exactly as the interpreter parses it (escapes, surrogates, control
+/// characters, UTF-8), unescaped into a per-thread buffer, and handed to the
+/// layout's `write`. Returns `false` if the value is not a valid string; the
+/// document then fails, and the facade's interpreter re-run reports why.
+///
+/// # Safety
+/// `state` is live and describes a live input; `write` is a `StringLayout::write`
+/// and `dst` is room for the type it writes.
+pub(crate) unsafe extern "C" fn decode_string(
+    state: *mut JitState,
+    write: unsafe extern "C" fn(dst: *mut u8, ptr: *const u8, len: usize),
+    dst: *mut u8,
+) -> bool {
+    // SAFETY: generated code passes its own live state.
+    let state = unsafe { &mut *state };
+    // SAFETY: the state describes a live input.
+    let input = unsafe { state.input() };
+    let pos = jitson_core::text::skip_ws(input, state.pos);
+    if input.get(pos) != Some(&b'"') {
+        return false;
+    }
+    let validate = state.validate_utf8 != 0;
+    let parse = |scratch: &mut Vec<u8>| {
+        let (located, end) =
+            jitson_core::text::parse_str(input, pos + 1, scratch, validate).ok()?;
+        let text = match located {
+            jitson_core::text::StrText::Borrowed { start, end } => &input[start..end],
+            jitson_core::text::StrText::Scratch => &scratch[..],
+        };
+        // SAFETY: `text` is UTF-8 (validated, or `&str` input), as `write` requires;
+        // `dst` is as the caller guarantees.
+        unsafe { write(dst, text.as_ptr(), text.len()) };
+        Some(end)
+    };
+    // A `write` that decodes JSON itself would find the buffer taken: it gets its
+    // own. A panicking `write` (user code) is stashed, never unwound through here.
+    let mut end = None;
+    jitson_core::panic::catch(|| {
+        end = SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut scratch) => parse(&mut scratch),
+            Err(_) => parse(&mut Vec::new()),
+        });
+    });
+    match end {
+        Some(end) => {
+            state.pos = end;
+            true
+        }
+        None => false,
+    }
+}
+
 /// Skips one value (an unknown field's) at `state.pos`, validating it.
 ///
 /// # Safety

@@ -507,7 +507,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             | Kind::U32
             | Kind::U64 => self.emit_int(layout, dst, unwind),
             Kind::F32 | Kind::F64 => self.emit_float(layout, dst, unwind),
-            Kind::String(s) => self.emit_string(layout, s, dst, unwind),
+            Kind::String(s) => self.emit_string(s, dst, unwind),
             Kind::Option(o) => self.emit_option(layout, o, dst, unwind),
             Kind::Box(bx) => self.emit_box(bx, dst, unwind),
             Kind::Vec(v) => self.emit_vec(layout, v, dst, unwind),

@@ -5,11 +5,12 @@
 //! `core::text::find_string_special`), for `"`, `\` and control bytes, noting
 //! whether any byte it passes is non-ASCII, checks UTF-8 with simdutf8 only
 //! then (and only for `&[u8]` input), and hands the text to the layout's `write`.
-//! Escapes, control characters and unterminated strings go to the interpreter.
+//! Escapes go to the `decode_string` helper (the interpreter's string parser with a
+//! reused buffer); an invalid string fails the decode.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
-use jitson_core::layout::{StringLayout, TypeLayout};
+use jitson_core::layout::StringLayout;
 
 use crate::helpers;
 use crate::translate::{FnTranslator, PTR, STATE_VALIDATE, input_flags, offset_of, state_flags};
@@ -255,13 +256,7 @@ impl FnTranslator<'_, '_> {
     }
 
     /// A JSON string into `String` / `Box<str>` through the layout's `write`.
-    pub(crate) fn emit_string(
-        &mut self,
-        layout: &'static TypeLayout,
-        string: &StringLayout,
-        dst: Value,
-        unwind: Block,
-    ) {
+    pub(crate) fn emit_string(&mut self, string: &StringLayout, dst: Value, unwind: Block) {
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
         let c = self.peek_or(slow);
@@ -282,8 +277,23 @@ impl FnTranslator<'_, '_> {
         self.set_pos(after);
         self.b.ins().jump(cont, &[]);
 
+        // The slow path for strings (escapes, mostly): a helper that unescapes into
+        // a reused buffer, rather than the whole interpreter.
         self.b.switch_to_block(slow);
-        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.set_cold_block(slow);
+        self.set_pos(start);
+        self.store_pos();
+        let write = self.b.ins().iconst(PTR, string.write as usize as i64);
+        let ok = self
+            .call_addr(
+                helpers::decode_string as *const () as usize,
+                &[PTR, PTR, PTR],
+                Some(types::I8),
+                &[self.state, write, dst],
+            )
+            .expect("returns bool");
+        self.load_pos();
+        self.b.ins().brif(ok, cont, &[], unwind, &[]);
         self.b.switch_to_block(cont);
     }
 }
