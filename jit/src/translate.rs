@@ -239,6 +239,17 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         depth
     }
 
+    /// Opens a decoded container: skips whitespace, requires `open` (`[` or `{`),
+    /// enters one level of depth and consumes the byte. Anything else (including
+    /// the depth limit) goes to `slow`. Returns the depth to restore on every exit.
+    pub(crate) fn emit_open_container(&mut self, open: u8, slow: Block) -> Value {
+        let c = self.peek_or(slow);
+        self.expect_byte(c, open, slow);
+        let depth = self.enter(slow);
+        self.advance(1);
+        depth
+    }
+
     // -----------------------------------------------------------------------
     // Input
 

@@ -24,9 +24,7 @@ impl FnTranslator<'_, '_> {
     ) {
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
-        let c = self.peek_or(slow);
-        self.expect_byte(c, b'{', slow);
-        let depth = self.enter(slow);
+        let depth = self.emit_open_container(b'{', slow);
         let created = self
             .call_addr(map.new as usize, &[PTR], Some(types::I8), &[dst])
             .expect("returns bool");
@@ -44,7 +42,6 @@ impl FnTranslator<'_, '_> {
         self.b.ins().jump(unwind, &[]);
 
         self.b.switch_to_block(made);
-        self.advance(1);
         let (close, member) = (self.b.create_block(), self.b.create_block());
         let c = self.peek_or(map_slow);
         self.branch_if_byte(c, b'}', close);

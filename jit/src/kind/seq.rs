@@ -22,10 +22,7 @@ impl FnTranslator<'_, '_> {
         let elem = (vec.elem)();
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
-        let c = self.peek_or(slow);
-        self.expect_byte(c, b'[', slow);
-        let depth = self.enter(slow);
-        self.advance(1);
+        let depth = self.emit_open_container(b'[', slow);
         self.call_addr(vec.new as usize, &[PTR], None, &[dst]);
 
         let len = self.b.declare_var(PTR);
@@ -172,10 +169,7 @@ impl FnTranslator<'_, '_> {
         let elem = (array.elem)();
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
-        let c = self.peek_or(slow);
-        self.expect_byte(c, b'[', slow);
-        let depth = self.enter(slow);
-        self.advance(1);
+        let depth = self.emit_open_container(b'[', slow);
         let count = self.b.declare_var(PTR);
         let zero = self.b.ins().iconst(PTR, 0);
         self.b.def_var(count, zero);

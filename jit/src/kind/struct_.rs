@@ -60,10 +60,7 @@ impl FnTranslator<'_, '_> {
         };
 
         // `{`, then `}` or the first key.
-        let c = self.peek_or(bail);
-        self.expect_byte(c, b'{', bail);
-        self.enter(bail);
-        self.advance(1);
+        self.emit_open_container(b'{', bail);
         let c = self.peek_or(bail);
         self.branch_if_byte(c, b'}', close);
         self.expect_byte(c, b'"', bail);
