@@ -12,11 +12,10 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::fmt::Debug;
 
-use jitson::{Category, Decode};
+use common::oracle::agree;
+use jitson::Decode;
 use proptest::prelude::*;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 #[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -144,67 +143,6 @@ fn top() -> impl Strategy<Value = Top> {
             name,
             maybe,
         })
-}
-
-/// Decodes with jitson (all backends) and serde_json; asserts they agree.
-fn agree<T: Decode + DeserializeOwned + PartialEq + Debug>(doc: &[u8]) -> Result<T, Category> {
-    let ours = common::decode::<T>(doc);
-    let theirs = serde_json::from_slice::<T>(doc);
-    match (ours, theirs) {
-        (Ok(a), Ok(b)) => {
-            assert_eq!(a, b, "values differ for {:?}", String::from_utf8_lossy(doc));
-            Ok(a)
-        }
-        // Documented difference (docs/semantics.md): jitson validates skipped
-        // strings too, so invalid UTF-8 or a lone surrogate in an unknown field's
-        // value is an error, where serde_json skips it (and may fail later, or not).
-        (Err(a), _) if validates_skipped_text(&a) => Err(a.classify()),
-        // Documented difference: input ending inside a skipped number is the end
-        // of input for jitson, an invalid number for serde_json.
-        (Err(a), Err(b))
-            if *a.code() == jitson::__private::ErrorCode::EofWhileParsingNumber
-                && b.classify() == serde_json::error::Category::Syntax =>
-        {
-            Err(a.classify())
-        }
-        // Documented difference: serde_json also reads a struct from an array.
-        (Err(a), _) if is_struct_from_array(&a) => Err(a.classify()),
-        (Err(a), Err(b)) => {
-            let theirs = match b.classify() {
-                serde_json::error::Category::Syntax => Category::Syntax,
-                serde_json::error::Category::Eof => Category::Eof,
-                serde_json::error::Category::Data => Category::Data,
-                serde_json::error::Category::Io => unreachable!(),
-            };
-            assert_eq!(
-                a.classify(),
-                theirs,
-                "error categories differ for {:?}:\n jitson: {a}\n serde_json: {b}",
-                String::from_utf8_lossy(doc)
-            );
-            Err(a.classify())
-        }
-        (Ok(a), Err(b)) => panic!(
-            "jitson accepted {:?} as {a:?}; serde_json: {b}",
-            String::from_utf8_lossy(doc)
-        ),
-        (Err(a), Ok(b)) => panic!(
-            "jitson rejected {:?} ({a}); serde_json gave {b:?}",
-            String::from_utf8_lossy(doc)
-        ),
-    }
-}
-
-/// Whether `e` is one serde_json does not raise for skipped strings.
-fn validates_skipped_text(e: &jitson::Error) -> bool {
-    e.kind() == jitson::ErrorKind::InvalidUtf8
-        || *e.code() == jitson::__private::ErrorCode::LoneSurrogate
-}
-
-/// Whether `e` rejects an array given for a struct.
-fn is_struct_from_array(e: &jitson::Error) -> bool {
-    matches!(e.code(), jitson::__private::ErrorCode::InvalidType { found: jitson::__private::Found::Array, expected }
-        if expected.starts_with("struct "))
 }
 
 /// One edit of a document.

@@ -1,13 +1,29 @@
 //! Hostile input, through every backend (see `common::decode`): extreme nesting,
-//! huge values, every byte value, extreme numbers, invalid UTF-8 everywhere.
+//! huge values, every byte value, extreme numbers, invalid UTF-8 everywhere,
+//! truncation everywhere.
 //! Nothing may panic, overflow the stack, leak, or disagree between backends.
 
 mod common;
 
+#[path = "../examples/models/seed.rs"]
+mod seed;
+
 use std::collections::HashMap;
+use std::fmt::Debug;
 
 use common::{err, ok};
 use jitson::{Decode, ErrorKind, IgnoredAny, RawValue};
+
+/// `n`, or a thousandth of it under Miri (scripts/miri.sh), which runs about a
+/// thousand times slower: the sizes here are about time, and a thousandth still
+/// exceeds the depth limit (128) and the buffer sizes involved. Numbers keep
+/// their 10,000 digits: they are cheap, and the point is being beyond f64.
+const fn scaled(n: usize) -> usize {
+    if cfg!(miri) { n / 1000 } else { n }
+}
+
+const DEEP: usize = scaled(100_000);
+const MB: usize = scaled(1 << 20);
 
 #[derive(Decode, Debug, PartialEq)]
 struct Small {
@@ -22,8 +38,8 @@ struct Node {
 
 #[test]
 fn deep_nesting_is_skipped_or_limited() {
-    let deep_array = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-    let deep_object = format!("{}1{}", "{\"k\":".repeat(100_000), "}".repeat(100_000));
+    let deep_array = format!("{}{}", "[".repeat(DEEP), "]".repeat(DEEP));
+    let deep_object = format!("{}1{}", "{\"k\":".repeat(DEEP), "}".repeat(DEEP));
     for deep in [&deep_array, &deep_object] {
         // Inside an unknown field: skipped, like serde_json.
         assert_eq!(
@@ -34,19 +50,15 @@ fn deep_nesting_is_skipped_or_limited() {
         assert_eq!(ok::<IgnoredAny>(deep), IgnoredAny);
     }
     // Inside a decoded recursive type: the depth limit, not a stack overflow.
-    let nested = format!(
-        "{}{}",
-        "{\"children\": [".repeat(100_000),
-        "]}".repeat(100_000)
-    );
+    let nested = format!("{}{}", "{\"children\": [".repeat(DEEP), "]}".repeat(DEEP));
     assert_eq!(err::<Node>(nested.as_bytes()).kind(), ErrorKind::DepthLimit);
     let boxed = format!(
         "{}null{}",
-        "{\"children\": [], \"next\": ".repeat(100_000),
-        "}".repeat(100_000)
+        "{\"children\": [], \"next\": ".repeat(DEEP),
+        "}".repeat(DEEP)
     );
     assert_eq!(err::<Node>(boxed.as_bytes()).kind(), ErrorKind::DepthLimit);
-    let vecs = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let vecs = format!("{}{}", "[".repeat(DEEP), "]".repeat(DEEP));
     // A type only four levels deep rejects the fifth as a type error, at once.
     assert_eq!(
         err::<Vec<Vec<Vec<Vec<u8>>>>>(vecs.as_bytes()).kind(),
@@ -56,23 +68,23 @@ fn deep_nesting_is_skipped_or_limited() {
 
 #[test]
 fn huge_values() {
-    let big = "x".repeat(16 << 20);
+    let big = "x".repeat(16 * MB);
     assert_eq!(ok::<String>(&format!("\"{big}\"")).len(), big.len());
-    let escaped = "\\n".repeat(4 << 20);
-    assert_eq!(ok::<String>(&format!("\"{escaped}\"")).len(), 4 << 20);
-    let n = 1_000_000;
+    let escaped = "\\n".repeat(4 * MB);
+    assert_eq!(ok::<String>(&format!("\"{escaped}\"")).len(), 4 * MB);
+    let n = scaled(1_000_000);
     let array = format!("[{}0]", "1,".repeat(n));
     let v: Vec<u8> = ok(&array);
     assert_eq!(v.len(), n + 1);
     let whitespace = format!(
         "{}{{\"a\": 7}}{}",
-        " \n\t\r".repeat(2 << 20),
-        " ".repeat(2 << 20)
+        " \n\t\r".repeat(2 * MB),
+        " ".repeat(2 * MB)
     );
     assert_eq!(ok::<Small>(&whitespace), Small { a: 7 });
     assert_eq!(
-        err::<Small>(" ".repeat(10 << 20).as_bytes()).offset(),
-        10 << 20
+        err::<Small>(" ".repeat(10 * MB).as_bytes()).offset(),
+        10 * MB
     );
 }
 
@@ -149,4 +161,52 @@ fn invalid_utf8_at_every_position() {
             assert!(result.is_err(), "byte {bad:#04x} at {at} accepted");
         }
     }
+}
+
+/// Every strict prefix of `doc` (whose root is an object or array, so no prefix
+/// is itself a document) fails as the end of input, at the prefix's length.
+fn every_prefix_ends_early<T: jitson::Decode + PartialEq + Debug>(name: &str, doc: &[u8]) {
+    let end = doc
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .unwrap_or(0);
+    for cut in 0..=end {
+        let e = err::<T>(&doc[..cut]);
+        assert_eq!(
+            (e.kind(), e.offset()),
+            (ErrorKind::UnexpectedEnd, cut),
+            "{name} cut at {cut}: {e}"
+        );
+    }
+}
+
+#[test]
+fn truncation_at_every_offset_is_unexpected_end() {
+    let mut rng = seed::Rng::new(5);
+    for i in 0..3 {
+        let user = serde_json::to_vec_pretty(&seed::User::generate(&mut rng, i)).unwrap();
+        every_prefix_ends_early::<seed::User>("user", &user);
+        let order = serde_json::to_vec(&seed::Order::generate(&mut rng, i)).unwrap();
+        every_prefix_ends_early::<seed::Order>("order", &order);
+        let account = serde_json::to_vec(&seed::Account::generate(&mut rng, i)).unwrap();
+        every_prefix_ends_early::<seed::Account>("account", &account);
+        every_prefix_ends_early::<RawValue>("account", &account);
+    }
+    // Every accepted JSONTestSuite document with an object or array root.
+    let Some(dir) = common::corpus_dir("jsontestsuite/test_parsing") else {
+        return;
+    };
+    let mut checked = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let doc = std::fs::read(&path).unwrap();
+        let root = doc.iter().find(|b| !b.is_ascii_whitespace());
+        if name.starts_with("y_") && matches!(root, Some(b'[' | b'{')) {
+            every_prefix_ends_early::<RawValue>(&name, &doc);
+            every_prefix_ends_early::<IgnoredAny>(&name, &doc);
+            checked += 1;
+        }
+    }
+    assert!(checked > 80, "only {checked} documents");
 }

@@ -71,7 +71,7 @@ use cranelift_codegen::ir::{AbiParam, Signature, types};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::{Context, isa::OwnedTargetIsa};
 use cranelift_frontend::FunctionBuilderContext;
-use cranelift_jit::{JITBuilder, JITMemoryProvider, JITModule};
+use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITMemoryProvider, JITModule};
 use cranelift_module::{FuncId, Linkage, Module};
 use jitson_core::layout::{Kind, TypeLayout};
 
@@ -228,8 +228,45 @@ fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
     out
 }
 
+/// Address space reserved for one module's code and data, in bytes.
+///
+/// The functions of a module call each other with 32-bit PC-relative calls
+/// (Cranelift's colocated calls), so all of a module must lie within ±2 GiB of
+/// itself. Cranelift's default `SystemMemoryProvider` maps each chunk wherever the
+/// OS puts it, which breaks that as soon as other mappings come between two chunks
+/// (found by fuzzing under AddressSanitizer: a relocation overflow panic inside
+/// `finalize_definitions`). One `ArenaMemoryProvider` reservation per module keeps
+/// it contiguous. Reserved with `PROT_NONE`, so unused space costs address space
+/// only; the largest module measured (the whole twitter model) is 195 KB of code.
+/// A module that outgrows it fails to compile and is decoded by the interpreter.
+pub const CODE_RESERVE: usize = 16 << 20;
+
 /// Compiles `root` and everything reachable from it.
+///
+/// Never unwinds: a panic inside Cranelift (a bug there or here) is caught and
+/// returned as [`CompileError::Codegen`], so the caller falls back to the
+/// interpreter. Compilation runs no user code and no generated code, and
+/// everything it built is dropped while unwinding, so nothing is left half-made.
 pub fn compile(
+    root: &'static TypeLayout,
+    options: CompileOptions,
+) -> Result<Compiled, CompileError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        compile_inner(root, options)
+    }))
+    .unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a non-string payload".to_owned());
+        Err(CompileError::Codegen(format!(
+            "Cranelift panicked: {message}"
+        )))
+    })
+}
+
+fn compile_inner(
     root: &'static TypeLayout,
     options: CompileOptions,
 ) -> Result<Compiled, CompileError> {
@@ -237,9 +274,14 @@ pub fn compile(
     let isa = build_isa()?;
     let call_conv = isa.default_call_conv();
     let mut jit_builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
-    if let Some(provider) = options.memory_provider {
-        jit_builder.memory_provider(provider);
-    }
+    let provider: Box<dyn JITMemoryProvider + Send> = match options.memory_provider {
+        Some(provider) => provider,
+        None => Box::new(
+            ArenaMemoryProvider::new_with_size(CODE_RESERVE)
+                .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?,
+        ),
+    };
+    jit_builder.memory_provider(provider);
     let mut module = JITModule::new(jit_builder);
 
     let mut sig = Signature::new(call_conv);

@@ -3,6 +3,8 @@
 //! (`decode_slice`, `decode_str`) and insist they all agree.
 #![allow(dead_code)]
 
+pub mod oracle;
+
 use std::fmt::Debug;
 use std::path::PathBuf;
 

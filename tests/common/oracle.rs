@@ -1,0 +1,84 @@
+//! The serde_json oracle: decodes a document with jitson (every backend, both entry
+//! points, through [`super::decode`]) and with serde_json (`float_roundtrip`) on a
+//! type deriving both, and insists they agree, except for the differences listed in
+//! docs/semantics.md, each recognised here by its error code.
+//!
+//! Used by tests/differential.rs and by the fuzz targets in fuzz/ (which include
+//! this directory with `#[path]`), so the tolerated differences are written once.
+
+use std::fmt::Debug;
+
+use jitson::__private::{ErrorCode, Found};
+use jitson::{Category, Decode, Error, ErrorKind};
+use serde::de::DeserializeOwned;
+
+/// Decodes `doc` with jitson (all backends) and serde_json and asserts they agree:
+/// the same value, or both failing with the same error category. Returns jitson's
+/// value or error category.
+///
+/// # Panics
+/// On any disagreement, with both results and the document in the message.
+pub fn agree<T: Decode + DeserializeOwned + PartialEq + Debug>(doc: &[u8]) -> Result<T, Category> {
+    let ours = super::decode::<T>(doc);
+    let theirs = serde_json::from_slice::<T>(doc);
+    match (ours, theirs) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(a, b, "values differ for {:?}", String::from_utf8_lossy(doc));
+            Ok(a)
+        }
+        (Err(a), theirs) if tolerated(&a, theirs.as_ref().err()) => Err(a.classify()),
+        (Err(a), Err(b)) => {
+            assert_eq!(
+                a.classify(),
+                category(&b),
+                "error categories differ for {:?}:\n jitson: {a}\n serde_json: {b}",
+                String::from_utf8_lossy(doc)
+            );
+            Err(a.classify())
+        }
+        (Ok(a), Err(b)) => panic!(
+            "jitson accepted {:?} as {a:?}; serde_json: {b}",
+            String::from_utf8_lossy(doc)
+        ),
+        (Err(a), Ok(b)) => panic!(
+            "jitson rejected {:?} ({a}); serde_json gave {b:?}",
+            String::from_utf8_lossy(doc)
+        ),
+    }
+}
+
+/// serde_json's category in jitson's terms.
+pub fn category(e: &serde_json::Error) -> Category {
+    match e.classify() {
+        serde_json::error::Category::Syntax => Category::Syntax,
+        serde_json::error::Category::Eof => Category::Eof,
+        serde_json::error::Category::Data => Category::Data,
+        serde_json::error::Category::Io => unreachable!("no I/O when reading a slice"),
+    }
+}
+
+/// Whether jitson's error `ours` is one of the documented differences from
+/// serde_json (docs/semantics.md), given serde_json's error (`None`: it succeeded).
+pub fn tolerated(ours: &Error, theirs: Option<&serde_json::Error>) -> bool {
+    // jitson validates skipped strings too, so invalid UTF-8 or a lone surrogate in
+    // an unknown field's value is an error, where serde_json skips it (and may fail
+    // later, or not).
+    validates_skipped_text(ours)
+        // Input ending inside a skipped number is the end of input for jitson, an
+        // invalid number for serde_json.
+        || (*ours.code() == ErrorCode::EofWhileParsingNumber
+            && theirs.is_some_and(|b| category(b) == Category::Syntax))
+        // serde_json also reads a struct from an array.
+        || is_struct_from_array(ours)
+}
+
+/// Whether `e` is one serde_json does not raise for skipped strings.
+pub fn validates_skipped_text(e: &Error) -> bool {
+    e.kind() == ErrorKind::InvalidUtf8 || *e.code() == ErrorCode::LoneSurrogate
+}
+
+/// Whether `e` rejects an array given for a struct.
+pub fn is_struct_from_array(e: &Error) -> bool {
+    matches!(e.code(), ErrorCode::InvalidType { found: Found::Array, expected }
+        if expected.starts_with("struct "))
+}
