@@ -212,10 +212,12 @@ fn unknown_fields_are_skipped_and_validated() {
         err::<Lenient>(br#"{"x": "\ud800", "a": 1}"#).kind(),
         ErrorKind::Syntax
     );
+    // Shallower under Miri (scripts/miri.sh), still far past the depth limit.
+    let depth = if cfg!(miri) { 1_000 } else { 100_000 };
     let deep = format!(
         "{{\"x\": {}{}, \"a\": 5}}",
-        "[".repeat(100_000),
-        "]".repeat(100_000)
+        "[".repeat(depth),
+        "]".repeat(depth)
     );
     assert_eq!(ok::<Lenient>(&deep), Lenient { a: 5 });
 }

@@ -241,6 +241,29 @@ fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
 /// A module that outgrows it fails to compile and is decoded by the interpreter.
 pub const CODE_RESERVE: usize = 16 << 20;
 
+/// Asks the OS for one page, writable and then executable, as the default memory
+/// provider will. Hardened systems (SELinux `execmem`, PaX MPROTECT, systemd
+/// `MemoryDenyWriteExecute=`, Linux's `PR_SET_MDWE`) refuse the second step.
+/// Checked here because `ArenaMemoryProvider` panics, rather than returning an
+/// error, when that step fails (`compile` would catch the panic, but the panic
+/// hook would still print it).
+fn executable_memory_allowed() -> Result<(), CompileError> {
+    let refused = |e: region::Error| CompileError::ExecutableMemory(e.to_string());
+    let mut page =
+        region::alloc(region::page::size(), region::Protection::READ_WRITE).map_err(refused)?;
+    let len = page.len();
+    // SAFETY: the page is this function's own allocation; nothing runs from it, and
+    // it is unmapped when `page` drops.
+    unsafe {
+        region::protect(
+            page.as_mut_ptr::<u8>(),
+            len,
+            region::Protection::READ_EXECUTE,
+        )
+    }
+    .map_err(refused)
+}
+
 /// Compiles `root` and everything reachable from it.
 ///
 /// Never unwinds: a panic inside Cranelift (a bug there or here) is caught and
@@ -378,6 +401,9 @@ pub fn probe(
     memory_provider: Option<Box<dyn JITMemoryProvider + Send>>,
 ) -> Result<(), CompileError> {
     static UNIT: TypeLayout = TypeLayout::of::<bool>("a boolean", Kind::Bool);
+    if memory_provider.is_none() {
+        executable_memory_allowed()?;
+    }
     let compiled = compile(
         &UNIT,
         CompileOptions {
