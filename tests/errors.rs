@@ -373,8 +373,10 @@ fn failed_decodes_drop_everything_they_wrote() {
 
     // Every truncation, and every position replaced by a bad byte, fails midway
     // through nested Vecs, Options, maps and arrays: nothing may stay alive.
+    // Under Miri (scripts/miri.sh), about a thousand times slower, every 16th cut.
+    let stride = if cfg!(miri) { 16 } else { 1 };
     let mut failures = 0;
-    for cut in 0..doc.len() {
+    for cut in (0..doc.len()).step_by(stride) {
         assert!(
             common::decode::<Outer>(&doc[..cut]).is_err(),
             "prefix of {cut} bytes decoded"
@@ -391,7 +393,7 @@ fn failed_decodes_drop_everything_they_wrote() {
             "leak or double drop after cutting at {cut}"
         );
     }
-    assert!(failures > 100);
+    assert!(failures > 100 / stride);
     // A missing field detected at the very end, after everything else was written.
     let without_last = GOOD_OUTER.replace(",\n  \"last\": \"l\"", "");
     assert_eq!(
