@@ -6,7 +6,7 @@
 //!
 //! Shapes (the hostile-input sizes of issue 5):
 //! - `string`: one string of ASCII letters, into `String`;
-//! - `escaped_string`: one string, a third of it `\n` escapes and `\u00e9`, into
+//! - `escaped_string`: one string, nearly half of it `\n` and `\u00e9` escapes, into
 //!   `String` (the unescape path);
 //! - `array`: `[0,1,2,…]` into `Vec<u32>` (vector growth);
 //! - `skipped_array`: the same array in an unknown field of a struct (skipping);
