@@ -21,9 +21,31 @@ use serde::de::DeserializeOwned;
 pub fn agree<T: Decode + DeserializeOwned + PartialEq + Debug>(doc: &[u8]) -> Result<T, Category> {
     let ours = super::decode::<T>(doc);
     let theirs = serde_json::from_slice::<T>(doc);
+    compare(doc, ours, theirs, |a, b| a == b)
+}
+
+/// Asserts that jitson's result `ours` and serde_json's `theirs` for `doc` agree:
+/// both succeed with values `same` accepts, or both fail in the same category, or
+/// jitson's error is one of the documented differences ([`tolerated`]). Returns
+/// jitson's value or error category. For types that differ between the two
+/// (`jitson::RawValue` and serde_json's `RawValue`), `same` compares them.
+///
+/// # Panics
+/// On any disagreement, with both results and the document in the message.
+pub fn compare<A: Debug, B: Debug>(
+    doc: &[u8],
+    ours: Result<A, Error>,
+    theirs: Result<B, serde_json::Error>,
+    same: impl Fn(&A, &B) -> bool,
+) -> Result<A, Category> {
+    let text = || String::from_utf8_lossy(doc).into_owned();
     match (ours, theirs) {
         (Ok(a), Ok(b)) => {
-            assert_eq!(a, b, "values differ for {:?}", String::from_utf8_lossy(doc));
+            assert!(
+                same(&a, &b),
+                "values differ for {:?}: {a:?} vs {b:?}",
+                text()
+            );
             Ok(a)
         }
         (Err(a), theirs) if tolerated(&a, theirs.as_ref().err()) => Err(a.classify()),
@@ -32,18 +54,12 @@ pub fn agree<T: Decode + DeserializeOwned + PartialEq + Debug>(doc: &[u8]) -> Re
                 a.classify(),
                 category(&b),
                 "error categories differ for {:?}:\n jitson: {a}\n serde_json: {b}",
-                String::from_utf8_lossy(doc)
+                text()
             );
             Err(a.classify())
         }
-        (Ok(a), Err(b)) => panic!(
-            "jitson accepted {:?} as {a:?}; serde_json: {b}",
-            String::from_utf8_lossy(doc)
-        ),
-        (Err(a), Ok(b)) => panic!(
-            "jitson rejected {:?} ({a}); serde_json gave {b:?}",
-            String::from_utf8_lossy(doc)
-        ),
+        (Ok(a), Err(b)) => panic!("jitson accepted {:?} as {a:?}; serde_json: {b}", text()),
+        (Err(a), Ok(b)) => panic!("jitson rejected {:?} ({a}); serde_json gave {b:?}", text()),
     }
 }
 
