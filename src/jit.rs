@@ -33,6 +33,14 @@ macro_rules! cfg_no_jit {
     )*};
 }
 
+/// Why compiled code failed a decode.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Failure {
+    /// A slow path ran out of stack: the interpreter, from the facade's shallower
+    /// frame, may still decode the document.
+    pub out_of_stack: bool,
+}
+
 /// What the cache reports for `stats()`.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct CacheStats {
@@ -115,14 +123,16 @@ cfg_jit! {
     /// The compiled decoder for `layout`, compiling it on first use.
     pub(crate) fn compiled(layout: &'static TypeLayout) -> Result<&'static Compiled, &'static str> {
         let id = layout.id();
-        if let Some((last_id, compiled)) = LAST.get()
+        // `try_with`: a decode may run from another thread-local's destructor.
+        let last = LAST.try_with(std::cell::Cell::get).ok().flatten();
+        if let Some((last_id, compiled)) = last
             && last_id == id
         {
             return Ok(compiled);
         }
         let result = compiled_slow(layout, id);
         if let Ok(compiled) = result {
-            LAST.set(Some((id, compiled)));
+            let _ = LAST.try_with(|last| last.set(Some((id, compiled))));
         }
         result
     }
@@ -171,7 +181,7 @@ cfg_jit! {
     }
 
     /// Runs a compiled decoder over `input` into `dst`; returns the position after
-    /// the value, or `None` if decoding failed (nothing is live at `dst` then).
+    /// the value, or the failure (nothing is live at `dst` then).
     ///
     /// # Safety
     /// `compiled` was compiled for the type `dst` has room for.
@@ -181,10 +191,14 @@ cfg_jit! {
         max_depth: u32,
         validate_utf8: bool,
         dst: *mut u8,
-    ) -> Option<usize> {
+    ) -> Result<usize, Failure> {
         let mut state = JitState::new(input, max_depth, validate_utf8);
         // SAFETY: forwarded from the caller; `state` borrows `input` for the call.
-        unsafe { compiled.call(&mut state, dst) }.then_some(state.pos)
+        if unsafe { compiled.call(&mut state, dst) } {
+            Ok(state.pos)
+        } else {
+            Err(Failure { out_of_stack: state.stack_exhausted != 0 })
+        }
     }
 }
 
@@ -206,7 +220,7 @@ cfg_no_jit! {
 
     /// # Safety
     /// Never callable: `Compiled` has no values.
-    pub(crate) unsafe fn run(compiled: &Compiled, _: &[u8], _: u32, _: bool, _: *mut u8) -> Option<usize> {
+    pub(crate) unsafe fn run(compiled: &Compiled, _: &[u8], _: u32, _: bool, _: *mut u8) -> Result<usize, Failure> {
         match *compiled {}
     }
 }

@@ -293,37 +293,50 @@ impl<T: Decode> Decoder<T> {
 
     fn decode_bytes(&self, input: &[u8], validate_utf8: bool) -> Result<T, Error> {
         let engine = choose_engine(self.backend, T::LAYOUT)?;
+        // Whatever this decode stashes and does not resume is gone when it returns
+        // or unwinds; a decode run from a `Drop` inside another keeps its own.
+        let _panics = jitson_core::panic::Scope::enter();
         let mut out = MaybeUninit::<T>::uninit();
         let dst: *mut u8 = out.as_mut_ptr().cast();
         if let Engine::Jit(compiled) = engine {
             STATS.jit_decodes.fetch_add(1, Ordering::Relaxed);
+            let mut out_of_stack = false;
             // SAFETY: `compiled` was compiled for `T::LAYOUT`, and `dst` is room for a T.
             match unsafe { jit::run(compiled, input, self.max_depth, validate_utf8, dst) } {
-                Some(end) if jitson_core::text::skip_ws(input, end) == input.len() => {
+                Ok(end) if jitson_core::text::skip_ws(input, end) == input.len() => {
                     // SAFETY: the compiled decoder wrote a whole T.
                     let value = unsafe { out.assume_init() };
                     // A slow path may have dropped a partly built value before the
                     // interpreter rebuilt it; a `Drop` that panicked there resumes
                     // now (dropping the result), not in some later decode.
+                    // The drop runs under `catch` too: a second panic there must
+                    // not unwind past the first one's payload.
                     if jitson_core::panic::is_pending() {
-                        drop(value);
+                        jitson_core::panic::catch(|| drop(value));
                         jitson_core::panic::resume();
                         unreachable!("a pending panic resumes");
                     }
                     return Ok(value);
                 }
-                Some(_) => {
+                Ok(_) => {
                     // Trailing characters: the interpreter below reports them.
-                    // SAFETY: the decoder succeeded, so `out` holds a T, dropped once.
-                    unsafe { out.assume_init_drop() };
+                    // SAFETY: the decoder succeeded, so `out` holds a T, dropped
+                    // once; a panicking `Drop` is stashed and resumed below.
+                    jitson_core::panic::catch(|| unsafe { out.assume_init_drop() });
+                    jitson_core::panic::resume();
                 }
-                None => jitson_core::panic::resume(),
+                Err(failure) => {
+                    out_of_stack = failure.out_of_stack;
+                    jitson_core::panic::resume();
+                }
             }
             // The JIT only says that decoding failed; the interpreter, which it
-            // agrees with by construction, rebuilds the error with its path.
+            // agrees with by construction, rebuilds the error with its path. Only a
+            // full stack is not the document's fault: from this shallower frame
+            // the interpreter may decode it.
             let result = self.interpret(input, validate_utf8, dst);
             debug_assert!(
-                result.is_err(),
+                result.is_err() || out_of_stack,
                 "the JIT rejected a document the interpreter accepts"
             );
             return result.map(|()| {

@@ -104,6 +104,9 @@ pub enum ErrorCode {
     TrailingCharacters,
     InvalidUtf8,
     DepthLimitExceeded,
+    /// The thread's stack would not hold another level of nesting (see
+    /// [`crate::stack`]); a depth error, reported before the depth limit.
+    StackExhausted,
     InvalidType {
         found: Found,
         expected: &'static str,
@@ -162,7 +165,7 @@ impl ErrorCode {
             | Panicked => ErrorKind::Syntax,
             FloatOutOfRange | IntOutOfRange { .. } => ErrorKind::NumberOutOfRange,
             InvalidUtf8 => ErrorKind::InvalidUtf8,
-            DepthLimitExceeded => ErrorKind::DepthLimit,
+            DepthLimitExceeded | StackExhausted => ErrorKind::DepthLimit,
             InvalidType { .. } | InvalidEnumType { .. } => ErrorKind::InvalidType,
             NotOneChar | UnknownVariant { .. } => ErrorKind::InvalidValue,
             InvalidLength { .. } | ArrayTooLong { .. } => ErrorKind::InvalidLength,
@@ -217,6 +220,9 @@ impl fmt::Display for ErrorCode {
             TrailingCharacters => f.write_str("trailing characters"),
             InvalidUtf8 => f.write_str("invalid UTF-8 in string"),
             DepthLimitExceeded => f.write_str("recursion limit exceeded"),
+            StackExhausted => {
+                f.write_str("recursion limit exceeded: the thread's stack is nearly full")
+            }
             InvalidType { found, expected } | InvalidEnumType { found, expected } => {
                 write!(f, "invalid type: {}, expected {expected}", found.describe())
             }

@@ -251,7 +251,8 @@ pub struct Field {
     /// The field's layout.
     pub layout: LayoutFn,
     /// How to fill the field when its key is absent. `None`: the field is required,
-    /// unless its layout is an `Option`, which becomes `None` (as in serde).
+    /// unless its layout is optional ([`TypeLayout::is_optional`]: `Option<T>`,
+    /// also behind `Box`es), which becomes `None` (as in serde).
     pub default: Option<InitFn>,
 }
 
@@ -332,5 +333,50 @@ pub fn visit_reachable(root: &'static TypeLayout, mut f: impl FnMut(&'static Typ
             Kind::Struct(s) => stack.extend(s.fields.iter().map(|f| (f.layout)())),
             _ => {}
         }
+    }
+}
+
+impl TypeLayout {
+    /// Whether a struct field of this layout may be absent from its object: serde
+    /// decodes a missing field by asking its type for an option, which `Option<T>`
+    /// answers with `None` and a `Box<T>` forwards to `T`. So `Option<T>`,
+    /// `Box<Option<T>>`, `Box<Box<Option<T>>>`, … are optional; every other kind
+    /// is required (unless the field has a default).
+    pub fn is_optional(&self) -> bool {
+        match &self.kind {
+            Kind::Option(_) => true,
+            Kind::Box(b) => (b.inner)().is_optional(),
+            _ => false,
+        }
+    }
+}
+
+/// Writes the value of an absent field of an optional layout (see
+/// [`TypeLayout::is_optional`]): `None`, boxed as many times as the layout says.
+/// Returns `false`, writing nothing, for a layout that is not optional.
+///
+/// # Safety
+/// `dst` is a destination for `layout` (see the module docs).
+pub unsafe fn write_missing(layout: &'static TypeLayout, dst: *mut u8) -> bool {
+    /// [`write_missing`] as a [`SlotFn`], with the layout as its context.
+    unsafe extern "C" fn fill(ctx: *mut c_void, slot: *mut u8) -> bool {
+        // SAFETY: `ctx` is the `&'static TypeLayout` passed below and `slot` is
+        // room for it, as `decode_new` guarantees.
+        unsafe { write_missing(&*ctx.cast::<TypeLayout>(), slot) }
+    }
+    match &layout.kind {
+        Kind::Option(o) => {
+            // SAFETY: as the caller guarantees.
+            unsafe { (o.write_none)(dst) };
+            true
+        }
+        Kind::Box(b) if layout.is_optional() => {
+            let inner: &'static TypeLayout = (b.inner)();
+            let ctx = std::ptr::from_ref(inner).cast_mut().cast::<c_void>();
+            // SAFETY: `dst` as the caller guarantees; `fill` fills the box's
+            // allocation, which is room for `inner`.
+            unsafe { (b.decode_new)(dst, fill, ctx) }
+        }
+        _ => false,
     }
 }

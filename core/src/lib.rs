@@ -21,6 +21,7 @@ pub mod error;
 pub mod layout;
 pub mod panic;
 pub mod raw;
+pub mod stack;
 pub mod text;
 
 pub use decode::Decode;

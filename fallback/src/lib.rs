@@ -78,7 +78,7 @@ pub unsafe fn decode(
     dst: *mut u8,
     options: &Options,
 ) -> Result<(), Error> {
-    let mut parser = Parser::new(input, options);
+    let mut parser = Parser::new(input, options, jitson_core::stack::limit());
     // SAFETY: forwarded from the caller.
     unsafe { parser.decode_value(layout, dst)? };
     let end = text::skip_ws(input, parser.pos);
@@ -96,7 +96,9 @@ pub unsafe fn decode(
 ///
 /// This is how the JIT hands a value it does not handle on its fast path (an
 /// escape, a long number, a kind it does not lower, any error) to the interpreter:
-/// same input, same position, same depth, hence the same result.
+/// same input, same position, same depth, hence the same result. `stack_limit`
+/// is the decode's stack limit ([`jitson_core::stack::limit`], taken when the
+/// whole decode began).
 ///
 /// # Safety
 /// As for [`decode`]; `*pos` is at most `input.len()`.
@@ -104,6 +106,7 @@ pub unsafe fn decode_value_at(
     input: &[u8],
     pos: &mut usize,
     remaining_depth: u32,
+    stack_limit: usize,
     layout: &'static TypeLayout,
     dst: *mut u8,
     validate_utf8: bool,
@@ -112,7 +115,7 @@ pub unsafe fn decode_value_at(
         max_depth: remaining_depth,
         validate_utf8,
     };
-    let mut parser = Parser::new(input, &options);
+    let mut parser = Parser::new(input, &options, stack_limit);
     parser.pos = *pos;
     // SAFETY: forwarded from the caller.
     unsafe { parser.decode_value(layout, dst)? };
@@ -139,17 +142,20 @@ pub(crate) struct Parser<'a> {
     pos: usize,
     /// Decoded containers that may still be entered.
     remaining_depth: u32,
+    /// The stack address a level may not go below ([`jitson_core::stack`]).
+    stack_limit: usize,
     /// Unescaped text of the last string with escapes.
     scratch: Vec<u8>,
     validate_utf8: bool,
 }
 
 impl<'a> Parser<'a> {
-    fn new(input: &'a [u8], options: &Options) -> Self {
+    fn new(input: &'a [u8], options: &Options, stack_limit: usize) -> Self {
         Parser {
             input,
             pos: 0,
             remaining_depth: options.max_depth,
+            stack_limit,
             scratch: Vec::new(),
             validate_utf8: options.validate_utf8,
         }
@@ -184,13 +190,19 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Enters a decoded container that starts at `self.pos`.
+    /// Enters a decoded container of `layout` that starts at `self.pos`: one level
+    /// of the depth limit, and stack room for the level.
     #[inline(always)]
-    fn enter(&mut self) -> Result<(), Error> {
+    fn enter(&mut self, layout: &TypeLayout) -> Result<(), Error> {
         self.remaining_depth -= 1;
         if self.remaining_depth == 0 {
             self.remaining_depth += 1;
             return Err(self.error(ErrorCode::DepthLimitExceeded, self.pos));
+        }
+        let reserve = jitson_core::stack::level_reserve(layout);
+        if !jitson_core::stack::has_room(self.stack_limit, reserve) {
+            self.remaining_depth += 1;
+            return Err(self.error(ErrorCode::StackExhausted, self.pos));
         }
         Ok(())
     }

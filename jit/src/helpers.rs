@@ -4,7 +4,9 @@
 //! (a bug, or user code reached through the interpreter) is caught and stashed for
 //! the facade, and reported as failure.
 
-use jitson_core::layout::{StructLayout, TypeLayout};
+use std::cell::Cell;
+
+use jitson_core::layout::{MapLayout, SlotFn, StructLayout, TypeLayout};
 
 /// What generated code reads and writes besides its output. `repr(C)`: generated
 /// code addresses the fields by the offsets `offset_of!` gives at compile time.
@@ -22,10 +24,18 @@ pub struct JitState {
     pub remaining_depth: u32,
     /// Non-zero for `&[u8]` input: strings must be checked to be UTF-8.
     pub validate_utf8: u32,
+    /// The stack address no level may go below (`jitson_core::stack::limit`, taken
+    /// when the decode began); generated code compares its stack pointer with it
+    /// on entering each container.
+    pub stack_limit: usize,
+    /// Set when a slow path failed because the stack was nearly full: a decode
+    /// that fails for that reason may still succeed from a shallower frame.
+    pub stack_exhausted: u32,
 }
 
 impl JitState {
-    /// State for decoding `input` from its start.
+    /// State for decoding `input` from its start, with the stack limit measured
+    /// from the caller's frame.
     pub fn new(input: &[u8], max_depth: u32, validate_utf8: bool) -> JitState {
         JitState {
             input: input.as_ptr(),
@@ -33,6 +43,8 @@ impl JitState {
             pos: 0,
             remaining_depth: max_depth,
             validate_utf8: u32::from(validate_utf8),
+            stack_limit: jitson_core::stack::limit(),
+            stack_exhausted: 0,
         }
     }
 
@@ -70,13 +82,20 @@ pub(crate) unsafe extern "C" fn interpret_value(
                 input,
                 &mut pos,
                 state.remaining_depth,
+                state.stack_limit,
                 layout,
                 dst,
                 state.validate_utf8 != 0,
             );
-            if result.is_ok() {
-                state.pos = pos;
-                ok = true;
+            match result {
+                Ok(()) => {
+                    state.pos = pos;
+                    ok = true;
+                }
+                Err(e) if *e.code() == jitson_core::ErrorCode::StackExhausted => {
+                    state.stack_exhausted = 1;
+                }
+                Err(_) => {}
             }
         }
     });
@@ -117,7 +136,7 @@ pub(crate) unsafe extern "C" fn resolve_key(state: *mut JitState, st: *const Str
 
 thread_local! {
     /// The unescape buffer of [`decode_string`], reused across calls.
-    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    static SCRATCH: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
 }
 
 /// The string slow path: at `state.pos` (leading whitespace allowed) a JSON string
@@ -155,14 +174,15 @@ pub(crate) unsafe extern "C" fn decode_string(
         unsafe { write(dst, text.as_ptr(), text.len()) };
         Some(end)
     };
-    // A `write` that decodes JSON itself would find the buffer taken: it gets its
-    // own. A panicking `write` (user code) is stashed, never unwound through here.
+    // The buffer is taken out for the call and put back after: a `write` that
+    // decodes JSON itself finds it empty and grows its own, and a decode run from a
+    // thread-local's destructor (the buffer may be destroyed) uses a fresh one. A
+    // panicking `write` (user code) is stashed, never unwound through here.
     let mut end = None;
     jitson_core::panic::catch(|| {
-        end = SCRATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut scratch) => parse(&mut scratch),
-            Err(_) => parse(&mut Vec::new()),
-        });
+        let mut scratch = SCRATCH.try_with(Cell::take).unwrap_or_default();
+        end = parse(&mut scratch);
+        let _ = SCRATCH.try_with(|cell| cell.set(scratch));
     });
     match end {
         Some(end) => {
@@ -171,6 +191,54 @@ pub(crate) unsafe extern "C" fn decode_string(
         }
         None => false,
     }
+}
+
+/// A map member whose key the generated code does not scan itself (escapes):
+/// at `state.pos` (the key's opening quote) parses the key like the interpreter
+/// (unescaping, surrogates, UTF-8), then `:`, then inserts the value decoded by
+/// `decode` (the value type's generated function) through the layout's
+/// `insert_with`; leaves `state.pos` after the value. The map keeps everything
+/// decoded so far: nothing is decoded twice. Returns `false` if the key is
+/// malformed, the `:` is missing or the value failed for good (the document then
+/// fails, and the facade's interpreter re-run reports why).
+///
+/// # Safety
+/// `state` is live and describes a live input; `map` is the `&'static MapLayout`
+/// of the live map at `dst`; `decode` decodes the map's value type with `state`
+/// as its context.
+pub(crate) unsafe extern "C" fn insert_escaped_key(
+    state: *mut JitState,
+    map: *const MapLayout,
+    dst: *mut u8,
+    decode: SlotFn,
+) -> bool {
+    // SAFETY: generated code passes its own live state and a layout embedded at
+    // compile time.
+    let (state_ref, map) = unsafe { (&mut *state, &*map) };
+    // SAFETY: the state describes a live input.
+    let input = unsafe { state_ref.input() };
+    let mut key = Vec::new();
+    let Ok((located, end)) = jitson_core::text::parse_str(
+        input,
+        state_ref.pos + 1,
+        &mut key,
+        state_ref.validate_utf8 != 0,
+    ) else {
+        return false;
+    };
+    if let jitson_core::text::StrText::Borrowed { start, end } = located {
+        key.clear();
+        key.extend_from_slice(&input[start..end]);
+    }
+    let colon = jitson_core::text::skip_ws(input, end);
+    if input.get(colon) != Some(&b':') {
+        return false;
+    }
+    state_ref.pos = colon + 1;
+    // SAFETY: `dst` is the live map `map` describes, `key` is UTF-8 (parsed and
+    // validated as a JSON string, or `&str` input), and `decode` takes `state` as
+    // its context, as the caller guarantees. `insert_with` catches panics itself.
+    unsafe { (map.insert_with)(dst, key.as_ptr(), key.len(), decode, state.cast()) }
 }
 
 /// Skips one value (an unknown field's) at `state.pos`, validating it.
@@ -189,6 +257,18 @@ pub(crate) unsafe extern "C" fn skip_value(state: *mut JitState) -> bool {
         }
         Err(_) => false,
     }
+}
+
+/// Writes an absent field's value for an optional layout behind `Box`es
+/// (`Box<Option<T>>`: a box holding `None`); see
+/// [`jitson_core::layout::write_missing`]. No user code runs.
+///
+/// # Safety
+/// `layout` is a `&'static TypeLayout` and `dst` is room for it.
+pub(crate) unsafe extern "C" fn write_missing(layout: *const TypeLayout, dst: *mut u8) -> bool {
+    // SAFETY: generated code passes a layout embedded at compile time and the
+    // field's memory.
+    unsafe { jitson_core::layout::write_missing(&*layout, dst) }
 }
 
 /// Whether `ptr[..len]` is UTF-8 (simdutf8).

@@ -225,27 +225,45 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             .store(state_flags(), v, self.state, offset_of(STATE_DEPTH));
     }
 
-    /// Enters a decoded container: decrements the depth, going to `slow` (where the
-    /// interpreter reports the limit) when it would reach zero. Returns the depth
-    /// before entering, to restore on every exit.
-    pub(crate) fn enter(&mut self, slow: Block) -> Value {
+    /// Enters a decoded container of `layout`: decrements the depth and checks the
+    /// stack has room for the level (`jitson_core::stack`), going to `slow`
+    /// (where the interpreter, deeper still, reports the limit) when the depth
+    /// would reach zero or the stack pointer is below the state's limit plus the
+    /// level's reserve. Returns the depth before entering, to restore on every
+    /// exit.
+    pub(crate) fn enter(&mut self, layout: &TypeLayout, slow: Block) -> Value {
         let depth = self.load_depth();
         let entered = self.b.ins().iadd_imm_s(depth, -1);
         let exhausted = self.b.ins().icmp_imm_s(IntCC::Equal, entered, 0);
+        let limit = self
+            .b
+            .ins()
+            .load(PTR, state_flags(), self.state, offset_of(STATE_STACK_LIMIT));
+        let reserve = jitson_core::stack::level_reserve(layout);
+        let floor = self.b.ins().iadd_imm_s(limit, reserve as i64);
+        let sp = self.b.ins().get_stack_pointer(PTR);
+        let low = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, floor);
+        let refuse = self.b.ins().bor(exhausted, low);
         let ok = self.b.create_block();
-        self.b.ins().brif(exhausted, slow, &[], ok, &[]);
+        self.b.ins().brif(refuse, slow, &[], ok, &[]);
         self.b.switch_to_block(ok);
         self.store_depth(entered);
         depth
     }
 
-    /// Opens a decoded container: skips whitespace, requires `open` (`[` or `{`),
-    /// enters one level of depth and consumes the byte. Anything else (including
-    /// the depth limit) goes to `slow`. Returns the depth to restore on every exit.
-    pub(crate) fn emit_open_container(&mut self, open: u8, slow: Block) -> Value {
+    /// Opens a decoded container of `layout`: skips whitespace, requires `open`
+    /// (`[` or `{`), enters one level of depth and consumes the byte. Anything
+    /// else (including the depth limit and a full stack) goes to `slow`. Returns
+    /// the depth to restore on every exit.
+    pub(crate) fn emit_open_container(
+        &mut self,
+        open: u8,
+        layout: &TypeLayout,
+        slow: Block,
+    ) -> Value {
         let c = self.peek_or(slow);
         self.expect_byte(c, open, slow);
-        let depth = self.enter(slow);
+        let depth = self.enter(layout, slow);
         self.advance(1);
         depth
     }
@@ -554,6 +572,7 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
 pub(crate) const STATE_INPUT: usize = std::mem::offset_of!(JitState, input);
 pub(crate) const STATE_LEN: usize = std::mem::offset_of!(JitState, len);
 pub(crate) const STATE_POS: usize = std::mem::offset_of!(JitState, pos);
+pub(crate) const STATE_STACK_LIMIT: usize = std::mem::offset_of!(JitState, stack_limit);
 pub(crate) const STATE_DEPTH: usize = std::mem::offset_of!(JitState, remaining_depth);
 pub(crate) const STATE_VALIDATE: usize = std::mem::offset_of!(JitState, validate_utf8);
 

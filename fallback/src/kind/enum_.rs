@@ -21,19 +21,33 @@ impl Parser<'_> {
         let index = match self.peek_value()? {
             b'"' => self.parse_variant(en)?,
             b'{' => {
-                self.enter()?;
+                self.enter(layout)?;
                 let r = self.parse_variant_object(en);
                 self.leave();
                 r?
             }
-            _ => {
-                let code = |found, expected| ErrorCode::InvalidEnumType { found, expected };
-                return Err(self.invalid_type_code(layout.expecting, code));
-            }
+            // serde_json reads nothing more here: whatever the token, the error is
+            // at its first byte and is a syntax error, even for a token that is
+            // cut short (`t`, `nul`, `-`, `1.` are not "end of input").
+            _ => return Err(self.invalid_enum_type(layout.expecting)),
         };
         // SAFETY: `index` is a valid variant index; `dst` as the caller guarantees.
         unsafe { (en.write)(dst, index) };
         Ok(())
+    }
+
+    /// The error for a value at `pos` that cannot start an enum: the JSON type when
+    /// the token is complete and well-formed, `expected value` otherwise.
+    #[cold]
+    fn invalid_enum_type(&mut self, expected: &'static str) -> Error {
+        let start = self.pos;
+        let error = self.invalid_type_code(expected, |found, expected| {
+            ErrorCode::InvalidEnumType { found, expected }
+        });
+        match error.code() {
+            ErrorCode::InvalidEnumType { .. } => error,
+            _ => self.error(ErrorCode::ExpectedSomeValue, start),
+        }
     }
 
     /// The variant named by the string at `pos`.

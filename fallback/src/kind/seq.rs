@@ -37,7 +37,7 @@ impl Parser<'_> {
         if self.peek_value()? != b'[' {
             return Err(self.invalid_type(layout.expecting));
         }
-        self.enter()?;
+        self.enter(layout)?;
         self.pos += 1;
         match self.parse_whitespace() {
             Some(b']') => {

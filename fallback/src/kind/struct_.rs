@@ -7,7 +7,7 @@
 //! error, dropping exactly what was written.
 
 use jitson_core::error::{Error, ErrorCode, PathSegment};
-use jitson_core::layout::{Field, Kind, StructLayout, TypeLayout};
+use jitson_core::layout::{Field, StructLayout, TypeLayout};
 
 use crate::kind::map::AfterMember;
 use crate::{Parser, at_segment, drop_value};
@@ -147,9 +147,7 @@ impl Parser<'_> {
                     if !init(at) {
                         return Err(self.error(ErrorCode::Panicked, self.pos - 1));
                     }
-                } else if let Kind::Option(option) = &(field.layout)().kind {
-                    (option.write_none)(at);
-                } else {
+                } else if !jitson_core::layout::write_missing((field.layout)(), at) {
                     return Err(self.error(ErrorCode::MissingField(field.name), self.pos - 1));
                 }
             }

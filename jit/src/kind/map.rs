@@ -5,13 +5,15 @@
 //! UTF-8 when needed) in place, and each value is decoded by its own generated
 //! function, which the layout's `insert_with` calls back with a slot on its stack.
 //! An enum's string is scanned and matched against the variant names with wide
-//! compares. Escaped keys or names, `{"Variant": null}` and errors take the slow
-//! path.
+//! compares. A key with escapes is parsed by a helper that inserts its value and
+//! hands the loop back (the map is never restarted); escaped variant names,
+//! `{"Variant": null}` and errors take the slow path.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
 use jitson_core::layout::{EnumLayout, MapLayout, TypeLayout};
 
+use crate::helpers;
 use crate::translate::{FnTranslator, PTR};
 
 impl FnTranslator<'_, '_> {
@@ -24,7 +26,7 @@ impl FnTranslator<'_, '_> {
     ) {
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
-        let depth = self.emit_open_container(b'{', slow);
+        let depth = self.emit_open_container(b'{', layout, slow);
         let created = self
             .call_addr(map.new as usize, &[PTR], Some(types::I8), &[dst])
             .expect("returns bool");
@@ -52,7 +54,8 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(member);
         self.advance(1);
         let key_start = self.get_pos();
-        let (key_end, high) = self.emit_scan_plain_string(map_slow);
+        let escaped = self.b.create_block();
+        let (key_end, high) = self.emit_scan_plain_string(escaped);
         self.emit_check_utf8(key_start, key_end, high, map_slow);
         let after_key = self.b.ins().iadd_imm_s(key_end, 1);
         self.set_pos(after_key);
@@ -74,6 +77,29 @@ impl FnTranslator<'_, '_> {
             .expect("returns bool");
         self.load_pos();
         let next = self.b.create_block();
+        self.b.ins().brif(inserted, next, &[], map_unwind, &[]);
+
+        // A key with escapes (or anything else the scan does not take): a helper
+        // parses it as the interpreter does and inserts the value, and the loop
+        // goes on. The map built so far is kept: restarting it in the
+        // interpreter would decode its values again, at every level of nesting.
+        self.b.switch_to_block(escaped);
+        self.b.set_cold_block(escaped);
+        let key_quote = self.b.ins().iadd_imm_s(key_start, -1);
+        self.set_pos(key_quote);
+        self.store_pos();
+        let map_ptr = self.const_ptr(map as *const MapLayout);
+        let value_fn = self.func_ref((map.value)());
+        let callback = self.b.ins().func_addr(PTR, value_fn);
+        let inserted = self
+            .call_addr(
+                helpers::insert_escaped_key as *const () as usize,
+                &[PTR, PTR, PTR, PTR],
+                Some(types::I8),
+                &[self.state, map_ptr, dst, callback],
+            )
+            .expect("returns bool");
+        self.load_pos();
         self.b.ins().brif(inserted, next, &[], map_unwind, &[]);
 
         self.b.switch_to_block(next);

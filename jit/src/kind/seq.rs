@@ -22,7 +22,7 @@ impl FnTranslator<'_, '_> {
         let elem = (vec.elem)();
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
-        let depth = self.emit_open_container(b'[', slow);
+        let depth = self.emit_open_container(b'[', layout, slow);
         self.call_addr(vec.new as usize, &[PTR], None, &[dst]);
 
         let len = self.b.declare_var(PTR);
@@ -169,7 +169,7 @@ impl FnTranslator<'_, '_> {
         let elem = (array.elem)();
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
-        let depth = self.emit_open_container(b'[', slow);
+        let depth = self.emit_open_container(b'[', layout, slow);
         let count = self.b.declare_var(PTR);
         let zero = self.b.ins().iconst(PTR, 0);
         self.b.def_var(count, zero);

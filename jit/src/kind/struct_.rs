@@ -60,7 +60,7 @@ impl FnTranslator<'_, '_> {
         };
 
         // `{`, then `}` or the first key.
-        self.emit_open_container(b'{', bail);
+        self.emit_open_container(b'{', layout, bail);
         let c = self.peek_or(bail);
         self.branch_if_byte(c, b'}', close);
         self.expect_byte(c, b'"', bail);
@@ -279,7 +279,7 @@ impl FnTranslator<'_, '_> {
             .fields
             .iter()
             .enumerate()
-            .filter(|(_, f)| f.default.is_none() && !matches!((f.layout)().kind, Kind::Option(_)))
+            .filter(|(_, f)| f.default.is_none() && !(f.layout)().is_optional())
             .fold(0u64, |m, (i, _)| m | 1 << i);
         let s = self.b.use_var(seen);
         let present = self.b.ins().band_imm_s(s, required as i64);
@@ -292,9 +292,11 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(complete);
 
         for (i, field) in st.fields.iter().enumerate() {
-            let none_writer = match (&field.default, &(field.layout)().kind) {
-                (Some(_), _) => None,
-                (None, Kind::Option(o)) => Some(o.write_none),
+            let field_layout = (field.layout)();
+            let fill_with = match (&field.default, &field_layout.kind) {
+                (Some(init), _) => Missing::Default(*init),
+                (None, Kind::Option(o)) => Missing::None(o.write_none),
+                (None, _) if field_layout.is_optional() => Missing::BoxedNone(field_layout),
                 _ => continue,
             };
             let (fill, next) = (self.b.create_block(), self.b.create_block());
@@ -303,13 +305,25 @@ impl FnTranslator<'_, '_> {
             self.b.ins().brif(bit, next, &[], fill, &[]);
             self.b.switch_to_block(fill);
             let at = self.b.ins().iadd_imm_s(dst, field.offset as i64);
-            if let Some(write_none) = none_writer {
-                self.call_addr(write_none as usize, &[PTR], None, &[at]);
-            } else {
-                let init = field.default.expect("has a default");
-                let ok = self
-                    .call_addr(init as usize, &[PTR], Some(types::I8), &[at])
-                    .expect("returns bool");
+            let ok = match fill_with {
+                Missing::None(write_none) => {
+                    self.call_addr(write_none as usize, &[PTR], None, &[at]);
+                    None
+                }
+                Missing::Default(init) => {
+                    self.call_addr(init as usize, &[PTR], Some(types::I8), &[at])
+                }
+                Missing::BoxedNone(layout) => {
+                    let layout = self.const_ptr(layout);
+                    self.call_addr(
+                        helpers::write_missing as *const () as usize,
+                        &[PTR, PTR],
+                        Some(types::I8),
+                        &[layout, at],
+                    )
+                }
+            };
+            if let Some(ok) = ok {
                 let filled = self.b.create_block();
                 self.b.ins().brif(ok, filled, &[], unwind, &[]);
                 self.b.switch_to_block(filled);
@@ -365,4 +379,14 @@ impl FnTranslator<'_, '_> {
             self.b.switch_to_block(next);
         }
     }
+}
+
+/// How an absent field is filled.
+enum Missing {
+    /// Its `default` (user code; may fail with a stashed panic).
+    Default(jitson_core::layout::InitFn),
+    /// `Option`'s `write_none`.
+    None(unsafe extern "C" fn(*mut u8)),
+    /// An optional layout behind `Box`es ([`TypeLayout::is_optional`]).
+    BoxedNone(&'static TypeLayout),
 }
