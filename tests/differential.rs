@@ -250,3 +250,73 @@ proptest! {
         let _ = agree::<u16>(doc);
     }
 }
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct HasColor {
+    color: Color,
+}
+
+#[test]
+fn cut_and_malformed_tokens_into_unit_enums_are_syntax_errors() {
+    // serde_json reads nothing past the first byte of a value that cannot start an
+    // enum: a token cut short is `expected value`, not the end of input.
+    let tokens = [
+        "t", "nul", "fals", "-", "1.", "1e", "-0.", "true", "null", "1", "-1.5", "1e400", "[",
+        "[1]", "x", "]",
+    ];
+    for token in tokens {
+        let alone = agree::<Color>(token.as_bytes());
+        assert_eq!(alone.unwrap_err(), jitson::Category::Syntax, "{token}");
+        let field = format!(r#"{{"color": {token}"#);
+        assert_eq!(
+            agree::<HasColor>(field.as_bytes()).unwrap_err(),
+            jitson::Category::Syntax,
+            "{field}"
+        );
+        let closed = format!(r#"{{"color": {token}}}"#);
+        let _ = agree::<HasColor>(closed.as_bytes());
+    }
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Boxes {
+    #[serde(default)]
+    id: u8,
+    one: Box<Option<u32>>,
+    two: Box<Box<Option<String>>>,
+    opt_box: Option<Box<u8>>,
+}
+
+#[test]
+fn optional_behind_boxes_follows_serdes_rule() {
+    // serde asks a missing field's type for an option; `Box` forwards the question.
+    let none = agree::<Boxes>(b"{}").unwrap();
+    assert_eq!(
+        none,
+        Boxes {
+            id: 0,
+            one: Box::new(None),
+            two: Box::new(Box::new(None)),
+            opt_box: None
+        }
+    );
+    let some = agree::<Boxes>(br#"{"one": 1, "two": "a", "opt_box": 2}"#).unwrap();
+    assert_eq!((*some.one, (**some.two).as_deref()), (Some(1), Some("a")));
+    let nulls = agree::<Boxes>(br#"{"one": null, "two": null, "opt_box": null}"#).unwrap();
+    assert_eq!(nulls, none);
+    // Every subset of present fields, in both orders.
+    for mask in 0..8 {
+        let mut members = Vec::new();
+        for (bit, member) in [r#""one": 5"#, r#""two": "t""#, r#""opt_box": 9"#]
+            .iter()
+            .enumerate()
+        {
+            if mask & (1 << bit) != 0 {
+                members.push(*member);
+            }
+        }
+        let _ = agree::<Boxes>(format!("{{{}}}", members.join(",")).as_bytes()).unwrap();
+        members.reverse();
+        let _ = agree::<Boxes>(format!("{{{}}}", members.join(",")).as_bytes()).unwrap();
+    }
+}

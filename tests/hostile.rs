@@ -214,3 +214,112 @@ fn truncation_at_every_offset_is_unexpected_end() {
     }
     assert!(checked > 80, "only {checked} documents");
 }
+
+/// 4 KiB held inline at every level, which a decode builds on the stack.
+#[derive(Debug, PartialEq)]
+struct Pad([u8; 4096]);
+
+impl Default for Pad {
+    fn default() -> Self {
+        Pad([0; 4096])
+    }
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct FatNode {
+    #[jitson(skip)]
+    pad: Pad,
+    #[jitson(default)]
+    m: HashMap<String, FatNode>,
+}
+
+/// A list whose links go through two `Option<Box<…>>` hops per level.
+#[derive(Decode, Debug, PartialEq)]
+struct Link {
+    next: Option<Box<Option<Box<Link>>>>,
+}
+
+fn fat_nodes(depth: usize) -> String {
+    format!(
+        "{}{{}}{}",
+        r#"{"m": {"k": "#.repeat(depth),
+        "}}".repeat(depth)
+    )
+}
+
+fn links(depth: usize) -> String {
+    format!("{}null{}", r#"{"next": "#.repeat(depth), "}".repeat(depth))
+}
+
+/// Decodes `doc` on a fresh thread with a 2 MiB stack (a spawned thread's
+/// default) and the largest depth limit; `Ok(())` or the error's kind.
+fn on_small_stack<T: Decode + Send + 'static>(
+    backend: jitson::Backend,
+    doc: String,
+) -> Result<(), ErrorKind> {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let result = jitson::Decoder::<T>::with_backend(backend)
+                .max_depth(jitson::MAX_DEPTH_LIMIT)
+                .decode_str(&doc);
+            // Drop the value here, on the small stack too.
+            result.map(drop).map_err(|e| e.kind())
+        })
+        .unwrap()
+        .join()
+        .expect("no panic")
+}
+
+/// The deepest document (up to `max`) that decodes on a 2 MiB stack.
+fn deepest<T: Decode + Send + 'static>(
+    backend: jitson::Backend,
+    make: fn(usize) -> String,
+    max: usize,
+) -> usize {
+    let (mut good, mut bad) = (0, max + 1);
+    while bad - good > 1 {
+        let mid = (good + bad) / 2;
+        match on_small_stack::<T>(backend, make(mid)) {
+            Ok(()) => good = mid,
+            Err(kind) => {
+                assert_eq!(kind, ErrorKind::DepthLimit, "{} at {mid}", backend.name());
+                bad = mid;
+            }
+        }
+    }
+    good
+}
+
+#[test]
+fn the_stack_check_comes_before_a_stack_overflow() {
+    // Without the check, both backends overflowed a 2 MiB stack on the fat nodes
+    // and the interpreter on the links, before the depth limit (512) was reached.
+    let limit = jitson::MAX_DEPTH_LIMIT as usize;
+    for backend in common::backends() {
+        for depth in [limit - 1, limit, limit + 1, 2 * limit, scaled(100_000)] {
+            for result in [
+                on_small_stack::<FatNode>(backend, fat_nodes(depth)),
+                on_small_stack::<Link>(backend, links(depth)),
+            ] {
+                assert!(
+                    matches!(result, Ok(()) | Err(ErrorKind::DepthLimit)),
+                    "{} at {depth}: {result:?}",
+                    backend.name()
+                );
+                if depth > limit {
+                    assert_eq!(result, Err(ErrorKind::DepthLimit));
+                }
+            }
+        }
+        // How deep each goes; serde_json overflows at about 63 fat nodes. Each
+        // fat level is two containers (the struct and its map).
+        let fat = deepest::<FatNode>(backend, fat_nodes, limit / 2);
+        let link = deepest::<Link>(backend, links, limit);
+        eprintln!(
+            "{}: {fat} fat nodes, {link} links on a 2 MiB stack",
+            backend.name()
+        );
+        assert!(fat > 63, "{}: only {fat} fat nodes", backend.name());
+    }
+}

@@ -341,3 +341,62 @@ fn escaped_and_non_ascii_keys_do_not_re_decode_subtrees() {
         drop(tree);
     }
 }
+
+#[derive(Decode, Debug, PartialEq)]
+struct MapNode {
+    #[jitson(default)]
+    v: Vec<Counted>,
+    #[jitson(default)]
+    m: std::collections::HashMap<String, MapNode>,
+    #[jitson(default)]
+    b: std::collections::BTreeMap<String, MapNode>,
+}
+
+/// A document `levels` deep through maps, `leaves` strings at the bottom; at each
+/// level an escaped key sits before, after or on the way down (by level), in a
+/// `HashMap` or a `BTreeMap` (by level). Returns the document and the number of
+/// strings in it.
+fn escaped_key_maps(levels: usize, leaves: usize) -> (String, usize) {
+    let bottom: Vec<String> = (0..leaves).map(|i| format!("\"{i}\"")).collect();
+    let mut doc = format!(r#"{{"v": [{}]}}"#, bottom.join(","));
+    let mut strings = leaves;
+    for level in 0..levels {
+        let sibling = r#"{"v": ["s"]}"#;
+        strings += 1;
+        let members = match level % 3 {
+            0 => format!(r#""\u0065": {sibling}, "down": {doc}"#),
+            1 => format!(r#""down": {doc}, "\u0065": {sibling}"#),
+            _ => format!(r#""d\u006Fwn": {doc}, "e": {sibling}"#),
+        };
+        let map = if level % 2 == 0 { "m" } else { "b" };
+        doc = format!(r#"{{"v": ["x"], "{map}": {{{members}}}}}"#);
+        strings += 1;
+    }
+    (doc, strings)
+}
+
+#[test]
+fn escaped_map_keys_do_not_re_decode_subtrees() {
+    // Linear work, asserted by counting: each string in the document is built
+    // exactly once, on every backend, whatever the depth and the key's position.
+    for (levels, leaves) in [(1, 3), (2, 3), (3, 3), (60, 10_000)] {
+        let (doc, strings) = escaped_key_maps(levels, leaves);
+        let mut values = Vec::new();
+        for backend in common::backends() {
+            let before = BUILT.get();
+            let node = Decoder::<MapNode>::with_backend(backend)
+                .max_depth(512)
+                .decode_str(&doc)
+                .unwrap();
+            let built = BUILT.get() - before;
+            assert_eq!(
+                built,
+                strings,
+                "{} built strings more than once ({levels} levels)",
+                backend.name()
+            );
+            values.push(node);
+        }
+        assert!(values.windows(2).all(|w| w[0] == w[1]));
+    }
+}

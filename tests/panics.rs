@@ -153,3 +153,146 @@ fn panics_resume_in_the_caller() {
         assert_eq!(ok.b, 2);
     }
 }
+
+/// A value whose `Drop` panics when `x == 1` (unless already unwinding), and whose
+/// `Drop` for `x == 2` runs a decode of its own first.
+#[derive(Decode, Debug, PartialEq)]
+struct P {
+    x: u8,
+}
+
+impl Drop for P {
+    fn drop(&mut self) {
+        if self.x == 2 {
+            // A decode inside a Drop inside a decode: it must neither see nor clear
+            // the enclosing decode's pending panic.
+            assert_eq!(jitson::from_str::<u8>("7").unwrap(), 7);
+        }
+        if self.x == 1 && !std::thread::panicking() {
+            panic!("drop of P 1");
+        }
+    }
+}
+
+/// The message of a panic payload.
+fn message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
+}
+
+/// Nothing is pending after a decode that returned or unwound: an unrelated decode
+/// on the same thread behaves normally.
+fn assert_nothing_pending(backend: Backend) {
+    let decoder = Decoder::<u8>::with_backend(backend);
+    assert_eq!(decoder.decode_str("1").unwrap(), 1);
+    let e = decoder.decode_str("300").unwrap_err();
+    assert_eq!(e.kind(), jitson::ErrorKind::NumberOutOfRange);
+}
+
+#[test]
+fn a_panicking_drop_of_a_decoded_value_resumes_once_and_leaves_nothing() {
+    type Map = HashMap<String, P>;
+    let docs = [
+        // Trailing characters: the decoded map is dropped before the error.
+        r#"{"a":{"x":1},"b\u0041":{"x":2}} x"#,
+        r#"{"a":{"x":1}} x"#,
+        // An error after the value that panics on drop, inside the map.
+        r#"{"a":{"x":1},"b\u0041":{"x":2},"c":{"x":"no"}}"#,
+        r#"{"b\u0041":{"x":2},"a":{"x":1},"c":{"x":9}"#,
+    ];
+    for backend in common::backends() {
+        for doc in docs {
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                Decoder::<Map>::with_backend(backend).decode_str(doc)
+            }));
+            let payload = result.expect_err("the Drop's panic reaches the caller");
+            assert_eq!(
+                message(&*payload),
+                "drop of P 1",
+                "{}: {doc}",
+                backend.name()
+            );
+            assert_nothing_pending(backend);
+        }
+        // The same document without the error decodes; its value's drop panics in
+        // the caller's hands, not in a later decode.
+        let map = Decoder::<Map>::with_backend(backend)
+            .decode_str(r#"{"a":{"x":1},"b\u0041":{"x":2}}"#)
+            .unwrap();
+        assert_eq!(map.len(), 2);
+        let dropped = catch_unwind(AssertUnwindSafe(|| drop(map)));
+        assert_eq!(message(&*dropped.unwrap_err()), "drop of P 1");
+        assert_nothing_pending(backend);
+    }
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Small {
+    n: u32,
+    #[jitson(default)]
+    s: String,
+    d: Option<OnlyDefault>,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct OnlyDefault {
+    #[jitson(default = "panicking_default")]
+    b: u32,
+}
+
+#[test]
+fn decoding_in_a_thread_local_destructor_works() {
+    use std::sync::Mutex;
+    static RESULTS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+    struct DecodeOnExit;
+    impl Drop for DecodeOnExit {
+        fn drop(&mut self) {
+            let mut results = Vec::new();
+            for backend in common::backends() {
+                let decoder = Decoder::<Small>::with_backend(backend);
+                // The plain path, the string slow path (an escape), and an error.
+                for doc in [r#"{"n":1}"#, r#"{"n":2,"s":"a\u0041"}"#, r#"{"n":"x"}"#] {
+                    let outcome = match decoder.decode_str(doc) {
+                        Ok(v) => format!("{} {}", v.n, v.s),
+                        Err(e) => format!("error {}", e.path()),
+                    };
+                    results.push(format!("{}: {outcome}", backend.name()));
+                }
+            }
+            RESULTS.lock().unwrap().extend(results);
+        }
+    }
+    thread_local! {
+        static ON_EXIT: DecodeOnExit = const { DecodeOnExit };
+    }
+
+    std::thread::spawn(|| {
+        // Registered first, so destroyed after the thread-locals jitson registers
+        // below (destructors run in reverse order of registration).
+        ON_EXIT.with(|_| {});
+        for backend in common::backends() {
+            let v = Decoder::<Small>::with_backend(backend)
+                .decode_str(r#"{"n":0,"s":"\u0041"}"#)
+                .unwrap();
+            assert_eq!(v.s, "A");
+            // A caught panic: the panic slot is in use on this thread too.
+            let caught = catch_unwind(|| {
+                Decoder::<Small>::with_backend(backend).decode_str(r#"{"n":0,"d":{}}"#)
+            });
+            assert_eq!(message(&*caught.unwrap_err()), "default fn");
+        }
+    })
+    .join()
+    .expect("the thread exits normally");
+
+    let results = RESULTS.lock().unwrap();
+    let expected: Vec<String> = common::backends()
+        .iter()
+        .flat_map(|b| ["1 ", "2 aA", "error $.n"].map(|outcome| format!("{}: {outcome}", b.name())))
+        .collect();
+    assert_eq!(*results, expected);
+}

@@ -340,7 +340,7 @@ fn compile_inner(
         let dump_dir = options
             .dump_dir
             .as_ref()
-            .map(|d| d.join(sanitize(root.expecting)));
+            .map(|d| d.join(dump_dir_name(root)));
         if let Some(dir) = &dump_dir {
             ctx.set_disasm(true);
             dump(dir, i, layout, &ctx, None);
@@ -374,6 +374,16 @@ fn compile_inner(
         functions: layouts.len(),
         interpreted,
     })
+}
+
+/// The dump directory of the module compiled for `root`: its description, which
+/// several types share (`Vec<u8>` and `Vec<String>` are both "a sequence"), and a
+/// hash of its `TypeId`, which tells them apart (stable within one build).
+fn dump_dir_name(root: &TypeLayout) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    root.id().hash(&mut hasher);
+    format!("{}-{:016x}", sanitize(root.expecting), hasher.finish())
 }
 
 fn sanitize(s: &str) -> String {
