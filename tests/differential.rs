@@ -283,6 +283,7 @@ struct Boxes {
     #[serde(default)]
     id: u8,
     one: Box<Option<u32>>,
+    #[allow(clippy::redundant_allocation)] // the shape under test
     two: Box<Box<Option<String>>>,
     opt_box: Option<Box<u8>>,
 }

@@ -25,7 +25,7 @@ fn dump_writes_ir_and_disassembly() {
             tags: vec!["a".into()]
         }
     );
-    let root = dir.join("struct_Dumped");
+    let root = only_dir_starting_with(&dir, "struct_Dumped-");
     let files: Vec<String> = std::fs::read_dir(&root)
         .expect("dump directory")
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -43,5 +43,35 @@ fn dump_writes_ir_and_disassembly() {
         2,
         "one function (the Vec and strings are inline): {files:?}"
     );
+
+    // Roots with the same description (`Vec<u8>` and `Vec<String>` are both "a
+    // sequence") get directories of their own: no dump overwrites another.
+    let _: Vec<u8> = jitson::from_str("[1]").unwrap();
+    let _: Vec<String> = jitson::from_str(r#"["a"]"#).unwrap();
+    let sequences: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("a_sequence-")
+        })
+        .collect();
+    assert_eq!(sequences.len(), 2, "{sequences:?}");
+    for sequence in &sequences {
+        assert!(sequence.join("a_sequence_0.clif").is_file(), "{sequence:?}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The one entry of `dir` whose name starts with `prefix`.
+fn only_dir_starting_with(dir: &std::path::Path, prefix: &str) -> std::path::PathBuf {
+    let matches: Vec<_> = std::fs::read_dir(dir)
+        .expect("dump directory")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+        .collect();
+    assert_eq!(matches.len(), 1, "{matches:?}");
+    matches.into_iter().next().unwrap()
 }
