@@ -234,8 +234,10 @@ pub const DEFAULT_MAX_DEPTH: u32 = 128;
 
 /// The largest depth limit [`Decoder::max_depth`] accepts. Each level of decoded
 /// nesting takes stack frames in either backend (about 1.5 KiB per level for the
-/// interpreter in a release build, 3 KiB in a debug build); 512 levels stay within
-/// the 2 MiB stack of a spawned thread.
+/// interpreter in a release build, 3 KiB in a debug build, more for types holding
+/// large values inline); whatever the limit, both backends also check the
+/// thread's remaining stack before each level and report a depth error rather
+/// than overflow (see `docs/semantics.md`).
 pub const MAX_DEPTH_LIMIT: u32 = 512;
 
 impl<T: Decode> Decoder<T> {
@@ -259,7 +261,8 @@ impl<T: Decode> Decoder<T> {
     /// fields, [`IgnoredAny`], [`RawValue`]) are not limited.
     ///
     /// Decoding recurses once per level, so the limit is clamped to
-    /// [`MAX_DEPTH_LIMIT`], which keeps a decode within a 2 MiB thread stack.
+    /// [`MAX_DEPTH_LIMIT`]; a thread whose stack is nearly full gets
+    /// [`ErrorKind::DepthLimit`] before the limit.
     pub fn max_depth(mut self, max_depth: u32) -> Self {
         self.max_depth = max_depth.clamp(1, MAX_DEPTH_LIMIT);
         self
@@ -389,11 +392,16 @@ pub fn from_str<T: Decode>(input: &str) -> Result<T, Error> {
     Decoder::<T>::new().decode_str(input)
 }
 
-/// Prepares decoding `T` and every type reachable from it, now, so the first decode
+/// Prepares decoding documents whose root is a `T`, now, so the first such decode
 /// pays nothing extra (as bytedance/sonic's `Pretouch`, but including every
 /// dependent type): with [`Backend::Auto`] and the JIT available, compiles `T`'s
-/// decoder, which covers every layout reachable from `T`; afterwards no decode of
-/// `T` compiles anything (see [`Stats::layouts_compiled`]).
+/// decoder, which contains the code for every type reachable from `T` as it
+/// appears inside a `T`; afterwards no decode of `T` compiles anything (see
+/// [`Stats::layouts_compiled`]).
+///
+/// A type reachable from `T` but decoded on its own (`from_slice::<U>` where `T`
+/// has a `U` field) is the root of another decoder, which compiles on its first
+/// use: warm it up too if it is decoded as a root.
 ///
 /// # Errors
 /// None with `Backend::Auto` (a JIT that cannot compile `T` is recorded in

@@ -10,7 +10,10 @@
 //!   `String` (the unescape path);
 //! - `array`: `[0,1,2,…]` into `Vec<u32>` (vector growth);
 //! - `skipped_array`: the same array in an unknown field of a struct (skipping);
-//! - `whitespace`: spaces, tabs and newlines around `{"a":1}`.
+//! - `whitespace`: spaces, tabs and newlines around `{"a":1}`;
+//! - `escaped_keys`: 60 levels of maps, each with a plain key leading down and an
+//!   escaped key after it, the array above at the bottom (a slow path that
+//!   restarted a map would decode the bottom once per level: issue 12).
 //!
 //! Run: `cargo bench -p jitson-benches --bench scaling` (about three minutes).
 
@@ -24,6 +27,18 @@ use serde::Deserialize;
 struct Small {
     a: u32,
 }
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct MapTree {
+    #[serde(default)]
+    v: Vec<u32>,
+    #[serde(default)]
+    m: std::collections::HashMap<String, MapTree>,
+}
+
+/// Levels of `escaped_keys` (two decoded containers each, within the default
+/// depth limit of 128).
+const MAP_LEVELS: usize = 60;
 
 const SIZES: [(usize, &str); 3] = [
     (1_000_000, "1MB"),
@@ -46,6 +61,15 @@ fn document(shape: &str, size: usize) -> Vec<u8> {
                 doc.extend_from_slice(b"plain text\\n\\u00e9");
             }
             doc.push(b'"');
+        }
+        "escaped_keys" => {
+            // The escaped key comes after the subtree, so a map restarted on it
+            // would have decoded the subtree already.
+            doc.extend_from_slice(&b"{\"m\": {\"down\": ".repeat(MAP_LEVELS));
+            doc.extend_from_slice(b"{\"v\": ");
+            doc.extend_from_slice(&document("array", size));
+            doc.push(b'}');
+            doc.extend_from_slice(&b", \"\\u0065\": {}}}".repeat(MAP_LEVELS));
         }
         "array" | "skipped_array" => {
             if shape == "skipped_array" {
@@ -109,6 +133,7 @@ fn scaling(c: &mut Criterion) {
     shape::<Vec<u32>>(c, "array");
     shape::<Small>(c, "skipped_array");
     shape::<Small>(c, "whitespace");
+    shape::<MapTree>(c, "escaped_keys");
 }
 
 criterion_group!(benches, scaling);
