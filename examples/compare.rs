@@ -41,7 +41,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use jitson::{Backend, Decode, Decoder};
+use jitson::{Backend, Decode, Decoder, Tiering};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -364,20 +364,58 @@ where
         .collect()
 }
 
-/// Times the first decode of `T` in this process (compile included) and a second
-/// one, and reads the compile time from `stats()`.
-fn first_call<T: Decode>(
+/// First-call latencies for one model, each on a root type never decoded before
+/// (`T`, `Box<T>`, `Option<T>` are three roots with three compiles).
+struct FirstCall {
     name: &'static str,
-    doc: &[u8],
-) -> (&'static str, Duration, Duration, Duration) {
+    /// The interpreter's first decode of `T`.
+    interpreter: Duration,
+    /// `Backend::Auto`'s first decode of `Box<T>` with background tiering: the
+    /// interpreter, plus queuing the compile.
+    tiered: Duration,
+    /// `Backend::Auto`'s first decode of `Option<T>` with `Tiering::Wait`:
+    /// compile included.
+    wait: Duration,
+    /// That compile, from `stats()`.
+    compile: Duration,
+    /// A second decode of `Option<T>`, on compiled code.
+    second: Duration,
+}
+
+fn first_call<T: Decode>(name: &'static str, doc: &[u8]) -> FirstCall {
+    let time = |f: &dyn Fn()| {
+        let start = Instant::now();
+        f();
+        start.elapsed()
+    };
+    let interpreter = time(&|| {
+        Decoder::<T>::with_backend(Backend::Interpreter)
+            .decode_slice(doc)
+            .expect("decodes");
+    });
+    let tiered = time(&|| {
+        Decoder::<Box<T>>::new()
+            .tiering(Tiering::Background)
+            .decode_slice(doc)
+            .expect("decodes");
+    });
     let compile_before = jitson::stats().compile_time_total;
-    let start = Instant::now();
-    jitson::from_slice::<T>(doc).expect("decodes");
-    let first = start.elapsed();
+    let wait_decoder = Decoder::<Option<T>>::new().tiering(Tiering::Wait);
+    let wait = time(&|| {
+        wait_decoder.decode_slice(doc).expect("decodes");
+    });
     let compile = jitson::stats().compile_time_total - compile_before;
-    let start = Instant::now();
-    jitson::from_slice::<T>(doc).expect("decodes");
-    (name, compile, first, start.elapsed())
+    let second = time(&|| {
+        wait_decoder.decode_slice(doc).expect("decodes");
+    });
+    FirstCall {
+        name,
+        interpreter,
+        tiered,
+        wait,
+        compile,
+        second,
+    }
 }
 
 /// `n` generated values serialised one document each.
@@ -406,8 +444,9 @@ fn main() {
         "jitson compare: {rounds} interleaved rounds per data set; all results checked equal to serde_json's.\n"
     );
 
-    // First-call latency, before anything else touches these types: the first
-    // decode compiles the type's decoder (JIT), the second does not.
+    // First-call latency, before anything else touches these types: with the
+    // default background tiering the first decode is the interpreter's while a
+    // worker compiles; with `Tiering::Wait` it compiles first.
     let jit = Backend::Jit.is_available();
     println!("JIT available: {jit}");
     let mut latency = Vec::new();
@@ -421,10 +460,19 @@ fn main() {
         ));
     }
     println!(
-        "\n| first call | compile (stats) | first decode | second decode |\n|---|---:|---:|---:|"
+        "\n| first call of a fresh root | interpreter | Auto, background tiering | Auto, compile and wait | compile (stats) | second call, compiled |\n|---|---:|---:|---:|---:|---:|"
     );
-    for (name, compile, first, second) in &latency {
-        println!("| {name} | {compile:?} | {first:?} | {second:?} |");
+    for c in &latency {
+        println!(
+            "| {} | {:?} | {:?} ({:.2}x) | {:?} | {:?} | {:?} |",
+            c.name,
+            c.interpreter,
+            c.tiered,
+            c.tiered.as_secs_f64() / c.interpreter.as_secs_f64(),
+            c.wait,
+            c.compile,
+            c.second
+        );
     }
     println!();
 

@@ -50,6 +50,43 @@ pub(crate) struct CacheStats {
     pub code_bytes: u64,
     pub failures: Vec<(String, String)>,
     pub interpreted: Vec<(String, String)>,
+    /// Compiles by a background worker, each replacing the interpreter for its
+    /// type.
+    pub tier_switches: u64,
+    /// Types waiting for a worker.
+    pub compile_queue: u64,
+    /// Worker threads started.
+    pub compile_workers: u64,
+    /// Why a worker could not be started, if one could not.
+    pub worker_spawn_error: Option<String>,
+    /// Time callers spent compiling, or waiting for another thread's compile.
+    pub caller_wait: std::time::Duration,
+}
+
+/// Where a type stands for tiered `Backend::Auto` decodes.
+#[derive(Clone, Copy)]
+#[cfg_attr(
+    not(all(
+        feature = "jit",
+        not(miri),
+        any(
+            target_arch = "x86_64",
+            target_arch = "aarch64",
+            target_arch = "riscv64",
+            target_arch = "s390x"
+        )
+    )),
+    allow(dead_code, reason = "without the JIT every type is `Unavailable`")
+)]
+pub(crate) enum Tier {
+    /// Compiled: run the generated code.
+    Ready(&'static Compiled),
+    /// Queued or compiling on a background worker: interpret meanwhile.
+    Compiling,
+    /// The JIT cannot run in this process.
+    Unavailable(&'static str),
+    /// The type failed to compile.
+    Failed(&'static str),
 }
 
 cfg_jit! {
@@ -81,7 +118,15 @@ cfg_jit! {
         }
     }
 
-    type Slot = Arc<OnceLock<Result<&'static Compiled, String>>>;
+    /// One type's cache entry: its compiled decoder once there is one (or why there
+    /// is none), and whether a background compile was queued for it.
+    #[derive(Default)]
+    struct Entry {
+        done: OnceLock<Result<&'static Compiled, String>>,
+        queued: std::sync::atomic::AtomicBool,
+    }
+
+    type Slot = Arc<Entry>;
 
     fn cache() -> &'static DashMap<TypeId, Slot, BuildHasherDefault<TypeIdHasher>> {
         static CACHE: OnceLock<DashMap<TypeId, Slot, BuildHasherDefault<TypeIdHasher>>> = OnceLock::new();
@@ -95,8 +140,10 @@ cfg_jit! {
 
     /// Whether the JIT can run in this process: probed once, by compiling and
     /// calling a trivial decoder (the OS may refuse executable memory).
+    /// The probe's result, once there is one.
+    static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
+
     pub(crate) fn available() -> Result<(), &'static str> {
-        static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
         match PROBE.get_or_init(|| jitson_jit::probe(None).map_err(|e| e.to_string())) {
             Ok(()) => Ok(()),
             Err(e) => Err(leak_reason(e)),
@@ -140,13 +187,32 @@ cfg_jit! {
     fn compiled_slow(layout: &'static TypeLayout, id: TypeId) -> Result<&'static Compiled, &'static str> {
         // A read lock on one shard, no allocation.
         if let Some(slot) = cache().get(&id)
-            && let Some(done) = slot.get()
+            && let Some(done) = slot.done.get()
         {
             return done.as_ref().copied().map_err(|e| leak_reason(e));
         }
         let slot: Slot = cache().entry(id).or_default().clone();
+        compile_into(&slot, layout, Compiler::Caller)
+    }
+
+    /// Who compiles: the caller's thread, or a background worker (a tier switch).
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Compiler {
+        Caller,
+        Background,
+    }
+
+    /// Fills `slot` with `layout`'s compiled decoder unless it is filled; waits if
+    /// another thread is compiling it. Returns the slot's content.
+    fn compile_into(
+        slot: &Entry,
+        layout: &'static TypeLayout,
+        compiler: Compiler,
+    ) -> Result<&'static Compiled, &'static str> {
+        let started = std::time::Instant::now();
+        let was_ready = slot.done.get().is_some();
         // The shard lock is released: compile inside the once-cell only.
-        let done = slot.get_or_init(|| {
+        let done = slot.done.get_or_init(|| {
             let options = jitson_jit::CompileOptions {
                 dump_dir: std::env::var_os("JITSON_DUMP_IR").map(Into::into),
                 memory_provider: None,
@@ -156,6 +222,9 @@ cfg_jit! {
             match result {
                 Ok(compiled) => {
                     stats.compiled += 1;
+                    if compiler == Compiler::Background {
+                        stats.tier_switches += 1;
+                    }
                     stats.compile_time_total += compiled.compile_time;
                     stats.compile_time_max = stats.compile_time_max.max(compiled.compile_time);
                     stats.code_bytes += compiled.code_bytes as u64;
@@ -173,11 +242,58 @@ cfg_jit! {
                 }
             }
         });
+        if compiler == Compiler::Caller && !was_ready {
+            stats_cell().lock().unwrap_or_else(|p| p.into_inner()).caller_wait += started.elapsed();
+        }
         done.as_ref().copied().map_err(|e| leak_reason(e))
     }
 
+    /// The compiled decoder for `layout` if it is ready; otherwise queues its
+    /// compile on a background worker (once per type) and returns at once. Never
+    /// compiles, probes or waits on the calling thread.
+    pub(crate) fn compiled_or_queue(layout: &'static TypeLayout) -> Tier {
+        let id = layout.id();
+        let last = LAST.try_with(std::cell::Cell::get).ok().flatten();
+        if let Some((last_id, compiled)) = last
+            && last_id == id
+        {
+            return Tier::Ready(compiled);
+        }
+        // Whether this process can run generated code is probed once, by the first
+        // background job; until then every type is still compiling.
+        if let Some(Err(why)) = PROBE.get() {
+            return Tier::Unavailable(leak_reason(why));
+        }
+        let slot: Slot = match cache().get(&id) {
+            Some(slot) => match slot.done.get() {
+                Some(Ok(compiled)) => {
+                    let compiled = *compiled;
+                    let _ = LAST.try_with(|last| last.set(Some((id, compiled))));
+                    return Tier::Ready(compiled);
+                }
+                Some(Err(why)) => return Tier::Failed(leak_reason(why)),
+                None => slot.clone(),
+            },
+            None => cache().entry(id).or_default().clone(),
+        };
+        if !slot.queued.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            let job_slot = slot.clone();
+            crate::tier::submit(Box::new(move || {
+                if available().is_ok() {
+                    let _ = compile_into(&job_slot, layout, Compiler::Background);
+                }
+            }));
+        }
+        Tier::Compiling
+    }
+
     pub(crate) fn cache_stats() -> CacheStats {
-        stats_cell().lock().unwrap_or_else(|p| p.into_inner()).clone()
+        let mut stats = stats_cell().lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let pool = crate::tier::stats();
+        stats.compile_queue = pool.queued as u64;
+        stats.compile_workers = pool.workers as u64;
+        stats.worker_spawn_error = pool.spawn_error;
+        stats
     }
 
     /// Runs a compiled decoder over `input` into `dst`; returns the position after
@@ -216,6 +332,10 @@ cfg_no_jit! {
 
     pub(crate) fn cache_stats() -> CacheStats {
         CacheStats::default()
+    }
+
+    pub(crate) fn compiled_or_queue(_layout: &'static TypeLayout) -> Tier {
+        Tier::Unavailable("this build has no JIT")
     }
 
     /// # Safety

@@ -77,6 +77,17 @@ use jitson_core::error::ErrorCode;
 use jitson_core::layout::{self as layout_model, TypeLayout};
 
 mod jit;
+#[cfg(all(
+    feature = "jit",
+    not(miri),
+    any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        target_arch = "riscv64",
+        target_arch = "s390x"
+    )
+))]
+mod tier;
 
 #[doc(hidden)]
 pub mod __private {
@@ -123,6 +134,38 @@ impl Backend {
     }
 }
 
+/// When [`Backend::Auto`] compiles a type it has not decoded before.
+///
+/// The process default is [`Tiering::Background`], or [`Tiering::Wait`] when the
+/// environment has `JITSON_TIERING=wait` (read once); [`Decoder::tiering`]
+/// overrides it per decoder. [`Backend::Jit`] and [`warm_up`] always compile on
+/// the calling thread.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Tiering {
+    /// The first decodes of a type run on the interpreter while a background
+    /// worker (a small bounded pool, one compile per type) compiles it; later
+    /// decodes switch to the compiled code as soon as it is ready. No decode ever
+    /// waits for a compile. The tiers of a language VM, applied to bytedance/sonic's
+    /// design, whose first decode of each type compiled on the request path.
+    #[default]
+    Background,
+    /// The first decode of a type compiles it on the calling thread and waits
+    /// (concurrent first decodes share that one compile); every decode runs on
+    /// compiled code. For benchmarks and tests that need determinism.
+    Wait,
+}
+
+impl Tiering {
+    /// The process default: `Wait` when `JITSON_TIERING=wait`, else `Background`.
+    pub fn from_env() -> Tiering {
+        static TIERING: OnceLock<Tiering> = OnceLock::new();
+        *TIERING.get_or_init(|| match std::env::var("JITSON_TIERING") {
+            Ok(v) if v.eq_ignore_ascii_case("wait") => Tiering::Wait,
+            _ => Tiering::Background,
+        })
+    }
+}
+
 /// The engine a decode actually runs on, once [`Backend`] is resolved.
 #[derive(Clone, Copy)]
 enum Engine {
@@ -155,10 +198,33 @@ fn jit_engine(layout: &'static TypeLayout) -> Result<Engine, (Fallback, &'static
         .map_err(|why| (Fallback::CompileFailed, why))
 }
 
-/// Resolves a requested backend to an engine for `layout`, as a chain: the JIT
-/// where allowed and possible, then the interpreter. Fails only for
-/// `Backend::Jit` when the JIT cannot serve the layout.
-fn choose_engine(backend: Backend, layout: &'static TypeLayout) -> Result<Engine, Error> {
+/// Resolves a requested backend to an engine for a decode of `layout`: with
+/// `Auto` and `Background` tiering, the compiled code if it is ready, else the
+/// interpreter while a worker compiles it; otherwise as
+/// [`choose_engine_counting`]. Fails only for `Backend::Jit` when the JIT cannot
+/// serve the layout.
+fn choose_engine(
+    backend: Backend,
+    tiering: Tiering,
+    layout: &'static TypeLayout,
+) -> Result<Engine, Error> {
+    if backend == Backend::Auto && tiering == Tiering::Background && !jit_disabled_by_env() {
+        return Ok(match jit::compiled_or_queue(layout) {
+            jit::Tier::Ready(compiled) => Engine::Jit(compiled),
+            jit::Tier::Compiling => {
+                STATS.tiered_decodes.fetch_add(1, Ordering::Relaxed);
+                Engine::Interpreter
+            }
+            jit::Tier::Unavailable(why) => {
+                STATS.count_fallback(Fallback::JitUnavailable, why);
+                Engine::Interpreter
+            }
+            jit::Tier::Failed(why) => {
+                STATS.count_fallback(Fallback::CompileFailed, why);
+                Engine::Interpreter
+            }
+        });
+    }
     choose_engine_counting(backend, layout, true)
 }
 
@@ -202,6 +268,7 @@ fn jit_disabled_by_env() -> bool {
 pub struct Decoder<T> {
     backend: Backend,
     max_depth: u32,
+    tiering: Tiering,
     _type: PhantomData<fn() -> T>,
 }
 
@@ -219,6 +286,7 @@ impl<T> core::fmt::Debug for Decoder<T> {
             .field("type", &core::any::type_name::<T>())
             .field("backend", &self.backend)
             .field("max_depth", &self.max_depth)
+            .field("tiering", &self.tiering)
             .finish()
     }
 }
@@ -246,13 +314,21 @@ impl<T: Decode> Decoder<T> {
         Self::with_backend(Backend::Auto)
     }
 
-    /// A decoder using `backend`.
+    /// A decoder using `backend`, with the process's default [`Tiering`].
     pub fn with_backend(backend: Backend) -> Self {
         Decoder {
             backend,
             max_depth: DEFAULT_MAX_DEPTH,
+            tiering: Tiering::from_env(),
             _type: PhantomData,
         }
+    }
+
+    /// Sets when [`Backend::Auto`] compiles `T` (and what its first decodes run
+    /// on); other backends ignore it.
+    pub fn tiering(mut self, tiering: Tiering) -> Self {
+        self.tiering = tiering;
+        self
     }
 
     /// Sets how deeply decoded arrays and objects may nest (the array or object that
@@ -295,7 +371,7 @@ impl<T: Decode> Decoder<T> {
     }
 
     fn decode_bytes(&self, input: &[u8], validate_utf8: bool) -> Result<T, Error> {
-        let engine = choose_engine(self.backend, T::LAYOUT)?;
+        let engine = choose_engine(self.backend, self.tiering, T::LAYOUT)?;
         // Whatever this decode stashes and does not resume is gone when it returns
         // or unwinds; a decode run from a `Drop` inside another keeps its own.
         let _panics = jitson_core::panic::Scope::enter();
@@ -428,6 +504,7 @@ fn prepare(root: &'static TypeLayout) {
 
 struct Counters {
     interpreter_decodes: AtomicU64,
+    tiered_decodes: AtomicU64,
     jit_decodes: AtomicU64,
     fallback_env: AtomicU64,
     fallback_unavailable: AtomicU64,
@@ -453,6 +530,7 @@ impl Counters {
 
 static STATS: Counters = Counters {
     interpreter_decodes: AtomicU64::new(0),
+    tiered_decodes: AtomicU64::new(0),
     jit_decodes: AtomicU64::new(0),
     fallback_env: AtomicU64::new(0),
     fallback_unavailable: AtomicU64::new(0),
@@ -489,6 +567,24 @@ pub struct Stats {
     pub compile_failures: Vec<(String, String)>,
     /// Whether `JITSON_DISABLE_JIT` switched the JIT off.
     pub jit_disabled_by_env: bool,
+    /// [`Backend::Auto`] decodes run by the interpreter because their type was
+    /// still compiling in the background ([`Tiering::Background`]); included in
+    /// `interpreter_decodes`, not in `auto_fallbacks`.
+    pub tiered_decodes: u64,
+    /// Types compiled by a background worker, whose decodes then switched from
+    /// the interpreter to the compiled code.
+    pub tier_switches: u64,
+    /// Types queued for a background compile and not yet started.
+    pub compile_queue: u64,
+    /// Background compile threads started (at most two).
+    pub compile_workers: u64,
+    /// Time calling threads spent compiling or waiting for a compile:
+    /// [`warm_up`], [`Backend::Jit`] and [`Tiering::Wait`]. Decodes with
+    /// [`Tiering::Background`] never add to it.
+    pub caller_compile_wait: std::time::Duration,
+    /// Why a background compile thread could not be started, if one could not
+    /// (the interpreter then keeps serving the queued types).
+    pub compile_worker_error: Option<String>,
 }
 
 impl Stats {
@@ -529,6 +625,12 @@ pub fn stats() -> Stats {
         interpreted_layouts: cache.interpreted,
         compile_failures: cache.failures,
         jit_disabled_by_env: jit_disabled_by_env(),
+        tiered_decodes: STATS.tiered_decodes.load(Ordering::Relaxed),
+        tier_switches: cache.tier_switches,
+        compile_queue: cache.compile_queue,
+        compile_workers: cache.compile_workers,
+        caller_compile_wait: cache.caller_wait,
+        compile_worker_error: cache.worker_spawn_error,
     }
 }
 
@@ -540,7 +642,9 @@ mod tests {
     fn backend_choice() {
         let layout = <u8 as Decode>::LAYOUT;
         assert_eq!(
-            choose_engine(Backend::Interpreter, layout).unwrap().name(),
+            choose_engine(Backend::Interpreter, Tiering::Wait, layout)
+                .unwrap()
+                .name(),
             "interpreter"
         );
         let expected = if Backend::Jit.is_available() && !jit_disabled_by_env() {
@@ -549,10 +653,12 @@ mod tests {
             "interpreter"
         };
         assert_eq!(
-            choose_engine(Backend::Auto, layout).unwrap().name(),
+            choose_engine(Backend::Auto, Tiering::Wait, layout)
+                .unwrap()
+                .name(),
             expected
         );
-        match choose_engine(Backend::Jit, layout) {
+        match choose_engine(Backend::Jit, Tiering::Wait, layout) {
             Ok(engine) => assert_eq!(engine.name(), "jit"),
             Err(err) => {
                 assert!(!Backend::Jit.is_available());

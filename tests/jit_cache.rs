@@ -7,6 +7,8 @@
 //!   released together by a barrier. Every thread gets the right value, and
 //!   `layouts_compiled` grows by exactly 200: the racing first decodes of a type
 //!   share one compile instead of compiling it 16 times (or losing a result).
+//!   These decodes use `Tiering::Wait` (compile on first use and wait); the
+//!   default background tiering is tested in tests/tiering.rs.
 //!   Every one of those decodes ran on JIT code, none fell back, none failed to
 //!   compile.
 //! - **`warm_up` does all the compiling.** After `warm_up::<T>()` on a fresh type,
@@ -18,7 +20,7 @@
 
 use std::sync::Barrier;
 
-use jitson::{Backend, Decode};
+use jitson::{Backend, Decode, Tiering};
 
 /// Threads racing to decode each new type first.
 const THREADS: usize = 16;
@@ -66,7 +68,9 @@ fn race_first_decode<const N: usize>() {
         for _ in 0..THREADS {
             s.spawn(|| {
                 barrier.wait();
-                let got: Probe<N> = jitson::from_slice(doc.as_bytes())
+                let got: Probe<N> = jitson::Decoder::new()
+                    .tiering(Tiering::Wait)
+                    .decode_slice(doc.as_bytes())
                     .unwrap_or_else(|e| panic!("Probe<{N}>: {e}"));
                 assert_eq!(got, want, "Probe<{N}>");
             });

@@ -14,9 +14,13 @@ fn dump_writes_ir_and_disassembly() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("jitson-dump-{}", std::process::id()));
-    // SAFETY: this binary's only test sets the variable before any other thread
-    // reads the environment.
-    unsafe { std::env::set_var("JITSON_DUMP_IR", &dir) };
+    // SAFETY: this binary's only test sets the variables before any other thread
+    // reads the environment. Compiles happen on the decoding thread (`wait`), so
+    // the files are there when the decode returns.
+    unsafe {
+        std::env::set_var("JITSON_DUMP_IR", &dir);
+        std::env::set_var("JITSON_TIERING", "wait");
+    }
     let v: Dumped = jitson::from_str(r#"{"id": 1, "tags": ["a"]}"#).unwrap();
     assert_eq!(
         v,
