@@ -140,6 +140,13 @@ cfg_jit! {
 
     /// Whether the JIT can run in this process: probed once, by compiling and
     /// calling a trivial decoder (the OS may refuse executable memory).
+    /// Whether `JITSON_PERF_MAP` is set to a value other than empty or `0`; read
+    /// once.
+    fn perf_map_enabled() -> bool {
+        static ON: OnceLock<bool> = OnceLock::new();
+        *ON.get_or_init(|| std::env::var_os("JITSON_PERF_MAP").is_some_and(|v| !v.is_empty() && v != "0"))
+    }
+
     /// The probe's result, once there is one.
     static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
 
@@ -216,6 +223,7 @@ cfg_jit! {
             let options = jitson_jit::CompileOptions {
                 dump_dir: std::env::var_os("JITSON_DUMP_IR").map(Into::into),
                 memory_provider: None,
+                perf_map: perf_map_enabled(),
             };
             let result = jitson_jit::compile(layout, options);
             let mut stats = stats_cell().lock().unwrap_or_else(|p| p.into_inner());

@@ -1,5 +1,6 @@
 //! `JITSON_DUMP_IR=<dir>` writes the Cranelift IR and the disassembly of every
-//! function compiled, under a directory per root type.
+//! function compiled, under a directory per root type; `JITSON_PERF_MAP=1` lists
+//! every function in `/tmp/perf-<pid>.map` for `perf`.
 
 #[derive(jitson::Decode, Debug, PartialEq)]
 struct Dumped {
@@ -20,6 +21,7 @@ fn dump_writes_ir_and_disassembly() {
     unsafe {
         std::env::set_var("JITSON_DUMP_IR", &dir);
         std::env::set_var("JITSON_TIERING", "wait");
+        std::env::set_var("JITSON_PERF_MAP", "1");
     }
     let v: Dumped = jitson::from_str(r#"{"id": 1, "tags": ["a"]}"#).unwrap();
     assert_eq!(
@@ -67,6 +69,23 @@ fn dump_writes_ir_and_disassembly() {
         assert!(sequence.join("a_sequence_0.clif").is_file(), "{sequence:?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+
+    // JITSON_PERF_MAP=1: `address size name` per function, for `perf report`.
+    let map_path = format!("/tmp/perf-{}.map", std::process::id());
+    let map = std::fs::read_to_string(&map_path).expect("perf map");
+    let _ = std::fs::remove_file(&map_path);
+    let line = map
+        .lines()
+        .find(|l| l.ends_with("jitson[struct Dumped]::struct Dumped_0"))
+        .unwrap_or_else(|| panic!("{map}"));
+    let fields: Vec<&str> = line.splitn(3, ' ').collect();
+    assert!(usize::from_str_radix(fields[0], 16).unwrap() > 0, "{line}");
+    assert!(usize::from_str_radix(fields[1], 16).unwrap() > 0, "{line}");
+    assert_eq!(
+        map.lines().filter(|l| l.contains("a sequence")).count(),
+        2,
+        "{map}"
+    );
 }
 
 /// The one entry of `dir` whose name starts with `prefix`.

@@ -162,6 +162,10 @@ pub struct CompileOptions {
     pub dump_dir: Option<PathBuf>,
     /// Replace the executable-memory provider (tests use one that refuses).
     pub memory_provider: Option<Box<dyn JITMemoryProvider + Send>>,
+    /// Append each function's address, size and name to `/tmp/perf-<pid>.map`, the
+    /// file `perf report` reads to name samples in JIT code (the perf-map
+    /// convention of Linux `perf`, also written by V8, the JVM and wasmtime).
+    pub perf_map: bool,
 }
 
 fn build_isa() -> Result<OwnedTargetIsa, CompileError> {
@@ -325,6 +329,7 @@ fn compile_inner(
     let mut ctx = module.make_context();
     let mut fb_ctx = FunctionBuilderContext::new();
     let mut code_bytes = 0;
+    let mut sizes = Vec::with_capacity(layouts.len());
     let mut interpreted = Vec::new();
     for (i, layout) in layouts.iter().enumerate() {
         ctx.func.signature = sig.clone();
@@ -351,6 +356,7 @@ fn compile_inner(
             .map_err(|e| CompileError::Codegen(format!("{e:?}")))?;
         if let Some(compiled) = ctx.compiled_code() {
             code_bytes += compiled.code_info().total_size as usize;
+            sizes.push(compiled.code_info().total_size);
             if let Some(dir) = &dump_dir {
                 dump(dir, i, layout, &ctx, compiled.vcode.as_deref());
             }
@@ -360,6 +366,21 @@ fn compile_inner(
     module
         .finalize_definitions()
         .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?;
+    if options.perf_map {
+        let functions = layouts
+            .iter()
+            .zip(&sizes)
+            .enumerate()
+            .map(|(i, (layout, size))| {
+                let address = module.get_finalized_function(ids[&layout.id()]);
+                (
+                    address,
+                    *size,
+                    format!("jitson[{}]::{}_{i}", root.expecting, layout.expecting),
+                )
+            });
+        write_perf_map(functions);
+    }
     let entry_ptr = module.get_finalized_function(ids[&root.id()]);
     // SAFETY: the root function was defined with the `EntryFn` signature (two
     // pointers in, a bool out, the host's C calling convention).
@@ -374,6 +395,27 @@ fn compile_inner(
         functions: layouts.len(),
         interpreted,
     })
+}
+
+/// Appends `address size name` lines (hexadecimal) to `/tmp/perf-<pid>.map`, one
+/// per function; concurrent compiles append whole lines under a lock. A file that
+/// cannot be written is skipped: profiling support must not fail a compile.
+fn write_perf_map(functions: impl Iterator<Item = (*const u8, u32, String)>) {
+    use std::io::Write;
+    static FILE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let mut text = String::new();
+    for (address, size, name) in functions {
+        text.push_str(&format!("{:x} {size:x} {name}\n", address.addr()));
+    }
+    let _guard = FILE.lock().unwrap_or_else(|p| p.into_inner());
+    let path = format!("/tmp/perf-{}.map", std::process::id());
+    if let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = file.write_all(text.as_bytes());
+    }
 }
 
 /// The dump directory of the module compiled for `root`: its description, which
@@ -419,6 +461,7 @@ pub fn probe(
         CompileOptions {
             dump_dir: None,
             memory_provider,
+            perf_map: false,
         },
     )?;
     let input = b"true";

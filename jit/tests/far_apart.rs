@@ -93,6 +93,7 @@ fn scattered_chunks_are_a_compile_error_not_a_panic() {
         CompileOptions {
             dump_dir: None,
             memory_provider: Some(Box::new(Scattered::new())),
+            perf_map: false,
         },
     );
     match result {
@@ -121,6 +122,7 @@ fn an_exhausted_reservation_is_a_compile_error() {
         CompileOptions {
             dump_dir: None,
             memory_provider: Some(Box::new(ArenaMemoryProvider::new_with_size(1).unwrap())),
+            perf_map: false,
         },
     );
     assert!(
