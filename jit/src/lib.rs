@@ -202,8 +202,8 @@ fn needs_function(layout: &TypeLayout) -> bool {
 }
 
 /// The value functions to compile for `root`: the root, every struct reachable
-/// through lowered kinds, and every `Option`/`Box` payload. Kinds the interpreter
-/// handles whole (maps, arrays, enums, ...) are not entered.
+/// through lowered kinds, every distinct field layout, and every `Option`/`Box`
+/// payload and map value. Kinds the interpreter handles whole are not entered.
 fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
     let mut out: Vec<&'static TypeLayout> = Vec::new();
     let mut seen: Vec<TypeId> = Vec::new();
@@ -218,8 +218,10 @@ fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
             out.push(layout);
         }
         match &layout.kind {
+            // Every field's layout gets a function, which each field of that
+            // layout calls (see `emit_struct_function`).
             Kind::Struct(st) if translate::fits_bitmaps(st) => {
-                stack.extend(st.fields.iter().map(|f| ((f.layout)(), false)));
+                stack.extend(st.fields.iter().map(|f| ((f.layout)(), true)));
             }
             Kind::Option(o) => stack.push(((o.some)(), true)),
             Kind::Box(b) => stack.push(((b.inner)(), true)),

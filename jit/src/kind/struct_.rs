@@ -1,7 +1,8 @@
 //! Structs. Twin: `fallback/src/kind/struct_.rs`.
 //!
-//! One generated function per struct layout. Keys are expected in declaration
-//! order: after field `i`, the code compares the next raw key bytes (plus the
+//! One generated function per struct layout; each field's value is a call to the
+//! generated function of the field's layout, one per distinct layout in the
+//! module. Keys are expected in declaration order: after field `i`, the code compares the next raw key bytes (plus the
 //! closing quote) against field `i + 1`'s name with wide loads and, on a match,
 //! goes straight to that field's value. Any other key goes to the dispatch: the key
 //! is scanned, then matched by length and word compares against every name and
@@ -97,8 +98,13 @@ impl FnTranslator<'_, '_> {
             self.b.ins().brif(bit, bail, &[], fresh, &[]);
             self.b.switch_to_block(fresh);
             self.emit_colon(bail);
+            // The value is decoded by its layout's function, shared by every
+            // field of that layout in the module: a struct's code is its keys
+            // and this call per field, not a copy of the value's parser per
+            // field. Half the machine code (and compile time) of inline copies on
+            // the seed `Order`, and faster too (docs/benchmarks.md).
             let at = self.b.ins().iadd_imm_s(dst, field.offset as i64);
-            self.emit_value((field.layout)(), at, unwind);
+            self.emit_call_function((field.layout)(), at, unwind);
             let s = self.b.use_var(seen);
             let s = self.b.ins().bor_imm_s(s, 1i64 << i);
             self.b.def_var(seen, s);
