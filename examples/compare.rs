@@ -419,6 +419,182 @@ fn first_call<T: Decode>(name: &'static str, doc: &[u8]) -> FirstCall {
     }
 }
 
+/// The order in which [`reorder`] writes an object's members.
+#[derive(Clone, Copy, Debug)]
+enum KeyOrder {
+    AsGiven,
+    Sorted,
+    Reversed,
+}
+
+/// `doc` written again without whitespace, each object's members in `order`
+/// (strings and numbers copied as they are). A minimal reader: `doc` is known
+/// to be valid JSON.
+fn reorder(doc: &[u8], order: KeyOrder) -> Vec<u8> {
+    fn skip_ws(doc: &[u8], pos: &mut usize) {
+        while doc[*pos].is_ascii_whitespace() {
+            *pos += 1;
+        }
+    }
+    fn string<'a>(doc: &'a [u8], pos: &mut usize) -> &'a [u8] {
+        let start = *pos;
+        *pos += 1;
+        while doc[*pos] != b'"' {
+            *pos += if doc[*pos] == b'\\' { 2 } else { 1 };
+        }
+        *pos += 1;
+        &doc[start..*pos]
+    }
+    fn value(doc: &[u8], pos: &mut usize, order: KeyOrder, out: &mut Vec<u8>) {
+        skip_ws(doc, pos);
+        match doc[*pos] {
+            b'{' => {
+                *pos += 1;
+                let mut members: Vec<(&[u8], Vec<u8>)> = Vec::new();
+                loop {
+                    skip_ws(doc, pos);
+                    if doc[*pos] == b'}' {
+                        *pos += 1;
+                        break;
+                    }
+                    let key = string(doc, pos);
+                    skip_ws(doc, pos);
+                    *pos += 1; // ':'
+                    let mut v = Vec::new();
+                    value(doc, pos, order, &mut v);
+                    members.push((key, v));
+                    skip_ws(doc, pos);
+                    if doc[*pos] == b',' {
+                        *pos += 1;
+                    }
+                }
+                match order {
+                    KeyOrder::AsGiven => {}
+                    KeyOrder::Sorted => members.sort_by(|a, b| a.0.cmp(b.0)),
+                    KeyOrder::Reversed => members.reverse(),
+                }
+                out.push(b'{');
+                for (i, (key, v)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(key);
+                    out.push(b':');
+                    out.extend_from_slice(v);
+                }
+                out.push(b'}');
+            }
+            b'[' => {
+                *pos += 1;
+                out.push(b'[');
+                let mut first = true;
+                loop {
+                    skip_ws(doc, pos);
+                    if doc[*pos] == b']' {
+                        *pos += 1;
+                        break;
+                    }
+                    if !first {
+                        out.push(b',');
+                    }
+                    first = false;
+                    value(doc, pos, order, out);
+                    skip_ws(doc, pos);
+                    if doc[*pos] == b',' {
+                        *pos += 1;
+                    }
+                }
+                out.push(b']');
+            }
+            b'"' => out.extend_from_slice(string(doc, pos)),
+            _ => {
+                let start = *pos;
+                while !matches!(doc[*pos], b',' | b'}' | b']') && !doc[*pos].is_ascii_whitespace() {
+                    *pos += 1;
+                }
+                out.extend_from_slice(&doc[start..*pos]);
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(doc.len());
+    value(doc, &mut 0, order, &mut out);
+    out
+}
+
+/// twitter.json with its keys as given, sorted and reversed (all without
+/// whitespace), decoded by JIT code speculating on the declaration order and by
+/// JIT code compiled after `Backend::Auto` learned the order from the first
+/// document (a fresh root type per order, so each compile learns its own).
+fn key_order_table(twitter: &[u8], rounds: usize) {
+    use models::twitter::Twitter;
+    let orders = [KeyOrder::AsGiven, KeyOrder::Sorted, KeyOrder::Reversed];
+    let docs: Vec<Vec<u8>> = orders.iter().map(|&o| reorder(twitter, o)).collect();
+    let expected: Twitter = serde_json::from_slice(twitter).unwrap();
+    let declared = Decoder::<Twitter>::with_backend(Backend::Jit);
+    if declared.warm_up().is_err() {
+        return;
+    }
+    // One learned root per order; each learns from its first document.
+    fn learned<R: Decode>(doc: &[u8]) -> Decoder<R> {
+        let auto = Decoder::<R>::new().tiering(Tiering::Background);
+        let switches = jitson::stats().tier_switches;
+        auto.decode_slice(doc).expect("decodes");
+        while jitson::stats().tier_switches == switches {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        auto
+    }
+    let as_given = learned::<Box<Option<Twitter>>>(&docs[0]);
+    let sorted = learned::<Box<Box<Twitter>>>(&docs[1]);
+    let reversed = learned::<Option<Box<Twitter>>>(&docs[2]);
+    let learned_fns: [Box<dyn Fn(&[u8]) -> Twitter>; 3] = [
+        Box::new(move |d| as_given.decode_slice(d).unwrap().unwrap()),
+        Box::new(move |d| **sorted.decode_slice(d).unwrap()),
+        Box::new(move |d| *reversed.decode_slice(d).unwrap().unwrap()),
+    ];
+    for (doc, learned) in docs.iter().zip(&learned_fns) {
+        assert!(declared.decode_slice(doc).unwrap() == expected);
+        assert!(learned(doc) == expected);
+        assert!(serde_json::from_slice::<Twitter>(doc).unwrap() == expected);
+    }
+    let time = |f: &dyn Fn()| {
+        let reps = 20;
+        let start = Instant::now();
+        for _ in 0..reps {
+            f();
+        }
+        start.elapsed().as_secs_f64() / reps as f64
+    };
+    // times[order][contender]: JIT declaration order, JIT learned, serde_json.
+    let mut times = vec![vec![Vec::new(); 3]; 3];
+    for _ in 0..rounds {
+        for (o, doc) in docs.iter().enumerate() {
+            times[o][0].push(time(&|| drop(black_box(declared.decode_slice(black_box(doc))))));
+            times[o][1].push(time(&|| drop(black_box(learned_fns[o](black_box(doc))))));
+            times[o][2].push(time(&|| {
+                drop(black_box(serde_json::from_slice::<Twitter>(black_box(doc))))
+            }));
+        }
+    }
+    let base = median(&mut times[0][0].clone());
+    println!(
+        "| twitter.json, compact, keys | JIT, declaration-order speculation | JIT, order learned at run time | serde_json::from_slice |\n|---|---:|---:|---:|"
+    );
+    for (o, order) in orders.iter().enumerate() {
+        let cell = |t: &mut Vec<f64>| {
+            let m = median(t);
+            format!("{:.0} µs ({:.2}x)", m * 1e6, m / base)
+        };
+        println!(
+            "| {order:?} | {} | {} | {} |",
+            cell(&mut times[o][0]),
+            cell(&mut times[o][1]),
+            cell(&mut times[o][2])
+        );
+    }
+    println!("(times relative to the JIT on the keys as given, declaration-order speculation)\n");
+}
+
 /// `n` generated values serialised one document each.
 fn generate<T: Serialize>(n: u64, seed: u64, make: impl Fn(&mut Rng, u64) -> T) -> Vec<Vec<u8>> {
     let mut rng = Rng::new(seed);
@@ -510,6 +686,7 @@ fn main() {
                 &read("canada.json"),
                 rounds,
             ));
+            key_order_table(&read("twitter.json")[0], rounds);
         }
         None => println!(
             "NOTICE: ../shared/corpus/bench not found (set JITSON_CORPUS); corpus files skipped.\n"

@@ -61,10 +61,11 @@ pub(crate) struct CacheStats {
     pub worker_spawn_error: Option<String>,
     /// Time callers spent compiling, or waiting for another thread's compile.
     pub caller_wait: std::time::Duration,
+    /// Struct layouts compiled with a key order learned from a document.
+    pub learned_orders: u64,
 }
 
 /// Where a type stands for tiered `Backend::Auto` decodes.
-#[derive(Clone, Copy)]
 #[cfg_attr(
     not(all(
         feature = "jit",
@@ -83,6 +84,9 @@ pub(crate) enum Tier {
     Ready(&'static Compiled),
     /// Queued or compiling on a background worker: interpret meanwhile.
     Compiling,
+    /// Not compiled, and this decode is the one to learn from: interpret it,
+    /// recording key orders, then drop the learner to queue the compile.
+    Learn(Learner),
     /// The JIT cannot run in this process.
     Unavailable(&'static str),
     /// The type failed to compile.
@@ -95,6 +99,7 @@ cfg_jit! {
     use std::sync::{Arc, Mutex, OnceLock};
 
     use dashmap::DashMap;
+    use jitson_core::layout::KeyOrders;
     pub(crate) use jitson_jit::{Compiled, JitState};
 
     /// Hashes a `TypeId`, which is already a hash: keeps its last 8 bytes.
@@ -199,7 +204,7 @@ cfg_jit! {
             return done.as_ref().copied().map_err(|e| leak_reason(e));
         }
         let slot: Slot = cache().entry(id).or_default().clone();
-        compile_into(&slot, layout, Compiler::Caller)
+        compile_into(&slot, layout, Compiler::Caller, KeyOrders::default())
     }
 
     /// Who compiles: the caller's thread, or a background worker (a tier switch).
@@ -215,15 +220,18 @@ cfg_jit! {
         slot: &Entry,
         layout: &'static TypeLayout,
         compiler: Compiler,
+        key_orders: KeyOrders,
     ) -> Result<&'static Compiled, &'static str> {
         let started = std::time::Instant::now();
         let was_ready = slot.done.get().is_some();
         // The shard lock is released: compile inside the once-cell only.
         let done = slot.done.get_or_init(|| {
+            let options_orders = key_orders.len();
             let options = jitson_jit::CompileOptions {
                 dump_dir: std::env::var_os("JITSON_DUMP_IR").map(Into::into),
                 memory_provider: None,
                 perf_map: perf_map_enabled(),
+                key_orders,
             };
             let result = jitson_jit::compile(layout, options);
             let mut stats = stats_cell().lock().unwrap_or_else(|p| p.into_inner());
@@ -233,6 +241,7 @@ cfg_jit! {
                     if compiler == Compiler::Background {
                         stats.tier_switches += 1;
                     }
+                    stats.learned_orders += options_orders as u64;
                     stats.compile_time_total += compiled.compile_time;
                     stats.compile_time_max = stats.compile_time_max.max(compiled.compile_time);
                     stats.code_bytes += compiled.code_bytes as u64;
@@ -285,14 +294,37 @@ cfg_jit! {
             None => cache().entry(id).or_default().clone(),
         };
         if !slot.queued.swap(true, std::sync::atomic::Ordering::AcqRel) {
-            let job_slot = slot.clone();
+            return Tier::Learn(Learner { slot, layout, orders: KeyOrders::default() });
+        }
+        Tier::Compiling
+    }
+
+    /// The first decode of a type in the background tier: the interpreter records
+    /// the document's key orders into [`Learner::orders`], and dropping the
+    /// learner queues the type's compile with them (also when that decode fails or
+    /// unwinds), so the compiled code speculates on the order documents use.
+    pub(crate) struct Learner {
+        slot: Slot,
+        layout: &'static TypeLayout,
+        orders: KeyOrders,
+    }
+
+    impl Learner {
+        pub(crate) fn orders(&mut self) -> &mut KeyOrders {
+            &mut self.orders
+        }
+    }
+
+    impl Drop for Learner {
+        fn drop(&mut self) {
+            let (slot, layout) = (self.slot.clone(), self.layout);
+            let orders = std::mem::take(&mut self.orders);
             crate::tier::submit(Box::new(move || {
                 if available().is_ok() {
-                    let _ = compile_into(&job_slot, layout, Compiler::Background);
+                    let _ = compile_into(&slot, layout, Compiler::Background, orders);
                 }
             }));
         }
-        Tier::Compiling
     }
 
     pub(crate) fn cache_stats() -> CacheStats {
@@ -344,6 +376,15 @@ cfg_no_jit! {
 
     pub(crate) fn compiled_or_queue(_layout: &'static TypeLayout) -> Tier {
         Tier::Unavailable("this build has no JIT")
+    }
+
+    /// Never constructed: there is no JIT in this build.
+    pub(crate) enum Learner {}
+
+    impl Learner {
+        pub(crate) fn orders(&mut self) -> &mut jitson_core::layout::KeyOrders {
+            match *self {}
+        }
     }
 
     /// # Safety

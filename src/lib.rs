@@ -207,13 +207,17 @@ fn choose_engine(
     backend: Backend,
     tiering: Tiering,
     layout: &'static TypeLayout,
-) -> Result<Engine, Error> {
+) -> Result<(Engine, Option<jit::Learner>), Error> {
     if backend == Backend::Auto && tiering == Tiering::Background && !jit_disabled_by_env() {
-        return Ok(match jit::compiled_or_queue(layout) {
+        let engine = match jit::compiled_or_queue(layout) {
             jit::Tier::Ready(compiled) => Engine::Jit(compiled),
             jit::Tier::Compiling => {
                 STATS.tiered_decodes.fetch_add(1, Ordering::Relaxed);
                 Engine::Interpreter
+            }
+            jit::Tier::Learn(learner) => {
+                STATS.tiered_decodes.fetch_add(1, Ordering::Relaxed);
+                return Ok((Engine::Interpreter, Some(learner)));
             }
             jit::Tier::Unavailable(why) => {
                 STATS.count_fallback(Fallback::JitUnavailable, why);
@@ -223,9 +227,10 @@ fn choose_engine(
                 STATS.count_fallback(Fallback::CompileFailed, why);
                 Engine::Interpreter
             }
-        });
+        };
+        return Ok((engine, None));
     }
-    choose_engine_counting(backend, layout, true)
+    Ok((choose_engine_counting(backend, layout, true)?, None))
 }
 
 /// [`choose_engine`], optionally without counting a fallback (for warm-up, which
@@ -371,7 +376,7 @@ impl<T: Decode> Decoder<T> {
     }
 
     fn decode_bytes(&self, input: &[u8], validate_utf8: bool) -> Result<T, Error> {
-        let engine = choose_engine(self.backend, self.tiering, T::LAYOUT)?;
+        let (engine, learner) = choose_engine(self.backend, self.tiering, T::LAYOUT)?;
         // Whatever this decode stashes and does not resume is gone when it returns
         // or unwinds; a decode run from a `Drop` inside another keeps its own.
         let _panics = jitson_core::panic::Scope::enter();
@@ -413,7 +418,7 @@ impl<T: Decode> Decoder<T> {
             // agrees with by construction, rebuilds the error with its path. Only a
             // full stack is not the document's fault: from this shallower frame
             // the interpreter may decode it.
-            let result = self.interpret(input, validate_utf8, dst);
+            let result = self.interpret(input, validate_utf8, dst, None);
             debug_assert!(
                 result.is_err() || out_of_stack,
                 "the JIT rejected a document the interpreter accepts"
@@ -425,21 +430,38 @@ impl<T: Decode> Decoder<T> {
         }
         debug_assert_eq!(engine.name(), "interpreter");
         STATS.interpreter_decodes.fetch_add(1, Ordering::Relaxed);
-        self.interpret(input, validate_utf8, dst)?;
+        // The first decode of a type waiting for its compile records the key
+        // orders it sees; dropping the learner (after this decode, however it
+        // ends) queues the compile with them.
+        let mut learner = learner;
+        self.interpret(input, validate_utf8, dst, learner.as_mut().map(jit::Learner::orders))?;
         // SAFETY: on success the interpreter has written a whole T.
         Ok(unsafe { out.assume_init() })
     }
 
     /// Decodes with the interpreter into `dst` (room for a T); resumes a panic
     /// from user code.
-    fn interpret(&self, input: &[u8], validate_utf8: bool, dst: *mut u8) -> Result<(), Error> {
+    fn interpret(
+        &self,
+        input: &[u8],
+        validate_utf8: bool,
+        dst: *mut u8,
+        learn: Option<&mut jitson_core::layout::KeyOrders>,
+    ) -> Result<(), Error> {
         let options = jitson_fallback::Options {
             max_depth: self.max_depth,
             validate_utf8,
         };
         // SAFETY: `dst` is aligned room for a T and `T::LAYOUT` describes T (the
         // `Decode` contract); `from_str` input is UTF-8.
-        let result = unsafe { jitson_fallback::decode(input, T::LAYOUT, dst, &options) };
+        let result = unsafe {
+            match learn {
+                Some(orders) => {
+                    jitson_fallback::decode_learning(input, T::LAYOUT, dst, &options, orders)
+                }
+                None => jitson_fallback::decode(input, T::LAYOUT, dst, &options),
+            }
+        };
         if result.is_err() {
             // A panic in user code (a default fn, a Drop) continues here, now that
             // no backend frame is on the stack.
@@ -585,6 +607,10 @@ pub struct Stats {
     /// Why a background compile thread could not be started, if one could not
     /// (the interpreter then keeps serving the queued types).
     pub compile_worker_error: Option<String>,
+    /// Struct layouts compiled to speculate on a key order learned from a
+    /// document (the first decode of a type in the background tier records the
+    /// order of each struct's keys) rather than the declaration order.
+    pub learned_key_orders: u64,
 }
 
 impl Stats {
@@ -631,6 +657,7 @@ pub fn stats() -> Stats {
         compile_workers: cache.compile_workers,
         caller_compile_wait: cache.caller_wait,
         compile_worker_error: cache.worker_spawn_error,
+        learned_key_orders: cache.learned_orders,
     }
 }
 
@@ -644,6 +671,7 @@ mod tests {
         assert_eq!(
             choose_engine(Backend::Interpreter, Tiering::Wait, layout)
                 .unwrap()
+                .0
                 .name(),
             "interpreter"
         );
@@ -655,11 +683,12 @@ mod tests {
         assert_eq!(
             choose_engine(Backend::Auto, Tiering::Wait, layout)
                 .unwrap()
+                .0
                 .name(),
             expected
         );
         match choose_engine(Backend::Jit, Tiering::Wait, layout) {
-            Ok(engine) => assert_eq!(engine.name(), "jit"),
+            Ok((engine, _)) => assert_eq!(engine.name(), "jit"),
             Err(err) => {
                 assert!(!Backend::Jit.is_available());
                 assert_eq!(err.kind(), ErrorKind::BackendUnavailable);

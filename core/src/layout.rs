@@ -380,3 +380,109 @@ pub unsafe fn write_missing(layout: &'static TypeLayout, dst: *mut u8) -> bool {
         _ => false,
     }
 }
+
+/// The order in which keys were seen, per struct layout: for each struct layout
+/// met in a document, the indexes (into `fields`) of its first object's keys in
+/// document order. Recorded by the interpreter while a type waits for its compile,
+/// and used by the JIT to speculate on the order documents really use (sorted
+/// keys, or another language's field order) instead of the declaration order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KeyOrders {
+    orders: Vec<(*const StructLayout, Vec<u16>)>,
+}
+
+// SAFETY: the pointers are only compared (identities of `'static` layouts), never
+// dereferenced.
+unsafe impl Send for KeyOrders {}
+// SAFETY: as above.
+unsafe impl Sync for KeyOrders {}
+
+impl KeyOrders {
+    /// Records `order` for `st` unless one is recorded already (the first object
+    /// of each layout wins).
+    pub fn offer(&mut self, st: &'static StructLayout, order: Vec<u16>) {
+        if self.get(st).is_none() {
+            self.orders.push((st, order));
+        }
+    }
+
+    /// The order recorded for `st`.
+    pub fn get(&self, st: &StructLayout) -> Option<&[u16]> {
+        self.orders
+            .iter()
+            .find(|(p, _)| std::ptr::eq(*p, st))
+            .map(|(_, order)| &order[..])
+    }
+
+    /// Layouts with an order.
+    pub fn len(&self) -> usize {
+        self.orders.len()
+    }
+
+    /// Whether nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.orders.is_empty()
+    }
+
+    /// The order in which to try `st`'s fields: the recorded one, then the fields
+    /// it did not name in declaration order (every index once).
+    pub fn speculation(&self, st: &StructLayout) -> Vec<usize> {
+        let n = st.fields.len();
+        let mut order: Vec<usize> = Vec::with_capacity(n);
+        let mut taken = vec![false; n];
+        for &i in self.get(st).unwrap_or(&[]) {
+            let i = usize::from(i);
+            if i < n && !taken[i] {
+                taken[i] = true;
+                order.push(i);
+            }
+        }
+        order.extend((0..n).filter(|&i| !taken[i]));
+        order
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIELDS: [Field; 4] = {
+        const fn field(name: &'static str) -> Field {
+            Field {
+                name,
+                aliases: &[],
+                offset: 0,
+                layout: crate::decode::layout_of::<u8>,
+                default: None,
+            }
+        }
+        [field("a"), field("b"), field("c"), field("d")]
+    };
+    static ST: StructLayout = StructLayout {
+        name: "S",
+        fields: &FIELDS,
+        skipped: &[],
+        deny_unknown_fields: false,
+    };
+    static OTHER: StructLayout = StructLayout {
+        name: "T",
+        fields: &FIELDS,
+        skipped: &[],
+        deny_unknown_fields: false,
+    };
+
+    #[test]
+    fn speculation_is_the_learned_order_then_the_rest() {
+        let mut orders = KeyOrders::default();
+        assert_eq!(orders.speculation(&ST), [0, 1, 2, 3]);
+        orders.offer(&ST, vec![3, 1]);
+        // The first object of a layout wins; others are ignored.
+        orders.offer(&ST, vec![0, 1, 2, 3]);
+        assert_eq!(orders.speculation(&ST), [3, 1, 0, 2]);
+        assert_eq!(orders.speculation(&OTHER), [0, 1, 2, 3]);
+        // Out-of-range and repeated indexes (never recorded, but harmless).
+        orders.offer(&OTHER, vec![2, 2, 9, 0]);
+        assert_eq!(orders.speculation(&OTHER), [2, 0, 1, 3]);
+        assert_eq!(orders.len(), 2);
+    }
+}

@@ -34,7 +34,7 @@
 use core::ffi::c_void;
 
 use jitson_core::error::{Error, ErrorCode, Found, PathSegment};
-use jitson_core::layout::{Kind, TypeLayout};
+use jitson_core::layout::{KeyOrders, Kind, TypeLayout};
 use jitson_core::text::{self, LexError};
 
 mod kind;
@@ -78,9 +78,42 @@ pub unsafe fn decode(
     dst: *mut u8,
     options: &Options,
 ) -> Result<(), Error> {
+    let parser = Parser::new(input, options, jitson_core::stack::limit());
+    // SAFETY: forwarded from the caller.
+    unsafe { decode_document(parser, layout, dst) }
+}
+
+/// [`decode`], also recording in `key_orders` the order of the keys of the first
+/// object of each struct layout met (see [`KeyOrders`]), for the JIT to speculate
+/// on. Used on a type's first decode, while its compile waits.
+///
+/// # Safety
+/// As for [`decode`].
+pub unsafe fn decode_learning(
+    input: &[u8],
+    layout: &'static TypeLayout,
+    dst: *mut u8,
+    options: &Options,
+    key_orders: &mut KeyOrders,
+) -> Result<(), Error> {
     let mut parser = Parser::new(input, options, jitson_core::stack::limit());
+    parser.key_orders = Some(key_orders);
+    // SAFETY: forwarded from the caller.
+    unsafe { decode_document(parser, layout, dst) }
+}
+
+/// A whole document: one value, then nothing but whitespace.
+///
+/// # Safety
+/// As for [`decode`].
+unsafe fn decode_document(
+    mut parser: Parser<'_>,
+    layout: &'static TypeLayout,
+    dst: *mut u8,
+) -> Result<(), Error> {
     // SAFETY: forwarded from the caller.
     unsafe { parser.decode_value(layout, dst)? };
+    let input = parser.input;
     let end = text::skip_ws(input, parser.pos);
     if end < input.len() {
         // SAFETY: `decode_value` succeeded, so `dst` holds a live value, dropped once here.
@@ -144,6 +177,8 @@ pub(crate) struct Parser<'a> {
     remaining_depth: u32,
     /// The stack address a level may not go below ([`jitson_core::stack`]).
     stack_limit: usize,
+    /// Where to record the order of keys per struct layout, when learning.
+    key_orders: Option<&'a mut KeyOrders>,
     /// Unescaped text of the last string with escapes.
     scratch: Vec<u8>,
     validate_utf8: bool,
@@ -156,6 +191,7 @@ impl<'a> Parser<'a> {
             pos: 0,
             remaining_depth: options.max_depth,
             stack_limit,
+            key_orders: None,
             scratch: Vec::new(),
             validate_utf8: options.validate_utf8,
         }

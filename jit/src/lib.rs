@@ -166,6 +166,10 @@ pub struct CompileOptions {
     /// file `perf report` reads to name samples in JIT code (the perf-map
     /// convention of Linux `perf`, also written by V8, the JVM and wasmtime).
     pub perf_map: bool,
+    /// Key orders seen in documents (recorded by the interpreter): each struct
+    /// speculates that its keys come in its recorded order, then declaration
+    /// order for the rest. Empty: declaration order everywhere.
+    pub key_orders: jitson_core::layout::KeyOrders,
 }
 
 fn build_isa() -> Result<OwnedTargetIsa, CompileError> {
@@ -340,6 +344,7 @@ fn compile_inner(
             &mut ctx,
             &mut fb_ctx,
             &ids,
+            &options.key_orders,
             layout,
             call_conv,
         );
@@ -464,6 +469,7 @@ pub fn probe(
             dump_dir: None,
             memory_provider,
             perf_map: false,
+            key_orders: Default::default(),
         },
     )?;
     let input = b"true";

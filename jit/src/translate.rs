@@ -51,6 +51,7 @@ pub(crate) fn translate_function(
     ctx: &mut Context,
     fb_ctx: &mut FunctionBuilderContext,
     ids: &HashMap<TypeId, FuncId>,
+    key_orders: &jitson_core::layout::KeyOrders,
     layout: &'static TypeLayout,
     call_conv: CallConv,
 ) -> Translated {
@@ -60,7 +61,7 @@ pub(crate) fn translate_function(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let (state, dst) = (b.block_params(entry)[0], b.block_params(entry)[1]);
-    let mut t = FnTranslator::new(b, module, ids, state, call_conv);
+    let mut t = FnTranslator::new(b, module, ids, key_orders, state, call_conv);
     match &layout.kind {
         Kind::Struct(st) if fits_bitmaps(st) => t.emit_struct_function(layout, st, dst),
         Kind::Struct(_) => {
@@ -104,6 +105,8 @@ pub(crate) struct FnTranslator<'a, 'm> {
     /// Offset of the next input byte.
     pub pos: Variable,
     pub interpreted: Vec<(&'static str, &'static str)>,
+    /// Learned key orders, for struct speculation.
+    pub key_orders: &'m jitson_core::layout::KeyOrders,
 }
 
 impl<'a, 'm> FnTranslator<'a, 'm> {
@@ -111,6 +114,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         mut b: FunctionBuilder<'a>,
         module: &'m mut JITModule,
         ids: &'m HashMap<TypeId, FuncId>,
+        key_orders: &'m jitson_core::layout::KeyOrders,
         state: Value,
         call_conv: CallConv,
     ) -> Self {
@@ -137,6 +141,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             len,
             pos,
             interpreted: Vec::new(),
+            key_orders,
         }
     }
 

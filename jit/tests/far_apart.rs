@@ -94,6 +94,7 @@ fn scattered_chunks_are_a_compile_error_not_a_panic() {
             dump_dir: None,
             memory_provider: Some(Box::new(Scattered::new())),
             perf_map: false,
+            key_orders: Default::default(),
         },
     );
     match result {
@@ -123,6 +124,7 @@ fn an_exhausted_reservation_is_a_compile_error() {
             dump_dir: None,
             memory_provider: Some(Box::new(ArenaMemoryProvider::new_with_size(1).unwrap())),
             perf_map: false,
+            key_orders: Default::default(),
         },
     );
     assert!(

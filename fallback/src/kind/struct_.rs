@@ -92,6 +92,8 @@ impl Parser<'_> {
         seen: &mut Seen,
     ) -> Result<(), Error> {
         let mut guess = 0usize;
+        // Only while learning (a type waiting for its compile): the keys' order.
+        let mut order = self.key_orders.is_some().then(Vec::new);
         loop {
             let key_start = self.pos;
             let key = self.parse_str()?;
@@ -108,6 +110,9 @@ impl Parser<'_> {
                         .map_err(|e| at_segment(e, || PathSegment::Field(field.name)))?;
                     seen.set(i);
                     guess = i + 1;
+                    if let Some(order) = &mut order {
+                        order.push(i as u16);
+                    }
                 }
                 None if st.deny_unknown_fields => {
                     let name = String::from_utf8_lossy(key).into();
@@ -120,7 +125,12 @@ impl Parser<'_> {
             }
             match self.end_map_member()? {
                 AfterMember::More => {}
-                AfterMember::End => return Ok(()),
+                AfterMember::End => {
+                    if let (Some(orders), Some(order)) = (self.key_orders.as_deref_mut(), order) {
+                        orders.offer(st, order);
+                    }
+                    return Ok(());
+                }
             }
         }
     }

@@ -2,7 +2,8 @@
 //!
 //! One generated function per struct layout; each field's value is a call to the
 //! generated function of the field's layout, one per distinct layout in the
-//! module. Keys are expected in declaration order: after field `i`, the code compares the next raw key bytes (plus the
+//! module. Keys are expected in the order learned from documents
+//! (`CompileOptions::key_orders`), else in declaration order; in declaration order: after field `i`, the code compares the next raw key bytes (plus the
 //! closing quote) against field `i + 1`'s name with wide loads and, on a match,
 //! goes straight to that field's value. Any other key goes to the dispatch: the key
 //! is scanned, then matched by length and word compares against every name and
@@ -52,22 +53,23 @@ impl FnTranslator<'_, '_> {
         );
         let key_blocks: Vec<Block> = (0..n).map(|_| self.b.create_block()).collect();
         let value_blocks: Vec<Block> = (0..n).map(|_| self.b.create_block()).collect();
-        let key_after = |i: usize| {
-            if i + 1 < n {
-                key_blocks[i + 1]
-            } else {
-                dispatch
-            }
-        };
+        // The order to speculate on: the one learned from documents if there is
+        // one, else the declaration order. `next[i]`: the key expected after
+        // field i's value.
+        let order = self.key_orders.speculation(st);
+        let mut next = vec![dispatch; n];
+        for pair in order.windows(2) {
+            next[pair[0]] = key_blocks[pair[1]];
+        }
+        let key_after = |i: usize| next[i];
 
         // `{`, then `}` or the first key.
         self.emit_open_container(b'{', layout, bail);
         let c = self.peek_or(bail);
         self.branch_if_byte(c, b'}', close);
         self.expect_byte(c, b'"', bail);
-        self.b
-            .ins()
-            .jump(if n > 0 { key_blocks[0] } else { dispatch }, &[]);
+        let first = order.first().map_or(dispatch, |&i| key_blocks[i]);
+        self.b.ins().jump(first, &[]);
 
         // Speculation: the key at `pos` (an opening quote) is field i's name.
         for (i, field) in fields.iter().enumerate() {

@@ -1,0 +1,107 @@
+//! Key order learned at run time: the first decode of a type in the background
+//! tier records the order of each struct's keys, and the type is compiled to
+//! speculate on that order. Documents in any order must still decode to the same
+//! values, on both sides of the switch, and agree with the interpreter on errors.
+//! One `#[test]` (process-wide counters).
+
+use std::time::{Duration, Instant};
+
+use jitson::{Backend, Decode, Decoder, Tiering};
+
+#[derive(Decode, Debug, PartialEq)]
+struct Inner {
+    x: u8,
+    y: u8,
+    z: u8,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Record {
+    alpha: u32,
+    beta: String,
+    gamma: Vec<u8>,
+    delta: Option<bool>,
+    epsilon: f64,
+    inner: Inner,
+}
+
+const MEMBERS: [&str; 6] = [
+    r#""alpha": 7"#,
+    r#""beta": "b""#,
+    r#""gamma": [1, 2]"#,
+    r#""delta": true"#,
+    r#""epsilon": 2.5"#,
+    r#""inner": {INNER}"#,
+];
+const INNER: [&str; 3] = [r#""x": 1"#, r#""y": 2"#, r#""z": 3"#];
+
+/// The record with its members (and the inner object's) in the order `order`
+/// gives for six and for three.
+fn document(order: &dyn Fn(usize) -> Vec<usize>) -> String {
+    let inner: Vec<&str> = order(3).into_iter().map(|i| INNER[i]).collect();
+    let inner = format!("{{{}}}", inner.join(", "));
+    let members: Vec<String> = order(6)
+        .into_iter()
+        .map(|i| MEMBERS[i].replace("{INNER}", &inner))
+        .collect();
+    format!("{{{}}}", members.join(", "))
+}
+
+#[test]
+fn a_learned_order_changes_speculation_not_results() {
+    if !Backend::Jit.is_available() {
+        eprintln!("NOTICE: the JIT is not available in this process; skipping");
+        return;
+    }
+    let expected = Record {
+        alpha: 7,
+        beta: "b".into(),
+        gamma: vec![1, 2],
+        delta: Some(true),
+        epsilon: 2.5,
+        inner: Inner { x: 1, y: 2, z: 3 },
+    };
+    let reversed = document(&|n| (0..n).rev().collect());
+    let declared = document(&|n| (0..n).collect());
+    let rotated = document(&|n| (0..n).map(|i| (i + 2) % n).collect());
+    let sparse = r#"{"inner": {"z": 3, "x": 1, "y": 2}, "alpha": 7, "epsilon": 2.5, "beta": "b", "gamma": [1, 2]}"#;
+    let escaped = reversed.replace("\"beta\"", "\"b\\u0065ta\"");
+    let duplicate = reversed.replace("\"alpha\"", "\"beta\"");
+    let wrong = reversed.replace("\"y\": 2", "\"y\": 300");
+
+    let auto = Decoder::<Record>::new().tiering(Tiering::Background);
+    let interpreter = Decoder::<Record>::with_backend(Backend::Interpreter);
+    let check = || {
+        for doc in [&reversed, &declared, &rotated, &escaped] {
+            assert_eq!(auto.decode_str(doc).unwrap(), expected, "{doc}");
+        }
+        let mut no_delta = auto.decode_str(sparse).unwrap();
+        assert_eq!(no_delta.delta.take(), None);
+        for doc in [&duplicate, &wrong] {
+            let (a, b) = (
+                auto.decode_str(doc).unwrap_err(),
+                interpreter.decode_str(doc).unwrap_err(),
+            );
+            assert_eq!((a.kind(), a.offset(), a.path()), (b.kind(), b.offset(), b.path()));
+        }
+    };
+
+    // The first decode learns the reversed order and queues the compile.
+    let before = jitson::stats();
+    assert_eq!(auto.decode_str(&reversed).unwrap(), expected);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while jitson::stats().tier_switches == before.tier_switches {
+        assert!(Instant::now() < deadline, "the compile never finished");
+        check();
+    }
+    let after = jitson::stats();
+    assert_eq!(
+        after.learned_key_orders - before.learned_key_orders,
+        2,
+        "Record and Inner were compiled with the order learned: {after:#?}"
+    );
+    // On compiled code now: every order, and the errors, as before.
+    let jit_before = jitson::stats().jit_decodes;
+    check();
+    assert!(jitson::stats().jit_decodes > jit_before);
+}
