@@ -569,7 +569,9 @@ fn key_order_table(twitter: &[u8], rounds: usize) {
     let mut times = vec![vec![Vec::new(); 3]; 3];
     for _ in 0..rounds {
         for (o, doc) in docs.iter().enumerate() {
-            times[o][0].push(time(&|| drop(black_box(declared.decode_slice(black_box(doc))))));
+            times[o][0].push(time(&|| {
+                drop(black_box(declared.decode_slice(black_box(doc))))
+            }));
             times[o][1].push(time(&|| drop(black_box(learned_fns[o](black_box(doc))))));
             times[o][2].push(time(&|| {
                 drop(black_box(serde_json::from_slice::<Twitter>(black_box(doc))))

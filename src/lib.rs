@@ -434,7 +434,12 @@ impl<T: Decode> Decoder<T> {
         // orders it sees; dropping the learner (after this decode, however it
         // ends) queues the compile with them.
         let mut learner = learner;
-        self.interpret(input, validate_utf8, dst, learner.as_mut().map(jit::Learner::orders))?;
+        self.interpret(
+            input,
+            validate_utf8,
+            dst,
+            learner.as_mut().map(jit::Learner::orders),
+        )?;
         // SAFETY: on success the interpreter has written a whole T.
         Ok(unsafe { out.assume_init() })
     }

@@ -82,7 +82,10 @@ fn a_learned_order_changes_speculation_not_results() {
                 auto.decode_str(doc).unwrap_err(),
                 interpreter.decode_str(doc).unwrap_err(),
             );
-            assert_eq!((a.kind(), a.offset(), a.path()), (b.kind(), b.offset(), b.path()));
+            assert_eq!(
+                (a.kind(), a.offset(), a.path()),
+                (b.kind(), b.offset(), b.path())
+            );
         }
     };
 

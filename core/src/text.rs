@@ -29,25 +29,6 @@ pub fn skip_ws(input: &[u8], mut pos: usize) -> usize {
     pos
 }
 
-/// [`skip_ws`] for long runs: eight bytes at a time while they are all spaces
-/// (indentation), then byte by byte. Worth it where a run is known to start, as
-/// in the JIT's out-of-line whitespace helper; `skip_ws` is better inline.
-pub fn skip_ws_wide(input: &[u8], mut pos: usize) -> usize {
-    loop {
-        while let Some(chunk) = input.get(pos..pos + 8) {
-            let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-            if word != u64::from_le_bytes([b' '; 8]) {
-                break;
-            }
-            pos += 8;
-        }
-        match input.get(pos) {
-            Some(&b) if is_ws(b) => pos += 1,
-            _ => return pos,
-        }
-    }
-}
-
 /// Matches the rest of a literal (`rest` is `b"rue"` after a `t`) at `pos`.
 #[inline]
 pub fn parse_ident(input: &[u8], mut pos: usize, rest: &[u8]) -> Result<usize, LexError> {

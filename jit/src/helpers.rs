@@ -271,18 +271,6 @@ pub(crate) unsafe extern "C" fn write_missing(layout: *const TypeLayout, dst: *m
     unsafe { jitson_core::layout::write_missing(&*layout, dst) }
 }
 
-/// The offset of the first byte at or after `pos` in `input[..len]` that is not
-/// JSON whitespace (or `len`): the out-of-line half of the generated code's peek.
-/// Runs of spaces (indentation) go eight bytes at a time.
-///
-/// # Safety
-/// `input[..len]` is readable and `pos <= len`.
-pub(crate) unsafe extern "C" fn skip_whitespace(input: *const u8, len: usize, pos: usize) -> usize {
-    // SAFETY: as the caller guarantees.
-    let input = unsafe { std::slice::from_raw_parts(input, len) };
-    jitson_core::text::skip_ws_wide(input, pos)
-}
-
 /// Whether `ptr[..len]` is UTF-8 (simdutf8).
 ///
 /// # Safety
