@@ -271,6 +271,41 @@ pub(crate) unsafe extern "C" fn write_missing(layout: *const TypeLayout, dst: *m
     unsafe { jitson_core::layout::write_missing(&*layout, dst) }
 }
 
+/// Drops the fields of the struct at `dst` whose bit is set in `seen` (decoded
+/// fields, bit `i` for `st.fields[i]`) or `skipped_seen` (skipped fields): what a
+/// generated struct function wrote before giving up. A panicking `Drop` is
+/// stashed by the layout's drop function; the others still run.
+///
+/// # Safety
+/// `st` is a `&'static StructLayout` with at most 64 decoded and 64 skipped
+/// fields; exactly the marked fields of the struct at `dst` are live.
+pub(crate) unsafe extern "C" fn drop_written(
+    st: *const StructLayout,
+    dst: *mut u8,
+    seen: u64,
+    skipped_seen: u64,
+) {
+    // SAFETY: generated code passes a layout embedded at compile time.
+    let st = unsafe { &*st };
+    for (i, field) in st.fields.iter().enumerate() {
+        if seen >> i & 1 == 1
+            && let Some(drop) = (field.layout)().drop
+        {
+            // SAFETY: the field is live and inside the struct, as the caller
+            // guarantees; it is dropped once.
+            unsafe { drop(dst.add(field.offset)) };
+        }
+    }
+    for (j, field) in st.skipped.iter().enumerate() {
+        if skipped_seen >> j & 1 == 1
+            && let Some(drop) = field.drop
+        {
+            // SAFETY: as above.
+            unsafe { drop(dst.add(field.offset)) };
+        }
+    }
+}
+
 /// Whether `ptr[..len]` is UTF-8 (simdutf8).
 ///
 /// # Safety

@@ -357,6 +357,9 @@ impl FnTranslator<'_, '_> {
     }
 
     /// Drops every field whose bit is set in `seen` / `skipped_seen`.
+    /// Drops the fields marked in `seen` and the skipped fields marked in
+    /// `skipped_seen`, through the `drop_written` helper: a cold path (errors and
+    /// slow paths), so one call instead of a test and a call per field.
     fn emit_drop_written(
         &mut self,
         st: &'static StructLayout,
@@ -364,28 +367,19 @@ impl FnTranslator<'_, '_> {
         seen: cranelift_frontend::Variable,
         skipped_seen: cranelift_frontend::Variable,
     ) {
-        let drops = st
-            .fields
-            .iter()
-            .enumerate()
-            .filter_map(|(i, f)| (f.layout)().drop.map(|d| (seen, i, f.offset, d)))
-            .chain(
-                st.skipped
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(j, f)| f.drop.map(|d| (skipped_seen, j, f.offset, d))),
-            );
-        for (var, bit_index, offset, drop) in drops.collect::<Vec<_>>() {
-            let (drop_block, next) = (self.b.create_block(), self.b.create_block());
-            let s = self.b.use_var(var);
-            let bit = self.b.ins().band_imm_s(s, 1i64 << bit_index);
-            self.b.ins().brif(bit, drop_block, &[], next, &[]);
-            self.b.switch_to_block(drop_block);
-            let at = self.b.ins().iadd_imm_s(dst, offset as i64);
-            self.call_drop(drop, at);
-            self.b.ins().jump(next, &[]);
-            self.b.switch_to_block(next);
+        let needs_drop = st.fields.iter().any(|f| (f.layout)().drop.is_some())
+            || st.skipped.iter().any(|f| f.drop.is_some());
+        if !needs_drop {
+            return;
         }
+        let st_ptr = self.const_ptr(st as *const StructLayout);
+        let (s, k) = (self.b.use_var(seen), self.b.use_var(skipped_seen));
+        self.call_addr(
+            helpers::drop_written as *const () as usize,
+            &[PTR, PTR, types::I64, types::I64],
+            None,
+            &[st_ptr, dst, s, k],
+        );
     }
 }
 
