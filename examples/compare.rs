@@ -547,7 +547,8 @@ fn key_order_table(twitter: &[u8], rounds: usize) {
     let as_given = learned::<Box<Option<Twitter>>>(&docs[0]);
     let sorted = learned::<Box<Box<Twitter>>>(&docs[1]);
     let reversed = learned::<Option<Box<Twitter>>>(&docs[2]);
-    let learned_fns: [Box<dyn Fn(&[u8]) -> Twitter>; 3] = [
+    type DecodeTwitter = Box<dyn Fn(&[u8]) -> Twitter>;
+    let learned_fns: [DecodeTwitter; 3] = [
         Box::new(move |d| as_given.decode_slice(d).unwrap().unwrap()),
         Box::new(move |d| **sorted.decode_slice(d).unwrap()),
         Box::new(move |d| *reversed.decode_slice(d).unwrap().unwrap()),
