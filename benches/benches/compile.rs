@@ -57,6 +57,39 @@ mod jit {
         });
     }
 
+    /// `warm_up` of 1,000 distinct struct types (`Fresh<User, 0>` ..
+    /// `Fresh<User, 999>`: each a root of its own, so each compiles a module with
+    /// the wrapper, `User` and its field functions), one after another on one
+    /// thread; prints the total (issue 10's target: 2 s).
+    pub fn warm_up_thousand() {
+        if !Backend::Jit.is_available() {
+            return;
+        }
+        macro_rules! thousand {
+            ($($tens:literal)*) => {$(
+                thousand!(@units $tens; 0 1 2 3 4 5 6 7 8 9);
+            )*};
+            (@units $tens:literal; $($units:literal)*) => {$(
+                jitson::warm_up::<Fresh<User, { 1000 + 10 * $tens + $units }>>().expect("warm_up");
+            )*};
+        }
+        let before = jitson::stats();
+        let start = Instant::now();
+        thousand!(
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29
+            30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56
+            57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76 77 78 79 80 81 82 83
+            84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99
+        );
+        let took = start.elapsed();
+        let after = jitson::stats();
+        println!(
+            "warm_up of 1,000 distinct types (Fresh<User, N>): {took:?} in total, {} compiled, {} bytes of code",
+            after.layouts_compiled - before.layouts_compiled,
+            after.code_bytes - before.code_bytes
+        );
+    }
+
     pub fn compile_latency(c: &mut Criterion) {
         if !Backend::Jit.is_available() {
             println!("NOTICE: the JIT cannot run here; compile benches skipped");
@@ -266,6 +299,7 @@ mod jit {
     target_arch = "s390x"
 ))]
 fn compile_latency(c: &mut Criterion) {
+    jit::warm_up_thousand();
     jit::concurrent_first_decode();
     jit::compile_latency(c);
 }
