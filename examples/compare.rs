@@ -30,6 +30,8 @@
 //!
 //! Run: `cargo run --release --example compare` (add `-- --quick` for fewer rounds).
 
+#[path = "models/everyday.rs"]
+mod everyday;
 #[path = "models/mod.rs"]
 mod models;
 #[path = "models/seed.rs"]
@@ -668,6 +670,32 @@ fn main() {
     rows.extend(run::<Vec<Order>>(
         "Vec<Order> (1,000, pretty)",
         &order_array,
+        rounds,
+    ));
+    // Everyday string-heavy documents of a kilobyte or two.
+    let events = generate(1_000, 5, everyday::PushEvent::generate);
+    let packages = generate(1_000, 6, everyday::Package::generate);
+    let features = generate(1_000, 7, everyday::FeatureCollection::generate);
+    let size = |docs: &[Vec<u8>]| docs.iter().map(Vec::len).sum::<usize>() / docs.len();
+    println!(
+        "Everyday documents, average size: push event {} B, package.json {} B, GeoJSON {} B\n",
+        size(&events),
+        size(&packages),
+        size(&features)
+    );
+    rows.extend(run::<everyday::PushEvent>(
+        "push event (1,000 docs)",
+        &events,
+        rounds,
+    ));
+    rows.extend(run::<everyday::Package>(
+        "package.json (1,000 docs)",
+        &packages,
+        rounds,
+    ));
+    rows.extend(run::<everyday::FeatureCollection>(
+        "GeoJSON (1,000 docs)",
+        &features,
         rounds,
     ));
 

@@ -1,0 +1,361 @@
+//! Three everyday, string-heavy documents of about a kilobyte or two, the sizes
+//! services decode per request (issue 10 measured them first), each with a
+//! deterministic generator so no data file is needed:
+//!
+//! - [`PushEvent`]: a code-hosting webhook's push event (repository, pusher,
+//!   commits with their authors and changed paths), about 2 KB;
+//! - [`Package`]: an npm `package.json` (scripts, dependency maps, keywords),
+//!   about 1.3 KB;
+//! - [`FeatureCollection`]: a GeoJSON feature collection of polygons with
+//!   properties, about 1.1 KB.
+//!
+//! The models use what jitson derives today (structs, `Option`, `Vec`, maps,
+//! `rename`); a field GeoJSON allows to vary in type is fixed to one type here.
+//! Include with `#[path = "models/everyday.rs"] mod everyday;` next to `seed`.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::seed::Rng;
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Person {
+    pub name: String,
+    pub email: String,
+    pub username: Option<String>,
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Account {
+    pub login: String,
+    pub id: u64,
+    pub avatar_url: String,
+    pub html_url: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub site_admin: bool,
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Repository {
+    pub id: u64,
+    pub name: String,
+    pub full_name: String,
+    pub private: bool,
+    pub owner: Account,
+    pub html_url: String,
+    pub description: Option<String>,
+    pub fork: bool,
+    pub created_at: u64,
+    pub pushed_at: u64,
+    pub default_branch: String,
+    pub stargazers_count: u32,
+    pub language: Option<String>,
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Commit {
+    pub id: String,
+    pub tree_id: String,
+    pub distinct: bool,
+    pub message: String,
+    pub timestamp: String,
+    pub url: String,
+    pub author: Person,
+    pub committer: Person,
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    pub modified: Vec<String>,
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct PushEvent {
+    #[serde(rename = "ref")]
+    pub git_ref: String,
+    pub before: String,
+    pub after: String,
+    pub repository: Repository,
+    pub pusher: Person,
+    pub sender: Account,
+    pub created: bool,
+    pub deleted: bool,
+    pub forced: bool,
+    pub base_ref: Option<String>,
+    pub compare: String,
+    pub commits: Vec<Commit>,
+    pub head_commit: Option<Commit>,
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct RepositoryLink {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub url: String,
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Bugs {
+    pub url: String,
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Package {
+    pub name: String,
+    pub version: String,
+    pub description: String,
+    pub main: String,
+    pub scripts: BTreeMap<String, String>,
+    pub repository: RepositoryLink,
+    pub keywords: Vec<String>,
+    pub author: String,
+    pub license: String,
+    pub bugs: Bugs,
+    pub homepage: String,
+    pub dependencies: BTreeMap<String, String>,
+    pub dev_dependencies: BTreeMap<String, String>,
+    pub engines: BTreeMap<String, String>,
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Geometry {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub coordinates: Vec<Vec<[f64; 2]>>,
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Properties {
+    pub name: String,
+    pub admin_level: u8,
+    pub population: Option<u64>,
+    pub wikidata: String,
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Feature {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub id: String,
+    pub properties: Properties,
+    pub geometry: Geometry,
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct FeatureCollection {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub features: Vec<Feature>,
+}
+
+fn hex(rng: &mut Rng, len: usize) -> String {
+    (0..len)
+        .map(|_| char::from(b"0123456789abcdef"[rng.below(16) as usize]))
+        .collect()
+}
+
+fn person(rng: &mut Rng) -> Person {
+    let name = format!("{} {}", capitalised(rng), capitalised(rng));
+    let user = rng.word(4, 9);
+    Person {
+        email: format!("{user}@example.org"),
+        username: (rng.below(4) != 0).then_some(user),
+        name,
+    }
+}
+
+fn capitalised(rng: &mut Rng) -> String {
+    let mut w = rng.word(3, 8);
+    w[..1].make_ascii_uppercase();
+    w
+}
+
+fn account(rng: &mut Rng) -> Account {
+    let login = rng.word(4, 10);
+    let id = rng.below(90_000_000) + 1_000;
+    Account {
+        avatar_url: format!("https://avatars.example.org/u/{id}?v=4"),
+        html_url: format!("https://code.example.org/{login}"),
+        login,
+        id,
+        kind: "User".into(),
+        site_admin: false,
+    }
+}
+
+fn path(rng: &mut Rng) -> String {
+    let dirs = ["src", "docs", "tests", "src/kind", "benches"];
+    format!(
+        "{}/{}.{}",
+        rng.pick(&dirs),
+        rng.word(3, 10),
+        rng.pick(&["rs", "md", "toml"])
+    )
+}
+
+fn commit(rng: &mut Rng, repo: &str) -> Commit {
+    let id = hex(rng, 40);
+    let author = person(rng);
+    let paths = |rng: &mut Rng, n: u64| (0..rng.below(n)).map(|_| path(rng)).collect();
+    Commit {
+        tree_id: hex(rng, 40),
+        distinct: true,
+        message: format!(
+            "{} {} {}\n\nSee #{}: \"{}\"",
+            rng.pick(&["Fix", "Add", "Remove", "Document"]),
+            rng.word(4, 10),
+            rng.word(3, 9),
+            rng.below(5_000),
+            rng.word(5, 12)
+        ),
+        timestamp: format!(
+            "2026-11-{:02}T{:02}:14:03+01:00",
+            1 + rng.below(28),
+            rng.below(24)
+        ),
+        url: format!("https://code.example.org/{repo}/commit/{id}"),
+        committer: author.clone(),
+        author,
+        added: paths(rng, 3),
+        removed: paths(rng, 2),
+        modified: paths(rng, 4),
+        id,
+    }
+}
+
+impl PushEvent {
+    /// A push of one or two commits to a repository.
+    pub fn generate(rng: &mut Rng, _i: u64) -> PushEvent {
+        let owner = account(rng);
+        let name = rng.word(4, 12);
+        let full_name = format!("{}/{name}", owner.login);
+        let commits: Vec<Commit> = (0..1 + rng.below(2))
+            .map(|_| commit(rng, &full_name))
+            .collect();
+        let (before, after) = (hex(rng, 40), commits.last().unwrap().id.clone());
+        PushEvent {
+            git_ref: format!("refs/heads/{}", rng.pick(&["main", "dev", "release-1.4"])),
+            compare: format!(
+                "https://code.example.org/{full_name}/compare/{}...{}",
+                &before[..12],
+                &after[..12]
+            ),
+            before,
+            after,
+            repository: Repository {
+                id: rng.below(900_000_000),
+                html_url: format!("https://code.example.org/{full_name}"),
+                description: (rng.below(3) != 0)
+                    .then(|| format!("A {} for {}", rng.word(4, 9), rng.word(4, 9))),
+                name,
+                full_name,
+                private: rng.below(2) == 0,
+                owner: owner.clone(),
+                fork: false,
+                created_at: 1_600_000_000 + rng.below(100_000_000),
+                pushed_at: 1_760_000_000 + rng.below(10_000_000),
+                default_branch: "main".into(),
+                stargazers_count: rng.below(5_000) as u32,
+                language: (rng.below(4) != 0)
+                    .then(|| rng.pick(&["Rust", "Go", "TypeScript"]).into()),
+            },
+            pusher: person(rng),
+            sender: owner,
+            created: false,
+            deleted: false,
+            forced: rng.below(10) == 0,
+            base_ref: None,
+            head_commit: commits.last().cloned(),
+            commits,
+        }
+    }
+}
+
+impl Package {
+    /// A library's manifest with a dozen dependencies.
+    pub fn generate(rng: &mut Rng, _i: u64) -> Package {
+        let name = format!("@{}/{}", rng.word(3, 8), rng.word(4, 12));
+        let deps = |rng: &mut Rng, at_least: u64| {
+            let n = at_least + rng.below(4);
+            (0..n)
+                .map(|_| {
+                    let version = format!("^{}.{}.{}", rng.below(20), rng.below(30), rng.below(10));
+                    (rng.word(3, 14), version)
+                })
+                .collect()
+        };
+        let scripts = ["build", "test", "lint", "prepublishOnly", "start"]
+            .iter()
+            .map(|s| {
+                (
+                    s.to_string(),
+                    format!(
+                        "{} {} --{}",
+                        rng.pick(&["tsc", "node", "eslint", "vitest"]),
+                        rng.word(3, 8),
+                        rng.word(3, 8)
+                    ),
+                )
+            })
+            .collect();
+        Package {
+            version: format!("{}.{}.{}", rng.below(5), rng.below(40), rng.below(20)),
+            description: format!(
+                "{} {} for {} {}",
+                capitalised(rng),
+                rng.word(4, 10),
+                rng.word(4, 10),
+                rng.word(4, 10)
+            ),
+            main: "dist/index.js".into(),
+            scripts,
+            repository: RepositoryLink {
+                kind: "git".into(),
+                url: format!("git+https://code.example.org/{}.git", &name[1..]),
+            },
+            keywords: (0..3 + rng.below(5)).map(|_| rng.word(3, 10)).collect(),
+            author: format!("{} <{}@example.org>", capitalised(rng), rng.word(4, 8)),
+            license: rng.pick(&["MIT", "Apache-2.0", "ISC"]).into(),
+            bugs: Bugs {
+                url: format!("https://code.example.org/{}/issues", &name[1..]),
+            },
+            homepage: format!("https://code.example.org/{}#readme", &name[1..]),
+            dependencies: deps(rng, 6),
+            dev_dependencies: deps(rng, 5),
+            engines: [("node".to_string(), ">=18".to_string())].into(),
+            name,
+        }
+    }
+}
+
+impl FeatureCollection {
+    /// Two or three administrative areas as small polygons.
+    pub fn generate(rng: &mut Rng, _i: u64) -> FeatureCollection {
+        let feature = |rng: &mut Rng| {
+            let (x, y) = (rng.money(180) - 90.0, rng.money(90) - 45.0);
+            let ring: Vec<[f64; 2]> = (0..5 + rng.below(4))
+                .map(|_| [x + rng.money(2), y + rng.money(2)])
+                .collect();
+            Feature {
+                kind: "Feature".into(),
+                id: format!("relation/{}", rng.below(10_000_000)),
+                properties: Properties {
+                    name: capitalised(rng),
+                    admin_level: 4 + rng.below(6) as u8,
+                    population: (rng.below(3) != 0).then(|| rng.below(5_000_000)),
+                    wikidata: format!("Q{}", rng.below(100_000_000)),
+                },
+                geometry: Geometry {
+                    kind: "Polygon".into(),
+                    coordinates: vec![ring],
+                },
+            }
+        };
+        FeatureCollection {
+            kind: "FeatureCollection".into(),
+            features: (0..2 + rng.below(2)).map(|_| feature(rng)).collect(),
+        }
+    }
+}
