@@ -63,6 +63,8 @@ pub(crate) struct CacheStats {
     pub caller_wait: std::time::Duration,
     /// Struct layouts compiled with a key order learned from a document.
     pub learned_orders: u64,
+    /// Recompiles for a key order that drifted.
+    pub relearns: u64,
 }
 
 /// Where a type stands for tiered `Backend::Auto` decodes.
@@ -96,6 +98,7 @@ pub(crate) enum Tier {
 cfg_jit! {
     use std::any::TypeId;
     use std::hash::{BuildHasherDefault, Hasher};
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     use std::sync::{Arc, Mutex, OnceLock};
 
     use dashmap::DashMap;
@@ -124,12 +127,55 @@ cfg_jit! {
     }
 
     /// One type's cache entry: its compiled decoder once there is one (or why there
-    /// is none), and whether a background compile was queued for it.
-    #[derive(Default)]
+    /// is none), whether a background compile was queued for it, and the state of
+    /// its key-order speculation (see [`check_drift`]).
     struct Entry {
         done: OnceLock<Result<&'static Compiled, String>>,
-        queued: std::sync::atomic::AtomicBool,
+        queued: AtomicBool,
+        /// Keys that missed their struct's speculation, counted by the generated
+        /// code (leaked like the code: entries live as long as the process).
+        misses: &'static AtomicU64,
+        /// JIT decodes of the background tier, counted in steps of
+        /// [`DRIFT_CHECK_EVERY`] per thread.
+        decodes: AtomicU64,
+        /// Set once the misses say the documents' key order drifted from the
+        /// compiled one; then the next decode re-learns it.
+        relearn: AtomicBool,
+        /// The decoder compiled for the re-learned order (at most one per type).
+        relearned: OnceLock<Result<&'static Compiled, String>>,
     }
+
+    impl Default for Entry {
+        fn default() -> Self {
+            Entry {
+                done: OnceLock::new(),
+                queued: AtomicBool::new(false),
+                misses: Box::leak(Box::new(AtomicU64::new(0))),
+                decodes: AtomicU64::new(0),
+                relearn: AtomicBool::new(false),
+                relearned: OnceLock::new(),
+            }
+        }
+    }
+
+    impl Entry {
+        /// The decoder to run: the re-learned one once it exists.
+        fn current(&self) -> Option<&Result<&'static Compiled, String>> {
+            match self.relearned.get() {
+                Some(relearned @ Ok(_)) => Some(relearned),
+                _ => self.done.get(),
+            }
+        }
+    }
+
+    /// How often (in JIT decodes per thread) the background tier checks whether
+    /// documents' key order drifted from the compiled speculation.
+    const DRIFT_CHECK_EVERY: u32 = 1024;
+
+    /// Misses per decode, averaged since the compile, above which the key order
+    /// counts as drifted (a document in the compiled order misses only on unknown
+    /// keys and absent fields).
+    const DRIFT_MISSES_PER_DECODE: u64 = 4;
 
     type Slot = Arc<Entry>;
 
@@ -173,25 +219,36 @@ cfg_jit! {
         r
     }
 
+    /// The last decoder a thread used, and how many more of its decodes until the
+    /// next drift check.
+    type Last = Option<(TypeId, &'static Compiled, u32)>;
+
     thread_local! {
         /// The last decoder this thread used: most programs decode one type in a
         /// loop, and this spares them the map lookup.
-        static LAST: std::cell::Cell<Option<(TypeId, &'static Compiled)>> = const { std::cell::Cell::new(None) };
+        static LAST: std::cell::Cell<Last> = const { std::cell::Cell::new(None) };
+    }
+
+    fn last() -> Last {
+        // `try_with`: a decode may run from another thread-local's destructor.
+        LAST.try_with(std::cell::Cell::get).ok().flatten()
+    }
+
+    fn set_last(last: Last) {
+        let _ = LAST.try_with(|cell| cell.set(last));
     }
 
     /// The compiled decoder for `layout`, compiling it on first use.
     pub(crate) fn compiled(layout: &'static TypeLayout) -> Result<&'static Compiled, &'static str> {
         let id = layout.id();
-        // `try_with`: a decode may run from another thread-local's destructor.
-        let last = LAST.try_with(std::cell::Cell::get).ok().flatten();
-        if let Some((last_id, compiled)) = last
+        if let Some((last_id, compiled, _)) = last()
             && last_id == id
         {
             return Ok(compiled);
         }
         let result = compiled_slow(layout, id);
         if let Ok(compiled) = result {
-            let _ = LAST.try_with(|last| last.set(Some((id, compiled))));
+            set_last(Some((id, compiled, DRIFT_CHECK_EVERY)));
         }
         result
     }
@@ -207,11 +264,58 @@ cfg_jit! {
         compile_into(&slot, layout, Compiler::Caller, KeyOrders::default())
     }
 
-    /// Who compiles: the caller's thread, or a background worker (a tier switch).
+    /// Compiles `layout`, speculating on `key_orders` and counting misses into
+    /// `misses`; records the outcome in the stats.
+    fn compile_layout(
+        layout: &'static TypeLayout,
+        compiler: Compiler,
+        key_orders: KeyOrders,
+        misses: &'static AtomicU64,
+    ) -> Result<&'static Compiled, String> {
+        let learned = key_orders.len() as u64;
+        let options = jitson_jit::CompileOptions {
+            dump_dir: std::env::var_os("JITSON_DUMP_IR").map(Into::into),
+            memory_provider: None,
+            perf_map: perf_map_enabled(),
+            key_orders,
+            miss_counter: Some(misses),
+        };
+        let result = jitson_jit::compile(layout, options);
+        let mut stats = stats_cell().lock().unwrap_or_else(|p| p.into_inner());
+        match result {
+            Ok(compiled) => {
+                stats.compiled += 1;
+                match compiler {
+                    Compiler::Caller => {}
+                    Compiler::Background => stats.tier_switches += 1,
+                    Compiler::Relearn => stats.relearns += 1,
+                }
+                stats.learned_orders += learned;
+                stats.compile_time_total += compiled.compile_time;
+                stats.compile_time_max = stats.compile_time_max.max(compiled.compile_time);
+                stats.code_bytes += compiled.code_bytes as u64;
+                for (ty, why) in &compiled.interpreted {
+                    let entry = ((*ty).to_owned(), (*why).to_owned());
+                    if !stats.interpreted.contains(&entry) {
+                        stats.interpreted.push(entry);
+                    }
+                }
+                Ok(&*Box::leak(Box::new(compiled)))
+            }
+            Err(e) => {
+                stats.failures.push((layout.expecting.to_owned(), e.to_string()));
+                Err(e.to_string())
+            }
+        }
+    }
+
+    /// Who compiles: the caller's thread, or a background worker (a tier switch,
+    /// or a recompile for a key order that drifted).
     #[derive(Clone, Copy, PartialEq, Eq)]
     enum Compiler {
         Caller,
         Background,
+        Relearn,
     }
 
     /// Fills `slot` with `layout`'s compiled decoder unless it is filled; waits if
@@ -225,40 +329,11 @@ cfg_jit! {
         let started = std::time::Instant::now();
         let was_ready = slot.done.get().is_some();
         // The shard lock is released: compile inside the once-cell only.
-        let done = slot.done.get_or_init(|| {
-            let options_orders = key_orders.len();
-            let options = jitson_jit::CompileOptions {
-                dump_dir: std::env::var_os("JITSON_DUMP_IR").map(Into::into),
-                memory_provider: None,
-                perf_map: perf_map_enabled(),
-                key_orders,
-            };
-            let result = jitson_jit::compile(layout, options);
-            let mut stats = stats_cell().lock().unwrap_or_else(|p| p.into_inner());
-            match result {
-                Ok(compiled) => {
-                    stats.compiled += 1;
-                    if compiler == Compiler::Background {
-                        stats.tier_switches += 1;
-                    }
-                    stats.learned_orders += options_orders as u64;
-                    stats.compile_time_total += compiled.compile_time;
-                    stats.compile_time_max = stats.compile_time_max.max(compiled.compile_time);
-                    stats.code_bytes += compiled.code_bytes as u64;
-                    for (ty, why) in &compiled.interpreted {
-                        let entry = ((*ty).to_owned(), (*why).to_owned());
-                        if !stats.interpreted.contains(&entry) {
-                            stats.interpreted.push(entry);
-                        }
-                    }
-                    Ok(&*Box::leak(Box::new(compiled)))
-                }
-                Err(e) => {
-                    stats.failures.push((layout.expecting.to_owned(), e.to_string()));
-                    Err(e.to_string())
-                }
-            }
-        });
+        let done = if compiler == Compiler::Relearn {
+            slot.relearned.get_or_init(|| compile_layout(layout, compiler, key_orders, slot.misses))
+        } else {
+            slot.done.get_or_init(|| compile_layout(layout, compiler, key_orders, slot.misses))
+        };
         if compiler == Compiler::Caller && !was_ready {
             stats_cell().lock().unwrap_or_else(|p| p.into_inner()).caller_wait += started.elapsed();
         }
@@ -267,14 +342,24 @@ cfg_jit! {
 
     /// The compiled decoder for `layout` if it is ready; otherwise queues its
     /// compile on a background worker (once per type) and returns at once. Never
-    /// compiles, probes or waits on the calling thread.
+    /// compiles, probes or waits on the calling thread. Every
+    /// [`DRIFT_CHECK_EVERY`] decodes on a thread it also checks the type's key
+    /// order for drift ([`check_drift`]).
     pub(crate) fn compiled_or_queue(layout: &'static TypeLayout) -> Tier {
         let id = layout.id();
-        let last = LAST.try_with(std::cell::Cell::get).ok().flatten();
-        if let Some((last_id, compiled)) = last
+        if let Some((last_id, compiled, countdown)) = last()
             && last_id == id
         {
-            return Tier::Ready(compiled);
+            if countdown > 1 {
+                set_last(Some((id, compiled, countdown - 1)));
+                return Tier::Ready(compiled);
+            }
+            set_last(None);
+            if let Some(slot) = cache().get(&id).map(|slot| slot.clone())
+                && let Some(tier) = check_drift(slot, layout)
+            {
+                return tier;
+            }
         }
         // Whether this process can run generated code is probed once, by the first
         // background job; until then every type is still compiling.
@@ -282,10 +367,10 @@ cfg_jit! {
             return Tier::Unavailable(leak_reason(why));
         }
         let slot: Slot = match cache().get(&id) {
-            Some(slot) => match slot.done.get() {
+            Some(slot) => match slot.current() {
                 Some(Ok(compiled)) => {
                     let compiled = *compiled;
-                    let _ = LAST.try_with(|last| last.set(Some((id, compiled))));
+                    set_last(Some((id, compiled, DRIFT_CHECK_EVERY)));
                     return Tier::Ready(compiled);
                 }
                 Some(Err(why)) => return Tier::Failed(leak_reason(why)),
@@ -293,20 +378,52 @@ cfg_jit! {
             },
             None => cache().entry(id).or_default().clone(),
         };
-        if !slot.queued.swap(true, std::sync::atomic::Ordering::AcqRel) {
-            return Tier::Learn(Learner { slot, layout, orders: KeyOrders::default() });
+        if !slot.queued.swap(true, Ordering::AcqRel) {
+            return Tier::Learn(Learner {
+                slot,
+                layout,
+                orders: KeyOrders::default(),
+                compiler: Compiler::Background,
+            });
         }
         Tier::Compiling
     }
 
-    /// The first decode of a type in the background tier: the interpreter records
-    /// the document's key orders into [`Learner::orders`], and dropping the
-    /// learner queues the type's compile with them (also when that decode fails or
+    /// After [`DRIFT_CHECK_EVERY`] more decodes of a compiled type on this
+    /// thread: if its documents miss the compiled key-order speculation more than
+    /// [`DRIFT_MISSES_PER_DECODE`] times per decode on average, the order they
+    /// use drifted from the one learned (or declared), and this decode re-learns
+    /// it (the interpreter records its order; a worker compiles again with it).
+    /// Once per type, so documents in no stable order cannot make it recompile
+    /// forever. `None`: carry on with the current decoder.
+    fn check_drift(slot: Slot, layout: &'static TypeLayout) -> Option<Tier> {
+        let decodes = slot
+            .decodes
+            .fetch_add(u64::from(DRIFT_CHECK_EVERY), Ordering::Relaxed)
+            + u64::from(DRIFT_CHECK_EVERY);
+        let misses = slot.misses.load(Ordering::Relaxed);
+        let drifted = misses > DRIFT_MISSES_PER_DECODE * decodes;
+        if drifted && slot.relearned.get().is_none() && !slot.relearn.swap(true, Ordering::AcqRel) {
+            return Some(Tier::Learn(Learner {
+                slot,
+                layout,
+                orders: KeyOrders::default(),
+                compiler: Compiler::Relearn,
+            }));
+        }
+        None
+    }
+
+    /// A decode of a type in the background tier that the interpreter runs while
+    /// recording the document's key orders into [`Learner::orders`]: the type's
+    /// first decode, or the one after its key order drifted. Dropping the learner
+    /// queues the compile with those orders (also when that decode fails or
     /// unwinds), so the compiled code speculates on the order documents use.
     pub(crate) struct Learner {
         slot: Slot,
         layout: &'static TypeLayout,
         orders: KeyOrders,
+        compiler: Compiler,
     }
 
     impl Learner {
@@ -317,11 +434,11 @@ cfg_jit! {
 
     impl Drop for Learner {
         fn drop(&mut self) {
-            let (slot, layout) = (self.slot.clone(), self.layout);
+            let (slot, layout, compiler) = (self.slot.clone(), self.layout, self.compiler);
             let orders = std::mem::take(&mut self.orders);
             crate::tier::submit(Box::new(move || {
                 if available().is_ok() {
-                    let _ = compile_into(&slot, layout, Compiler::Background, orders);
+                    let _ = compile_into(&slot, layout, compiler, orders);
                 }
             }));
         }

@@ -616,6 +616,9 @@ pub struct Stats {
     /// document (the first decode of a type in the background tier records the
     /// order of each struct's keys) rather than the declaration order.
     pub learned_key_orders: u64,
+    /// Types compiled again because their documents' key order drifted from the
+    /// compiled speculation (at most once per type; see `docs/jit.md`, "Tiers").
+    pub key_order_relearns: u64,
 }
 
 impl Stats {
@@ -663,6 +666,7 @@ pub fn stats() -> Stats {
         caller_compile_wait: cache.caller_wait,
         compile_worker_error: cache.worker_spawn_error,
         learned_key_orders: cache.learned_orders,
+        key_order_relearns: cache.relearns,
     }
 }
 

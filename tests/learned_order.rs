@@ -1,8 +1,9 @@
 //! Key order learned at run time: the first decode of a type in the background
 //! tier records the order of each struct's keys, and the type is compiled to
 //! speculate on that order. Documents in any order must still decode to the same
-//! values, on both sides of the switch, and agree with the interpreter on errors.
-//! One `#[test]` (process-wide counters).
+//! values, on both sides of the switch, and agree with the interpreter on errors;
+//! and when documents drift to another order, the type is compiled again, once,
+//! for the order they use now. One `#[test]` (process-wide counters).
 
 use std::time::{Duration, Instant};
 
@@ -48,6 +49,12 @@ fn document(order: &dyn Fn(usize) -> Vec<usize>) -> String {
 }
 
 #[test]
+fn learned_and_relearned_key_orders() {
+    // One test: the counters are process-wide.
+    a_learned_order_changes_speculation_not_results();
+    a_drifted_order_is_learned_again_once();
+}
+
 fn a_learned_order_changes_speculation_not_results() {
     if !Backend::Jit.is_available() {
         eprintln!("NOTICE: the JIT is not available in this process; skipping");
@@ -107,4 +114,58 @@ fn a_learned_order_changes_speculation_not_results() {
     let jit_before = jitson::stats().jit_decodes;
     check();
     assert!(jitson::stats().jit_decodes > jit_before);
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Drifting {
+    alpha: u32,
+    beta: String,
+    gamma: Vec<u8>,
+    delta: Option<bool>,
+    epsilon: f64,
+    inner: Inner,
+}
+
+fn a_drifted_order_is_learned_again_once() {
+    if !Backend::Jit.is_available() {
+        return;
+    }
+    let expected = Drifting {
+        alpha: 7,
+        beta: "b".into(),
+        gamma: vec![1, 2],
+        delta: Some(true),
+        epsilon: 2.5,
+        inner: Inner { x: 1, y: 2, z: 3 },
+    };
+    let declared = document(&|n| (0..n).collect());
+    let reversed = document(&|n| (0..n).rev().collect());
+    let auto = Decoder::<Drifting>::new().tiering(Tiering::Background);
+    let relearns = || jitson::stats().key_order_relearns;
+    let before = relearns();
+
+    // Learn the declared order, and wait for the compile.
+    assert_eq!(auto.decode_str(&declared).unwrap(), expected);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let compiled = || {
+        let jit = jitson::stats().jit_decodes;
+        auto.decode_str(&declared).unwrap();
+        jitson::stats().jit_decodes > jit
+    };
+    while !compiled() {
+        assert!(Instant::now() < deadline, "the compile never finished");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // Then the documents drift to the reversed order: every key misses, and
+    // after a check interval the order is learned again, once.
+    while relearns() == before {
+        assert!(Instant::now() < deadline, "the drift was never noticed");
+        assert_eq!(auto.decode_str(&reversed).unwrap(), expected);
+    }
+    for _ in 0..5_000 {
+        assert_eq!(auto.decode_str(&reversed).unwrap(), expected);
+        assert_eq!(auto.decode_str(&declared).unwrap(), expected);
+    }
+    // Both orders alternate now, so the misses stay high: still one relearn.
+    assert_eq!(relearns(), before + 1);
 }

@@ -170,6 +170,10 @@ pub struct CompileOptions {
     /// speculates that its keys come in its recorded order, then declaration
     /// order for the rest. Empty: declaration order everywhere.
     pub key_orders: jitson_core::layout::KeyOrders,
+    /// A counter the generated code increments (atomically) for every key that
+    /// misses its struct's speculation, so the caller can tell when documents
+    /// drift from the order compiled.
+    pub miss_counter: Option<&'static std::sync::atomic::AtomicU64>,
 }
 
 fn build_isa() -> Result<OwnedTargetIsa, CompileError> {
@@ -344,7 +348,10 @@ fn compile_inner(
             &mut ctx,
             &mut fb_ctx,
             &ids,
-            &options.key_orders,
+            translate::Speculation {
+                key_orders: &options.key_orders,
+                miss_counter: options.miss_counter.map(std::ptr::from_ref),
+            },
             layout,
             call_conv,
         );
@@ -470,6 +477,7 @@ pub fn probe(
             memory_provider,
             perf_map: false,
             key_orders: Default::default(),
+            miss_counter: None,
         },
     )?;
     let input = b"true";

@@ -51,7 +51,7 @@ pub(crate) fn translate_function(
     ctx: &mut Context,
     fb_ctx: &mut FunctionBuilderContext,
     ids: &HashMap<TypeId, FuncId>,
-    key_orders: &jitson_core::layout::KeyOrders,
+    speculation: Speculation<'_>,
     layout: &'static TypeLayout,
     call_conv: CallConv,
 ) -> Translated {
@@ -61,7 +61,7 @@ pub(crate) fn translate_function(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let (state, dst) = (b.block_params(entry)[0], b.block_params(entry)[1]);
-    let mut t = FnTranslator::new(b, module, ids, key_orders, state, call_conv);
+    let mut t = FnTranslator::new(b, module, ids, speculation, state, call_conv);
     match &layout.kind {
         Kind::Struct(st) if fits_bitmaps(st) => t.emit_struct_function(layout, st, dst),
         Kind::Struct(_) => {
@@ -77,6 +77,15 @@ pub(crate) fn translate_function(
     t.b.seal_all_blocks();
     t.b.finalize(frontend_config);
     Translated { interpreted }
+}
+
+/// What a module's struct functions speculate on, and where they count misses.
+#[derive(Clone, Copy)]
+pub(crate) struct Speculation<'a> {
+    /// Learned key orders (declaration order for structs without one).
+    pub key_orders: &'a jitson_core::layout::KeyOrders,
+    /// Incremented for every key that misses its speculation.
+    pub miss_counter: Option<*const std::sync::atomic::AtomicU64>,
 }
 
 /// Memory flags for input loads: may be unaligned; bounds are checked before.
@@ -107,6 +116,8 @@ pub(crate) struct FnTranslator<'a, 'm> {
     pub interpreted: Vec<(&'static str, &'static str)>,
     /// Learned key orders, for struct speculation.
     pub key_orders: &'m jitson_core::layout::KeyOrders,
+    /// Where struct functions count keys that missed their speculation.
+    pub miss_counter: Option<*const std::sync::atomic::AtomicU64>,
 }
 
 impl<'a, 'm> FnTranslator<'a, 'm> {
@@ -114,7 +125,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         mut b: FunctionBuilder<'a>,
         module: &'m mut JITModule,
         ids: &'m HashMap<TypeId, FuncId>,
-        key_orders: &'m jitson_core::layout::KeyOrders,
+        speculation: Speculation<'m>,
         state: Value,
         call_conv: CallConv,
     ) -> Self {
@@ -141,7 +152,8 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             len,
             pos,
             interpreted: Vec::new(),
-            key_orders,
+            key_orders: speculation.key_orders,
+            miss_counter: speculation.miss_counter,
         }
     }
 

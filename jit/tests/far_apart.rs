@@ -95,6 +95,7 @@ fn scattered_chunks_are_a_compile_error_not_a_panic() {
             memory_provider: Some(Box::new(Scattered::new())),
             perf_map: false,
             key_orders: Default::default(),
+            miss_counter: None,
         },
     );
     match result {
@@ -125,6 +126,7 @@ fn an_exhausted_reservation_is_a_compile_error() {
             memory_provider: Some(Box::new(ArenaMemoryProvider::new_with_size(1).unwrap())),
             perf_map: false,
             key_orders: Default::default(),
+            miss_counter: None,
         },
     );
     assert!(

@@ -113,8 +113,21 @@ impl FnTranslator<'_, '_> {
             self.emit_after_member(close, key_after(i), bail);
         }
 
-        // Dispatch: scan the key, match it by length and content.
+        // Dispatch: scan the key, match it by length and content. A key here
+        // missed the speculation: counted, when asked, so the facade can tell
+        // documents whose order drifted from the one compiled.
         self.b.switch_to_block(dispatch);
+        if let Some(counter) = self.miss_counter {
+            let addr = self.const_ptr(counter);
+            let one = self.b.ins().iconst(types::I64, 1);
+            self.b.ins().atomic_rmw(
+                types::I64,
+                crate::translate::state_flags(),
+                cranelift_codegen::ir::AtomicRmwOp::Add,
+                addr,
+                one,
+            );
+        }
         let key_quote = self.get_pos();
         self.advance(1);
         let key_start = self.get_pos();
