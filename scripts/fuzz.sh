@@ -8,7 +8,7 @@
 #     scripts/fuzz.sh 600                    # every target, 10 min each
 #     scripts/fuzz.sh 60 raw_value           # some targets, by name
 #
-# Targets (see docs/fuzzing.md):
+# Targets (see docs/hardening.md, "Fuzzing"):
 #   decode_fixed      arbitrary bytes into fixed nested types, the benchmark models
 #                     and std types: JIT = interpreter exactly, = serde_json
 #   decode_generated  build.rs-generated types; serialised arbitrary values, edited

@@ -274,7 +274,11 @@ cfg_jit! {
     ) -> Result<&'static Compiled, String> {
         let learned = key_orders.len() as u64;
         let options = jitson_jit::CompileOptions {
-            dump_dir: std::env::var_os("JITSON_DUMP_IR").map(Into::into),
+            // Empty means unset; a directory that cannot be written gets no
+            // dump (a best-effort debugging aid: compiles never fail for it).
+            dump_dir: std::env::var_os("JITSON_DUMP_IR")
+                .filter(|dir| !dir.is_empty())
+                .map(Into::into),
             memory_provider: None,
             perf_map: perf_map_enabled(),
             key_orders,

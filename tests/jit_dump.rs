@@ -74,13 +74,13 @@ fn dump_writes_ir_and_disassembly() {
     let _ = std::fs::remove_file(&map_path);
     let line = map
         .lines()
-        .find(|l| l.ends_with("jitson[struct Dumped]::struct Dumped_0"))
+        .find(|l| l.contains(" jitson[struct_Dumped-") && l.ends_with("]::struct_Dumped_0"))
         .unwrap_or_else(|| panic!("{map}"));
     let fields: Vec<&str> = line.splitn(3, ' ').collect();
     assert!(usize::from_str_radix(fields[0], 16).unwrap() > 0, "{line}");
     assert!(usize::from_str_radix(fields[1], 16).unwrap() > 0, "{line}");
     // The two sequence roots, one function each.
-    let sequence_roots = map.lines().filter(|l| l.contains(" jitson[a sequence]::"));
+    let sequence_roots = map.lines().filter(|l| l.contains(" jitson[a_sequence-"));
     assert_eq!(sequence_roots.count(), 2, "{map}");
 }
 

@@ -5,7 +5,7 @@
 //! A disagreement is a panic, which libFuzzer reports as a crash and saves the
 //! input under `fuzz/artifacts/<target>/`. Reproduce one with
 //! `cargo +nightly fuzz run <target> <file>`, then turn it into a test under
-//! `tests/` (see docs/fuzzing.md).
+//! `tests/` (see docs/hardening.md, "Fuzzing").
 
 #![allow(dead_code)]
 

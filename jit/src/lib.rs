@@ -387,11 +387,13 @@ fn compile_inner(
             .enumerate()
             .map(|(i, (layout, size))| {
                 let address = module.get_finalized_function(ids[&layout.id()]);
-                (
-                    address,
-                    *size,
-                    format!("jitson[{}]::{}_{i}", root.expecting, layout.expecting),
-                )
+                // The dump's names: `jitson[<dump directory>]::<file name>`.
+                let name = format!(
+                    "jitson[{}]::{}_{i}",
+                    dump_dir_name(root),
+                    sanitize(layout.expecting)
+                );
+                (address, *size, name)
             });
         write_perf_map(functions);
     }
