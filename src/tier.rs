@@ -44,10 +44,14 @@ fn pool() -> &'static Pool {
 
 /// Background compile threads: half the cores, at least one, at most two (a
 /// compile is single-threaded, and the pool must not compete with the service it
-/// serves).
+/// serves). Computed once: `available_parallelism` reads cgroup files on Linux,
+/// tens of microseconds that a type's first decode must not pay.
 pub(crate) fn max_workers() -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    (cores / 2).clamp(1, 2)
+    static MAX: OnceLock<usize> = OnceLock::new();
+    *MAX.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        (cores / 2).clamp(1, 2)
+    })
 }
 
 /// Queues `job`; starts a worker if none is idle and the pool is below its bound.
@@ -56,6 +60,8 @@ pub(crate) fn submit(job: Job) {
     let pool = pool();
     let mut state = pool.state.lock().unwrap_or_else(|p| p.into_inner());
     state.queue.push_back(job);
+    // A busy worker takes the job when it is done: wake one only if one waits.
+    let wake = state.idle > 0;
     if state.idle == 0 && state.workers < max_workers() {
         let spawned = std::thread::Builder::new()
             .name("jitson-compile".into())
@@ -68,7 +74,9 @@ pub(crate) fn submit(job: Job) {
         }
     }
     drop(state);
-    pool.wake.notify_one();
+    if wake {
+        pool.wake.notify_one();
+    }
 }
 
 /// A worker: runs queued jobs forever. A panicking job (a bug: compiles catch their
