@@ -90,6 +90,46 @@ mod jit {
         );
     }
 
+    /// First decodes of 40 never-seen types (`Fresh<User, 2000..2040>`): the
+    /// interpreter's, then `Backend::Auto`'s with background tiering (the
+    /// interpreter while the type's compile is queued), each on its own fresh
+    /// root; prints the medians (issue 10's target: tiered ≤ 2× interpreter).
+    pub fn tiered_first_calls() {
+        if !Backend::Jit.is_available() {
+            return;
+        }
+        let doc = wrap(br#"{"id": 1, "name": "ada", "email": "a@example.org", "tags": ["x"], "profile": {"age": 36, "city": "London", "is_admin": false}}"#);
+        fn pair<const N: usize>(doc: &[u8]) -> (Duration, Duration) {
+            let start = Instant::now();
+            Decoder::<Fresh<User, N>>::with_backend(Backend::Interpreter)
+                .decode_slice(doc)
+                .expect("decodes");
+            let interpreter = start.elapsed();
+            let start = Instant::now();
+            Decoder::<Box<Fresh<User, N>>>::new()
+                .tiering(jitson::Tiering::Background)
+                .decode_slice(doc)
+                .expect("decodes");
+            (interpreter, start.elapsed())
+        }
+        macro_rules! pairs {
+            ($($n:literal)*) => { vec![$(pair::<{ 2000 + $n }>(&doc)),*] };
+        }
+        let mut pairs = pairs!(
+            0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29
+            30 31 32 33 34 35 36 37 38 39
+        );
+        let mut interpreter: Vec<Duration> = pairs.iter().map(|p| p.0).collect();
+        pairs.sort_by_key(|p| p.1);
+        interpreter.sort();
+        let tiered = pairs[20].1;
+        println!(
+            "first decode of 40 fresh types (median): interpreter {:?}, Auto with background tiering {tiered:?} ({:.2}x)",
+            interpreter[20],
+            tiered.as_secs_f64() / interpreter[20].as_secs_f64()
+        );
+    }
+
     pub fn compile_latency(c: &mut Criterion) {
         if !Backend::Jit.is_available() {
             println!("NOTICE: the JIT cannot run here; compile benches skipped");
@@ -299,6 +339,7 @@ mod jit {
     target_arch = "s390x"
 ))]
 fn compile_latency(c: &mut Criterion) {
+    jit::tiered_first_calls();
     jit::warm_up_thousand();
     jit::concurrent_first_decode();
     jit::compile_latency(c);
