@@ -96,6 +96,10 @@ pub(crate) enum Tier {
 }
 
 cfg_jit! {
+    /// The background compile pool (only the JIT has anything to compile).
+    #[path = "tier.rs"]
+    mod tier;
+
     use std::any::TypeId;
     use std::hash::{BuildHasherDefault, Hasher};
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -440,7 +444,7 @@ cfg_jit! {
         fn drop(&mut self) {
             let (slot, layout, compiler) = (self.slot.clone(), self.layout, self.compiler);
             let orders = std::mem::take(&mut self.orders);
-            crate::tier::submit(Box::new(move || {
+            tier::submit(Box::new(move || {
                 if available().is_ok() {
                     let _ = compile_into(&slot, layout, compiler, orders);
                 }
@@ -450,7 +454,7 @@ cfg_jit! {
 
     pub(crate) fn cache_stats() -> CacheStats {
         let mut stats = stats_cell().lock().unwrap_or_else(|p| p.into_inner()).clone();
-        let pool = crate::tier::stats();
+        let pool = tier::stats();
         stats.compile_queue = pool.queued as u64;
         stats.compile_workers = pool.workers as u64;
         stats.worker_spawn_error = pool.spawn_error;

@@ -77,17 +77,6 @@ use jitson_core::error::ErrorCode;
 use jitson_core::layout::{self as layout_model, TypeLayout};
 
 mod jit;
-#[cfg(all(
-    feature = "jit",
-    not(miri),
-    any(
-        target_arch = "x86_64",
-        target_arch = "aarch64",
-        target_arch = "riscv64",
-        target_arch = "s390x"
-    )
-))]
-mod tier;
 
 #[doc(hidden)]
 pub mod __private {

@@ -16,14 +16,26 @@ struct Inner {
     z: u8,
 }
 
+/// One distinct type (one compile, one learned order) per `N`.
 #[derive(Decode, Debug, PartialEq)]
-struct Record {
+struct Record<const N: usize> {
     alpha: u32,
     beta: String,
     gamma: Vec<u8>,
     delta: Option<bool>,
     epsilon: f64,
     inner: Inner,
+}
+
+fn expected<const N: usize>() -> Record<N> {
+    Record {
+        alpha: 7,
+        beta: "b".into(),
+        gamma: vec![1, 2],
+        delta: Some(true),
+        epsilon: 2.5,
+        inner: Inner { x: 1, y: 2, z: 3 },
+    }
 }
 
 const MEMBERS: [&str; 6] = [
@@ -60,14 +72,7 @@ fn a_learned_order_changes_speculation_not_results() {
         eprintln!("NOTICE: the JIT is not available in this process; skipping");
         return;
     }
-    let expected = Record {
-        alpha: 7,
-        beta: "b".into(),
-        gamma: vec![1, 2],
-        delta: Some(true),
-        epsilon: 2.5,
-        inner: Inner { x: 1, y: 2, z: 3 },
-    };
+    let expected = expected::<0>();
     let reversed = document(&|n| (0..n).rev().collect());
     let declared = document(&|n| (0..n).collect());
     let rotated = document(&|n| (0..n).map(|i| (i + 2) % n).collect());
@@ -76,8 +81,8 @@ fn a_learned_order_changes_speculation_not_results() {
     let duplicate = reversed.replace("\"alpha\"", "\"beta\"");
     let wrong = reversed.replace("\"y\": 2", "\"y\": 300");
 
-    let auto = Decoder::<Record>::new().tiering(Tiering::Background);
-    let interpreter = Decoder::<Record>::with_backend(Backend::Interpreter);
+    let auto = Decoder::<Record<0>>::new().tiering(Tiering::Background);
+    let interpreter = Decoder::<Record<0>>::with_backend(Backend::Interpreter);
     let check = || {
         for doc in [&reversed, &declared, &rotated, &escaped] {
             assert_eq!(auto.decode_str(doc).unwrap(), expected, "{doc}");
@@ -116,31 +121,14 @@ fn a_learned_order_changes_speculation_not_results() {
     assert!(jitson::stats().jit_decodes > jit_before);
 }
 
-#[derive(Decode, Debug, PartialEq)]
-struct Drifting {
-    alpha: u32,
-    beta: String,
-    gamma: Vec<u8>,
-    delta: Option<bool>,
-    epsilon: f64,
-    inner: Inner,
-}
-
 fn a_drifted_order_is_learned_again_once() {
     if !Backend::Jit.is_available() {
         return;
     }
-    let expected = Drifting {
-        alpha: 7,
-        beta: "b".into(),
-        gamma: vec![1, 2],
-        delta: Some(true),
-        epsilon: 2.5,
-        inner: Inner { x: 1, y: 2, z: 3 },
-    };
+    let expected = expected::<1>();
     let declared = document(&|n| (0..n).collect());
     let reversed = document(&|n| (0..n).rev().collect());
-    let auto = Decoder::<Drifting>::new().tiering(Tiering::Background);
+    let auto = Decoder::<Record<1>>::new().tiering(Tiering::Background);
     let relearns = || jitson::stats().key_order_relearns;
     let before = relearns();
 
