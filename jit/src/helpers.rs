@@ -102,6 +102,24 @@ pub(crate) unsafe extern "C" fn interpret_value(
     ok
 }
 
+/// The text of the JSON string whose opening quote is at `quote`, parsed as the
+/// interpreter parses it (escapes unescaped into `scratch`, control bytes and
+/// surrogates checked, UTF-8 validated when `validate`), and the offset after its
+/// closing quote; `None` if it is malformed.
+fn string_at<'a>(
+    input: &'a [u8],
+    quote: usize,
+    scratch: &'a mut Vec<u8>,
+    validate: bool,
+) -> Option<(&'a [u8], usize)> {
+    let (located, end) = jitson_core::text::parse_str(input, quote + 1, scratch, validate).ok()?;
+    let text = match located {
+        jitson_core::text::StrText::Borrowed { start, end } => &input[start..end],
+        jitson_core::text::StrText::Scratch => &scratch[..],
+    };
+    Some((text, end))
+}
+
 /// Resolves the key at `state.pos` (its opening quote) of an object decoded as
 /// `st`, for keys the generated code does not match itself (escapes, non-ASCII
 /// text): unescapes and validates it like the interpreter, advances `state.pos`
@@ -117,20 +135,15 @@ pub(crate) unsafe extern "C" fn resolve_key(state: *mut JitState, st: *const Str
     // SAFETY: the state describes a live input.
     let input = unsafe { state.input() };
     let mut scratch = Vec::new();
-    match jitson_core::text::parse_str(input, state.pos + 1, &mut scratch, state.validate_utf8 != 0)
-    {
-        Ok((located, end)) => {
-            let key = match located {
-                jitson_core::text::StrText::Borrowed { start, end } => &input[start..end],
-                jitson_core::text::StrText::Scratch => &scratch[..],
-            };
+    match string_at(input, state.pos, &mut scratch, state.validate_utf8 != 0) {
+        Some((key, end)) => {
             state.pos = end;
             st.fields
                 .iter()
                 .position(|f| f.matches(key))
                 .map_or(-1, |i| i as i64)
         }
-        Err(_) => -2,
+        None => -2,
     }
 }
 
@@ -163,12 +176,7 @@ pub(crate) unsafe extern "C" fn decode_string(
     }
     let validate = state.validate_utf8 != 0;
     let parse = |scratch: &mut Vec<u8>| {
-        let (located, end) =
-            jitson_core::text::parse_str(input, pos + 1, scratch, validate).ok()?;
-        let text = match located {
-            jitson_core::text::StrText::Borrowed { start, end } => &input[start..end],
-            jitson_core::text::StrText::Scratch => &scratch[..],
-        };
+        let (text, end) = string_at(input, pos, scratch, validate)?;
         // SAFETY: `text` is UTF-8 (validated, or `&str` input), as `write` requires;
         // `dst` is as the caller guarantees.
         unsafe { write(dst, text.as_ptr(), text.len()) };
@@ -217,19 +225,15 @@ pub(crate) unsafe extern "C" fn insert_escaped_key(
     let (state_ref, map) = unsafe { (&mut *state, &*map) };
     // SAFETY: the state describes a live input.
     let input = unsafe { state_ref.input() };
-    let mut key = Vec::new();
-    let Ok((located, end)) = jitson_core::text::parse_str(
+    let mut scratch = Vec::new();
+    let Some((key, end)) = string_at(
         input,
-        state_ref.pos + 1,
-        &mut key,
+        state_ref.pos,
+        &mut scratch,
         state_ref.validate_utf8 != 0,
     ) else {
         return false;
     };
-    if let jitson_core::text::StrText::Borrowed { start, end } = located {
-        key.clear();
-        key.extend_from_slice(&input[start..end]);
-    }
     let colon = jitson_core::text::skip_ws(input, end);
     if input.get(colon) != Some(&b':') {
         return false;
