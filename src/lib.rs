@@ -82,7 +82,9 @@ mod jit;
 pub mod __private {
     //! What `#[derive(Decode)]` expands to. Not a public API.
     pub use core;
-    pub use jitson_core::decode::{Decode, default_init, init_with, layout_of, write_value};
+    pub use jitson_core::decode::{
+        Decode, decode_variant_with, default_init, init_with, layout_of, write_value,
+    };
     pub use jitson_core::error::{ErrorCode, Found};
     pub use jitson_core::layout::*;
 }

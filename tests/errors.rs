@@ -4,8 +4,8 @@
 mod common;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicIsize, Ordering};
 
+use common::counted::Counted;
 use common::{err, shape};
 use jitson::{Decode, ErrorKind, RawValue};
 
@@ -294,41 +294,6 @@ fn depth_limit() {
 // ---------------------------------------------------------------------------
 // Partial output is dropped exactly once.
 
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-/// Counts live instances; decodes from a string.
-#[derive(Debug, PartialEq)]
-struct Counted(String);
-
-impl Drop for Counted {
-    fn drop(&mut self) {
-        LIVE.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// # Safety
-/// `dst` is valid for a `Counted` write; the bytes are UTF-8.
-unsafe extern "C" fn write_counted(dst: *mut u8, ptr: *const u8, len: usize) {
-    LIVE.fetch_add(1, Ordering::SeqCst);
-    // SAFETY: as the caller guarantees.
-    unsafe {
-        let s = std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len));
-        dst.cast::<Counted>().write(Counted(s.to_owned()));
-    }
-}
-
-// SAFETY: `write_counted` writes a whole Counted; size, alignment and drop come from
-// the type.
-unsafe impl Decode for Counted {
-    const LAYOUT: &'static jitson::__private::TypeLayout =
-        &jitson::__private::TypeLayout::of::<Counted>(
-            "a string",
-            jitson::__private::Kind::String(&jitson::__private::StringLayout {
-                write: write_counted,
-            }),
-        );
-}
-
 #[derive(Decode, Debug, PartialEq)]
 struct Inner {
     a: Counted,
@@ -362,11 +327,11 @@ const GOOD_OUTER: &str = r#"{
 #[test]
 fn failed_decodes_drop_everything_they_wrote() {
     let doc = GOOD_OUTER.as_bytes();
-    let before = LIVE.load(Ordering::SeqCst);
+    let before = common::counted::live();
     let value = common::decode::<Outer>(doc).expect("the full document decodes");
     drop(value);
     assert_eq!(
-        LIVE.load(Ordering::SeqCst),
+        common::counted::live(),
         before,
         "a successful decode and drop balance"
     );
@@ -388,7 +353,7 @@ fn failed_decodes_drop_everything_they_wrote() {
             let _ = common::decode::<Outer>(&mutated);
         }
         assert_eq!(
-            LIVE.load(Ordering::SeqCst),
+            common::counted::live(),
             before,
             "leak or double drop after cutting at {cut}"
         );
@@ -403,5 +368,5 @@ fn failed_decodes_drop_everything_they_wrote() {
     // A type error deep inside, after siblings were written.
     let bad_inner = GOOD_OUTER.replace("\"d1\"", "7");
     assert_eq!(err::<Outer>(bad_inner.as_bytes()).path(), "$.inners[1].d");
-    assert_eq!(LIVE.load(Ordering::SeqCst), before);
+    assert_eq!(common::counted::live(), before);
 }

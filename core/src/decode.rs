@@ -12,7 +12,7 @@ use std::hash::BuildHasher;
 
 use crate::layout::{
     ArrayLayout, BoxLayout, InitFn, Kind, LayoutFn, MapLayout, OptionLayout, SlotFn, StringLayout,
-    TypeLayout, VecLayout,
+    TupleElem, TupleLayout, TypeLayout, VecLayout,
 };
 
 /// A type jitson can decode: it has a [`TypeLayout`] describing its memory.
@@ -254,6 +254,56 @@ unsafe impl<T: Decode, const N: usize> Decode for [T; N] {
 }
 
 // ---------------------------------------------------------------------------
+// Tuples and ()
+
+// SAFETY: `()` is zero-sized; `Kind::Unit` writes nothing.
+unsafe impl Decode for () {
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<()>("unit", Kind::Unit);
+}
+
+macro_rules! tuple {
+    ($($len:literal => ($($name:ident $index:tt),+);)*) => {$(
+        // SAFETY: each element's offset is `offset_of!` on the tuple and its layout
+        // that of the element's type; once all are written the tuple is valid.
+        unsafe impl<$($name: Decode),+> Decode for ($($name,)+) {
+            const LAYOUT: &'static TypeLayout = &TypeLayout::of::<($($name,)+)>(
+                concat!("a tuple of size ", $len),
+                Kind::Tuple(&TupleLayout {
+                    elems: &[$(TupleElem {
+                        offset: core::mem::offset_of!(Self, $index),
+                        layout: layout_of::<$name> as LayoutFn,
+                    }),+],
+                    skipped: &[],
+                    expecting_len: concat!("a tuple of size ", $len),
+                }),
+            );
+        }
+    )*};
+}
+
+tuple! {
+    1 => (T0 0);
+    2 => (T0 0, T1 1);
+    3 => (T0 0, T1 1, T2 2);
+    4 => (T0 0, T1 1, T2 2, T3 3);
+    5 => (T0 0, T1 1, T2 2, T3 3, T4 4);
+    6 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5);
+    7 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6);
+    8 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7);
+    9 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8);
+    10 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9);
+    11 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9, T10 10);
+    12 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9, T10 10, T11 11);
+    13 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9, T10 10, T11 11, T12 12);
+    14 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9, T10 10, T11 11, T12 12,
+           T13 13);
+    15 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9, T10 10, T11 11, T12 12,
+           T13 13, T14 14);
+    16 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9, T10 10, T11 11, T12 12,
+           T13 13, T14 14, T15 15);
+}
+
+// ---------------------------------------------------------------------------
 // Maps
 
 /// The map operations jitson needs, implemented for the std maps.
@@ -363,6 +413,32 @@ pub unsafe fn init_with<T>(dst: *mut u8, f: impl FnOnce() -> T) -> bool {
         // SAFETY: as the caller guarantees.
         unsafe { dst.cast::<T>().write(value) }
     })
+}
+
+/// Decodes a `P` through `decode` into a temporary and writes `make(payload)` to
+/// `dst`: the body of the [`DecodeVariantFn`](crate::layout::DecodeVariantFn)s the
+/// derive generates, `make` building the variant from its payload. Returns what
+/// `decode` returned; writes nothing on `false`.
+///
+/// # Safety
+/// `dst` is valid for a `T` write; `decode` keeps the [`SlotFn`] contract for `P`.
+pub unsafe fn decode_variant_with<P, T>(
+    dst: *mut u8,
+    decode: SlotFn,
+    ctx: *mut c_void,
+    make: impl FnOnce(P) -> T,
+) -> bool {
+    let mut slot = MaybeUninit::<P>::uninit();
+    // SAFETY: `slot` is aligned room for a P, valid once `decode` returns true; it is
+    // then moved out once. `make` only moves fields (generated code), so it cannot
+    // panic.
+    unsafe {
+        if !decode(ctx, slot.as_mut_ptr().cast()) {
+            return false;
+        }
+        dst.cast::<T>().write(make(slot.assume_init()));
+    }
+    true
 }
 
 /// Writes variant `value` to `dst`; used by the derive for unit enums.

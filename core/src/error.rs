@@ -63,6 +63,8 @@ pub enum Found {
     String,
     Array,
     Object,
+    /// An enum's variant named without its data (`"Point"` for a struct variant).
+    UnitVariant,
 }
 
 impl Found {
@@ -75,6 +77,7 @@ impl Found {
             Found::String => "string",
             Found::Array => "sequence",
             Found::Object => "map",
+            Found::UnitVariant => "unit variant",
         }
     }
 }
@@ -128,6 +131,22 @@ pub enum ErrorCode {
         expected: usize,
         found: usize,
     },
+    /// A tuple (or tuple struct, tuple variant) array with too few elements;
+    /// `expected` is serde's phrase ("a tuple of size 2").
+    TupleLength {
+        found: usize,
+        expected: &'static str,
+    },
+    /// More elements than a tuple or array holds, inside a value serde buffers
+    /// (a tagged or untagged enum's): serde then counts them all.
+    SeqTooLong {
+        found: usize,
+        expected: usize,
+    },
+    /// No variant of an untagged enum decoded the value.
+    NoMatchingVariant {
+        enum_name: &'static str,
+    },
     /// More elements than a fixed-size array holds (serde_json: trailing characters).
     ArrayTooLong {
         expected: usize,
@@ -167,8 +186,12 @@ impl ErrorCode {
             InvalidUtf8 => ErrorKind::InvalidUtf8,
             DepthLimitExceeded | StackExhausted => ErrorKind::DepthLimit,
             InvalidType { .. } | InvalidEnumType { .. } => ErrorKind::InvalidType,
-            NotOneChar | UnknownVariant { .. } => ErrorKind::InvalidValue,
-            InvalidLength { .. } | ArrayTooLong { .. } => ErrorKind::InvalidLength,
+            NotOneChar | UnknownVariant { .. } | NoMatchingVariant { .. } => {
+                ErrorKind::InvalidValue
+            }
+            InvalidLength { .. } | TupleLength { .. } | SeqTooLong { .. } | ArrayTooLong { .. } => {
+                ErrorKind::InvalidLength
+            }
             MissingField(_) => ErrorKind::MissingField,
             UnknownField(_) => ErrorKind::UnknownField,
             DuplicateField(_) => ErrorKind::DuplicateField,
@@ -237,6 +260,17 @@ impl fmt::Display for ErrorCode {
                     "invalid length {found}, expected an array of length {expected}"
                 )
             }
+            TupleLength { found, expected } => {
+                write!(f, "invalid length {found}, expected {expected}")
+            }
+            SeqTooLong { found, expected } => write!(
+                f,
+                "invalid length {found}, expected {expected} elements in sequence"
+            ),
+            NoMatchingVariant { enum_name } => write!(
+                f,
+                "data did not match any variant of untagged enum {enum_name}"
+            ),
             ArrayTooLong { expected } => {
                 write!(
                     f,

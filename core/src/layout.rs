@@ -143,7 +143,15 @@ pub enum Kind {
     Map(&'static MapLayout),
     /// A JSON object with known keys.
     Struct(&'static StructLayout),
-    /// A JSON string naming one variant of a unit-only enum (or `{"Variant": null}`).
+    /// A JSON array of exactly as many elements as the layout lists, each stored at
+    /// its own offset: tuples and tuple structs.
+    Tuple(&'static TupleLayout),
+    /// One field decoded as if it were the whole type: newtype structs
+    /// (`struct UserId(u64)` reads `5`) and `#[serde(transparent)]`.
+    Newtype(&'static NewtypeLayout),
+    /// `null`, into a zero-sized type: `()` and unit structs. Nothing is written.
+    Unit,
+    /// An enum, in one of serde's four representations ([`Tagging`]).
     Enum(&'static EnumLayout),
     /// Any JSON value, validated and discarded. The type is a ZST.
     Ignored,
@@ -277,24 +285,135 @@ pub struct SkippedField {
     pub drop: Option<DropFn>,
 }
 
-/// A unit-only enum.
+/// A tuple or a tuple struct: element `i` of the JSON array is `elems[i]`.
+#[derive(Debug)]
+pub struct TupleLayout {
+    /// The decoded elements, in order.
+    pub elems: &'static [TupleElem],
+    /// Fields not read from JSON (`#[serde(skip)]` in a tuple struct), initialised
+    /// after the others.
+    pub skipped: &'static [SkippedField],
+    /// What a JSON array of the wrong length is said to miss: "a tuple of size 2",
+    /// "tuple struct LngLat with 2 elements" (serde's words).
+    pub expecting_len: &'static str,
+}
+
+/// One decoded element of a tuple.
+#[derive(Debug)]
+pub struct TupleElem {
+    /// Byte offset in the tuple, from `offset_of!`.
+    pub offset: usize,
+    /// The element's layout.
+    pub layout: LayoutFn,
+}
+
+/// A struct with exactly one decoded field, read as that field's value.
+#[derive(Debug)]
+pub struct NewtypeLayout {
+    /// Byte offset of the decoded field, from `offset_of!`.
+    pub offset: usize,
+    /// The decoded field's layout.
+    pub inner: LayoutFn,
+    /// The other fields (`transparent` with `PhantomData` markers and the like),
+    /// initialised after the decoded one.
+    pub skipped: &'static [SkippedField],
+    /// `#[serde(transparent)]`, as opposed to a newtype struct. JSON is the same;
+    /// only an absent field differs (see [`TypeLayout::is_optional`]).
+    pub transparent: bool,
+}
+
+/// Decodes the payload of data variant `index` through the callback (into a
+/// temporary of the payload's type: the newtype's field, or a hidden struct or
+/// tuple struct holding the variant's fields) and writes the variant to `dst`.
+/// Returns what the callback returned; `dst` is written only on `true`.
+pub type DecodeVariantFn =
+    unsafe extern "C" fn(dst: *mut u8, index: usize, decode: SlotFn, ctx: *mut c_void) -> bool;
+
+/// An enum: unit variants and variants with data, in one of serde's four
+/// representations.
 #[derive(Debug)]
 pub struct EnumLayout {
     /// The Rust name, for messages.
     pub name: &'static str,
-    /// The variants, in declaration order.
+    /// The decoded variants, in declaration order.
     pub variants: &'static [Variant],
-    /// Writes the variant with the given index (into `variants`) to `dst`.
+    /// How the variant is told apart in JSON.
+    pub tagging: Tagging,
+    /// The `#[serde(other)]` unit variant, taken for any unknown variant name.
+    pub other: Option<usize>,
+    /// Refuse keys other than the tag and content of an adjacently tagged object
+    /// (`deny_unknown_fields`; struct variants apply it to their own fields).
+    pub deny_unknown_fields: bool,
+    /// Writes the unit variant with the given index (into `variants`) to `dst`.
     pub write: unsafe extern "C" fn(dst: *mut u8, index: usize),
+    /// Decodes and writes a variant with data (see [`DecodeVariantFn`]).
+    pub decode_variant: DecodeVariantFn,
 }
 
-/// One unit variant.
+/// serde's enum representations (serde.rs, "Enum representations").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tagging {
+    /// `"Unit"` or `{"Variant": payload}` (serde's default).
+    External,
+    /// `{"<tag>": "Variant", ...payload's fields}` (`#[serde(tag = "...")]`).
+    Internal {
+        /// The tag's key.
+        tag: &'static str,
+    },
+    /// `{"<tag>": "Variant", "<content>": payload}` (`tag` + `content`).
+    Adjacent {
+        /// The tag's key.
+        tag: &'static str,
+        /// The payload's key.
+        content: &'static str,
+    },
+    /// The payload alone; the first variant in declaration order that decodes it
+    /// wins (`#[serde(untagged)]`).
+    Untagged,
+}
+
+/// One variant.
 #[derive(Debug)]
 pub struct Variant {
     /// The JSON string (after `rename` / `rename_all`).
     pub name: &'static str,
     /// Further accepted strings (`alias`).
     pub aliases: &'static [&'static str],
+    /// What the variant holds.
+    pub payload: Payload,
+}
+
+/// What a variant holds, and the layout its payload is decoded with.
+#[derive(Debug, Clone, Copy)]
+pub enum Payload {
+    /// Nothing (`Variant`).
+    Unit,
+    /// One unnamed field (`Variant(T)`): the layout of `T`.
+    Newtype(LayoutFn),
+    /// Several unnamed fields (`Variant(A, B)`): a tuple layout.
+    Tuple(LayoutFn),
+    /// Named fields (`Variant { a: A }`): a struct layout.
+    Struct(LayoutFn),
+}
+
+impl Payload {
+    /// The payload's layout, `None` for a unit variant.
+    pub fn layout(&self) -> Option<&'static TypeLayout> {
+        match self {
+            Payload::Unit => None,
+            Payload::Newtype(f) | Payload::Tuple(f) | Payload::Struct(f) => Some(f()),
+        }
+    }
+
+    /// serde's name of the variant's shape, for messages ("struct variant").
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Payload::Unit => "unit variant",
+            Payload::Newtype(_) => "newtype variant",
+            Payload::Tuple(_) => "tuple variant",
+            Payload::Struct(_) => "struct variant",
+        }
+    }
 }
 
 impl Variant {
@@ -306,10 +425,33 @@ impl Variant {
 }
 
 impl EnumLayout {
-    /// The index of the variant `s` names.
+    /// The index of the variant `s` names, or the `other` variant.
     pub fn find(&self, s: &[u8]) -> Option<usize> {
-        self.variants.iter().position(|v| v.matches(s))
+        self.variants
+            .iter()
+            .position(|v| v.matches(s))
+            .or(self.other)
     }
+
+    /// Whether every variant is a unit variant.
+    pub fn is_unit_only(&self) -> bool {
+        self.variants
+            .iter()
+            .all(|v| matches!(v.payload, Payload::Unit))
+    }
+}
+
+/// A [`DecodeVariantFn`] for enums without data variants; never called.
+///
+/// # Safety
+/// Always safe; it writes nothing and reports failure.
+pub unsafe extern "C" fn no_data_variants(
+    _dst: *mut u8,
+    _index: usize,
+    _decode: SlotFn,
+    _ctx: *mut c_void,
+) -> bool {
+    false
 }
 
 /// Calls `f` on every layout reachable from `root` (including `root`), once each.
@@ -331,6 +473,9 @@ pub fn visit_reachable(root: &'static TypeLayout, mut f: impl FnMut(&'static Typ
             Kind::Array(a) => stack.push((a.elem)()),
             Kind::Map(m) => stack.push((m.value)()),
             Kind::Struct(s) => stack.extend(s.fields.iter().map(|f| (f.layout)())),
+            Kind::Tuple(t) => stack.extend(t.elems.iter().map(|e| (e.layout)())),
+            Kind::Newtype(n) => stack.push((n.inner)()),
+            Kind::Enum(e) => stack.extend(e.variants.iter().filter_map(|v| v.payload.layout())),
             _ => {}
         }
     }
@@ -346,6 +491,9 @@ impl TypeLayout {
         match &self.kind {
             Kind::Option(_) => true,
             Kind::Box(b) => (b.inner)().is_optional(),
+            // serde's `transparent` hands the missing field to the inner type; a
+            // plain newtype struct asks for a newtype and is refused.
+            Kind::Newtype(n) => n.transparent && n.skipped.is_empty() && (n.inner)().is_optional(),
             _ => false,
         }
     }
@@ -369,6 +517,11 @@ pub unsafe fn write_missing(layout: &'static TypeLayout, dst: *mut u8) -> bool {
             // SAFETY: as the caller guarantees.
             unsafe { (o.write_none)(dst) };
             true
+        }
+        Kind::Newtype(n) if layout.is_optional() => {
+            // SAFETY: the field lies inside `dst` (the Decode contract); there are
+            // no skipped fields to fill (`is_optional`).
+            unsafe { write_missing((n.inner)(), dst.add(n.offset)) }
         }
         Kind::Box(b) if layout.is_optional() => {
             let inner: &'static TypeLayout = (b.inner)();

@@ -83,9 +83,7 @@ impl Place {
     /// that only concern fields of enum variants, which jitson rejects anyway.
     fn serde_only(self) -> &'static [&'static str] {
         match self {
-            // `rename_all_fields` renames the fields of struct variants, which jitson
-            // rejects anyway.
-            Place::Container => &["bound", "crate", "into", "rename_all_fields"],
+            Place::Container => &["bound", "crate", "into"],
             Place::Field => &[
                 "skip_serializing",
                 "skip_serializing_if",
@@ -93,8 +91,7 @@ impl Place {
                 "bound",
                 "getter",
             ],
-            // A variant's `rename_all` renames its fields; unit variants have none.
-            Place::Variant => &["skip_serializing", "serialize_with", "bound", "rename_all"],
+            Place::Variant => &["skip_serializing", "serialize_with", "bound"],
         }
     }
 
@@ -102,11 +99,6 @@ impl Place {
     fn unsupported(self) -> &'static [&'static str] {
         match self {
             Place::Container => &[
-                "default",
-                "tag",
-                "content",
-                "untagged",
-                "transparent",
                 "from",
                 "try_from",
                 "remote",
@@ -114,7 +106,7 @@ impl Place {
                 "variant_identifier",
             ],
             Place::Field => &["flatten", "deserialize_with", "with", "borrow"],
-            Place::Variant => &["deserialize_with", "with", "borrow", "other", "untagged"],
+            Place::Variant => &["deserialize_with", "with", "borrow", "untagged"],
         }
     }
 }
@@ -140,6 +132,19 @@ pub(crate) struct ContainerAttrs {
     pub(crate) deny_unknown_fields: bool,
     /// `expecting`: the whole "expected ..." message.
     pub(crate) expecting: Option<String>,
+    /// `default` / `default = "path"`: absent fields come from the container's
+    /// default value (structs with named fields).
+    pub(crate) default: Option<DefaultAttr>,
+    /// `tag = "key"`: internally tagged, or adjacently with `content`.
+    pub(crate) tag: Option<String>,
+    /// `content = "key"`: adjacently tagged.
+    pub(crate) content: Option<String>,
+    /// `untagged`.
+    pub(crate) untagged: bool,
+    /// `transparent`: the one decoded field is the whole value.
+    pub(crate) transparent: bool,
+    /// `rename_all_fields`: renames the fields of every struct variant.
+    pub(crate) rename_all_fields: Option<RenameRule>,
 }
 
 impl ContainerAttrs {
@@ -152,6 +157,12 @@ impl ContainerAttrs {
             rename_all: jitson.rename_all.or(serde.rename_all),
             deny_unknown_fields: jitson.deny_unknown_fields || serde.deny_unknown_fields,
             expecting: jitson.expecting.or(serde.expecting),
+            default: jitson.default.or(serde.default),
+            tag: jitson.tag.or(serde.tag),
+            content: jitson.content.or(serde.content),
+            untagged: jitson.untagged || serde.untagged,
+            transparent: jitson.transparent || serde.transparent,
+            rename_all_fields: jitson.rename_all_fields.or(serde.rename_all_fields),
         }
     }
 
@@ -163,6 +174,14 @@ impl ContainerAttrs {
                 "rename_all" => set_once(&mut out.rename_all, parse_rename_all(meta)?, meta)?,
                 "expecting" => set_once(&mut out.expecting, Some(parse_str(meta)?.value()), meta)?,
                 "deny_unknown_fields" => out.deny_unknown_fields = true,
+                "default" => set_once(&mut out.default, Some(parse_default(meta)?), meta)?,
+                "tag" => set_once(&mut out.tag, Some(parse_str(meta)?.value()), meta)?,
+                "content" => set_once(&mut out.content, Some(parse_str(meta)?.value()), meta)?,
+                "untagged" => out.untagged = true,
+                "transparent" => out.transparent = true,
+                "rename_all_fields" => {
+                    set_once(&mut out.rename_all_fields, parse_rename_all(meta)?, meta)?
+                }
                 _ => return Ok(false),
             }
             Ok(true)
@@ -172,6 +191,7 @@ impl ContainerAttrs {
 }
 
 /// How a field is filled when its key is absent (or always, when it is skipped).
+#[derive(Clone)]
 pub(crate) enum DefaultAttr {
     /// `default`: `Default::default()`.
     Trait,
@@ -230,6 +250,10 @@ pub(crate) struct VariantAttrs {
     pub(crate) aliases: Vec<String>,
     /// `skip` / `skip_deserializing`.
     pub(crate) skip: bool,
+    /// `rename_all`: renames the fields of a struct variant.
+    pub(crate) rename_all: Option<RenameRule>,
+    /// `other`: the unit variant any unknown name decodes to.
+    pub(crate) other: bool,
 }
 
 impl VariantAttrs {
@@ -241,6 +265,8 @@ impl VariantAttrs {
             rename: jitson.rename.or(serde.rename),
             aliases: merge_aliases(jitson.aliases, serde.aliases),
             skip: jitson.skip || serde.skip,
+            rename_all: jitson.rename_all.or(serde.rename_all),
+            other: jitson.other || serde.other,
         }
     }
 
@@ -251,6 +277,8 @@ impl VariantAttrs {
                 "rename" => set_once(&mut out.rename, parse_rename(meta)?, meta)?,
                 "alias" => out.aliases.push(parse_str(meta)?.value()),
                 "skip" | "skip_deserializing" => out.skip = true,
+                "rename_all" => set_once(&mut out.rename_all, parse_rename_all(meta)?, meta)?,
+                "other" => out.other = true,
                 _ => return Ok(false),
             }
             Ok(true)

@@ -50,6 +50,14 @@ impl RenameRule {
             .map(|&(_, rule)| rule)
     }
 
+    /// The rule's spelling in `rename_all = "..."`.
+    pub(crate) fn name(self) -> &'static str {
+        RULES
+            .iter()
+            .find(|&&(_, rule)| rule == self)
+            .map_or("", |&(spelling, _)| spelling)
+    }
+
     /// The accepted spellings, quoted and comma-separated, for error messages.
     pub(crate) fn expected() -> String {
         RULES

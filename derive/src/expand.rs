@@ -15,8 +15,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{
-    Attribute, Data, DataEnum, DeriveInput, Field, Fields, FieldsNamed, Generics, Ident, Type,
-    WherePredicate, parse_quote,
+    Attribute, Data, DataEnum, DeriveInput, Field, Fields, Generics, Ident, Index, Member, Type,
+    TypeGenerics, WherePredicate, parse_quote,
 };
 
 use crate::attr::{ContainerAttrs, DefaultAttr, Errors, FieldAttrs, VariantAttrs, skip_value};
@@ -31,21 +31,11 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         ));
     }
     match &input.data {
-        Data::Struct(data) => match &data.fields {
-            Fields::Named(fields) => expand_struct(input, fields),
-            Fields::Unnamed(_) => Err(syn::Error::new_spanned(
-                &input.ident,
-                "jitson's Decode supports structs with named fields, not tuple structs",
-            )),
-            Fields::Unit => Err(syn::Error::new_spanned(
-                &input.ident,
-                "jitson's Decode supports structs with named fields, not unit structs",
-            )),
-        },
+        Data::Struct(data) => expand_struct(input, &data.fields),
         Data::Enum(data) => expand_enum(input, data),
         Data::Union(data) => Err(syn::Error::new_spanned(
             data.union_token,
-            "jitson's Decode supports structs with named fields and unit-only enums, not unions",
+            "jitson's Decode supports structs and enums, not unions",
         )),
     }
 }
@@ -55,20 +45,30 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
 
 /// A struct field with its attributes read.
 struct StructField<'a> {
-    ident: &'a Ident,
+    /// The field's name, or its index in a tuple struct.
+    member: Member,
     ty: &'a Type,
     attrs: FieldAttrs,
 }
 
 impl StructField<'_> {
-    /// The Rust name, without `r#`.
+    /// The Rust name (without `r#`), or the index of a tuple struct's field.
     fn rust_name(&self) -> String {
-        self.ident.unraw().to_string()
+        match &self.member {
+            Member::Named(ident) => ident.unraw().to_string(),
+            Member::Unnamed(index) => index.index.to_string(),
+        }
     }
 
     /// The name of the helper `InitFn` generated for `default = "path"`.
     fn default_fn_name(&self) -> Ident {
-        format_ident!("__jitson_default_{}", self.ident.unraw())
+        format_ident!("__jitson_default_{}", self.rust_name())
+    }
+
+    /// The name of the helper `InitFn` that takes the field from the container's
+    /// default value.
+    fn container_default_fn_name(&self) -> Ident {
+        format_ident!("__jitson_container_default_{}", self.rust_name())
     }
 
     /// The `InitFn` that fills the field from its `default` attribute, if it has one.
@@ -95,14 +95,30 @@ impl StructField<'_> {
     }
 }
 
-fn expand_struct(input: &DeriveInput, fields: &FieldsNamed) -> syn::Result<TokenStream> {
+/// The shape of a struct, for messages: serde's words.
+fn struct_shape(fields: &Fields) -> &'static str {
+    match fields {
+        Fields::Named(_) => "struct",
+        Fields::Unnamed(_) => "tuple struct",
+        Fields::Unit => "unit struct",
+    }
+}
+
+fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
     let container = ContainerAttrs::parse(&input.attrs, &mut errors);
     errors.check(reject_packed(&input.attrs));
+    errors.check(reject_enum_only(input, &container));
+    if container.default.is_some() && !matches!(fields, Fields::Named(_)) {
+        errors.push(syn::Error::new_spanned(
+            &input.ident,
+            "`#[serde(default)]` on a container needs a struct with named fields",
+        ));
+    }
     let fields: Vec<StructField<'_>> = fields
-        .named
         .iter()
-        .map(|field| read_field(field, &mut errors))
+        .enumerate()
+        .map(|(index, field)| read_field(index, field, &mut errors))
         .collect();
     errors.finish()?;
 
@@ -110,19 +126,28 @@ fn expand_struct(input: &DeriveInput, fields: &FieldsNamed) -> syn::Result<Token
         .rename
         .clone()
         .unwrap_or_else(|| input.ident.unraw().to_string());
+    let shape = struct_shape(match &input.data {
+        Data::Struct(data) => &data.fields,
+        _ => unreachable!("expand_struct is called for structs"),
+    });
     let expecting = container
         .expecting
         .clone()
-        .unwrap_or_else(|| format!("struct {name}"));
-    let deny_unknown_fields = container.deny_unknown_fields;
+        .unwrap_or_else(|| format!("{shape} {name}"));
     let (decoded, skipped): (Vec<_>, Vec<_>) = fields.iter().partition(|field| !field.attrs.skip);
     let mut errors = Errors::default();
     check_unique_keys(&decoded, &container, &mut errors);
+    if container.transparent && decoded.len() != 1 {
+        errors.push(syn::Error::new_spanned(
+            &input.ident,
+            "`#[serde(transparent)]` needs exactly one field that is not skipped",
+        ));
+    }
     errors.finish()?;
-    let decoded_entries = decoded.iter().map(|field| field_entry(field, &container));
-    let skipped_entries = skipped.iter().map(|field| skipped_entry(field));
+    let skipped_entries: Vec<TokenStream> =
+        skipped.iter().map(|field| skipped_entry(field)).collect();
 
-    let generics = bounded_generics(
+    let mut generics = bounded_generics(
         &input.generics,
         decoded.iter().map(|field| field.ty),
         fields
@@ -130,28 +155,117 @@ fn expand_struct(input: &DeriveInput, fields: &FieldsNamed) -> syn::Result<Token
             .filter(|field| field.needs_default())
             .map(|field| field.ty),
     );
-    let helpers = helpers(input, &generics, &default_fns(&fields));
+    if matches!(container.default, Some(DefaultAttr::Trait)) && !input.generics.params.is_empty() {
+        let (ident, (_, ty_generics, _)) = (&input.ident, input.generics.split_for_impl());
+        generics
+            .make_where_clause()
+            .predicates
+            .push(parse_quote!(#ident #ty_generics: ::jitson::__private::core::default::Default));
+    }
+    let mut fns = default_fns(&fields);
+    if let Some(default) = &container.default {
+        fns.extend(
+            decoded
+                .iter()
+                .filter(|field| field.attrs.default.is_none())
+                .map(|field| container_default_fn(field, default)),
+        );
+    }
+    let helpers = helpers(input, &generics, &fns);
+    let layout_of = |ty: &Type| {
+        quote_spanned! {ty.span()=>
+            ::jitson::__private::layout_of::<#ty> as ::jitson::__private::LayoutFn
+        }
+    };
 
-    // SAFETY (of the generated impl, with `decode_impl`'s): each decoded field's offset
-    // is `offset_of!` and its layout that of its declared type (`layout_of::<FieldTy>`);
-    // every field is either decoded or listed as skipped with an initialiser of its own
-    // type, so once all are written the memory is a valid `Self`. `#[repr(packed)]` is
-    // rejected above, so every field is aligned for its type.
-    let kind = quote! {
-        ::jitson::__private::Kind::Struct(&::jitson::__private::StructLayout {
-            name: #name,
-            fields: &[#(#decoded_entries),*],
-            skipped: &[#(#skipped_entries),*],
-            deny_unknown_fields: #deny_unknown_fields,
-        })
+    let kind = if container.transparent || (matches!(shape, "tuple struct") && fields.len() == 1) {
+        // SAFETY (of the generated impl, with `decode_impl`'s): the one decoded
+        // field's offset is `offset_of!` and its layout that of its type; the other
+        // fields are listed as skipped with initialisers of their own types.
+        let field = decoded[0];
+        let (member, layout) = (&field.member, layout_of(field.ty));
+        let transparent = container.transparent;
+        quote! {
+            ::jitson::__private::Kind::Newtype(&::jitson::__private::NewtypeLayout {
+                offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
+                inner: #layout,
+                skipped: &[#(#skipped_entries),*],
+                transparent: #transparent,
+            })
+        }
+    } else if shape == "tuple struct" {
+        // SAFETY (of the generated impl, with `decode_impl`'s): as for a newtype,
+        // for each decoded field in order.
+        let elems = decoded.iter().map(|field| {
+            let (member, layout) = (&field.member, layout_of(field.ty));
+            quote! {
+                ::jitson::__private::TupleElem {
+                    offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
+                    layout: #layout,
+                }
+            }
+        });
+        let expecting_len = match &container.expecting {
+            Some(custom) => custom.clone(),
+            None => format!("{expecting} with {} elements", decoded.len()),
+        };
+        quote! {
+            ::jitson::__private::Kind::Tuple(&::jitson::__private::TupleLayout {
+                elems: &[#(#elems),*],
+                skipped: &[#(#skipped_entries),*],
+                expecting_len: #expecting_len,
+            })
+        }
+    } else if shape == "unit struct" {
+        // SAFETY (of the generated impl): a unit struct is zero-sized; nothing
+        // needs writing.
+        quote!(::jitson::__private::Kind::Unit)
+    } else {
+        // SAFETY (of the generated impl, with `decode_impl`'s): each decoded field's
+        // offset is `offset_of!` and its layout that of its declared type; every
+        // field is either decoded or listed as skipped with an initialiser of its
+        // own type, so once all are written the memory is a valid `Self`.
+        // `#[repr(packed)]` is rejected above, so every field is aligned.
+        let deny_unknown_fields = container.deny_unknown_fields;
+        let decoded_entries = decoded
+            .iter()
+            .map(|field| field_entry(field, &container, layout_of(field.ty)));
+        quote! {
+            ::jitson::__private::Kind::Struct(&::jitson::__private::StructLayout {
+                name: #name,
+                fields: &[#(#decoded_entries),*],
+                skipped: &[#(#skipped_entries),*],
+                deny_unknown_fields: #deny_unknown_fields,
+            })
+        }
     };
     Ok(decode_impl(input, &generics, &expecting, &kind, &helpers))
 }
 
+/// Rejects the enum-only container attributes on a struct.
+fn reject_enum_only(input: &DeriveInput, container: &ContainerAttrs) -> syn::Result<()> {
+    let given = [
+        ("tag", container.tag.is_some()),
+        ("content", container.content.is_some()),
+        ("untagged", container.untagged),
+        ("rename_all_fields", container.rename_all_fields.is_some()),
+    ];
+    match given.iter().find(|(_, set)| *set) {
+        Some((key, _)) => Err(syn::Error::new_spanned(
+            &input.ident,
+            format!("`#[serde({key})]` can only be used on enums"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Reads one field's attributes, recording errors in `errors`.
-fn read_field<'a>(field: &'a Field, errors: &mut Errors) -> StructField<'a> {
+fn read_field<'a>(index: usize, field: &'a Field, errors: &mut Errors) -> StructField<'a> {
     StructField {
-        ident: field.ident.as_ref().expect("named fields have names"),
+        member: match &field.ident {
+            Some(ident) => Member::Named(ident.clone()),
+            None => Member::Unnamed(Index::from(index)),
+        },
         ty: &field.ty,
         attrs: FieldAttrs::parse(&field.attrs, errors),
     }
@@ -175,35 +289,45 @@ fn check_unique_keys(
     container: &ContainerAttrs,
     errors: &mut Errors,
 ) {
-    let mut owners: Vec<(String, &Ident)> = Vec::new();
+    let mut owners: Vec<(String, &Member)> = Vec::new();
     for field in decoded {
         let keys =
             std::iter::once(json_name(field, container)).chain(field.attrs.aliases.iter().cloned());
         for key in keys {
             match owners.iter().find(|(k, _)| *k == key) {
-                Some((_, owner)) if *owner != field.ident => errors.push(syn::Error::new_spanned(
-                    field.ident,
-                    format!(
-                        "the JSON key `{key}` names both field `{owner}` and field `{}`",
-                        field.ident
-                    ),
-                )),
+                Some((_, owner)) if **owner != field.member => {
+                    errors.push(syn::Error::new_spanned(
+                        &field.member,
+                        format!(
+                            "the JSON key `{key}` names both field `{}` and field `{}`",
+                            quote!(#owner),
+                            field.rust_name()
+                        ),
+                    ))
+                }
                 Some(_) => {}
-                None => owners.push((key, field.ident)),
+                None => owners.push((key, &field.member)),
             }
         }
     }
 }
 
 /// The `Field { ... }` of a decoded field.
-fn field_entry(field: &StructField<'_>, container: &ContainerAttrs) -> TokenStream {
+fn field_entry(
+    field: &StructField<'_>,
+    container: &ContainerAttrs,
+    layout: TokenStream,
+) -> TokenStream {
     let json_name = json_name(field, container);
     let aliases = &field.attrs.aliases;
-    let (ident, ty) = (field.ident, field.ty);
-    let layout = quote_spanned! {ty.span()=>
-        ::jitson::__private::layout_of::<#ty> as ::jitson::__private::LayoutFn
-    };
-    let default = match field.init_fn() {
+    let member = &field.member;
+    let init = field.init_fn().or_else(|| {
+        container.default.as_ref().map(|_| {
+            let (helpers, name) = (helpers_trait(), field.container_default_fn_name());
+            quote!(<Self as #helpers>::#name as ::jitson::__private::InitFn)
+        })
+    });
+    let default = match init {
         Some(init) => quote!(::jitson::__private::core::option::Option::Some(#init)),
         None => quote!(::jitson::__private::core::option::Option::None),
     };
@@ -211,7 +335,7 @@ fn field_entry(field: &StructField<'_>, container: &ContainerAttrs) -> TokenStre
         ::jitson::__private::Field {
             name: #json_name,
             aliases: &[#(#aliases),*],
-            offset: ::jitson::__private::core::mem::offset_of!(Self, #ident),
+            offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
             layout: #layout,
             default: #default,
         }
@@ -221,7 +345,7 @@ fn field_entry(field: &StructField<'_>, container: &ContainerAttrs) -> TokenStre
 /// The `SkippedField { ... }` of a skipped field.
 fn skipped_entry(field: &StructField<'_>) -> TokenStream {
     let rust_name = field.rust_name();
-    let (ident, ty) = (field.ident, field.ty);
+    let (member, ty) = (&field.member, field.ty);
     let init = field.init_fn().unwrap_or_else(|| {
         quote_spanned! {ty.span()=>
             ::jitson::__private::default_init::<#ty>()
@@ -230,7 +354,7 @@ fn skipped_entry(field: &StructField<'_>) -> TokenStream {
     quote! {
         ::jitson::__private::SkippedField {
             name: #rust_name,
-            offset: ::jitson::__private::core::mem::offset_of!(Self, #ident),
+            offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
             init: #init,
             drop: ::jitson::__private::drop_fn::<#ty>(),
         }
@@ -257,29 +381,139 @@ fn default_fns(fields: &[StructField<'_>]) -> Vec<HelperFn> {
         .collect()
 }
 
+/// The helper `InitFn` filling an absent field from the container's default value
+/// (serde builds `Self::default()` and moves the field out of it).
+fn container_default_fn(field: &StructField<'_>, default: &DefaultAttr) -> HelperFn {
+    let (name, ty, member) = (field.container_default_fn_name(), field.ty, &field.member);
+    let value = match default {
+        DefaultAttr::Trait => {
+            quote!(<Self as ::jitson::__private::core::default::Default>::default())
+        }
+        DefaultAttr::Path(path) => quote!(#path()),
+    };
+    HelperFn {
+        signature: quote!(unsafe extern "C" fn #name(dst: *mut u8) -> bool),
+        // SAFETY (of the generated block): as for `default_fns`.
+        body: quote! {
+            unsafe {
+                ::jitson::__private::init_with::<#ty>(dst, || {
+                    let container: Self = #value;
+                    container.#member
+                })
+            }
+        },
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Enums
+
+/// A decoded variant with its attributes read and its payload described.
+struct EnumVariant<'a> {
+    variant: &'a syn::Variant,
+    attrs: VariantAttrs,
+    /// `Unit`, `Newtype(ty)`, or a hidden payload type's name.
+    payload: PayloadShape<'a>,
+}
+
+/// A variant's payload.
+enum PayloadShape<'a> {
+    Unit,
+    /// One unnamed field: the payload is the field's type.
+    Newtype(&'a Type),
+    /// Several unnamed fields: a hidden tuple struct.
+    Tuple(Ident),
+    /// Named fields: a hidden struct.
+    Struct(Ident),
+}
+
+/// serde's representation, from the container attributes.
+fn tagging(input: &DeriveInput, container: &ContainerAttrs) -> syn::Result<TokenStream> {
+    let path = quote!(::jitson::__private::Tagging);
+    match (&container.tag, &container.content, container.untagged) {
+        (None, None, false) => Ok(quote!(#path::External)),
+        (Some(tag), None, false) => Ok(quote!(#path::Internal { tag: #tag })),
+        (Some(tag), Some(content), false) => {
+            Ok(quote!(#path::Adjacent { tag: #tag, content: #content }))
+        }
+        (None, None, true) => Ok(quote!(#path::Untagged)),
+        (None, Some(_), false) => Err(syn::Error::new_spanned(
+            &input.ident,
+            "`#[serde(content = \"...\")]` needs `tag = \"...\"` too",
+        )),
+        (_, _, true) => Err(syn::Error::new_spanned(
+            &input.ident,
+            "`#[serde(untagged)]` cannot be combined with `tag` or `content`",
+        )),
+    }
+}
 
 fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
     let container = ContainerAttrs::parse(&input.attrs, &mut errors);
-    let mut variants = Vec::new();
-    for variant in &data.variants {
-        if !matches!(variant.fields, Fields::Unit) {
+    for (key, set) in [
+        ("default", container.default.is_some()),
+        ("transparent", container.transparent),
+    ] {
+        if set {
             errors.push(syn::Error::new_spanned(
-                &variant.fields,
-                format!(
-                    "jitson's Decode supports only unit-only enums; variant `{}` has fields",
-                    variant.ident
-                ),
+                &input.ident,
+                format!("`#[serde({key})]` can only be used on structs"),
             ));
         }
-        let attrs = VariantAttrs::parse(&variant.attrs, &mut errors);
-        if !attrs.skip {
-            variants.push((&variant.ident, attrs));
-        }
     }
+    let tagging = tagging(input, &container);
+    let internal = container.tag.is_some() && container.content.is_none();
+    let mut variants = Vec::new();
+    for variant in &data.variants {
+        let attrs = VariantAttrs::parse(&variant.attrs, &mut errors);
+        if attrs.skip {
+            continue;
+        }
+        let hidden = format_ident!("__JitsonVariant_{}", variant.ident);
+        let payload = match &variant.fields {
+            Fields::Unit => PayloadShape::Unit,
+            Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
+                PayloadShape::Newtype(&fields.unnamed[0].ty)
+            }
+            Fields::Unnamed(_) if internal => {
+                errors.push(syn::Error::new_spanned(
+                    &variant.ident,
+                    "an internally tagged enum (`#[serde(tag = \"...\")]`) cannot hold \
+                     tuple variants",
+                ));
+                PayloadShape::Unit
+            }
+            Fields::Unnamed(_) => PayloadShape::Tuple(hidden),
+            Fields::Named(_) => PayloadShape::Struct(hidden),
+        };
+        if attrs.other && (!matches!(payload, PayloadShape::Unit) || container.untagged) {
+            errors.push(syn::Error::new_spanned(
+                &variant.ident,
+                "`#[serde(other)]` must be on a unit variant of a tagged enum",
+            ));
+        }
+        variants.push(EnumVariant {
+            variant,
+            attrs,
+            payload,
+        });
+    }
+    if variants.iter().filter(|v| v.attrs.other).count() > 1 {
+        errors.push(syn::Error::new_spanned(
+            &input.ident,
+            "only one variant may be `#[serde(other)]`",
+        ));
+    }
+    let tagging = match tagging {
+        Ok(tagging) => Some(tagging),
+        Err(e) => {
+            errors.push(e);
+            None
+        }
+    };
     errors.finish()?;
+    let tagging = tagging.expect("checked above");
 
     let name = container
         .rename
@@ -289,62 +523,249 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
         .expecting
         .clone()
         .unwrap_or_else(|| format!("enum {name}"));
-    let entries = variants.iter().map(|(ident, attrs)| {
-        let json_name = attrs.rename.clone().unwrap_or_else(|| {
-            let rust_name = ident.unraw().to_string();
+    let (_, ty_generics, _) = input.generics.split_for_impl();
+    let mut hidden_types = TokenStream::new();
+    let mut entries = Vec::new();
+    for v in &variants {
+        let json_name = v.attrs.rename.clone().unwrap_or_else(|| {
+            let rust_name = v.variant.ident.unraw().to_string();
             match container.rename_all {
                 Some(rule) => rule.apply_to_variant(&rust_name),
                 None => rust_name,
             }
         });
-        let aliases = &attrs.aliases;
-        quote!(::jitson::__private::Variant { name: #json_name, aliases: &[#(#aliases),*] })
-    });
-    let write_fn = write_variant_fn(variants.iter().map(|(ident, _)| *ident));
+        let payload = match &v.payload {
+            PayloadShape::Unit => quote!(::jitson::__private::Payload::Unit),
+            PayloadShape::Newtype(ty) => quote_spanned! {ty.span()=>
+                ::jitson::__private::Payload::Newtype(
+                    ::jitson::__private::layout_of::<#ty> as ::jitson::__private::LayoutFn
+                )
+            },
+            PayloadShape::Tuple(hidden) | PayloadShape::Struct(hidden) => {
+                hidden_types.extend(hidden_payload_type(input, &container, v, hidden, &name)?);
+                let shape = match v.payload {
+                    PayloadShape::Tuple(_) => quote!(Tuple),
+                    _ => quote!(Struct),
+                };
+                quote! {
+                    ::jitson::__private::Payload::#shape(
+                        ::jitson::__private::layout_of::<#hidden #ty_generics>
+                            as ::jitson::__private::LayoutFn
+                    )
+                }
+            }
+        };
+        let aliases = &v.attrs.aliases;
+        entries.push(quote! {
+            ::jitson::__private::Variant {
+                name: #json_name,
+                aliases: &[#(#aliases),*],
+                payload: #payload,
+            }
+        });
+    }
+    let other = match variants.iter().position(|v| v.attrs.other) {
+        Some(index) => quote!(::jitson::__private::core::option::Option::Some(#index)),
+        None => quote!(::jitson::__private::core::option::Option::None),
+    };
+    let deny_unknown_fields = container.deny_unknown_fields;
 
-    let generics = bounded_generics(&input.generics, [], []);
-    let helpers = helpers(input, &generics, &[write_fn]);
+    let payload_types: Vec<&Type> = variants
+        .iter()
+        .flat_map(|v| v.variant.fields.iter().map(|field| &field.ty))
+        .collect();
+    let generics = bounded_generics(&input.generics, payload_types, []);
+    let fns = [
+        write_variant_fn(&variants),
+        decode_variant_fn(&variants, &ty_generics),
+    ];
+    let helpers = helpers(input, &generics, &fns);
     let helpers_trait = helpers_trait();
 
     // SAFETY (of the generated impl, with `decode_impl`'s): `write` writes a whole
-    // `Self` (one of its unit variants) for every index into `variants`.
+    // `Self` (one of its unit variants) for every unit variant's index, and
+    // `decode_variant` one of its data variants, built from a payload decoded with
+    // the layout listed for that variant (the payload's own type).
     let kind = quote! {
         ::jitson::__private::Kind::Enum(&::jitson::__private::EnumLayout {
             name: #name,
             variants: &[#(#entries),*],
+            tagging: #tagging,
+            other: #other,
+            deny_unknown_fields: #deny_unknown_fields,
             write: <Self as #helpers_trait>::__jitson_write_variant,
+            decode_variant: <Self as #helpers_trait>::__jitson_decode_variant,
         })
     };
-    Ok(decode_impl(input, &generics, &expecting, &kind, &helpers))
+    let mut out = decode_impl(input, &generics, &expecting, &kind, &helpers);
+    // The hidden payload types go inside the anonymous const, before the impl.
+    out = quote!(const _: () = { #hidden_types #out };);
+    Ok(out)
 }
 
-/// The helper `EnumLayout::write` function: index `i` writes the `i`th listed variant.
-fn write_variant_fn<'a>(variants: impl Iterator<Item = &'a Ident>) -> HelperFn {
-    let arms: Vec<TokenStream> = variants
-        .enumerate()
-        .map(|(index, variant)| {
-            let index = Literal::usize_unsuffixed(index);
-            // SAFETY (of the generated block): the `write` contract hands us `dst` valid
-            // for a write of `Self`.
-            quote! {
-                #index => unsafe { ::jitson::__private::write_value::<Self>(dst, Self::#variant) },
+/// The hidden struct (or tuple struct) a struct (or tuple) variant's payload is
+/// decoded into: the variant's fields with their attributes, the enum's
+/// generics (with a skipped marker naming the type parameters), and its own
+/// derived `Decode`. serde's words name it in messages ("struct variant E::V").
+fn hidden_payload_type(
+    input: &DeriveInput,
+    container: &ContainerAttrs,
+    v: &EnumVariant<'_>,
+    hidden: &Ident,
+    enum_name: &str,
+) -> syn::Result<TokenStream> {
+    let params: Vec<&Ident> = input.generics.type_params().map(|p| &p.ident).collect();
+    let generics = &input.generics;
+    let where_clause = &generics.where_clause;
+    let keep = |attrs: &[Attribute]| -> Vec<Attribute> {
+        attrs
+            .iter()
+            .filter(|a| a.path().is_ident("serde") || a.path().is_ident("jitson"))
+            .cloned()
+            .collect()
+    };
+    let fields: Vec<TokenStream> = v
+        .variant
+        .fields
+        .iter()
+        .map(|field| {
+            let (attrs, ident, ty) = (keep(&field.attrs), &field.ident, &field.ty);
+            match ident {
+                Some(ident) => quote!(#(#attrs)* #ident: #ty),
+                None => quote!(#(#attrs)* #ty),
             }
         })
         .collect();
-    let body = if arms.is_empty() {
-        // No variant can be decoded, so `write` is never called.
-        quote!(let _ = (dst, index);)
-    } else {
-        quote! {
-            match index {
-                #(#arms)*
-                _ => {}
+    let marker_ty = quote!(::jitson::__private::core::marker::PhantomData<fn() -> (#(#params,)*)>);
+    let variant_name = v.variant.ident.unraw().to_string();
+    let mut attrs = Vec::new();
+    let expecting = match v.payload {
+        PayloadShape::Tuple(_) => format!("tuple variant {enum_name}::{variant_name}"),
+        _ => format!("struct variant {enum_name}::{variant_name}"),
+    };
+    attrs.push(quote!(#[jitson(expecting = #expecting)]));
+    if let Some(rule) = v.attrs.rename_all.or(container.rename_all_fields) {
+        let rule = rule.name();
+        attrs.push(quote!(#[jitson(rename_all = #rule)]));
+    }
+    if container.deny_unknown_fields {
+        attrs.push(quote!(#[jitson(deny_unknown_fields)]));
+    }
+    let definition = match &v.payload {
+        PayloadShape::Tuple(_) => {
+            let marker = (!params.is_empty()).then(|| quote!(#[jitson(skip)] #marker_ty,));
+            quote! {
+                #(#attrs)*
+                struct #hidden #generics (#(#fields,)* #marker) #where_clause;
+            }
+        }
+        _ => {
+            let marker =
+                (!params.is_empty()).then(|| quote!(#[jitson(skip)] __jitson_marker: #marker_ty,));
+            quote! {
+                #(#attrs)*
+                struct #hidden #generics #where_clause { #(#fields,)* #marker }
             }
         }
     };
+    let mut parsed: DeriveInput = syn::parse2(definition)?;
+    let decode = derive(&parsed)?;
+    // The attributes were for the expansion above; no derive declares them on
+    // the emitted type.
+    parsed.attrs.clear();
+    if let Data::Struct(data) = &mut parsed.data {
+        data.fields.iter_mut().for_each(|field| field.attrs.clear());
+    }
+    Ok(quote! {
+        #[allow(non_camel_case_types, dead_code)]
+        #parsed
+        #decode
+    })
+}
+
+/// The helper `EnumLayout::write` function: index `i` writes the `i`th listed
+/// variant, when it is a unit variant.
+fn write_variant_fn(variants: &[EnumVariant<'_>]) -> HelperFn {
+    let arms: Vec<TokenStream> = variants
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| matches!(v.payload, PayloadShape::Unit))
+        .map(|(index, v)| {
+            let index = Literal::usize_unsuffixed(index);
+            let ident = &v.variant.ident;
+            // SAFETY (of the generated block): the `write` contract hands us `dst` valid
+            // for a write of `Self`.
+            quote! {
+                #index => unsafe { ::jitson::__private::write_value::<Self>(dst, Self::#ident) },
+            }
+        })
+        .collect();
     HelperFn {
         signature: quote!(unsafe extern "C" fn __jitson_write_variant(dst: *mut u8, index: usize)),
-        body,
+        body: quote! {
+            match index {
+                #(#arms)*
+                _ => { let _ = dst; }
+            }
+        },
+    }
+}
+
+/// The helper `EnumLayout::decode_variant` function: index `i` decodes the `i`th
+/// listed variant's payload through the callback and builds the variant.
+fn decode_variant_fn(variants: &[EnumVariant<'_>], ty_generics: &TypeGenerics<'_>) -> HelperFn {
+    let arms: Vec<TokenStream> = variants
+        .iter()
+        .enumerate()
+        .filter_map(|(index, v)| {
+            let index = Literal::usize_unsuffixed(index);
+            let ident = &v.variant.ident;
+            let (payload_ty, build) = match &v.payload {
+                PayloadShape::Unit => return None,
+                PayloadShape::Newtype(ty) => (quote!(#ty), quote!(Self::#ident(payload))),
+                PayloadShape::Tuple(hidden) => {
+                    let members = (0..v.variant.fields.len()).map(Index::from);
+                    (
+                        quote!(#hidden #ty_generics),
+                        quote!(Self::#ident(#(payload.#members),*)),
+                    )
+                }
+                PayloadShape::Struct(hidden) => {
+                    let names = v.variant.fields.iter().map(|f| &f.ident);
+                    let names2 = names.clone();
+                    (
+                        quote!(#hidden #ty_generics),
+                        quote!(Self::#ident { #(#names: payload.#names2),* }),
+                    )
+                }
+            };
+            // SAFETY (of the generated block): the `decode_variant` contract hands us
+            // `dst` valid for a write of `Self` and a callback for the payload's
+            // type, which the turbofish names.
+            Some(quote! {
+                #index => unsafe {
+                    ::jitson::__private::decode_variant_with::<#payload_ty, Self>(
+                        dst, decode, ctx, |payload| #build,
+                    )
+                },
+            })
+        })
+        .collect();
+    HelperFn {
+        signature: quote! {
+            unsafe extern "C" fn __jitson_decode_variant(
+                dst: *mut u8,
+                index: usize,
+                decode: ::jitson::__private::SlotFn,
+                ctx: *mut ::jitson::__private::core::ffi::c_void,
+            ) -> bool
+        },
+        body: quote! {
+            match index {
+                #(#arms)*
+                _ => { let _ = (dst, decode, ctx); false }
+            }
+        },
     }
 }
 

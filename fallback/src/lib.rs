@@ -181,6 +181,12 @@ pub(crate) struct Parser<'a> {
     key_orders: Option<&'a mut KeyOrders>,
     /// Unescaped text of the last string with escapes.
     scratch: Vec<u8>,
+    /// A key the next struct or map decoded skips: an internally tagged enum's
+    /// tag, when the object is decoded as the variant's payload.
+    skip_key: Option<&'static str>,
+    /// How many enclosing values serde would have buffered before decoding
+    /// (tagged and untagged enums' payloads); a few errors read differently there.
+    buffered: u32,
     validate_utf8: bool,
 }
 
@@ -193,6 +199,8 @@ impl<'a> Parser<'a> {
             stack_limit,
             key_orders: None,
             scratch: Vec::new(),
+            skip_key: None,
+            buffered: 0,
             validate_utf8: options.validate_utf8,
         }
     }
@@ -329,6 +337,9 @@ impl<'a> Parser<'a> {
                 Kind::Array(a) => self.decode_array(layout, a, dst),
                 Kind::Map(m) => self.decode_map(layout, m, dst),
                 Kind::Struct(s) => self.decode_struct(layout, s, dst),
+                Kind::Tuple(t) => self.decode_tuple(layout, t, dst),
+                Kind::Newtype(n) => self.decode_newtype(n, dst),
+                Kind::Unit => self.decode_unit(layout),
                 Kind::Enum(e) => self.decode_enum(layout, e, dst),
             }
         }

@@ -236,6 +236,7 @@ fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
             Kind::Vec(v) => stack.push(((v.elem)(), false)),
             Kind::Map(m) => stack.push(((m.value)(), true)),
             Kind::Array(a) => stack.push(((a.elem)(), false)),
+            Kind::Newtype(n) if n.skipped.is_empty() => stack.push(((n.inner)(), false)),
             _ => {}
         }
     }

@@ -23,7 +23,7 @@ use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
-use jitson_core::layout::{Kind, TypeLayout};
+use jitson_core::layout::{Kind, Tagging, TypeLayout};
 
 use crate::helpers::{self, JitState};
 
@@ -559,9 +559,22 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             Kind::Vec(v) => self.emit_vec(layout, v, dst, unwind),
             Kind::Struct(_) => self.emit_call_function(layout, dst, unwind),
             Kind::Map(m) => self.emit_map(layout, m, dst, unwind),
-            Kind::Enum(e) => self.emit_enum(layout, e, dst, unwind),
+            Kind::Enum(e) if e.is_unit_only() && e.tagging == Tagging::External => {
+                self.emit_enum(layout, e, dst, unwind)
+            }
             Kind::Array(a) => self.emit_array(layout, a, dst, unwind),
-            Kind::Char | Kind::RawValue(_) | Kind::Ignored => {
+            Kind::Newtype(n) if n.skipped.is_empty() => {
+                // The field is the value: its code, at its offset.
+                let at = self.b.ins().iadd_imm_s(dst, n.offset as i64);
+                self.emit_value((n.inner)(), at, unwind)
+            }
+            Kind::Char
+            | Kind::RawValue(_)
+            | Kind::Ignored
+            | Kind::Enum(_)
+            | Kind::Tuple(_)
+            | Kind::Newtype(_)
+            | Kind::Unit => {
                 self.interpreted
                     .push((layout.expecting, kind_not_lowered(&layout.kind)));
                 let start = self.get_pos();
@@ -581,6 +594,10 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
     match kind {
         Kind::Char => "char is not lowered",
         Kind::RawValue(_) => "RawValue is not lowered",
+        Kind::Enum(_) => "enums with data or tags are not lowered",
+        Kind::Tuple(_) => "tuples are not lowered",
+        Kind::Newtype(_) => "newtypes with skipped fields are not lowered",
+        Kind::Unit => "unit types are not lowered",
         _ => "ignored values are skipped by the interpreter",
     }
 }

@@ -3,6 +3,7 @@
 //! (`decode_slice`, `decode_str`) and insist they all agree.
 #![allow(dead_code)]
 
+pub mod counted;
 pub mod oracle;
 
 use std::fmt::Debug;

@@ -81,7 +81,8 @@ pub fn tolerated(ours: &Error, theirs: Option<&serde_json::Error>) -> bool {
     // later, or not).
     validates_skipped_text(ours)
         || ends_inside_skipped_number(ours, theirs)
-        // serde_json also reads a struct from an array.
+        // serde_json also reads a struct (or struct variant, or tagged enum) from
+        // an array.
         || is_struct_from_array(ours)
 }
 
@@ -99,8 +100,10 @@ pub fn validates_skipped_text(e: &Error) -> bool {
     e.kind() == ErrorKind::InvalidUtf8 || *e.code() == ErrorCode::LoneSurrogate
 }
 
-/// Whether `e` rejects an array given for a struct.
+/// Whether `e` rejects an array given for a struct, a struct variant, or an
+/// internally or adjacently tagged enum (whose layouts expect "struct ...",
+/// "struct variant ..." and "enum ...").
 pub fn is_struct_from_array(e: &Error) -> bool {
     matches!(e.code(), ErrorCode::InvalidType { found: Found::Array, expected }
-        if expected.starts_with("struct "))
+        if expected.starts_with("struct ") || expected.starts_with("enum "))
 }

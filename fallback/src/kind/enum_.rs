@@ -1,39 +1,87 @@
-//! Unit-only enums. Twin: `jit/src/kind/enum_.rs`.
+//! Enums, in serde's four representations. Twin: `jit/src/kind/enum_.rs`.
+//!
+//! A variant with data is decoded through its layout's `decode_variant`, which
+//! runs the payload's decode into a temporary and builds the variant; no backend
+//! knows how Rust lays out an enum. Tagged objects are never buffered: an
+//! internally tagged object whose tag is not its first key is scanned for the tag
+//! (values skipped, not decoded), then decoded once from its `{` with the chosen
+//! variant, the tag's member skipped. An adjacently tagged payload that comes
+//! before its tag is skipped, then decoded in place once the tag is known.
+//! Untagged variants are tried in declaration order on the same span, as serde
+//! does, but only those whose payload can start with the value's first byte.
 
-use jitson_core::error::{Error, ErrorCode};
-use jitson_core::layout::{EnumLayout, TypeLayout};
+use jitson_core::error::{Category, Error, ErrorCode, Found, PathSegment};
+use jitson_core::layout::{EnumLayout, Kind, Payload, Tagging, TypeLayout};
 use jitson_core::text;
 
-use crate::Parser;
+use crate::kind::map::AfterMember;
+use crate::{Parser, at_segment, drop_value};
 
 impl Parser<'_> {
-    /// A string naming a variant, or (as serde_json also accepts for unit variants)
-    /// an object `{"Variant": null}`.
+    /// One enum value, in the layout's representation.
     ///
     /// # Safety
     /// `dst` is valid for a write of the enum type.
     pub(crate) unsafe fn decode_enum(
         &mut self,
         layout: &'static TypeLayout,
-        en: &EnumLayout,
+        en: &'static EnumLayout,
         dst: *mut u8,
     ) -> Result<(), Error> {
-        let index = match self.peek_value()? {
-            b'"' => self.parse_variant(en)?,
+        // SAFETY (all arms): forwarded from the caller.
+        unsafe {
+            match en.tagging {
+                Tagging::External => self.decode_external(layout, en, dst),
+                Tagging::Internal { tag } => self.decode_internal(layout, en, tag, dst),
+                Tagging::Adjacent { tag, content } => {
+                    self.decode_adjacent(layout, en, tag, content, dst)
+                }
+                Tagging::Untagged => self.decode_untagged(en, dst),
+            }
+        }
+    }
+
+    /// `"Variant"` for a unit variant, `{"Variant": payload}` for any.
+    ///
+    /// # Safety
+    /// As for `decode_enum`.
+    unsafe fn decode_external(
+        &mut self,
+        layout: &'static TypeLayout,
+        en: &'static EnumLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        match self.peek_value()? {
+            b'"' => {
+                let start = self.pos;
+                let index = self.parse_variant(en)?;
+                match en.variants[index].payload {
+                    // SAFETY: a valid unit variant index; `dst` as the caller guarantees.
+                    Payload::Unit => unsafe { (en.write)(dst, index) },
+                    payload => {
+                        return Err(self.error(
+                            ErrorCode::InvalidType {
+                                found: Found::UnitVariant,
+                                expected: payload.describe(),
+                            },
+                            start,
+                        ));
+                    }
+                }
+                Ok(())
+            }
             b'{' => {
                 self.enter(layout)?;
-                let r = self.parse_variant_object(en);
+                // SAFETY: forwarded from the caller.
+                let r = unsafe { self.decode_variant_object(layout, en, dst) };
                 self.leave();
-                r?
+                r
             }
             // serde_json reads nothing more here: whatever the token, the error is
             // at its first byte and is a syntax error, even for a token that is
             // cut short (`t`, `nul`, `-`, `1.` are not "end of input").
-            _ => return Err(self.invalid_enum_type(layout.expecting)),
-        };
-        // SAFETY: `index` is a valid variant index; `dst` as the caller guarantees.
-        unsafe { (en.write)(dst, index) };
-        Ok(())
+            _ => Err(self.invalid_enum_type(layout.expecting)),
+        }
     }
 
     /// The error for a value at `pos` that cannot start an enum: the JSON type when
@@ -50,7 +98,7 @@ impl Parser<'_> {
         }
     }
 
-    /// The variant named by the string at `pos`.
+    /// The variant named by the string at `pos` (or the `other` variant).
     fn parse_variant(&mut self, en: &EnumLayout) -> Result<usize, Error> {
         let start = self.pos;
         let name = self.parse_str()?;
@@ -69,8 +117,30 @@ impl Parser<'_> {
         }
     }
 
-    /// `{"Variant": null}`, with `pos` at the `{`.
-    fn parse_variant_object(&mut self, en: &EnumLayout) -> Result<usize, Error> {
+    /// A tag's value: a string naming a variant. serde reads an internal tag as
+    /// an identifier (a wrong JSON type is an invalid type) but an adjacent one as
+    /// an enum (serde_json: a syntax error at its first byte).
+    fn parse_tag_value(&mut self, en: &EnumLayout, adjacent: bool) -> Result<usize, Error> {
+        if self.peek_value()? != b'"' {
+            return Err(if adjacent {
+                self.invalid_enum_type("variant identifier")
+            } else {
+                self.invalid_type("variant identifier")
+            });
+        }
+        self.parse_variant(en)
+    }
+
+    /// `{"Variant": payload}`, with `pos` at the `{`.
+    ///
+    /// # Safety
+    /// As for `decode_enum`.
+    unsafe fn decode_variant_object(
+        &mut self,
+        layout: &'static TypeLayout,
+        en: &'static EnumLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
         self.pos += 1;
         match self.parse_whitespace() {
             Some(b'"') => {}
@@ -79,18 +149,372 @@ impl Parser<'_> {
         }
         let index = self.parse_variant(en)?;
         self.parse_object_colon()?;
-        if self.peek_value()? != b'n' {
-            return Err(self.invalid_type("unit variant (null)"));
-        }
-        self.pos =
-            text::parse_ident(self.input, self.pos + 1, b"ull").map_err(|e| self.lex_error(e))?;
-        match self.parse_whitespace() {
+        let variant = &en.variants[index];
+        // SAFETY: forwarded from the caller.
+        unsafe { self.decode_variant_value(en, index, dst) }
+            .map_err(|e| at_segment(e, || PathSegment::Field(variant.name)))?;
+        let end = match self.parse_whitespace() {
             Some(b'}') => {
                 self.pos += 1;
-                Ok(index)
+                return Ok(());
             }
-            Some(_) => Err(self.error(ErrorCode::ExpectedObjectCommaOrEnd, self.pos)),
-            None => Err(self.error(ErrorCode::EofWhileParsingObject, self.input.len())),
+            Some(_) => self.error(ErrorCode::ExpectedObjectCommaOrEnd, self.pos),
+            None => self.error(ErrorCode::EofWhileParsingObject, self.input.len()),
+        };
+        // SAFETY: the variant was written above and is dropped once.
+        unsafe { drop_value(layout, dst) };
+        Err(end)
+    }
+
+    /// A variant's value where the representation holds it on its own (external
+    /// and adjacent): `null` for a unit variant, else the payload.
+    ///
+    /// # Safety
+    /// As for `decode_enum`; `index` is a valid variant index.
+    unsafe fn decode_variant_value(
+        &mut self,
+        en: &'static EnumLayout,
+        index: usize,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        match en.variants[index].payload.layout() {
+            None => {
+                if self.peek_value()? != b'n' {
+                    return Err(self.invalid_type("unit variant (null)"));
+                }
+                self.pos = text::parse_ident(self.input, self.pos + 1, b"ull")
+                    .map_err(|e| self.lex_error(e))?;
+                // SAFETY: a valid unit variant index; `dst` as the caller guarantees.
+                unsafe { (en.write)(dst, index) };
+                Ok(())
+            }
+            // SAFETY: forwarded from the caller.
+            Some(payload) => unsafe { self.decode_payload(en, index, payload, dst) },
         }
+    }
+
+    /// The payload of data variant `index`, built into the variant at `dst`.
+    ///
+    /// # Safety
+    /// As for `decode_enum`; `payload` is the variant's payload layout.
+    unsafe fn decode_payload(
+        &mut self,
+        en: &'static EnumLayout,
+        index: usize,
+        payload: &'static TypeLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        // SAFETY: `decode_variant` hands the callback a slot for the payload type,
+        // which `payload` describes (the Decode contract of the enum).
+        unsafe {
+            self.decode_through(payload, |decode, ctx| {
+                (en.decode_variant)(dst, index, decode, ctx)
+            })
+        }
+    }
+
+    /// `{"<tag>": "Variant", ...}`: finds the tag, then decodes the object from
+    /// its `{` as the variant's payload with the tag's member skipped.
+    ///
+    /// # Safety
+    /// As for `decode_enum`.
+    unsafe fn decode_internal(
+        &mut self,
+        layout: &'static TypeLayout,
+        en: &'static EnumLayout,
+        tag: &'static str,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        if self.peek_value()? != b'{' {
+            return Err(self.invalid_type(layout.expecting));
+        }
+        let start = self.pos;
+        self.enter(layout)?;
+        let found = self.find_tag(en, tag);
+        let index = match found {
+            Ok(index) => index,
+            Err(e) => {
+                self.leave();
+                return Err(e);
+            }
+        };
+        let Some(payload) = en.variants[index].payload.layout() else {
+            // A unit variant: the rest of the object is ignored, as serde does.
+            let r = self.ignore_rest_of_tagged_object(tag);
+            self.leave();
+            r?;
+            // SAFETY: a valid unit variant index; `dst` as the caller guarantees.
+            unsafe { (en.write)(dst, index) };
+            return Ok(());
+        };
+        self.leave();
+        self.pos = start;
+        // Structs and maps skip the tag's member; other payloads see it as a key.
+        if matches!(payload.kind, Kind::Struct(_) | Kind::Map(_)) {
+            self.skip_key = Some(tag);
+        }
+        self.buffered += 1;
+        // SAFETY: forwarded from the caller.
+        let r = unsafe { self.decode_payload(en, index, payload, dst) };
+        self.buffered -= 1;
+        self.skip_key = None;
+        r.map_err(|e| self.syntax_first(e, start))
+    }
+
+    /// serde buffers a tagged object before it decodes the payload, so a syntax
+    /// error anywhere in the object wins over a data error in the payload. Ours
+    /// decodes in one pass; only when that fails on data is the object checked
+    /// for a syntax error to report instead (free on the success path).
+    #[cold]
+    fn syntax_first(&mut self, e: Error, start: usize) -> Error {
+        if e.classify() != Category::Data {
+            return e;
+        }
+        match text::ignore_value(self.input, start, self.validate_utf8) {
+            Ok(_) => e,
+            Err(syntax) => self.lex_error(syntax),
+        }
+    }
+
+    /// With `pos` at a `{`: reads members up to the first keyed `tag` and returns
+    /// the variant its value names, `pos` after that value. A missing tag is an
+    /// error at the `}`.
+    fn find_tag(&mut self, en: &EnumLayout, tag: &'static str) -> Result<usize, Error> {
+        self.pos += 1;
+        match self.parse_whitespace() {
+            Some(b'"') => {}
+            Some(b'}') => return Err(self.error(ErrorCode::MissingField(tag), self.pos)),
+            Some(_) => return Err(self.error(ErrorCode::KeyMustBeAString, self.pos)),
+            None => return Err(self.error(ErrorCode::EofWhileParsingObject, self.input.len())),
+        }
+        loop {
+            let is_tag = self.parse_str()? == tag.as_bytes();
+            self.parse_object_colon()?;
+            if is_tag {
+                return self.parse_tag_value(en, false);
+            }
+            self.ignore_value()?;
+            if let AfterMember::End = self.end_map_member()? {
+                return Err(self.error(ErrorCode::MissingField(tag), self.pos - 1));
+            }
+        }
+    }
+
+    /// The members after an internal tag, validated and ignored; a second tag is
+    /// a duplicate field.
+    fn ignore_rest_of_tagged_object(&mut self, tag: &'static str) -> Result<(), Error> {
+        loop {
+            if let AfterMember::End = self.end_map_member()? {
+                return Ok(());
+            }
+            let key_start = self.pos;
+            if self.parse_str()? == tag.as_bytes() {
+                return Err(self.error(ErrorCode::DuplicateField(tag), key_start));
+            }
+            self.parse_object_colon()?;
+            self.ignore_value()?;
+        }
+    }
+
+    /// `{"<tag>": "Variant", "<content>": payload}`, in either order; other keys
+    /// are skipped (or refused with `deny_unknown_fields`). A unit variant may
+    /// leave out its content.
+    ///
+    /// # Safety
+    /// As for `decode_enum`.
+    unsafe fn decode_adjacent(
+        &mut self,
+        layout: &'static TypeLayout,
+        en: &'static EnumLayout,
+        tag: &'static str,
+        content: &'static str,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        if self.peek_value()? != b'{' {
+            return Err(self.invalid_type(layout.expecting));
+        }
+        self.enter(layout)?;
+        let mut written = false;
+        // SAFETY: forwarded from the caller; `written` says whether `dst` is live.
+        let r = unsafe { self.decode_adjacent_members(en, tag, content, dst, &mut written) };
+        self.leave();
+        if r.is_err() && written {
+            // SAFETY: the variant was written and is dropped once.
+            unsafe { drop_value(layout, dst) };
+        }
+        r
+    }
+
+    /// The members of an adjacently tagged object, `pos` at its `{`. Sets
+    /// `*written` once the variant is at `dst`.
+    ///
+    /// # Safety
+    /// As for `decode_enum`.
+    unsafe fn decode_adjacent_members(
+        &mut self,
+        en: &'static EnumLayout,
+        tag: &'static str,
+        content: &'static str,
+        dst: *mut u8,
+        written: &mut bool,
+    ) -> Result<(), Error> {
+        let mut index: Option<usize> = None;
+        // Where a content that came before its tag starts.
+        let mut content_at: Option<usize> = None;
+        self.pos += 1;
+        let mut more = match self.parse_whitespace() {
+            Some(b'"') => true,
+            Some(b'}') => {
+                self.pos += 1;
+                false
+            }
+            Some(_) => return Err(self.error(ErrorCode::KeyMustBeAString, self.pos)),
+            None => return Err(self.error(ErrorCode::EofWhileParsingObject, self.input.len())),
+        };
+        while more {
+            let key_start = self.pos;
+            let key = self.parse_str()?;
+            let (is_tag, is_content) = (key == tag.as_bytes(), key == content.as_bytes());
+            if !is_tag && !is_content && en.deny_unknown_fields {
+                let name = String::from_utf8_lossy(key).into();
+                return Err(self.error(ErrorCode::UnknownField(name), key_start));
+            }
+            self.parse_object_colon()?;
+            if is_tag {
+                if index.is_some() {
+                    return Err(self.error(ErrorCode::DuplicateField(tag), key_start));
+                }
+                index = Some(self.parse_tag_value(en, true)?);
+            } else if is_content {
+                if content_at.is_some() || *written {
+                    return Err(self.error(ErrorCode::DuplicateField(content), key_start));
+                }
+                match index {
+                    Some(i) => {
+                        // SAFETY: forwarded from the caller.
+                        unsafe { self.decode_variant_value(en, i, dst) }
+                            .map_err(|e| at_segment(e, || PathSegment::Field(content)))?;
+                        *written = true;
+                    }
+                    None => {
+                        content_at = Some(text::skip_ws(self.input, self.pos));
+                        self.ignore_value()?;
+                    }
+                }
+            } else {
+                self.ignore_value()?;
+            }
+            more = matches!(self.end_map_member()?, AfterMember::More);
+        }
+        let close = self.pos - 1;
+        let Some(index) = index else {
+            return Err(self.error(ErrorCode::MissingField(tag), close));
+        };
+        if *written {
+            return Ok(());
+        }
+        match (content_at, en.variants[index].payload) {
+            (Some(at), _) => {
+                let end = self.pos;
+                self.pos = at;
+                self.buffered += 1;
+                // SAFETY: forwarded from the caller.
+                let r = unsafe { self.decode_variant_value(en, index, dst) };
+                self.buffered -= 1;
+                r.map_err(|e| at_segment(e, || PathSegment::Field(content)))?;
+                self.pos = end;
+            }
+            // SAFETY: a valid unit variant index; `dst` as the caller guarantees.
+            (None, Payload::Unit) => unsafe { (en.write)(dst, index) },
+            (None, _) => return Err(self.error(ErrorCode::MissingField(content), close)),
+        }
+        *written = true;
+        Ok(())
+    }
+
+    /// The first variant, in declaration order, that decodes the value. The value
+    /// is validated first (serde_json buffers it, so a syntax error wins over a
+    /// mismatch); variants whose payload cannot start with the value's first byte
+    /// are not tried. A panic, or running out of depth or stack, ends the search.
+    ///
+    /// # Safety
+    /// As for `decode_enum`.
+    unsafe fn decode_untagged(
+        &mut self,
+        en: &'static EnumLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        let first = self.peek_value()?;
+        let start = self.pos;
+        self.ignore_value()?;
+        let end = self.pos;
+        for (index, variant) in en.variants.iter().enumerate() {
+            match variant.payload.layout() {
+                None if first == b'n' => {
+                    // SAFETY: a valid unit variant index; `dst` as the caller guarantees.
+                    unsafe { (en.write)(dst, index) };
+                    return Ok(());
+                }
+                None => {}
+                Some(payload) if may_start(payload, first, 0) => {
+                    self.pos = start;
+                    self.buffered += 1;
+                    // SAFETY: forwarded from the caller.
+                    let r = unsafe { self.decode_payload(en, index, payload, dst) };
+                    self.buffered -= 1;
+                    match r {
+                        Ok(()) => return Ok(()),
+                        Err(e) if ends_search(&e) => return Err(e),
+                        Err(_) => {}
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+        self.pos = end;
+        Err(self.error(ErrorCode::NoMatchingVariant { enum_name: en.name }, end))
+    }
+}
+
+/// Errors that are not a variant's mismatch: an untagged search stops at them.
+fn ends_search(e: &Error) -> bool {
+    matches!(
+        e.code(),
+        ErrorCode::Panicked | ErrorCode::DepthLimitExceeded | ErrorCode::StackExhausted
+    )
+}
+
+/// Whether a value of `layout` may start with the byte `b` (conservative: `true`
+/// when unsure). Used to skip untagged variants that cannot match.
+fn may_start(layout: &TypeLayout, b: u8, depth: u32) -> bool {
+    if depth > 16 {
+        return true;
+    }
+    let number = b == b'-' || b.is_ascii_digit();
+    match &layout.kind {
+        Kind::Bool => b == b't' || b == b'f',
+        Kind::I8
+        | Kind::I16
+        | Kind::I32
+        | Kind::I64
+        | Kind::U8
+        | Kind::U16
+        | Kind::U32
+        | Kind::U64
+        | Kind::F32
+        | Kind::F64 => number,
+        Kind::Char | Kind::String(_) => b == b'"',
+        Kind::Option(o) => b == b'n' || may_start((o.some)(), b, depth + 1),
+        Kind::Box(x) => may_start((x.inner)(), b, depth + 1),
+        Kind::Newtype(n) => may_start((n.inner)(), b, depth + 1),
+        Kind::Vec(_) | Kind::Array(_) | Kind::Tuple(_) => b == b'[',
+        Kind::Map(_) | Kind::Struct(_) => b == b'{',
+        Kind::Unit => b == b'n',
+        Kind::Enum(e) => match e.tagging {
+            Tagging::External => b == b'"' || b == b'{',
+            Tagging::Internal { .. } | Tagging::Adjacent { .. } => b == b'{',
+            Tagging::Untagged => true,
+        },
+        Kind::RawValue(_) | Kind::Ignored => true,
     }
 }

@@ -81,6 +81,7 @@ impl Parser<'_> {
         map: &MapLayout,
         dst: *mut u8,
     ) -> Result<(), Error> {
+        let skip_key = self.skip_key.take();
         let empty = self.begin_map(layout)?;
         // SAFETY: `dst` is room for the map (caller).
         if !unsafe { (map.new)(dst) } {
@@ -104,15 +105,24 @@ impl Parser<'_> {
                     break Err(e);
                 }
                 let (key_ptr, key_len) = key.as_raw();
-                // SAFETY: `insert_with` hands the callback a slot for `value`; the key
-                // bytes are UTF-8 and outlive the call (input or `key`).
-                let inserted = unsafe {
-                    self.decode_through(value, |decode, ctx| {
-                        (map.insert_with)(dst, key_ptr, key_len, decode, ctx)
-                    })
-                };
-                if let Err(e) = inserted {
-                    break Err(at_segment(e, || PathSegment::Key(key.to_str().into())));
+                // SAFETY: as below, the key bytes are alive.
+                let key_bytes = unsafe { core::slice::from_raw_parts(key_ptr, key_len) };
+                if skip_key.is_some_and(|k| k.as_bytes() == key_bytes) {
+                    // An internally tagged enum's tag: not an entry.
+                    if let Err(e) = self.ignore_value() {
+                        break Err(e);
+                    }
+                } else {
+                    // SAFETY: `insert_with` hands the callback a slot for `value`; the key
+                    // bytes are UTF-8 and outlive the call (input or `key`).
+                    let inserted = unsafe {
+                        self.decode_through(value, |decode, ctx| {
+                            (map.insert_with)(dst, key_ptr, key_len, decode, ctx)
+                        })
+                    };
+                    if let Err(e) = inserted {
+                        break Err(at_segment(e, || PathSegment::Key(key.to_str().into())));
+                    }
                 }
                 match self.end_map_member() {
                     Ok(AfterMember::More) => {}

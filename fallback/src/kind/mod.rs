@@ -3,6 +3,7 @@
 
 mod enum_;
 mod map;
+mod newtype;
 mod option;
 mod scalar;
 mod seq;

@@ -1,7 +1,7 @@
-//! `Vec<T>` and `[T; N]`. Twin: `jit/src/kind/seq.rs`.
+//! `Vec<T>`, `[T; N]` and tuples. Twin: `jit/src/kind/seq.rs`.
 
 use jitson_core::error::{Error, ErrorCode, PathSegment};
-use jitson_core::layout::{ArrayLayout, TypeLayout, VecLayout};
+use jitson_core::layout::{ArrayLayout, TupleLayout, TypeLayout, VecLayout};
 
 use crate::{Parser, at_segment, drop_value};
 
@@ -119,23 +119,111 @@ impl Parser<'_> {
         array: &ArrayLayout,
         dst: *mut u8,
     ) -> Result<(), Error> {
-        let empty = self.begin_seq(layout)?;
         let elem = (array.elem)();
+        let n = array.len;
+        // SAFETY: element i < N lies at i * size inside the array (caller's `dst`).
+        unsafe {
+            self.decode_fixed(
+                layout,
+                dst,
+                n,
+                |i| (elem, i * elem.size),
+                |found| ErrorCode::InvalidLength { expected: n, found },
+            )
+        }
+    }
+
+    /// A JSON array of exactly as many elements as the tuple has, each at its
+    /// offset; then the skipped fields.
+    ///
+    /// # Safety
+    /// `dst` is valid for a write of the tuple type.
+    pub(crate) unsafe fn decode_tuple(
+        &mut self,
+        layout: &'static TypeLayout,
+        tuple: &TupleLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        let elems = tuple.elems;
+        // SAFETY: offsets and layouts come from the Decode contract.
+        unsafe {
+            self.decode_fixed(
+                layout,
+                dst,
+                elems.len(),
+                |i| ((elems[i].layout)(), elems[i].offset),
+                |found| ErrorCode::TupleLength {
+                    found,
+                    expected: tuple.expecting_len,
+                },
+            )?;
+            if let Err(e) = self.init_skipped(tuple.skipped, dst) {
+                for elem in elems {
+                    drop_value((elem.layout)(), dst.add(elem.offset));
+                }
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// The error for an array with more than `len` elements, `pos` at the first
+    /// extra one. serde_json stops there (trailing characters); inside a value
+    /// serde buffered, serde counts every element.
+    #[cold]
+    fn too_long(&mut self, len: usize) -> Error {
+        if self.buffered == 0 {
+            return self.error(ErrorCode::ArrayTooLong { expected: len }, self.pos);
+        }
+        let mut found = len;
+        loop {
+            if let Err(e) = self.ignore_value() {
+                return e;
+            }
+            found += 1;
+            match self.end_seq_element() {
+                Ok(AfterElement::More) => {}
+                Ok(AfterElement::End) => break,
+                Err(e) => return e,
+            }
+        }
+        self.error(
+            ErrorCode::SeqTooLong {
+                found,
+                expected: len,
+            },
+            self.pos,
+        )
+    }
+
+    /// A JSON array of exactly `len` elements, element `i` decoded with the layout
+    /// and at the offset `elem(i)` gives. Too many elements is an error at the
+    /// first extra one (serde_json: trailing characters), too few the error
+    /// `too_short(count)` at the `]`.
+    ///
+    /// # Safety
+    /// `dst` is valid for a write of `layout`, and `elem(i)` names memory inside it
+    /// for every `i < len`.
+    unsafe fn decode_fixed(
+        &mut self,
+        layout: &'static TypeLayout,
+        dst: *mut u8,
+        len: usize,
+        elem: impl Fn(usize) -> (&'static TypeLayout, usize),
+        too_short: impl FnOnce(usize) -> ErrorCode,
+    ) -> Result<(), Error> {
+        let empty = self.begin_seq(layout)?;
         let mut count = 0usize;
         let result = if empty {
             Ok(())
         } else {
             loop {
-                if count == array.len {
-                    break Err(self.error(
-                        ErrorCode::ArrayTooLong {
-                            expected: array.len,
-                        },
-                        self.pos,
-                    ));
+                if count == len {
+                    break Err(self.too_long(len));
                 }
-                // SAFETY: element `count` < N lies inside the array (caller's `dst`).
-                if let Err(e) = unsafe { self.decode_value(elem, dst.add(count * elem.size)) } {
+                let (elem_layout, offset) = elem(count);
+                // SAFETY: as the caller guarantees for `count < len`.
+                if let Err(e) = unsafe { self.decode_value(elem_layout, dst.add(offset)) } {
                     break Err(at_segment(e, || PathSegment::Index(count)));
                 }
                 count += 1;
@@ -148,19 +236,14 @@ impl Parser<'_> {
         };
         self.leave();
         let result = match result {
-            Ok(()) if count != array.len => Err(self.error(
-                ErrorCode::InvalidLength {
-                    expected: array.len,
-                    found: count,
-                },
-                self.pos - 1,
-            )),
+            Ok(()) if count != len => Err(self.error(too_short(count), self.pos - 1)),
             other => other,
         };
         if result.is_err() {
             for i in 0..count {
+                let (elem_layout, offset) = elem(i);
                 // SAFETY: elements 0..count were written and are dropped once.
-                unsafe { drop_value(elem, dst.add(i * elem.size)) };
+                unsafe { drop_value(elem_layout, dst.add(offset)) };
             }
         }
         result

@@ -7,7 +7,7 @@
 //! error, dropping exactly what was written.
 
 use jitson_core::error::{Error, ErrorCode, PathSegment};
-use jitson_core::layout::{Field, StructLayout, TypeLayout};
+use jitson_core::layout::{Field, SkippedField, StructLayout, TypeLayout};
 
 use crate::kind::map::AfterMember;
 use crate::{Parser, at_segment, drop_value};
@@ -60,6 +60,7 @@ impl Parser<'_> {
         st: &'static StructLayout,
         dst: *mut u8,
     ) -> Result<(), Error> {
+        let skip_key = self.skip_key.take();
         let empty = self.begin_map(layout)?;
         let mut seen = Seen::new(st.fields.len() + st.skipped.len());
         // SAFETY: forwarded from the caller; `seen` records what was written.
@@ -67,7 +68,7 @@ impl Parser<'_> {
             match if empty {
                 Ok(())
             } else {
-                self.decode_members(st, dst, &mut seen)
+                self.decode_members(st, dst, &mut seen, skip_key)
             } {
                 Ok(()) => self.finish_struct(st, dst, &mut seen),
                 Err(e) => Err(e),
@@ -90,8 +91,10 @@ impl Parser<'_> {
         st: &'static StructLayout,
         dst: *mut u8,
         seen: &mut Seen,
+        skip_key: Option<&'static str>,
     ) -> Result<(), Error> {
         let mut guess = 0usize;
+        let mut skipped_tag = false;
         // Only while learning (a type waiting for its compile): the keys' order.
         let mut order = self.key_orders.is_some().then(Vec::new);
         loop {
@@ -113,6 +116,16 @@ impl Parser<'_> {
                     if let Some(order) = &mut order {
                         order.push(i as u16);
                     }
+                }
+                // An internally tagged enum's tag, once.
+                None if skip_key.is_some_and(|k| k.as_bytes() == key) => {
+                    if skipped_tag {
+                        let tag = skip_key.unwrap_or_default();
+                        return Err(self.error(ErrorCode::DuplicateField(tag), key_start));
+                    }
+                    skipped_tag = true;
+                    self.parse_object_colon()?;
+                    self.ignore_value()?;
                 }
                 None if st.deny_unknown_fields => {
                     let name = String::from_utf8_lossy(key).into();
@@ -203,5 +216,33 @@ unsafe fn drop_written(st: &StructLayout, dst: *mut u8, seen: &mut Seen) {
             // SAFETY: as the caller guarantees.
             unsafe { drop(dst.add(skipped.offset)) };
         }
+    }
+}
+
+impl Parser<'_> {
+    /// Initialises `skipped` fields of the value at `dst` (tuple structs, newtypes).
+    /// If an initialiser panics, the fields initialised before are dropped and the
+    /// error is `Panicked`.
+    ///
+    /// # Safety
+    /// Each skipped field's offset names unwritten memory inside `dst`.
+    pub(crate) unsafe fn init_skipped(
+        &mut self,
+        skipped: &[SkippedField],
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        for (j, field) in skipped.iter().enumerate() {
+            // SAFETY: as the caller guarantees.
+            if !unsafe { (field.init)(dst.add(field.offset)) } {
+                for done in &skipped[..j] {
+                    if let Some(drop) = done.drop {
+                        // SAFETY: initialised just above, dropped once.
+                        unsafe { drop(dst.add(done.offset)) };
+                    }
+                }
+                return Err(self.error(ErrorCode::Panicked, self.pos.saturating_sub(1)));
+            }
+        }
+        Ok(())
     }
 }

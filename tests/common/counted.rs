@@ -1,0 +1,51 @@
+//! `Counted`: a string that counts live instances, for the tests that check
+//! partial output is dropped exactly once on every error path.
+
+use std::cell::Cell;
+
+use jitson::Decode;
+
+thread_local! {
+    /// Per thread, so tests running in parallel do not disturb each other's counts
+    /// (decoding and dropping happen on the caller's thread).
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+}
+
+/// How many `Counted` values built by decoding on this thread are alive; a
+/// negative count means one was dropped twice.
+pub fn live() -> isize {
+    LIVE.get()
+}
+
+/// A string that counts how many are alive. Only decoding creates counted ones.
+#[derive(Debug, PartialEq)]
+pub struct Counted(pub String);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        LIVE.set(LIVE.get() - 1);
+    }
+}
+
+/// # Safety
+/// `dst` is valid for a `Counted` write; the bytes are UTF-8.
+unsafe extern "C" fn write_counted(dst: *mut u8, ptr: *const u8, len: usize) {
+    LIVE.set(LIVE.get() + 1);
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let s = std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len));
+        dst.cast::<Counted>().write(Counted(s.to_owned()));
+    }
+}
+
+// SAFETY: `write_counted` writes a whole Counted; size, alignment and drop come from
+// the type.
+unsafe impl Decode for Counted {
+    const LAYOUT: &'static jitson::__private::TypeLayout =
+        &jitson::__private::TypeLayout::of::<Counted>(
+            "a string",
+            jitson::__private::Kind::String(&jitson::__private::StringLayout {
+                write: write_counted,
+            }),
+        );
+}

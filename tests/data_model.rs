@@ -1,0 +1,590 @@
+//! serde's data model beyond structs and unit enums: tuples, tuple/newtype/unit
+//! structs, `transparent`, container `default`, and enums with data in all four
+//! representations. Every model derives both `jitson::Decode` and
+//! `serde::Deserialize`, unchanged, and every document goes through every backend
+//! and both entry points and is compared with serde_json (`common::oracle`).
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+
+use common::counted::Counted;
+use common::oracle::agree;
+use jitson::{Decode, ErrorKind};
+use proptest::prelude::*;
+use serde::{Deserialize, Serialize};
+
+// ---------------------------------------------------------------------------
+// GeoJSON (RFC 7946): an internally tagged geometry, a tuple-struct position, an
+// untagged id and properties.
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Position(f64, f64);
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "type")]
+#[allow(clippy::enum_variant_names)] // RFC 7946's names
+enum Geometry {
+    Point { coordinates: Position },
+    MultiPoint { coordinates: Vec<Position> },
+    LineString { coordinates: Vec<Position> },
+    Polygon { coordinates: Vec<Vec<Position>> },
+    GeometryCollection { geometries: Vec<Geometry> },
+}
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(untagged)]
+enum FeatureId {
+    Number(u64),
+    Text(String),
+}
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(untagged)]
+enum Property {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Text(String),
+    List(Vec<Property>),
+}
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Feature {
+    #[serde(default)]
+    id: Option<FeatureId>,
+    geometry: Option<Geometry>,
+    properties: Option<BTreeMap<String, Property>>,
+}
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "type")]
+enum GeoJson {
+    Feature(Feature),
+    FeatureCollection { features: Vec<Feature> },
+}
+
+const GEOJSON: &str = r#"{
+  "type": "FeatureCollection",
+  "features": [
+    {"type": "Feature", "id": 7,
+     "geometry": {"type": "Point", "coordinates": [102.0, 0.5]},
+     "properties": {"name": "Dinagat", "pop": 1200, "area": 3.5, "tags": ["a", null, true]}},
+    {"type": "Feature", "id": "road-1",
+     "properties": null,
+     "geometry": {"coordinates": [[102.0, 0.0], [103.0, 1.0], [104.0, 0.0]], "type": "LineString"}},
+    {"geometry": {"type": "Polygon", "coordinates": [[[100.0, 0.0], [101.0, 0.0], [100.0, 0.0]]]},
+     "type": "Feature", "properties": {}},
+    {"type": "Feature", "geometry": null, "properties": null},
+    {"type": "Feature", "properties": null, "geometry":
+      {"geometries": [{"type": "MultiPoint", "coordinates": []}], "type": "GeometryCollection"}}
+  ]
+}"#;
+
+#[test]
+fn geojson_feature_collection_matches_serde_json() {
+    let value = agree::<GeoJson>(GEOJSON.as_bytes()).expect("decodes");
+    let GeoJson::FeatureCollection { features } = &value else {
+        panic!("a feature collection: {value:?}");
+    };
+    assert_eq!(features.len(), 5);
+    assert_eq!(features[0].id, Some(FeatureId::Number(7)));
+    assert_eq!(features[1].id, Some(FeatureId::Text("road-1".into())));
+    // Round trip through serde_json's serialiser.
+    let doc = serde_json::to_vec(&value).unwrap();
+    assert_eq!(agree::<GeoJson>(&doc).unwrap(), value);
+}
+
+// ---------------------------------------------------------------------------
+// A service config: every representation, `other`, renames, tuples, newtypes,
+// unit structs, `transparent`, container `default`.
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "snake_case", rename_all_fields = "camelCase")]
+enum Storage {
+    Memory,
+    LocalDisk {
+        root_dir: String,
+        #[serde(default)]
+        max_bytes: u64,
+    },
+    S3Bucket(String),
+    Weighted(u32, String),
+    #[serde(rename = "tmp", alias = "temp")]
+    Temp {},
+}
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "kind", content = "spec")]
+enum Check {
+    Http {
+        url: String,
+        #[serde(default)]
+        status: u16,
+    },
+    Tcp(u16),
+    Pair(u8, u8),
+    Noop,
+}
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "event", rename_all = "lowercase")]
+enum Event {
+    Start {
+        at: u64,
+    },
+    Stop,
+    #[serde(rename_all = "UPPERCASE")]
+    Tagged {
+        name: String,
+    },
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(untagged)]
+enum Port {
+    Number(u16),
+    Named(String),
+    Range { from: u16, to: u16 },
+    Pair(u16, u16),
+}
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(default)]
+struct Limits {
+    max_conns: u32,
+    #[serde(default = "seven")]
+    retries: u8,
+    label: String,
+}
+
+fn seven() -> u8 {
+    7
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_conns: 100,
+            retries: 3,
+            label: "default".into(),
+        }
+    }
+}
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct UserId(u64);
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(transparent)]
+struct Name {
+    text: String,
+}
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(transparent)]
+struct Maybe(Option<u8>);
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Marker;
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Config {
+    owner: UserId,
+    name: Name,
+    storage: Vec<Storage>,
+    checks: Vec<Check>,
+    events: Vec<Event>,
+    ports: Vec<Port>,
+    #[serde(default)]
+    limits: Limits,
+    nothing: (),
+    marker: Marker,
+    triple: (u8, String, bool),
+    maybe: Maybe,
+    by_name: HashMap<String, (i32, Option<Port>)>,
+}
+
+const CONFIG: &str = r#"{
+  "owner": 42,
+  "name": "edge",
+  "storage": ["memory", {"local_disk": {"rootDir": "/var"}}, {"s3_bucket": "b"},
+              {"weighted": [3, "x"]}, {"temp": {}}, {"tmp": {}}, {"memory": null}],
+  "checks": [{"kind": "Http", "spec": {"url": "http://a", "status": 200}},
+             {"spec": 8080, "kind": "Tcp"}, {"kind": "Noop"}, {"kind": "Noop", "spec": null},
+             {"spec": [1, 2], "extra": [1, {"x": 2}], "kind": "Pair"}],
+  "events": [{"event": "start", "at": 5}, {"at": 6, "event": "start"}, {"event": "stop", "at": 1},
+             {"NAME": "n", "event": "tagged"}, {"event": "reboot", "why": "x"}],
+  "ports": [80, "http", {"from": 1, "to": 2}, [3, 4], {"to": 9, "from": 8}],
+  "limits": {"label": "l"},
+  "nothing": null,
+  "marker": null,
+  "triple": [1, "two", true],
+  "maybe": 5,
+  "by_name": {"a": [1, null], "b": [-2, 7]}
+}"#;
+
+#[test]
+fn service_config_matches_serde_json() {
+    let value = agree::<Config>(CONFIG.as_bytes()).expect("decodes");
+    assert_eq!(value.owner, UserId(42));
+    assert_eq!(
+        value.limits,
+        Limits {
+            max_conns: 100,
+            retries: 7,
+            label: "l".into()
+        }
+    );
+    assert_eq!(value.events[4], Event::Unknown);
+    let doc = serde_json::to_vec(&value).unwrap();
+    assert_eq!(agree::<Config>(&doc).unwrap(), value);
+}
+
+#[test]
+fn missing_fields_follow_serde() {
+    // `transparent` over an Option is optional; a newtype struct is not.
+    #[derive(Decode, Deserialize, Debug, PartialEq)]
+    struct A {
+        maybe: Maybe,
+    }
+    assert_eq!(agree::<A>(b"{}").unwrap(), A { maybe: Maybe(None) });
+    #[derive(Decode, Deserialize, Debug, PartialEq)]
+    struct B {
+        id: UserId,
+    }
+    assert!(agree::<B>(b"{}").is_err());
+    // Container default: the whole struct's default supplies absent fields.
+    assert_eq!(
+        agree::<Limits>(br#"{"max_conns": 1}"#).unwrap(),
+        Limits {
+            max_conns: 1,
+            retries: 7,
+            label: "default".into()
+        }
+    );
+}
+
+/// Documents each representation must refuse, with serde_json's category.
+#[test]
+fn bad_enum_documents_agree_with_serde_json() {
+    let storage: &[&str] = &[
+        r#""local_disk""#,
+        r#"{"local_disk": {"rootDir": 1}}"#,
+        r#"{"s3_bucket": "b", "x": 1}"#,
+        r#"{"weighted": [3]}"#,
+        r#"{"weighted": [3, "x", 4]}"#,
+        r#"{"nope": 1}"#,
+        r#"{"memory": 1}"#,
+        r#"{}"#,
+        r#"[]"#,
+        r#"{"s3_bucket": "b""#,
+    ];
+    for doc in storage {
+        assert!(agree::<Storage>(doc.as_bytes()).is_err(), "{doc}");
+    }
+    let checks: &[&str] = &[
+        r#"{"spec": 1}"#,
+        r#"{"kind": "Tcp"}"#,
+        r#"{"kind": "Tcp", "spec": "x"}"#,
+        r#"{"kind": "Tcp", "spec": 1, "spec": 2}"#,
+        r#"{"kind": "Tcp", "kind": "Tcp", "spec": 2}"#,
+        r#"{"kind": 3, "spec": 2}"#,
+        r#"{"kind": "Noop", "spec": 1}"#,
+        r#"{"spec": {"url": 1}, "kind": "Http"}"#,
+    ];
+    for doc in checks {
+        assert!(agree::<Check>(doc.as_bytes()).is_err(), "{doc}");
+    }
+    let events: &[&str] = &[
+        r#"{"at": 5}"#,
+        r#"{"event": "start"}"#,
+        r#"{"event": "start", "at": "x"}"#,
+        r#"{"event": 1}"#,
+        r#""start""#,
+        r#"{"event": "start", "at": 1, "event": "start"}"#,
+        r#"{"event": "stop", "event": "stop"}"#,
+    ];
+    for doc in events {
+        assert!(agree::<Event>(doc.as_bytes()).is_err(), "{doc}");
+    }
+    for doc in [
+        r#"true"#,
+        r#"-1"#,
+        r#"{"from": 1}"#,
+        r#"[1]"#,
+        r#"[1, 2"#,
+        r#"{"from": 1, "to": 2"#,
+    ] {
+        assert!(agree::<Port>(doc.as_bytes()).is_err(), "{doc}");
+    }
+    for doc in ["[1]", "[1, 2, 3]", "[1, \"x\"]", "{}", "1"] {
+        assert!(agree::<Position>(doc.as_bytes()).is_err(), "{doc}");
+    }
+    for doc in ["1", "{}", "nul"] {
+        assert!(agree::<Marker>(doc.as_bytes()).is_err(), "{doc}");
+        assert!(agree::<()>(doc.as_bytes()).is_err(), "{doc}");
+    }
+}
+
+#[test]
+fn error_messages_name_the_variant_shapes() {
+    let e = common::err::<Position>(b"[1.0]");
+    assert_eq!(e.kind(), ErrorKind::InvalidLength);
+    assert!(
+        e.to_string()
+            .contains("invalid length 1, expected tuple struct Position with 2 elements"),
+        "{e}"
+    );
+    let e = common::err::<Storage>(br#""local_disk""#);
+    assert!(
+        e.to_string()
+            .contains("invalid type: unit variant, expected struct variant"),
+        "{e}"
+    );
+    let e = common::err::<Port>(b"true");
+    assert!(
+        e.to_string()
+            .contains("data did not match any variant of untagged enum Port"),
+        "{e}"
+    );
+    let e = common::err::<Event>(br#"{"at": 1}"#);
+    assert_eq!(e.kind(), ErrorKind::MissingField);
+    let e = common::err::<Storage>(br#"[{"local_disk": {"rootDir": 5}}]"#.as_slice());
+    let _ = e;
+    let e = common::err::<Vec<Storage>>(br#"[{"local_disk": {"rootDir": 5}}]"#);
+    assert_eq!(e.path(), "$[0].local_disk.rootDir", "{e}");
+    let e = common::err::<Check>(br#"{"kind": "Tcp", "spec": "x"}"#);
+    assert_eq!(e.path(), "$.spec", "{e}");
+}
+
+// ---------------------------------------------------------------------------
+// Partial output is dropped exactly once when a variant fails halfway.
+
+#[derive(Decode, Debug, PartialEq)]
+#[serde(tag = "t")]
+enum Internal {
+    A { x: Counted, y: Counted, n: u8 },
+    B(Holder),
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Holder {
+    c: Counted,
+    n: u8,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+#[serde(tag = "t", content = "c")]
+enum Adjacent {
+    A(Counted, Counted, u8),
+    B { c: Counted },
+}
+
+#[derive(Decode, Debug, PartialEq)]
+#[serde(untagged)]
+enum Untagged {
+    Pair(Counted, u8),
+    Struct { c: Counted, n: u8 },
+    Text(Counted),
+}
+
+#[derive(Decode, Debug, PartialEq)]
+enum External {
+    A(Counted, Counted, u8),
+    B { c: Counted, n: u8 },
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Tup(Counted, Counted, u8);
+
+#[test]
+fn failing_variants_drop_what_they_wrote_once() {
+    type Fails = fn(&[u8]) -> bool;
+    let docs: &[(&str, Fails)] = &[
+        (r#"{"t":"A","x":"a","y":"b","n":300}"#, |d| {
+            common::decode::<Internal>(d).is_err()
+        }),
+        (r#"{"x":"a","y":"b","t":"A","n":300}"#, |d| {
+            common::decode::<Internal>(d).is_err()
+        }),
+        (r#"{"t":"A","x":"a","y":"b","n":1,"t":"A"}"#, |d| {
+            common::decode::<Internal>(d).is_err()
+        }),
+        (r#"{"t":"B","c":"a","n":-1}"#, |d| {
+            common::decode::<Internal>(d).is_err()
+        }),
+        (r#"{"t":"A","c":["a","b",300]}"#, |d| {
+            common::decode::<Adjacent>(d).is_err()
+        }),
+        (r#"{"c":["a","b",3],"t":"A","c":1}"#, |d| {
+            common::decode::<Adjacent>(d).is_err()
+        }),
+        (r#"{"t":"B","c":{"c":"x"},"x":]"#, |d| {
+            common::decode::<Adjacent>(d).is_err()
+        }),
+        (r#"{"t":"A","c":["a","b",3],"t":"B"}"#, |d| {
+            common::decode::<Adjacent>(d).is_err()
+        }),
+        (r#"["a", 300]"#, |d| common::decode::<Untagged>(d).is_err()),
+        (r#"{"c":"a","n":300}"#, |d| {
+            common::decode::<Untagged>(d).is_err()
+        }),
+        (r#"{"A":["a","b",300]}"#, |d| {
+            common::decode::<External>(d).is_err()
+        }),
+        (r#"{"B":{"c":"a","n":1},"A":1}"#, |d| {
+            common::decode::<External>(d).is_err()
+        }),
+        (r#"["a","b",1,2]"#, |d| common::decode::<Tup>(d).is_err()),
+        (r#"["a","b"]"#, |d| common::decode::<Tup>(d).is_err()),
+    ];
+    for (doc, fails) in docs {
+        assert!(fails(doc.as_bytes()), "{doc} should fail");
+        assert_eq!(common::counted::live(), 0, "leak or double drop on {doc}");
+    }
+    // And the successes hold exactly their strings.
+    let v = common::decode::<Untagged>(br#"{"c":"a","n":3}"#).unwrap();
+    assert!(
+        matches!(&v, Untagged::Struct { c, n: 3 } if c.0 == "a"),
+        "{v:?}"
+    );
+    drop(v);
+    let v = common::decode::<Adjacent>(br#"{"c":["a","b",3],"t":"A"}"#).unwrap();
+    drop(v);
+    assert_eq!(common::counted::live(), 0);
+}
+
+// ---------------------------------------------------------------------------
+// Generated documents: values serialised by serde_json, then mutated.
+
+fn storage() -> impl Strategy<Value = Storage> {
+    prop_oneof![
+        Just(Storage::Memory),
+        ("[a-z/]{0,6}", any::<u64>()).prop_map(|(root_dir, max_bytes)| Storage::LocalDisk {
+            root_dir,
+            max_bytes
+        }),
+        "[a-z]{0,4}".prop_map(Storage::S3Bucket),
+        (any::<u32>(), "\\PC{0,3}").prop_map(|(w, s)| Storage::Weighted(w, s)),
+        Just(Storage::Temp {}),
+    ]
+}
+
+fn check() -> impl Strategy<Value = Check> {
+    prop_oneof![
+        ("[a-z:/]{0,8}", any::<u16>()).prop_map(|(url, status)| Check::Http { url, status }),
+        any::<u16>().prop_map(Check::Tcp),
+        any::<(u8, u8)>().prop_map(|(a, b)| Check::Pair(a, b)),
+        Just(Check::Noop),
+    ]
+}
+
+fn port() -> impl Strategy<Value = Port> {
+    prop_oneof![
+        any::<u16>().prop_map(Port::Number),
+        "[a-z0-9]{0,5}".prop_map(Port::Named),
+        any::<(u16, u16)>().prop_map(|(from, to)| Port::Range { from, to }),
+        any::<(u16, u16)>().prop_map(|(a, b)| Port::Pair(a, b)),
+    ]
+}
+
+fn geometry() -> impl Strategy<Value = Geometry> {
+    let position = (-180.0..180.0f64, -90.0..90.0f64).prop_map(|(a, b)| Position(a, b));
+    let leaf = prop_oneof![
+        position
+            .clone()
+            .prop_map(|coordinates| Geometry::Point { coordinates }),
+        prop::collection::vec(position.clone(), 0..3)
+            .prop_map(|coordinates| Geometry::LineString { coordinates }),
+        prop::collection::vec(prop::collection::vec(position, 0..3), 0..2)
+            .prop_map(|coordinates| Geometry::Polygon { coordinates }),
+    ];
+    leaf.prop_recursive(2, 6, 3, |inner| {
+        prop::collection::vec(inner, 0..3)
+            .prop_map(|geometries| Geometry::GeometryCollection { geometries })
+    })
+}
+
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Mix {
+    storage: Vec<Storage>,
+    checks: Vec<Check>,
+    ports: Vec<Port>,
+    geometry: Geometry,
+}
+
+fn mix() -> impl Strategy<Value = Mix> {
+    (
+        prop::collection::vec(storage(), 0..3),
+        prop::collection::vec(check(), 0..3),
+        prop::collection::vec(port(), 0..3),
+        geometry(),
+    )
+        .prop_map(|(storage, checks, ports, geometry)| Mix {
+            storage,
+            checks,
+            ports,
+            geometry,
+        })
+}
+
+/// Moves a tag member of every object to the end, so the tag-not-first paths run.
+fn tag_last(doc: &serde_json::Value) -> serde_json::Value {
+    match doc {
+        serde_json::Value::Object(map) => {
+            let mut out = serde_json::Map::new();
+            let mut tags = Vec::new();
+            for (k, v) in map {
+                if k == "type" || k == "kind" {
+                    tags.push((k.clone(), tag_last(v)));
+                } else {
+                    out.insert(k.clone(), tag_last(v));
+                }
+            }
+            out.extend(tags);
+            serde_json::Value::Object(out)
+        }
+        serde_json::Value::Array(items) => {
+            serde_json::Value::Array(items.iter().map(tag_last).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+/// 128 cases, or `PROPTEST_CASES` when set (for longer runs).
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(128);
+    ProptestConfig {
+        cases,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn generated_enums_round_trip(value in mix()) {
+        let doc = serde_json::to_vec(&value).unwrap();
+        prop_assert_eq!(&agree::<Mix>(&doc).expect("decodes"), &value);
+        let last = serde_json::to_vec(&tag_last(&serde_json::to_value(&value).unwrap())).unwrap();
+        prop_assert_eq!(&agree::<Mix>(&last).expect("decodes"), &value);
+    }
+
+    #[test]
+    fn mutated_enum_documents_agree(value in mix(), cut in any::<usize>(), at in any::<usize>(), byte in prop::sample::select(b"{}[],:\"0n1tx ".as_slice())) {
+        let mut doc = serde_json::to_vec(&value).unwrap();
+        let i = at % doc.len();
+        doc[i] = byte;
+        let _ = agree::<Mix>(&doc);
+        doc.truncate(cut % doc.len());
+        let _ = agree::<Mix>(&doc);
+    }
+}
