@@ -578,8 +578,8 @@ pub struct Stats {
     /// `JITSON_DISABLE_JIT`, the JIT unavailable (not built, executable memory
     /// refused), or a layout that failed to compile; with the reason's text.
     pub auto_fallbacks: Vec<(String, u64)>,
-    /// Layouts the JIT hands to the interpreter whole (type, reason): kinds it does
-    /// not lower yet.
+    /// Layouts the JIT hands to the interpreter whole, as (Rust type name from
+    /// `core::any::type_name`, reason): kinds it does not lower yet.
     pub interpreted_layouts: Vec<(String, String)>,
     /// Layouts the JIT failed to compile (type, error).
     pub compile_failures: Vec<(String, String)>,

@@ -588,3 +588,33 @@ proptest! {
         let _ = agree::<Mix>(&doc);
     }
 }
+
+#[test]
+fn the_jit_lowers_tuples_and_newtypes_and_names_what_it_hands_over() {
+    if !jitson::Backend::Jit.is_available() {
+        return;
+    }
+    jitson::warm_up::<Config>().expect("compiles");
+    let stats = jitson::stats();
+    let handed: Vec<&str> = stats
+        .interpreted_layouts
+        .iter()
+        .map(|(ty, _)| ty.as_str())
+        .collect();
+    // Tagged and untagged enums go to the interpreter, named by their Rust type.
+    for name in ["data_model::Check", "data_model::Event", "data_model::Port"] {
+        assert!(handed.contains(&name), "{name} not in {handed:?}");
+    }
+    // Tuples, tuple structs and newtypes are compiled.
+    for lowered in [
+        "UserId",
+        "Name",
+        "Maybe",
+        "(u8, alloc::string::String, bool)",
+    ] {
+        assert!(
+            !handed.iter().any(|ty| ty.ends_with(lowered)),
+            "{lowered} in {handed:?}"
+        );
+    }
+}

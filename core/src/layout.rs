@@ -60,6 +60,8 @@ pub struct TypeLayout {
     /// The type's identity. Layouts are compared by this (a `const` may be
     /// duplicated in memory, so addresses are not identities).
     pub type_id: fn() -> TypeId,
+    /// `core::any::type_name::<T>`, for reports (`stats().interpreted_layouts`).
+    pub type_name: fn() -> &'static str,
     /// `drop_in_place::<T>`, or `None` when `T` needs no drop.
     pub drop: Option<DropFn>,
     /// Which JSON values the type accepts and how it is written.
@@ -75,6 +77,7 @@ impl TypeLayout {
             size: size_of::<T>(),
             align: align_of::<T>(),
             type_id: TypeId::of::<T>,
+            type_name: core::any::type_name::<T>,
             drop: drop_fn::<T>(),
             kind,
         }

@@ -237,6 +237,9 @@ fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
             Kind::Map(m) => stack.push(((m.value)(), true)),
             Kind::Array(a) => stack.push(((a.elem)(), false)),
             Kind::Newtype(n) if n.skipped.is_empty() => stack.push(((n.inner)(), false)),
+            Kind::Tuple(t) if t.skipped.is_empty() => {
+                stack.extend(t.elems.iter().map(|e| ((e.layout)(), false)));
+            }
             _ => {}
         }
     }

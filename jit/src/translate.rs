@@ -66,7 +66,7 @@ pub(crate) fn translate_function(
         Kind::Struct(st) if fits_bitmaps(st) => t.emit_struct_function(layout, st, dst),
         Kind::Struct(_) => {
             t.interpreted.push((
-                layout.expecting,
+                (layout.type_name)(),
                 "more than 64 decoded or 64 skipped fields",
             ));
             t.emit_value_function(layout, dst, true);
@@ -563,6 +563,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
                 self.emit_enum(layout, e, dst, unwind)
             }
             Kind::Array(a) => self.emit_array(layout, a, dst, unwind),
+            Kind::Tuple(t) if t.skipped.is_empty() => self.emit_tuple(layout, t, dst, unwind),
             Kind::Newtype(n) if n.skipped.is_empty() => {
                 // The field is the value: its code, at its offset.
                 let at = self.b.ins().iadd_imm_s(dst, n.offset as i64);
@@ -576,7 +577,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             | Kind::Newtype(_)
             | Kind::Unit => {
                 self.interpreted
-                    .push((layout.expecting, kind_not_lowered(&layout.kind)));
+                    .push(((layout.type_name)(), kind_not_lowered(&layout.kind)));
                 let start = self.get_pos();
                 let cont = self.b.create_block();
                 let slow = self.b.create_block();
@@ -595,7 +596,7 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
         Kind::Char => "char is not lowered",
         Kind::RawValue(_) => "RawValue is not lowered",
         Kind::Enum(_) => "enums with data or tags are not lowered",
-        Kind::Tuple(_) => "tuples are not lowered",
+        Kind::Tuple(_) => "tuples with skipped fields are not lowered",
         Kind::Newtype(_) => "newtypes with skipped fields are not lowered",
         Kind::Unit => "unit types are not lowered",
         _ => "ignored values are skipped by the interpreter",

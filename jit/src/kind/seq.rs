@@ -6,7 +6,7 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
-use jitson_core::layout::{ArrayLayout, TypeLayout, VecLayout};
+use jitson_core::layout::{ArrayLayout, TupleLayout, TypeLayout, VecLayout};
 
 use crate::helpers;
 use crate::translate::{FnTranslator, PTR};
@@ -241,6 +241,67 @@ impl FnTranslator<'_, '_> {
             }
             self.store_depth(depth);
             self.b.ins().jump(target, &[]);
+        }
+
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+
+    /// A tuple without skipped fields: one element after the other, unrolled (a
+    /// tuple has at most a handful), each at its offset. Twin of the
+    /// interpreter's `decode_tuple`; any deviation (wrong length, a syntax error
+    /// between elements) drops the elements written and hands the whole tuple to
+    /// the interpreter, for its error.
+    pub(crate) fn emit_tuple(
+        &mut self,
+        layout: &'static TypeLayout,
+        tuple: &TupleLayout,
+        dst: Value,
+        unwind: Block,
+    ) {
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        let depth = self.emit_open_container(b'[', layout, slow);
+        let n = tuple.elems.len();
+        // `to_slow[k]` and `to_unwind[k]` drop elements k-1, ..., 0 and leave.
+        let to_slow: Vec<Block> = (0..=n).map(|_| self.b.create_block()).collect();
+        let to_unwind: Vec<Block> = (0..=n).map(|_| self.b.create_block()).collect();
+        for (i, elem) in tuple.elems.iter().enumerate() {
+            let at = self.b.ins().iadd_imm_s(dst, elem.offset as i64);
+            self.emit_value((elem.layout)(), at, to_unwind[i]);
+            let c = self.peek_or(to_slow[i + 1]);
+            if i + 1 < n {
+                self.expect_byte(c, b',', to_slow[i + 1]);
+                self.advance(1);
+            } else {
+                self.expect_byte(c, b']', to_slow[i + 1]);
+            }
+        }
+        if n == 0 {
+            let c = self.peek_or(to_slow[0]);
+            self.expect_byte(c, b']', to_slow[0]);
+        }
+        self.advance(1);
+        self.store_depth(depth);
+        self.b.ins().jump(cont, &[]);
+
+        for (chain, target) in [(&to_slow, slow), (&to_unwind, unwind)] {
+            for k in (0..=n).rev() {
+                self.b.switch_to_block(chain[k]);
+                self.b.set_cold_block(chain[k]);
+                if k == 0 {
+                    self.store_depth(depth);
+                    self.b.ins().jump(target, &[]);
+                    continue;
+                }
+                let elem = &tuple.elems[k - 1];
+                if let Some(drop) = (elem.layout)().drop {
+                    let at = self.b.ins().iadd_imm_s(dst, elem.offset as i64);
+                    self.call_drop(drop, at);
+                }
+                self.b.ins().jump(chain[k - 1], &[]);
+            }
         }
 
         self.b.switch_to_block(slow);
