@@ -676,12 +676,15 @@ fn main() {
     let events = generate(1_000, 5, everyday::PushEvent::generate);
     let packages = generate(1_000, 6, everyday::Package::generate);
     let features = generate(1_000, 7, everyday::FeatureCollection::generate);
+    let tagged = generate(1_000, 8, everyday::GeoJson::generate);
     let size = |docs: &[Vec<u8>]| docs.iter().map(Vec::len).sum::<usize>() / docs.len();
     println!(
-        "Everyday documents, average size: push event {} B, package.json {} B, GeoJSON {} B\n",
+        "Everyday documents, average size: push event {} B, package.json {} B, GeoJSON {} B, \
+         GeoJSON with tagged enums {} B\n",
         size(&events),
         size(&packages),
-        size(&features)
+        size(&features),
+        size(&tagged)
     );
     rows.extend(run::<everyday::PushEvent>(
         "push event (1,000 docs)",
@@ -696,6 +699,11 @@ fn main() {
     rows.extend(run::<everyday::FeatureCollection>(
         "GeoJSON (1,000 docs)",
         &features,
+        rounds,
+    ));
+    rows.extend(run::<everyday::GeoJson>(
+        "GeoJSON, tagged enums (1,000 docs)",
+        &tagged,
         rounds,
     ));
 

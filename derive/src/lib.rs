@@ -17,12 +17,25 @@
 //!   required); and one `SkippedField` per skipped field, with the `InitFn` and drop
 //!   glue of its type. Edges are function pointers, so recursive types
 //!   (`children: Vec<Self>`, `next: Option<Box<Node>>`) need nothing special.
-//! - A unit-only enum gets `Kind::Enum(&EnumLayout { .. })`: one `Variant` per
-//!   decoded variant, and a `write` function storing the variant with a given index.
-//! - Functions the layout points to are generated as `#[doc(hidden)]` associated
-//!   functions in an inherent impl: `__jitson_write_variant` for enums, and
-//!   `__jitson_default_<field>` for each `default = "path"`, which runs the function
-//!   through `init_with` (catching panics, as every `InitFn` must).
+//! - A tuple struct gets `Kind::Tuple(&TupleLayout { .. })` (one `TupleElem` per
+//!   decoded field), a newtype struct or a `transparent` one
+//!   `Kind::Newtype(&NewtypeLayout { .. })`, a unit struct `Kind::Unit`.
+//! - An enum gets `Kind::Enum(&EnumLayout { .. })`: one `Variant` per decoded
+//!   variant with its payload (`Payload::Unit`, `Newtype(layout of T)`,
+//!   `Tuple(..)`, `Struct(..)`), the representation (`Tagging`) and the `other`
+//!   variant; a `write` function storing a unit variant by index, and a
+//!   `decode_variant` function that decodes a data variant's payload into a
+//!   temporary and builds the variant from it. The payload of a tuple or struct
+//!   variant is a hidden tuple struct or struct (`__JitsonVariant_<Name>`, in the
+//!   same anonymous const) holding the variant's fields with their attributes,
+//!   derived the same way; its name in messages is serde's ("struct variant
+//!   E::V"). No backend ever assumes how Rust lays out an enum.
+//! - Functions the layout points to are generated in a private helper trait:
+//!   `__jitson_write_variant` and `__jitson_decode_variant` for enums,
+//!   `__jitson_default_<field>` for each `default = "path"`, and
+//!   `__jitson_container_default_<field>` for fields filled from a container
+//!   `default`; each runs user code through `init_with` (catching panics, as
+//!   every `InitFn` must).
 //! - Generics: each type parameter named by a decoded field's type is bounded by
 //!   `Decode`, every other one by `'static`; the type of a field filled by
 //!   `Default::default()` gets a `FieldTy: Default` predicate when it names a generic
@@ -34,7 +47,7 @@
 //!
 //! # Not supported
 //!
-//! Tuple and unit structs, enums with data, unions and `#[repr(packed)]` structs are
+//! Unions, `#[repr(packed)]` structs and types with lifetime parameters are
 //! compile errors, as are the serde attributes listed as rejected in
 //! [`Decode`](macro@Decode).
 
@@ -45,7 +58,7 @@ mod expand;
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
 
-/// Derives `jitson::Decode` for a struct with named fields or a unit-only enum.
+/// Derives `jitson::Decode` for a struct (named, tuple, newtype or unit) or an enum.
 ///
 /// ```ignore
 /// #[derive(jitson::Decode)]
@@ -83,6 +96,12 @@ use syn::{DeriveInput, parse_macro_input};
 /// | container | `rename_all = "rule"` | renames every field (struct) or variant (enum) without its own `rename`, with serde's rules: `lowercase`, `UPPERCASE`, `PascalCase`, `camelCase`, `snake_case`, `SCREAMING_SNAKE_CASE`, `kebab-case`, `SCREAMING-KEBAB-CASE` |
 /// | container | `deny_unknown_fields` | a key naming no field is an error instead of being skipped |
 /// | container | `expecting = "..."` | the whole "expected ..." text of messages |
+/// | struct | `default`, `default = "path"` | absent fields come from `Self::default()` (or `path()`) |
+/// | struct | `transparent` | the one field that is not skipped is the whole value |
+/// | enum | `tag = "key"` | internally tagged: `{"key": "Variant", ...fields}` |
+/// | enum | `tag = "t", content = "c"` | adjacently tagged: `{"t": "Variant", "c": payload}` |
+/// | enum | `untagged` | the first variant (in declaration order) that decodes the value |
+/// | enum | `rename_all_fields = "rule"` | renames the fields of every struct variant |
 /// | field | `rename = "key"` | the JSON key |
 /// | field | `alias = "key"` | a further accepted key; repeatable |
 /// | field | `default` | an absent key gives `Default::default()` |
@@ -91,6 +110,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// | variant | `rename = "name"` | the JSON string |
 /// | variant | `alias = "name"` | a further accepted string; repeatable |
 /// | variant | `skip`, `skip_deserializing` | the variant is never decoded |
+/// | variant | `rename_all = "rule"` | renames the fields of a struct variant |
+/// | variant | `other` | a unit variant taken for any unknown variant name |
 ///
 /// `rename` and `rename_all` also take serde's `(serialize = "...", deserialize =
 /// "...")` form; only `deserialize` matters here.
@@ -100,12 +121,11 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// serde attributes that only affect serialization or serde's own code are ignored
 /// in `#[serde(...)]` (and rejected in `#[jitson(...)]`): `bound`, `crate`, `into`,
-/// `rename_all_fields`, `skip_serializing`, `skip_serializing_if`, `serialize_with`,
-/// `getter`, and a variant's `rename_all`. serde attributes that change
-/// deserialization in ways jitson does not support are compile errors: `default`
-/// (on the container), `tag`, `content`, `untagged`, `transparent`, `from`,
-/// `try_from`, `remote`, `field_identifier`, `variant_identifier`, `flatten`,
-/// `deserialize_with`, `with`, `borrow` and `other`. So are unknown keys.
+/// `skip_serializing`, `skip_serializing_if`, `serialize_with` and `getter`. serde
+/// attributes that change deserialization in ways jitson does not support yet are
+/// compile errors: `from`, `try_from`, `remote`, `field_identifier`,
+/// `variant_identifier`, `flatten`, `deserialize_with`, `with`, `borrow` and a
+/// variant's `untagged`. So are unknown keys.
 #[proc_macro_derive(Decode, attributes(jitson, serde))]
 pub fn derive_decode(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -7,10 +7,15 @@
 //! - [`Package`]: an npm `package.json` (scripts, dependency maps, keywords),
 //!   about 1.3 KB;
 //! - [`FeatureCollection`]: a GeoJSON feature collection of polygons with
-//!   properties, about 1.1 KB.
+//!   properties, about 1.1 KB;
+//! - [`GeoJson`]: the same kind of document as serde users model GeoJSON: the
+//!   geometry an internally tagged enum (`Point`, `LineString`, `Polygon`), a
+//!   position a tuple struct, the id "number or string" (untagged), and the
+//!   collection itself a variant of the tagged root.
 //!
-//! The models use what jitson derives today (structs, `Option`, `Vec`, maps,
-//! `rename`); a field GeoJSON allows to vary in type is fixed to one type here.
+//! The first three models keep to structs, `Option`, `Vec`, maps and `rename`
+//! (as they were first written, for comparable figures across sessions); the
+//! fourth is the enum-heavy one.
 //! Include with `#[path = "models/everyday.rs"] mod everyday;` next to `seed`.
 #![allow(dead_code)]
 
@@ -148,6 +153,39 @@ pub struct FeatureCollection {
     #[serde(rename = "type")]
     pub kind: String,
     pub features: Vec<Feature>,
+}
+
+/// A longitude/latitude pair, as GeoJSON writes it: `[lng, lat]`.
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Position(pub f64, pub f64);
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "type")]
+pub enum TaggedGeometry {
+    Point { coordinates: Position },
+    LineString { coordinates: Vec<Position> },
+    Polygon { coordinates: Vec<Vec<Position>> },
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(untagged)]
+pub enum FeatureId {
+    Number(u64),
+    Text(String),
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct TaggedFeature {
+    pub id: FeatureId,
+    pub properties: Properties,
+    pub geometry: TaggedGeometry,
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "type")]
+pub enum GeoJson {
+    Feature(TaggedFeature),
+    FeatureCollection { features: Vec<TaggedFeature> },
 }
 
 fn hex(rng: &mut Rng, len: usize) -> String {
@@ -356,6 +394,54 @@ impl FeatureCollection {
         FeatureCollection {
             kind: "FeatureCollection".into(),
             features: (0..2 + rng.below(2)).map(|_| feature(rng)).collect(),
+        }
+    }
+}
+
+impl GeoJson {
+    /// A collection of two to four features, each a point, a line or a polygon.
+    pub fn generate(rng: &mut Rng, _i: u64) -> GeoJson {
+        let feature = |rng: &mut Rng| {
+            let (x, y) = (rng.money(180) - 90.0, rng.money(90) - 45.0);
+            let path = |rng: &mut Rng, n: u64| -> Vec<Position> {
+                (0..n)
+                    .map(|_| Position(x + rng.money(2), y + rng.money(2)))
+                    .collect()
+            };
+            let geometry = match rng.below(3) {
+                0 => TaggedGeometry::Point {
+                    coordinates: Position(x, y),
+                },
+                1 => {
+                    let n = 3 + rng.below(4);
+                    TaggedGeometry::LineString {
+                        coordinates: path(rng, n),
+                    }
+                }
+                _ => {
+                    let n = 5 + rng.below(4);
+                    TaggedGeometry::Polygon {
+                        coordinates: vec![path(rng, n)],
+                    }
+                }
+            };
+            TaggedFeature {
+                id: if rng.below(2) == 0 {
+                    FeatureId::Number(rng.below(10_000_000))
+                } else {
+                    FeatureId::Text(format!("relation/{}", rng.below(10_000_000)))
+                },
+                properties: Properties {
+                    name: capitalised(rng),
+                    admin_level: 4 + rng.below(6) as u8,
+                    population: (rng.below(3) != 0).then(|| rng.below(5_000_000)),
+                    wikidata: format!("Q{}", rng.below(100_000_000)),
+                },
+                geometry,
+            }
+        };
+        GeoJson::FeatureCollection {
+            features: (0..2 + rng.below(3)).map(|_| feature(rng)).collect(),
         }
     }
 }
