@@ -83,10 +83,12 @@ pub mod __private {
     //! What `#[derive(Decode)]` expands to. Not a public API.
     pub use core;
     pub use jitson_core::decode::{
-        Decode, decode_variant_with, default_init, init_with, layout_of, write_value,
+        Decode, convert_with, decode_variant_with, default_init, init_with, layout_of, write_value,
     };
     pub use jitson_core::error::{ErrorCode, Found};
     pub use jitson_core::layout::*;
+    pub use std::boxed::Box;
+    pub use std::string::ToString;
 }
 
 /// Which backend decodes.

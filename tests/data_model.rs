@@ -618,3 +618,96 @@ fn the_jit_lowers_tuples_and_newtypes_and_names_what_it_hands_over() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// `from` and `try_from`.
+
+#[derive(Decode, Deserialize, Debug, Clone, PartialEq)]
+struct Celsius {
+    degrees: f64,
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(from = "Celsius")]
+struct Kelvin(f64);
+
+impl From<Celsius> for Kelvin {
+    fn from(c: Celsius) -> Self {
+        Kelvin(c.degrees + 273.15)
+    }
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(try_from = "String")]
+struct Semver {
+    major: u32,
+    minor: u32,
+}
+
+impl TryFrom<String> for Semver {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        let (a, b) = s
+            .split_once('.')
+            .ok_or_else(|| format!("not a version: {s}"))?;
+        Ok(Semver {
+            major: a.parse().map_err(|_| format!("bad major in {s}"))?,
+            minor: b.parse().map_err(|_| format!("bad minor in {s}"))?,
+        })
+    }
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Reading {
+    temp: Kelvin,
+    versions: Vec<Semver>,
+}
+
+#[test]
+fn from_and_try_from_convert_as_serde_does() {
+    let r = agree::<Reading>(br#"{"temp": {"degrees": 1.5}, "versions": ["1.2", "10.0"]}"#)
+        .expect("decodes");
+    assert_eq!(
+        r.versions[1],
+        Semver {
+            major: 10,
+            minor: 0
+        }
+    );
+    for doc in [
+        r#"{"temp": {"degrees": 1.5}, "versions": ["1.2", "x"]}"#,
+        r#"{"temp": {"degrees": "1"}, "versions": []}"#,
+        r#"{"temp": {"degrees": 1}, "versions": ["1.2", 3]}"#,
+    ] {
+        assert!(agree::<Reading>(doc.as_bytes()).is_err(), "{doc}");
+    }
+    let e = common::err::<Reading>(br#"{"temp": {"degrees": 1}, "versions": ["1.2", "1.x"]}"#);
+    assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    assert_eq!(e.path(), "$.versions[1]");
+    assert!(e.to_string().starts_with("bad minor in 1.x"), "{e}");
+}
+
+#[derive(Decode, Debug, PartialEq)]
+#[serde(from = "u8")]
+struct Boom;
+
+impl From<u8> for Boom {
+    fn from(n: u8) -> Self {
+        if n == 13 {
+            panic!("unlucky");
+        }
+        Boom
+    }
+}
+
+#[test]
+fn a_panicking_conversion_resumes_in_the_caller_and_leaks_nothing() {
+    for backend in common::backends() {
+        let decoder = jitson::Decoder::<(Counted, Boom, Counted)>::with_backend(backend);
+        assert!(decoder.decode_slice(br#"["a", 1, "b"]"#).is_ok());
+        let caught = std::panic::catch_unwind(|| decoder.decode_slice(br#"["a", 13, "b"]"#));
+        let payload = caught.expect_err("the panic is resumed");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"unlucky"));
+        assert_eq!(common::counted::live(), 0, "{backend:?}");
+    }
+}

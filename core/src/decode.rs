@@ -441,6 +441,47 @@ pub unsafe fn decode_variant_with<P, T>(
     true
 }
 
+/// Decodes an `F` through `decode`, converts it with `convert` and writes the
+/// result to `dst`: the body of the [`ConvertFn`](crate::layout::ConvertFn)s the
+/// derive generates for `from` / `try_from`. A conversion error's text goes to
+/// `*message`; a panic in the conversion is caught and stashed.
+///
+/// # Safety
+/// `dst` is valid for a `T` write; `decode` keeps the [`SlotFn`] contract for `F`;
+/// `message` is valid for writes.
+pub unsafe fn convert_with<F, T>(
+    dst: *mut u8,
+    decode: SlotFn,
+    ctx: *mut c_void,
+    message: *mut Option<Box<str>>,
+    convert: impl FnOnce(F) -> Result<T, String>,
+) -> bool {
+    let mut slot = MaybeUninit::<F>::uninit();
+    // SAFETY: `slot` is aligned room for an F, valid once `decode` returns true,
+    // then moved out once; `dst` and `message` as the caller guarantees.
+    unsafe {
+        if !decode(ctx, slot.as_mut_ptr().cast()) {
+            return false;
+        }
+        let source = slot.assume_init();
+        let mut result = None;
+        if !crate::panic::catch(|| result = Some(convert(source))) {
+            return false;
+        }
+        match result {
+            Some(Ok(value)) => {
+                dst.cast::<T>().write(value);
+                true
+            }
+            Some(Err(text)) => {
+                message.write(Some(text.into_boxed_str()));
+                false
+            }
+            None => false,
+        }
+    }
+}
+
 /// Writes variant `value` to `dst`; used by the derive for unit enums.
 ///
 /// # Safety

@@ -143,6 +143,8 @@ pub enum ErrorCode {
         found: usize,
         expected: usize,
     },
+    /// A `try_from` conversion refused the decoded value; its error's text.
+    Conversion(Box<str>),
     /// No variant of an untagged enum decoded the value.
     NoMatchingVariant {
         enum_name: &'static str,
@@ -186,7 +188,7 @@ impl ErrorCode {
             InvalidUtf8 => ErrorKind::InvalidUtf8,
             DepthLimitExceeded | StackExhausted => ErrorKind::DepthLimit,
             InvalidType { .. } | InvalidEnumType { .. } => ErrorKind::InvalidType,
-            NotOneChar | UnknownVariant { .. } | NoMatchingVariant { .. } => {
+            NotOneChar | UnknownVariant { .. } | NoMatchingVariant { .. } | Conversion(_) => {
                 ErrorKind::InvalidValue
             }
             InvalidLength { .. } | TupleLength { .. } | SeqTooLong { .. } | ArrayTooLong { .. } => {
@@ -267,6 +269,7 @@ impl fmt::Display for ErrorCode {
                 f,
                 "invalid length {found}, expected {expected} elements in sequence"
             ),
+            Conversion(text) => f.write_str(text),
             NoMatchingVariant { enum_name } => write!(
                 f,
                 "data did not match any variant of untagged enum {enum_name}"

@@ -156,6 +156,9 @@ pub enum Kind {
     Unit,
     /// An enum, in one of serde's four representations ([`Tagging`]).
     Enum(&'static EnumLayout),
+    /// A value of another type, converted (`#[serde(from = "..")]`,
+    /// `#[serde(try_from = "..")]`).
+    Convert(&'static ConvertLayout),
     /// Any JSON value, validated and discarded. The type is a ZST.
     Ignored,
 }
@@ -286,6 +289,27 @@ pub struct SkippedField {
     pub init: InitFn,
     /// Drops the field, if its type needs dropping.
     pub drop: Option<DropFn>,
+}
+
+/// Decodes a value of the source type through the callback into a temporary,
+/// converts it and writes the result to `dst`. Returns `true` when `dst` was
+/// written. On `false`: the callback failed, or the conversion failed (its
+/// message, `try_from`'s error as text, is then in `*message`), or the
+/// conversion panicked (the payload is stashed, `*message` left `None`).
+pub type ConvertFn = unsafe extern "C" fn(
+    dst: *mut u8,
+    decode: SlotFn,
+    ctx: *mut c_void,
+    message: *mut Option<Box<str>>,
+) -> bool;
+
+/// A type decoded as another and converted (`from`, `try_from`).
+#[derive(Debug)]
+pub struct ConvertLayout {
+    /// The source type's layout.
+    pub from: LayoutFn,
+    /// Decodes the source and converts it (see [`ConvertFn`]).
+    pub convert: ConvertFn,
 }
 
 /// A tuple or a tuple struct: element `i` of the JSON array is `elems[i]`.
@@ -478,6 +502,7 @@ pub fn visit_reachable(root: &'static TypeLayout, mut f: impl FnMut(&'static Typ
             Kind::Struct(s) => stack.extend(s.fields.iter().map(|f| (f.layout)())),
             Kind::Tuple(t) => stack.extend(t.elems.iter().map(|e| (e.layout)())),
             Kind::Newtype(n) => stack.push((n.inner)()),
+            Kind::Convert(c) => stack.push((c.from)()),
             Kind::Enum(e) => stack.extend(e.variants.iter().filter_map(|v| v.payload.layout())),
             _ => {}
         }

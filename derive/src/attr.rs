@@ -98,13 +98,7 @@ impl Place {
     /// serde keys that change deserialization in ways jitson does not support.
     fn unsupported(self) -> &'static [&'static str] {
         match self {
-            Place::Container => &[
-                "from",
-                "try_from",
-                "remote",
-                "field_identifier",
-                "variant_identifier",
-            ],
+            Place::Container => &["remote", "field_identifier", "variant_identifier"],
             Place::Field => &["flatten", "deserialize_with", "with", "borrow"],
             Place::Variant => &["deserialize_with", "with", "borrow", "untagged"],
         }
@@ -145,6 +139,10 @@ pub(crate) struct ContainerAttrs {
     pub(crate) transparent: bool,
     /// `rename_all_fields`: renames the fields of every struct variant.
     pub(crate) rename_all_fields: Option<RenameRule>,
+    /// `from = "Type"`: decode a `Type`, then `From::from` it.
+    pub(crate) from: Option<syn::Type>,
+    /// `try_from = "Type"`: decode a `Type`, then `TryFrom::try_from` it.
+    pub(crate) try_from: Option<syn::Type>,
 }
 
 impl ContainerAttrs {
@@ -163,6 +161,8 @@ impl ContainerAttrs {
             untagged: jitson.untagged || serde.untagged,
             transparent: jitson.transparent || serde.transparent,
             rename_all_fields: jitson.rename_all_fields.or(serde.rename_all_fields),
+            from: jitson.from.or(serde.from),
+            try_from: jitson.try_from.or(serde.try_from),
         }
     }
 
@@ -178,6 +178,8 @@ impl ContainerAttrs {
                 "tag" => set_once(&mut out.tag, Some(parse_str(meta)?.value()), meta)?,
                 "content" => set_once(&mut out.content, Some(parse_str(meta)?.value()), meta)?,
                 "untagged" => out.untagged = true,
+                "from" => set_once(&mut out.from, Some(parse_type(meta)?), meta)?,
+                "try_from" => set_once(&mut out.try_from, Some(parse_type(meta)?), meta)?,
                 "transparent" => out.transparent = true,
                 "rename_all_fields" => {
                     set_once(&mut out.rename_all_fields, parse_rename_all(meta)?, meta)?
@@ -424,6 +426,13 @@ fn parse_rename_all(meta: &ParseNestedMeta<'_>) -> syn::Result<Option<RenameRule
         )
     })?;
     Ok(Some(rule))
+}
+
+/// `key = "Type"`.
+fn parse_type(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::Type> {
+    let lit = parse_str(meta)?;
+    lit.parse::<syn::Type>()
+        .map_err(|_| syn::Error::new(lit.span(), "expected a type, as in `from = \"Wire\"`"))
 }
 
 /// `default` or `default = "path::to::function"`.

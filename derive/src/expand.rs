@@ -30,6 +30,12 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
              decoded values own their data (`Decode: 'static`)",
         ));
     }
+    let mut errors = Errors::default();
+    let container = ContainerAttrs::parse(&input.attrs, &mut errors);
+    errors.finish()?;
+    if container.from.is_some() || container.try_from.is_some() {
+        return expand_convert(input, &container);
+    }
     match &input.data {
         Data::Struct(data) => expand_struct(input, &data.fields),
         Data::Enum(data) => expand_enum(input, data),
@@ -38,6 +44,79 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
             "jitson's Decode supports structs and enums, not unions",
         )),
     }
+}
+
+// ---------------------------------------------------------------------------
+// `from` and `try_from`
+
+/// A type read as another (`from = "Wire"`, `try_from = "Wire"`): the layout is
+/// `Kind::Convert` over `Wire`'s, whatever the type's own shape.
+fn expand_convert(input: &DeriveInput, container: &ContainerAttrs) -> syn::Result<TokenStream> {
+    let (source, convert) = match (&container.from, &container.try_from) {
+        (Some(ty), None) => (
+            ty,
+            quote!(|value| ::jitson::__private::core::result::Result::Ok(
+                <Self as ::jitson::__private::core::convert::From<#ty>>::from(value)
+            )),
+        ),
+        (None, Some(ty)) => (
+            ty,
+            quote!(|value| {
+                <Self as ::jitson::__private::core::convert::TryFrom<#ty>>::try_from(value)
+                    .map_err(|e| ::jitson::__private::ToString::to_string(&e))
+            }),
+        ),
+        _ => {
+            return Err(syn::Error::new_spanned(
+                &input.ident,
+                "`from` and `try_from` cannot both be given",
+            ));
+        }
+    };
+    let name = container
+        .rename
+        .clone()
+        .unwrap_or_else(|| input.ident.unraw().to_string());
+    let expecting = container.expecting.clone().unwrap_or(name);
+    let mut generics = bounded_generics(&input.generics, [], []);
+    generics
+        .make_where_clause()
+        .predicates
+        .push(parse_quote!(#source: ::jitson::__private::Decode));
+    let convert_fn = HelperFn {
+        signature: quote! {
+            unsafe extern "C" fn __jitson_convert(
+                dst: *mut u8,
+                decode: ::jitson::__private::SlotFn,
+                ctx: *mut ::jitson::__private::core::ffi::c_void,
+                message: *mut ::jitson::__private::core::option::Option<
+                    ::jitson::__private::Box<str>,
+                >,
+            ) -> bool
+        },
+        // SAFETY (of the generated block): the `ConvertFn` contract hands us `dst`
+        // valid for a write of `Self`, a callback for the source type (named by
+        // the turbofish) and a writable `message`.
+        body: quote! {
+            unsafe {
+                ::jitson::__private::convert_with::<#source, Self>(
+                    dst, decode, ctx, message, #convert,
+                )
+            }
+        },
+    };
+    let helpers = helpers(input, &generics, &[convert_fn]);
+    let helpers_trait = helpers_trait();
+    // SAFETY (of the generated impl, with `decode_impl`'s): `convert` writes a whole
+    // `Self`, made by the user's `From`/`TryFrom` from a source decoded with the
+    // source type's own layout.
+    let kind = quote! {
+        ::jitson::__private::Kind::Convert(&::jitson::__private::ConvertLayout {
+            from: ::jitson::__private::layout_of::<#source> as ::jitson::__private::LayoutFn,
+            convert: <Self as #helpers_trait>::__jitson_convert,
+        })
+    };
+    Ok(decode_impl(input, &generics, &expecting, &kind, &helpers))
 }
 
 // ---------------------------------------------------------------------------

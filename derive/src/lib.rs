@@ -98,6 +98,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// | container | `expecting = "..."` | the whole "expected ..." text of messages |
 /// | struct | `default`, `default = "path"` | absent fields come from `Self::default()` (or `path()`) |
 /// | struct | `transparent` | the one field that is not skipped is the whole value |
+/// | container | `from = "T"`, `try_from = "T"` | decode a `T`, then `From`/`TryFrom` it (a refused `try_from` is an `InvalidValue` error with its message) |
 /// | enum | `tag = "key"` | internally tagged: `{"key": "Variant", ...fields}` |
 /// | enum | `tag = "t", content = "c"` | adjacently tagged: `{"t": "Variant", "c": payload}` |
 /// | enum | `untagged` | the first variant (in declaration order) that decodes the value |
@@ -123,7 +124,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// in `#[serde(...)]` (and rejected in `#[jitson(...)]`): `bound`, `crate`, `into`,
 /// `skip_serializing`, `skip_serializing_if`, `serialize_with` and `getter`. serde
 /// attributes that change deserialization in ways jitson does not support yet are
-/// compile errors: `from`, `try_from`, `remote`, `field_identifier`,
+/// compile errors: `remote`, `field_identifier`,
 /// `variant_identifier`, `flatten`, `deserialize_with`, `with`, `borrow` and a
 /// variant's `untagged`. So are unknown keys.
 #[proc_macro_derive(Decode, attributes(jitson, serde))]

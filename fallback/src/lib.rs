@@ -340,6 +340,7 @@ impl<'a> Parser<'a> {
                 Kind::Tuple(t) => self.decode_tuple(layout, t, dst),
                 Kind::Newtype(n) => self.decode_newtype(n, dst),
                 Kind::Unit => self.decode_unit(layout),
+                Kind::Convert(c) => self.decode_convert(c, dst),
                 Kind::Enum(e) => self.decode_enum(layout, e, dst),
             }
         }

@@ -575,6 +575,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             | Kind::Enum(_)
             | Kind::Tuple(_)
             | Kind::Newtype(_)
+            | Kind::Convert(_)
             | Kind::Unit => {
                 self.interpreted
                     .push(((layout.type_name)(), kind_not_lowered(&layout.kind)));
@@ -599,6 +600,7 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
         Kind::Tuple(_) => "tuples with skipped fields are not lowered",
         Kind::Newtype(_) => "newtypes with skipped fields are not lowered",
         Kind::Unit => "unit types are not lowered",
+        Kind::Convert(_) => "from/try_from conversions are not lowered",
         _ => "ignored values are skipped by the interpreter",
     }
 }

@@ -507,6 +507,7 @@ fn may_start(layout: &TypeLayout, b: u8, depth: u32) -> bool {
         Kind::Option(o) => b == b'n' || may_start((o.some)(), b, depth + 1),
         Kind::Box(x) => may_start((x.inner)(), b, depth + 1),
         Kind::Newtype(n) => may_start((n.inner)(), b, depth + 1),
+        Kind::Convert(c) => may_start((c.from)(), b, depth + 1),
         Kind::Vec(_) | Kind::Array(_) | Kind::Tuple(_) => b == b'[',
         Kind::Map(_) | Kind::Struct(_) => b == b'{',
         Kind::Unit => b == b'n',

@@ -1,7 +1,9 @@
-//! Newtype structs (and `transparent`) and unit types. Twin: `jit/src/kind/newtype.rs`.
+//! Newtype structs (and `transparent`), conversions (`from`, `try_from`) and unit
+//! types: the types whose JSON is another type's. The JIT compiles newtypes in
+//! place (`translate.rs`, `emit_value`) and hands the others to this module.
 
-use jitson_core::error::Error;
-use jitson_core::layout::{NewtypeLayout, TypeLayout};
+use jitson_core::error::{Error, ErrorCode};
+use jitson_core::layout::{ConvertLayout, NewtypeLayout, TypeLayout};
 use jitson_core::text;
 
 use crate::{Parser, drop_value};
@@ -38,5 +40,32 @@ impl Parser<'_> {
         self.pos =
             text::parse_ident(self.input, self.pos + 1, b"ull").map_err(|e| self.lex_error(e))?;
         Ok(())
+    }
+
+    /// A value of the source type, converted. A refused conversion is an
+    /// `InvalidValue` error with the conversion's message, at the value.
+    ///
+    /// # Safety
+    /// `dst` is valid for a write of the converted type.
+    pub(crate) unsafe fn decode_convert(
+        &mut self,
+        convert: &ConvertLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        let start = text::skip_ws(self.input, self.pos);
+        let mut message: Option<Box<str>> = None;
+        let message_ptr = &raw mut message;
+        // SAFETY: `convert` hands the callback a slot for the source type, which
+        // `from` describes; `dst` as the caller guarantees.
+        let r = unsafe {
+            self.decode_through((convert.from)(), |decode, ctx| {
+                (convert.convert)(dst, decode, ctx, message_ptr)
+            })
+        };
+        match (r, message) {
+            (Ok(()), _) => Ok(()),
+            (Err(_), Some(text)) => Err(self.error(ErrorCode::Conversion(text), start)),
+            (Err(e), None) => Err(e),
+        }
     }
 }
