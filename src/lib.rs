@@ -89,6 +89,8 @@ pub mod __private {
     pub use jitson_core::layout::*;
     pub use std::boxed::Box;
     pub use std::string::ToString;
+    #[cfg(feature = "serde")]
+    pub use {jitson_core::serde_bridge::decode_with_serde, serde};
 }
 
 /// Which backend decodes.

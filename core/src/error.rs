@@ -143,7 +143,8 @@ pub enum ErrorCode {
         found: usize,
         expected: usize,
     },
-    /// A `try_from` conversion refused the decoded value; its error's text.
+    /// A `try_from` conversion, or a field's serde deserializer, refused the
+    /// value; its error's text.
     Conversion(Box<str>),
     /// No variant of an untagged enum decoded the value.
     NoMatchingVariant {

@@ -83,6 +83,25 @@ impl TypeLayout {
         }
     }
 
+    /// The layout of `T`'s memory under the identity of `Id`: a layout that
+    /// describes a `T` decoded differently from `T`'s own (a field with a serde
+    /// deserializer), so that caches keyed by identity keep the two apart. The
+    /// derive uses `(Container, [(); field index])` as `Id`.
+    pub const fn with_identity<T: 'static, Id: 'static>(
+        expecting: &'static str,
+        kind: Kind,
+    ) -> TypeLayout {
+        TypeLayout {
+            expecting,
+            size: size_of::<T>(),
+            align: align_of::<T>(),
+            type_id: TypeId::of::<Id>,
+            type_name: core::any::type_name::<T>,
+            drop: drop_fn::<T>(),
+            kind,
+        }
+    }
+
     /// The identity of the described type.
     pub fn id(&self) -> TypeId {
         (self.type_id)()
@@ -159,6 +178,9 @@ pub enum Kind {
     /// A value of another type, converted (`#[serde(from = "..")]`,
     /// `#[serde(try_from = "..")]`).
     Convert(&'static ConvertLayout),
+    /// Any JSON value, validated and handed as text to a serde deserializer (a
+    /// field with `with`, `deserialize_with` or `#[jitson(serde)]`).
+    Serde(&'static SerdeLayout),
     /// Any JSON value, validated and discarded. The type is a ZST.
     Ignored,
 }
@@ -310,6 +332,24 @@ pub struct ConvertLayout {
     pub from: LayoutFn,
     /// Decodes the source and converts it (see [`ConvertFn`]).
     pub convert: ConvertFn,
+}
+
+/// Decodes the JSON text `ptr[..len]` (one valid value, UTF-8) with a serde
+/// deserializer and writes the result to `dst`. Returns `true` when `dst` was
+/// written; on `false` the deserializer's message is in `*message`, or, if it
+/// panicked, the payload is stashed and `*message` left `None`.
+pub type SerdeFn = unsafe extern "C" fn(
+    dst: *mut u8,
+    ptr: *const u8,
+    len: usize,
+    message: *mut Option<Box<str>>,
+) -> bool;
+
+/// A field decoded through serde (see [`Kind::Serde`]).
+#[derive(Debug)]
+pub struct SerdeLayout {
+    /// Runs the field's deserializer on the value's text.
+    pub decode: SerdeFn,
 }
 
 /// A tuple or a tuple struct: element `i` of the JSON array is `elems[i]`.

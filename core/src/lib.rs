@@ -21,6 +21,8 @@ pub mod error;
 pub mod layout;
 pub mod panic;
 pub mod raw;
+#[cfg(feature = "serde")]
+pub mod serde_bridge;
 pub mod stack;
 pub mod text;
 

@@ -23,6 +23,12 @@ impl RawValue {
     pub fn into_string(self) -> String {
         self.text.into_string()
     }
+
+    /// A value holding `text`, which the caller knows to be one valid JSON value.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_text(text: &str) -> RawValue {
+        RawValue { text: text.into() }
+    }
 }
 
 impl core::fmt::Debug for RawValue {

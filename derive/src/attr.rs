@@ -99,7 +99,7 @@ impl Place {
     fn unsupported(self) -> &'static [&'static str] {
         match self {
             Place::Container => &["remote", "field_identifier", "variant_identifier"],
-            Place::Field => &["flatten", "deserialize_with", "with", "borrow"],
+            Place::Field => &["flatten", "borrow"],
             Place::Variant => &["deserialize_with", "with", "borrow", "untagged"],
         }
     }
@@ -201,6 +201,17 @@ pub(crate) enum DefaultAttr {
     Path(ExprPath),
 }
 
+/// A field decoded by a serde deserializer instead of its `Decode` layout.
+#[derive(Clone)]
+pub(crate) enum SerdeWith {
+    /// `with = "module"`: `module::deserialize`.
+    Module(ExprPath),
+    /// `deserialize_with = "path"`: `path`.
+    Function(ExprPath),
+    /// `#[jitson(serde)]`: the field type's `Deserialize` impl.
+    Trait,
+}
+
 /// Attributes on a struct field.
 #[derive(Default)]
 pub(crate) struct FieldAttrs {
@@ -212,6 +223,8 @@ pub(crate) struct FieldAttrs {
     pub(crate) default: Option<DefaultAttr>,
     /// `skip` / `skip_deserializing`.
     pub(crate) skip: bool,
+    /// `with`, `deserialize_with`, `#[jitson(serde)]`.
+    pub(crate) serde_with: Option<SerdeWith>,
 }
 
 impl FieldAttrs {
@@ -224,6 +237,7 @@ impl FieldAttrs {
             aliases: merge_aliases(jitson.aliases, serde.aliases),
             default: jitson.default.or(serde.default),
             skip: jitson.skip || serde.skip,
+            serde_with: jitson.serde_with.or(serde.serde_with),
         }
     }
 
@@ -235,6 +249,19 @@ impl FieldAttrs {
                 "alias" => out.aliases.push(parse_str(meta)?.value()),
                 "default" => set_once(&mut out.default, Some(parse_default(meta)?), meta)?,
                 "skip" | "skip_deserializing" => out.skip = true,
+                "with" => set_once(
+                    &mut out.serde_with,
+                    Some(SerdeWith::Module(parse_path(meta)?)),
+                    meta,
+                )?,
+                "deserialize_with" => set_once(
+                    &mut out.serde_with,
+                    Some(SerdeWith::Function(parse_path(meta)?)),
+                    meta,
+                )?,
+                "serde" if source == Source::Jitson => {
+                    set_once(&mut out.serde_with, Some(SerdeWith::Trait), meta)?
+                }
                 _ => return Ok(false),
             }
             Ok(true)
@@ -426,6 +453,13 @@ fn parse_rename_all(meta: &ParseNestedMeta<'_>) -> syn::Result<Option<RenameRule
         )
     })?;
     Ok(Some(rule))
+}
+
+/// `key = "path::to::item"`.
+fn parse_path(meta: &ParseNestedMeta<'_>) -> syn::Result<ExprPath> {
+    let lit = parse_str(meta)?;
+    lit.parse::<ExprPath>()
+        .map_err(|_| syn::Error::new(lit.span(), "expected a path, as in `with = \"module\"`"))
 }
 
 /// `key = "Type"`.

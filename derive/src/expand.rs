@@ -19,7 +19,9 @@ use syn::{
     TypeGenerics, WherePredicate, parse_quote,
 };
 
-use crate::attr::{ContainerAttrs, DefaultAttr, Errors, FieldAttrs, VariantAttrs, skip_value};
+use crate::attr::{
+    ContainerAttrs, DefaultAttr, Errors, FieldAttrs, SerdeWith, VariantAttrs, skip_value,
+};
 
 /// Expands `#[derive(Decode)]` on `input`.
 pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
@@ -84,6 +86,7 @@ fn expand_convert(input: &DeriveInput, container: &ContainerAttrs) -> syn::Resul
         .predicates
         .push(parse_quote!(#source: ::jitson::__private::Decode));
     let convert_fn = HelperFn {
+        constant: false,
         signature: quote! {
             unsafe extern "C" fn __jitson_convert(
                 dst: *mut u8,
@@ -126,6 +129,8 @@ fn expand_convert(input: &DeriveInput, container: &ContainerAttrs) -> syn::Resul
 struct StructField<'a> {
     /// The field's name, or its index in a tuple struct.
     member: Member,
+    /// Its position among the container's fields (unique within the container).
+    index: usize,
     ty: &'a Type,
     attrs: FieldAttrs,
 }
@@ -161,6 +166,30 @@ impl StructField<'_> {
                 let (helpers, name) = (helpers_trait(), self.default_fn_name());
                 Some(quote!(<Self as #helpers>::#name as ::jitson::__private::InitFn))
             }
+        }
+    }
+
+    /// The names of the helpers generated for a field decoded through serde: its
+    /// layout constant, the `LayoutFn` returning it, and its `SerdeFn`.
+    fn serde_helper_names(&self) -> (Ident, Ident, Ident) {
+        let name = self.rust_name();
+        (
+            format_ident!("__JITSON_SERDE_LAYOUT_{}", name),
+            format_ident!("__jitson_serde_layout_{}", name),
+            format_ident!("__jitson_serde_decode_{}", name),
+        )
+    }
+
+    /// The field's layout edge: its type's own layout, or for a field decoded
+    /// through serde the `Kind::Serde` layout generated for it.
+    fn layout(&self) -> TokenStream {
+        let ty = self.ty;
+        if self.attrs.serde_with.is_some() {
+            let (helpers, (_, layout_fn, _)) = (helpers_trait(), self.serde_helper_names());
+            return quote!(<Self as #helpers>::#layout_fn as ::jitson::__private::LayoutFn);
+        }
+        quote_spanned! {ty.span()=>
+            ::jitson::__private::layout_of::<#ty> as ::jitson::__private::LayoutFn
         }
     }
 
@@ -228,7 +257,10 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
 
     let mut generics = bounded_generics(
         &input.generics,
-        decoded.iter().map(|field| field.ty),
+        decoded
+            .iter()
+            .filter(|field| field.attrs.serde_with.is_none())
+            .map(|field| field.ty),
         fields
             .iter()
             .filter(|field| field.needs_default())
@@ -242,6 +274,7 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
             .push(parse_quote!(#ident #ty_generics: ::jitson::__private::core::default::Default));
     }
     let mut fns = default_fns(&fields);
+    fns.extend(decoded.iter().flat_map(|field| serde_fns(field)));
     if let Some(default) = &container.default {
         fns.extend(
             decoded
@@ -251,18 +284,13 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
         );
     }
     let helpers = helpers(input, &generics, &fns);
-    let layout_of = |ty: &Type| {
-        quote_spanned! {ty.span()=>
-            ::jitson::__private::layout_of::<#ty> as ::jitson::__private::LayoutFn
-        }
-    };
 
     let kind = if container.transparent || (matches!(shape, "tuple struct") && fields.len() == 1) {
         // SAFETY (of the generated impl, with `decode_impl`'s): the one decoded
         // field's offset is `offset_of!` and its layout that of its type; the other
         // fields are listed as skipped with initialisers of their own types.
         let field = decoded[0];
-        let (member, layout) = (&field.member, layout_of(field.ty));
+        let (member, layout) = (&field.member, field.layout());
         let transparent = container.transparent;
         quote! {
             ::jitson::__private::Kind::Newtype(&::jitson::__private::NewtypeLayout {
@@ -276,7 +304,7 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
         // SAFETY (of the generated impl, with `decode_impl`'s): as for a newtype,
         // for each decoded field in order.
         let elems = decoded.iter().map(|field| {
-            let (member, layout) = (&field.member, layout_of(field.ty));
+            let (member, layout) = (&field.member, field.layout());
             quote! {
                 ::jitson::__private::TupleElem {
                     offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
@@ -308,7 +336,7 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
         let deny_unknown_fields = container.deny_unknown_fields;
         let decoded_entries = decoded
             .iter()
-            .map(|field| field_entry(field, &container, layout_of(field.ty)));
+            .map(|field| field_entry(field, &container, field.layout()));
         quote! {
             ::jitson::__private::Kind::Struct(&::jitson::__private::StructLayout {
                 name: #name,
@@ -341,6 +369,7 @@ fn reject_enum_only(input: &DeriveInput, container: &ContainerAttrs) -> syn::Res
 /// Reads one field's attributes, recording errors in `errors`.
 fn read_field<'a>(index: usize, field: &'a Field, errors: &mut Errors) -> StructField<'a> {
     StructField {
+        index,
         member: match &field.ident {
             Some(ident) => Member::Named(ident.clone()),
             None => Member::Unnamed(Index::from(index)),
@@ -450,6 +479,7 @@ fn default_fns(fields: &[StructField<'_>]) -> Vec<HelperFn> {
             };
             let (name, ty) = (field.default_fn_name(), field.ty);
             Some(HelperFn {
+                constant: false,
                 signature: quote!(unsafe extern "C" fn #name(dst: *mut u8) -> bool),
                 // SAFETY (of the generated block): the InitFn contract hands us `dst`
                 // valid for a write of the field's type, which the turbofish makes the
@@ -458,6 +488,72 @@ fn default_fns(fields: &[StructField<'_>]) -> Vec<HelperFn> {
             })
         })
         .collect()
+}
+
+/// The helpers of a field decoded through serde: a `Kind::Serde` layout of the
+/// field's type under an identity of its own (`(Self, [(); index])`, so caches
+/// keyed by identity never mix it up with the type's own layout), a `LayoutFn`
+/// returning it, and the `SerdeFn` that runs the deserializer.
+fn serde_fns(field: &StructField<'_>) -> Vec<HelperFn> {
+    let Some(with) = &field.attrs.serde_with else {
+        return Vec::new();
+    };
+    let ty = field.ty;
+    let (layout_const, layout_fn, decode_fn) = field.serde_helper_names();
+    let helpers = helpers_trait();
+    let index = field.index;
+    let deserialize = match with {
+        SerdeWith::Module(module) => quote!(#module::deserialize(de)),
+        SerdeWith::Function(path) => quote!(#path(de)),
+        SerdeWith::Trait => {
+            quote!(<#ty as ::jitson::__private::serde::Deserialize>::deserialize(de))
+        }
+    };
+    let expecting = format!("field `{}` (decoded through serde)", field.rust_name());
+    vec![
+        HelperFn {
+            constant: true,
+            signature: quote!(const #layout_const: &'static ::jitson::__private::TypeLayout),
+            // SAFETY (of the generated impl): the layout's size, alignment and drop
+            // are the field type's, and its `SerdeFn` writes a whole value of it.
+            body: quote! {
+                &::jitson::__private::TypeLayout::with_identity::<#ty, (Self, [(); #index])>(
+                    #expecting,
+                    ::jitson::__private::Kind::Serde(&::jitson::__private::SerdeLayout {
+                        decode: <Self as #helpers>::#decode_fn,
+                    }),
+                )
+            },
+        },
+        HelperFn {
+            constant: false,
+            signature: quote!(fn #layout_fn() -> &'static ::jitson::__private::TypeLayout),
+            body: quote!(<Self as #helpers>::#layout_const),
+        },
+        HelperFn {
+            constant: false,
+            signature: quote! {
+                unsafe extern "C" fn #decode_fn(
+                    dst: *mut u8,
+                    ptr: *const u8,
+                    len: usize,
+                    message: *mut ::jitson::__private::core::option::Option<
+                        ::jitson::__private::Box<str>,
+                    >,
+                ) -> bool
+            },
+            // SAFETY (of the generated block): the `SerdeFn` contract hands us `dst`
+            // valid for a write of the field's type (the turbofish), UTF-8 text and
+            // a writable `message`.
+            body: quote! {
+                unsafe {
+                    ::jitson::__private::decode_with_serde::<#ty>(
+                        dst, ptr, len, message, |de| #deserialize,
+                    )
+                }
+            },
+        },
+    ]
 }
 
 /// The helper `InitFn` filling an absent field from the container's default value
@@ -471,6 +567,7 @@ fn container_default_fn(field: &StructField<'_>, default: &DefaultAttr) -> Helpe
         DefaultAttr::Path(path) => quote!(#path()),
     };
     HelperFn {
+        constant: false,
         signature: quote!(unsafe extern "C" fn #name(dst: *mut u8) -> bool),
         // SAFETY (of the generated block): as for `default_fns`.
         body: quote! {
@@ -780,6 +877,7 @@ fn write_variant_fn(variants: &[EnumVariant<'_>]) -> HelperFn {
         })
         .collect();
     HelperFn {
+        constant: false,
         signature: quote!(unsafe extern "C" fn __jitson_write_variant(dst: *mut u8, index: usize)),
         body: quote! {
             match index {
@@ -831,6 +929,7 @@ fn decode_variant_fn(variants: &[EnumVariant<'_>], ty_generics: &TypeGenerics<'_
         })
         .collect();
     HelperFn {
+        constant: false,
         signature: quote! {
             unsafe extern "C" fn __jitson_decode_variant(
                 dst: *mut u8,
@@ -886,10 +985,13 @@ fn helpers_trait() -> Ident {
 
 /// A function the layout points to.
 struct HelperFn {
-    /// `unsafe extern "C" fn name(...) -> ...`
+    /// `unsafe extern "C" fn name(...) -> ...`, or `const NAME: Type` for an
+    /// associated constant.
     signature: TokenStream,
-    /// The body, without braces.
+    /// The body, without braces (a constant's value).
     body: TokenStream,
+    /// Whether this is an associated constant rather than a function.
+    constant: bool,
 }
 
 /// The helper trait declaring `fns` and its impl for the input type, or nothing when
@@ -902,9 +1004,19 @@ fn helpers(input: &DeriveInput, generics: &Generics, fns: &[HelperFn]) -> TokenS
     let helpers = helpers_trait();
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let signatures = fns.iter().map(|f| &f.signature);
-    let definitions = fns
-        .iter()
-        .map(|HelperFn { signature, body }| quote!(#signature { #body }));
+    let definitions = fns.iter().map(
+        |HelperFn {
+             signature,
+             body,
+             constant,
+         }| {
+            if *constant {
+                quote!(#signature = #body;)
+            } else {
+                quote!(#signature { #body })
+            }
+        },
+    );
     quote! {
         #[allow(non_snake_case)]
         trait #helpers {

@@ -107,6 +107,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// | field | `alias = "key"` | a further accepted key; repeatable |
 /// | field | `default` | an absent key gives `Default::default()` |
 /// | field | `default = "path"` | an absent key gives `path()` |
+/// | field | `with = "module"`, `deserialize_with = "path"` | decoded by `module::deserialize` / `path` over the value's text (feature `serde`) |
+/// | field | `#[jitson(serde)]` | decoded by the field type's serde `Deserialize` (feature `serde`) |
 /// | field | `skip`, `skip_deserializing` | never read: always `Default::default()`, or `path()` with `default = "path"`; the type needs `Default`, not `Decode` |
 /// | variant | `rename = "name"` | the JSON string |
 /// | variant | `alias = "name"` | a further accepted string; repeatable |
@@ -124,9 +126,9 @@ use syn::{DeriveInput, parse_macro_input};
 /// in `#[serde(...)]` (and rejected in `#[jitson(...)]`): `bound`, `crate`, `into`,
 /// `skip_serializing`, `skip_serializing_if`, `serialize_with` and `getter`. serde
 /// attributes that change deserialization in ways jitson does not support yet are
-/// compile errors: `remote`, `field_identifier`,
-/// `variant_identifier`, `flatten`, `deserialize_with`, `with`, `borrow` and a
-/// variant's `untagged`. So are unknown keys.
+/// compile errors: `remote`, `field_identifier`, `variant_identifier`, `flatten`,
+/// `borrow`, and a variant's `untagged`, `with` or `deserialize_with`. So are
+/// unknown keys.
 #[proc_macro_derive(Decode, attributes(jitson, serde))]
 pub fn derive_decode(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -576,6 +576,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             | Kind::Tuple(_)
             | Kind::Newtype(_)
             | Kind::Convert(_)
+            | Kind::Serde(_)
             | Kind::Unit => {
                 self.interpreted
                     .push(((layout.type_name)(), kind_not_lowered(&layout.kind)));
@@ -601,6 +602,7 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
         Kind::Newtype(_) => "newtypes with skipped fields are not lowered",
         Kind::Unit => "unit types are not lowered",
         Kind::Convert(_) => "from/try_from conversions are not lowered",
+        Kind::Serde(_) => "fields decoded through serde run in the interpreter",
         _ => "ignored values are skipped by the interpreter",
     }
 }

@@ -516,6 +516,6 @@ fn may_start(layout: &TypeLayout, b: u8, depth: u32) -> bool {
             Tagging::Internal { .. } | Tagging::Adjacent { .. } => b == b'{',
             Tagging::Untagged => true,
         },
-        Kind::RawValue(_) | Kind::Ignored => true,
+        Kind::RawValue(_) | Kind::Ignored | Kind::Serde(_) => true,
     }
 }

@@ -1,9 +1,10 @@
-//! Newtype structs (and `transparent`), conversions (`from`, `try_from`) and unit
-//! types: the types whose JSON is another type's. The JIT compiles newtypes in
+//! Newtype structs (and `transparent`), conversions (`from`, `try_from`), fields
+//! decoded through serde, and unit types: the types whose JSON is another type's
+//! (or anyone's). The JIT compiles newtypes in
 //! place (`translate.rs`, `emit_value`) and hands the others to this module.
 
 use jitson_core::error::{Error, ErrorCode};
-use jitson_core::layout::{ConvertLayout, NewtypeLayout, TypeLayout};
+use jitson_core::layout::{ConvertLayout, NewtypeLayout, SerdeLayout, TypeLayout};
 use jitson_core::text;
 
 use crate::{Parser, drop_value};
@@ -67,5 +68,32 @@ impl Parser<'_> {
             (Err(_), Some(text)) => Err(self.error(ErrorCode::Conversion(text), start)),
             (Err(e), None) => Err(e),
         }
+    }
+
+    /// Any valid JSON value, handed as text to the field's serde deserializer. A
+    /// refusal is an `InvalidValue` error with serde's message, at the value.
+    ///
+    /// # Safety
+    /// `dst` is valid for a write of the field's type.
+    pub(crate) unsafe fn decode_serde(
+        &mut self,
+        serde: &SerdeLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        self.peek_value()?;
+        let start = self.pos;
+        self.ignore_value()?;
+        let text = &self.input[start..self.pos];
+        let mut message: Option<Box<str>> = None;
+        // SAFETY: the text is one validated value, UTF-8 (strings were checked and
+        // anything else outside strings is ASCII), alive for the call; `dst` as
+        // the caller guarantees.
+        if unsafe { (serde.decode)(dst, text.as_ptr(), text.len(), &raw mut message) } {
+            return Ok(());
+        }
+        Err(match message {
+            Some(text) => self.error(ErrorCode::Conversion(text), start),
+            None => self.error(ErrorCode::Panicked, start),
+        })
     }
 }

@@ -1,0 +1,99 @@
+//! The escape hatch through serde (feature `serde`): what the derive calls for a
+//! field decoded by its serde deserializer, and serde's traits for [`RawValue`]
+//! and [`IgnoredAny`].
+//!
+//! A backend validates the field's value and hands its text to
+//! [`decode_with_serde`], which runs the deserializer over it with serde_json; the
+//! rest of the document is never re-parsed. Values are serde_json's own (floats
+//! correctly rounded only if the build enables serde_json's `float_roundtrip`).
+
+use serde::de::{Deserialize, Deserializer};
+use serde::ser::{Serialize, Serializer};
+
+use crate::raw::{IgnoredAny, RawValue};
+
+/// serde_json's deserializer over one value's text.
+pub type TextDeserializer<'a> = serde_json::Deserializer<serde_json::de::StrRead<'a>>;
+
+/// Runs `deserialize` over the JSON text `ptr[..len]` and writes its value to
+/// `dst`: the body of the [`SerdeFn`](crate::layout::SerdeFn)s the derive
+/// generates. A deserializer error's message (without serde_json's position,
+/// which would be relative to the value) goes to `*message`; a panic is caught
+/// and stashed.
+///
+/// # Safety
+/// `dst` is valid for a `T` write; `ptr[..len]` is valid UTF-8, alive for the
+/// call; `message` is valid for writes.
+pub unsafe fn decode_with_serde<T>(
+    dst: *mut u8,
+    ptr: *const u8,
+    len: usize,
+    message: *mut Option<Box<str>>,
+    deserialize: impl FnOnce(&mut TextDeserializer<'_>) -> Result<T, serde_json::Error>,
+) -> bool {
+    // SAFETY: as the caller guarantees.
+    let text = unsafe { core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len)) };
+    let mut result = None;
+    let finished = crate::panic::catch(|| {
+        let mut de = serde_json::Deserializer::from_str(text);
+        result = Some(deserialize(&mut de).and_then(|value| de.end().map(|()| value)));
+    });
+    if !finished {
+        return false;
+    }
+    match result {
+        Some(Ok(value)) => {
+            // SAFETY: as the caller guarantees.
+            unsafe { dst.cast::<T>().write(value) };
+            true
+        }
+        Some(Err(e)) => {
+            // SAFETY: as the caller guarantees.
+            unsafe { message.write(Some(message_of(&e).into_boxed_str())) };
+            false
+        }
+        None => false,
+    }
+}
+
+/// serde_json's message without its " at line L column C" suffix.
+fn message_of(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&suffix) {
+        Some(message) if e.line() != 0 => message.to_owned(),
+        _ => text,
+    }
+}
+
+/// Serialises the captured text as raw JSON (through serde_json's `RawValue`).
+impl Serialize for RawValue {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let raw = serde_json::value::RawValue::from_string(self.get().to_owned())
+            .map_err(serde::ser::Error::custom)?;
+        raw.serialize(serializer)
+    }
+}
+
+/// Captures the value's text as serde_json's `RawValue` does; only serde_json's
+/// deserializers can provide it.
+impl<'de> Deserialize<'de> for RawValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = Box::<serde_json::value::RawValue>::deserialize(deserializer)?;
+        Ok(RawValue::from_text(raw.get()))
+    }
+}
+
+/// Serialises as unit (`null` in JSON): there is nothing to write.
+impl Serialize for IgnoredAny {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_unit()
+    }
+}
+
+/// Accepts and discards any value, as `serde::de::IgnoredAny`.
+impl<'de> Deserialize<'de> for IgnoredAny {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(deserializer).map(|_| IgnoredAny)
+    }
+}

@@ -1,0 +1,101 @@
+//! The escape hatch through serde (feature `serde`, on by default): fields with
+//! `with`, `deserialize_with` or `#[jitson(serde)]` are decoded by their serde
+//! deserializer over the value's text, on every backend; `RawValue` and
+//! `IgnoredAny` implement serde's traits.
+#![cfg(feature = "serde")]
+
+mod common;
+
+use jitson::{Decode, ErrorKind};
+use serde::{Deserialize, Serialize};
+
+mod unix_millis {
+    use serde::{Deserialize, Deserializer};
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<std::time::Duration, D::Error> {
+        let ms = u64::deserialize(d)?;
+        Ok(std::time::Duration::from_millis(ms))
+    }
+}
+
+fn comma_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let text = String::deserialize(d)?;
+    Ok(text.split(',').map(str::to_owned).collect())
+}
+
+/// A type with no `Decode`, only serde's `Deserialize`.
+#[derive(Deserialize, Debug, PartialEq)]
+struct OnlySerde {
+    x: i128,
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Escapes {
+    #[serde(with = "unix_millis")]
+    uptime: std::time::Duration,
+    #[serde(deserialize_with = "comma_list")]
+    tags: Vec<String>,
+    #[jitson(serde)]
+    other: OnlySerde,
+    #[jitson(serde)]
+    #[serde(default)]
+    value: Option<serde_json::Value>,
+    raw: jitson::RawValue,
+    n: u8,
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct AlsoMillis(#[serde(with = "unix_millis")] std::time::Duration, u8);
+
+#[test]
+fn fields_decode_through_their_serde_deserializers() {
+    let doc = br#"{"uptime": 1500, "tags": "a,b", "other": {"x": -170141183460469231731687303715884105728},
+                   "value": {"k": [1, 2.5, null]}, "raw": [1, {"a": "b"}], "n": 7}"#;
+    let ours = common::decode::<Escapes>(doc).expect("decodes");
+    let theirs: Escapes = serde_json::from_slice(doc).unwrap();
+    assert_eq!(ours, theirs);
+    assert_eq!(ours.uptime, std::time::Duration::from_millis(1500));
+    assert_eq!(ours.other.x, i128::MIN);
+    assert_eq!(ours.raw.get(), r#"[1, {"a": "b"}]"#);
+    assert_eq!(
+        common::decode::<AlsoMillis>(b"[2000, 1]").unwrap(),
+        AlsoMillis(std::time::Duration::from_secs(2), 1)
+    );
+    // The deserializer's refusal: InvalidValue with serde's message, at the value.
+    let e = common::err::<Escapes>(
+        br#"{"uptime": "x", "tags": "", "other": {"x": 1}, "raw": 1, "n": 1}"#,
+    );
+    assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    assert_eq!(e.path(), "$.uptime");
+    assert_eq!(e.offset(), 11);
+    assert!(
+        e.to_string()
+            .starts_with("invalid type: string \"x\", expected u64"),
+        "{e}"
+    );
+    // Malformed JSON inside is jitson's syntax error, as anywhere else.
+    let e = common::err::<Escapes>(br#"{"uptime": [1,], "tags": ""}"#);
+    assert_eq!(e.kind(), ErrorKind::Syntax);
+    // Missing: not optional (serde asks `with` fields for a value).
+    assert!(
+        common::decode::<Escapes>(br#"{"tags": "", "other": {"x": 1}, "raw": 1, "n": 1}"#).is_err()
+    );
+}
+
+#[test]
+fn raw_value_and_ignored_any_implement_serdes_traits() {
+    #[derive(Decode, Deserialize, Serialize, Debug, PartialEq)]
+    struct Both {
+        raw: jitson::RawValue,
+        #[serde(skip_serializing)]
+        ignored: jitson::IgnoredAny,
+    }
+    let doc = br#"{"raw": {"a": [1, 2]}, "ignored": [true]}"#;
+    let ours = common::decode::<Both>(doc).unwrap();
+    let theirs: Both = serde_json::from_slice(doc).unwrap();
+    assert_eq!(ours, theirs);
+    assert_eq!(
+        serde_json::to_string(&ours).unwrap(),
+        r#"{"raw":{"a": [1, 2]}}"#
+    );
+}
