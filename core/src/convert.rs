@@ -1,0 +1,278 @@
+//! std types that serde reads as another type and converts: sets and other
+//! collections (from a JSON array), shared pointers and cells (from their
+//! content), `NonZero*` (from the integer), `std::net` addresses and `PathBuf`
+//! (from a string), `Duration` (from serde's `{"secs", "nanos"}` object).
+//!
+//! Each is a [`Kind::Convert`] layout over the source type's own layout, so
+//! every backend decodes the source as usual and then calls the conversion (the
+//! interpreter runs conversions; the JIT hands these kinds to it). What serde
+//! accepts, and its messages, are the reference.
+
+use core::ffi::c_void;
+use core::hash::Hash;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeSet, BinaryHeap, HashSet, LinkedList, VecDeque};
+use std::hash::BuildHasher;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
+use std::num::{
+    NonZeroI8, NonZeroI16, NonZeroI32, NonZeroI64, NonZeroIsize, NonZeroU8, NonZeroU16, NonZeroU32,
+    NonZeroU64, NonZeroUsize, Wrapping,
+};
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use crate::decode::{Decode, convert_with, layout_of};
+use crate::layout::{ConvertLayout, Field, Kind, LayoutFn, SlotFn, StructLayout, TypeLayout};
+
+/// A type read as `Source` and converted.
+trait ConvertFrom: Sized + 'static {
+    /// What is decoded from JSON.
+    type Source: Decode;
+    /// Builds the value, or says why the source is refused (serde's message).
+    fn convert(source: Self::Source) -> Result<Self, String>;
+}
+
+/// The [`ConvertFn`](crate::layout::ConvertFn) of a [`ConvertFrom`] type.
+///
+/// # Safety
+/// As [`convert_with`] for `T::Source` and `T`.
+unsafe extern "C" fn convert_fn<T: ConvertFrom>(
+    dst: *mut u8,
+    decode: SlotFn,
+    ctx: *mut c_void,
+    message: *mut Option<Box<str>>,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe { convert_with::<T::Source, T>(dst, decode, ctx, message, T::convert) }
+}
+
+/// The layout of a [`ConvertFrom`] type.
+const fn converted<T: ConvertFrom>(expecting: &'static str) -> TypeLayout {
+    TypeLayout::of::<T>(
+        expecting,
+        Kind::Convert(&ConvertLayout {
+            from: layout_of::<T::Source> as LayoutFn,
+            convert: convert_fn::<T>,
+        }),
+    )
+}
+
+/// `Decode` for types implementing [`ConvertFrom`]: `ty => "expecting"`.
+macro_rules! decode_by_conversion {
+    ($([$($generics:tt)*] $ty:ty => $expecting:literal;)*) => {$(
+        // SAFETY: `convert_fn` writes a whole value of the type, built by
+        // `ConvertFrom::convert` from a source decoded with its own layout.
+        unsafe impl<$($generics)*> Decode for $ty {
+            const LAYOUT: &'static TypeLayout = &converted::<$ty>($expecting);
+        }
+    )*};
+}
+
+// ---------------------------------------------------------------------------
+// Collections, from a JSON array (duplicates in sets: the last one stays, as in
+// serde, whose set impls insert each element).
+
+impl<T: Decode + Eq + Hash, S: BuildHasher + Default + 'static> ConvertFrom for HashSet<T, S> {
+    type Source = Vec<T>;
+    fn convert(v: Vec<T>) -> Result<Self, String> {
+        Ok(v.into_iter().collect())
+    }
+}
+
+impl<T: Decode + Ord> ConvertFrom for BTreeSet<T> {
+    type Source = Vec<T>;
+    fn convert(v: Vec<T>) -> Result<Self, String> {
+        Ok(v.into_iter().collect())
+    }
+}
+
+impl<T: Decode + Ord> ConvertFrom for BinaryHeap<T> {
+    type Source = Vec<T>;
+    fn convert(v: Vec<T>) -> Result<Self, String> {
+        Ok(BinaryHeap::from(v))
+    }
+}
+
+impl<T: Decode> ConvertFrom for VecDeque<T> {
+    type Source = Vec<T>;
+    fn convert(v: Vec<T>) -> Result<Self, String> {
+        Ok(VecDeque::from(v))
+    }
+}
+
+impl<T: Decode> ConvertFrom for LinkedList<T> {
+    type Source = Vec<T>;
+    fn convert(v: Vec<T>) -> Result<Self, String> {
+        Ok(v.into_iter().collect())
+    }
+}
+
+impl<T: Decode> ConvertFrom for Box<[T]> {
+    type Source = Vec<T>;
+    fn convert(v: Vec<T>) -> Result<Self, String> {
+        Ok(v.into_boxed_slice())
+    }
+}
+
+decode_by_conversion! {
+    [T: Decode + Eq + Hash, S: BuildHasher + Default + 'static] HashSet<T, S> => "a sequence";
+    [T: Decode + Ord] BTreeSet<T> => "a sequence";
+    [T: Decode + Ord] BinaryHeap<T> => "a sequence";
+    [T: Decode] VecDeque<T> => "a sequence";
+    [T: Decode] LinkedList<T> => "a sequence";
+    [T: Decode] Box<[T]> => "a sequence";
+}
+
+// ---------------------------------------------------------------------------
+// Pointers and cells, from their content.
+
+macro_rules! wrap {
+    ($([$($generics:tt)*] $ty:ty => $source:ty, $make:expr;)*) => {$(
+        impl<$($generics)*> ConvertFrom for $ty {
+            type Source = $source;
+            fn convert(v: $source) -> Result<Self, String> {
+                Ok($make(v))
+            }
+        }
+    )*};
+}
+
+wrap! {
+    [T: Decode] Rc<T> => T, Rc::new;
+    [T: Decode] Arc<T> => T, Arc::new;
+    [] Rc<str> => String, Rc::from;
+    [] Arc<str> => String, Arc::from;
+    [T: Decode] Rc<[T]> => Vec<T>, Rc::from;
+    [T: Decode] Arc<[T]> => Vec<T>, Arc::from;
+    [T: Decode] RefCell<T> => T, RefCell::new;
+    [T: Decode + Copy] Cell<T> => T, Cell::new;
+    [T: Decode] Mutex<T> => T, Mutex::new;
+    [T: Decode] RwLock<T> => T, RwLock::new;
+    [T: Decode] Wrapping<T> => T, Wrapping;
+    [T: Decode] core::cmp::Reverse<T> => T, core::cmp::Reverse;
+    [] PathBuf => String, PathBuf::from;
+}
+
+decode_by_conversion! {
+    [T: Decode] Rc<T> => "a shared value";
+    [T: Decode] Arc<T> => "a shared value";
+    [] Rc<str> => "a string";
+    [] Arc<str> => "a string";
+    [T: Decode] Rc<[T]> => "a sequence";
+    [T: Decode] Arc<[T]> => "a sequence";
+    [T: Decode] RefCell<T> => "a value";
+    [T: Decode + Copy] Cell<T> => "a value";
+    [T: Decode] Mutex<T> => "a value";
+    [T: Decode] RwLock<T> => "a value";
+    [T: Decode] Wrapping<T> => "a value";
+    [T: Decode] core::cmp::Reverse<T> => "a value";
+    [] PathBuf => "path string";
+}
+
+// ---------------------------------------------------------------------------
+// Non-zero integers, from the integer.
+
+macro_rules! nonzero {
+    ($($ty:ty => $int:ty, $expecting:literal;)*) => {$(
+        impl ConvertFrom for $ty {
+            type Source = $int;
+            fn convert(n: $int) -> Result<Self, String> {
+                <$ty>::new(n).ok_or_else(|| {
+                    format!("invalid value: integer `0`, expected {}", $expecting)
+                })
+            }
+        }
+        decode_by_conversion! { [] $ty => $expecting; }
+    )*};
+}
+
+nonzero! {
+    NonZeroU8 => u8, "a nonzero u8";
+    NonZeroU16 => u16, "a nonzero u16";
+    NonZeroU32 => u32, "a nonzero u32";
+    NonZeroU64 => u64, "a nonzero u64";
+    NonZeroUsize => usize, "a nonzero usize";
+    NonZeroI8 => i8, "a nonzero i8";
+    NonZeroI16 => i16, "a nonzero i16";
+    NonZeroI32 => i32, "a nonzero i32";
+    NonZeroI64 => i64, "a nonzero i64";
+    NonZeroIsize => isize, "a nonzero isize";
+}
+
+// ---------------------------------------------------------------------------
+// Network addresses, from their text (serde's human-readable form).
+
+macro_rules! parsed {
+    ($($ty:ty => $expecting:literal;)*) => {$(
+        impl ConvertFrom for $ty {
+            type Source = String;
+            fn convert(text: String) -> Result<Self, String> {
+                text.parse().map_err(|e: std::net::AddrParseError| e.to_string())
+            }
+        }
+        decode_by_conversion! { [] $ty => $expecting; }
+    )*};
+}
+
+parsed! {
+    IpAddr => "IP address";
+    Ipv4Addr => "IPv4 address";
+    Ipv6Addr => "IPv6 address";
+    SocketAddr => "socket address";
+    SocketAddrV4 => "IPv4 socket address";
+    SocketAddrV6 => "IPv6 socket address";
+}
+
+// ---------------------------------------------------------------------------
+// Duration, from serde's `{"secs": u64, "nanos": u32}`.
+
+/// serde's wire form of a `Duration`.
+struct DurationParts {
+    secs: u64,
+    nanos: u32,
+}
+
+// SAFETY: both fields are described at their `offset_of!` offsets with their own
+// types' layouts; nothing else needs initialising.
+unsafe impl Decode for DurationParts {
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<DurationParts>(
+        "struct Duration",
+        Kind::Struct(&StructLayout {
+            name: "Duration",
+            fields: &[
+                Field {
+                    name: "secs",
+                    aliases: &[],
+                    offset: core::mem::offset_of!(DurationParts, secs),
+                    layout: layout_of::<u64> as LayoutFn,
+                    default: None,
+                },
+                Field {
+                    name: "nanos",
+                    aliases: &[],
+                    offset: core::mem::offset_of!(DurationParts, nanos),
+                    layout: layout_of::<u32> as LayoutFn,
+                    default: None,
+                },
+            ],
+            skipped: &[],
+            // serde's Duration names only these two fields.
+            deny_unknown_fields: true,
+        }),
+    );
+}
+
+impl ConvertFrom for Duration {
+    type Source = DurationParts;
+    fn convert(parts: DurationParts) -> Result<Self, String> {
+        let carry = u64::from(parts.nanos / 1_000_000_000);
+        match parts.secs.checked_add(carry) {
+            Some(_) => Ok(Duration::new(parts.secs, parts.nanos)),
+            None => Err("overflow deserializing Duration".to_owned()),
+        }
+    }
+}
+
+decode_by_conversion! { [] Duration => "struct Duration"; }

@@ -1,0 +1,92 @@
+//! std types serde reads as another type and converts (sets, deques, boxed
+//! slices, shared pointers, cells, `NonZero*`, `std::net`, `PathBuf`,
+//! `Duration`): every backend, both entry points, compared with serde_json.
+
+mod common;
+
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::num::{NonZeroI64, NonZeroU16};
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::oracle::agree;
+use jitson::{Decode, ErrorKind};
+use serde::Deserialize;
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Service {
+    hosts: HashSet<String>,
+    ordered: BTreeSet<u32>,
+    queue: VecDeque<i8>,
+    boxed: Box<[u16]>,
+    port: NonZeroU16,
+    offset: NonZeroI64,
+    ip: IpAddr,
+    v6: Ipv6Addr,
+    listen: SocketAddr,
+    root: PathBuf,
+    timeout: Duration,
+    cell: RefCell<Vec<u8>>,
+    wrapped: std::num::Wrapping<u8>,
+}
+
+const SERVICE: &str = r#"{
+  "hosts": ["a", "b", "a"], "ordered": [3, 1, 2, 3], "queue": [-1, 0, 1], "boxed": [7, 8],
+  "port": 8080, "offset": -5, "ip": "10.0.0.1", "v6": "::1", "listen": "[::1]:443",
+  "root": "/srv/app", "timeout": {"secs": 3, "nanos": 500}, "cell": [1, 2], "wrapped": 255
+}"#;
+
+#[test]
+fn std_types_match_serde_json() {
+    let s = agree::<Service>(SERVICE.as_bytes()).expect("decodes");
+    assert_eq!(s.hosts.len(), 2);
+    assert_eq!(s.ordered.iter().copied().collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(s.timeout, Duration::new(3, 500));
+    assert_eq!(s.port.get(), 8080);
+}
+
+#[test]
+fn refusals_match_serde_json() {
+    let replace = |from: &str, to: &str| SERVICE.replacen(from, to, 1);
+    for doc in [
+        replace("8080", "0"),
+        replace("-5", "0"),
+        replace("10.0.0.1", "10.0.0"),
+        replace("[::1]:443", "::1"),
+        replace(r#""nanos": 500"#, r#""nanos": 500, "x": 1"#),
+        replace(r#""secs": 3"#, r#""secs": 18446744073709551615"#)
+            .replace(r#""nanos": 500"#, r#""nanos": 1000000000"#),
+        replace(r#"["a", "b", "a"]"#, r#"["a", 1]"#),
+        replace("8080", "70000"),
+    ] {
+        assert!(agree::<Service>(doc.as_bytes()).is_err(), "{doc}");
+    }
+    let e = common::err::<Service>(replace("8080", "0").as_bytes());
+    assert_eq!(e.kind(), ErrorKind::InvalidValue);
+    assert_eq!(e.path(), "$.port");
+    assert!(
+        e.to_string()
+            .starts_with("invalid value: integer `0`, expected a nonzero u16"),
+        "{e}"
+    );
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Shared {
+    name: Rc<str>,
+    names: Arc<[String]>,
+    node: Arc<Vec<u8>>,
+}
+
+#[test]
+fn shared_pointers_hold_their_content() {
+    // serde needs its `rc` feature for these; compared with the expected values.
+    let v = common::decode::<Shared>(br#"{"name": "x\n", "names": ["a"], "node": [1]}"#).unwrap();
+    assert_eq!(&*v.name, "x\n");
+    assert_eq!(&*v.names, ["a".to_owned()]);
+    assert_eq!(*v.node, [1]);
+}
