@@ -307,25 +307,25 @@ tuple! {
 // Maps
 
 /// The map operations jitson needs, implemented for the std maps.
-trait StringMap<V>: Default {
-    fn put(&mut self, key: String, value: V);
+trait AnyMap<K, V>: Default {
+    fn put(&mut self, key: K, value: V);
 }
 
-impl<V, S: BuildHasher + Default> StringMap<V> for HashMap<String, V, S> {
-    fn put(&mut self, key: String, value: V) {
+impl<K: Eq + core::hash::Hash, V, S: BuildHasher + Default> AnyMap<K, V> for HashMap<K, V, S> {
+    fn put(&mut self, key: K, value: V) {
         self.insert(key, value);
     }
 }
 
-impl<V> StringMap<V> for BTreeMap<String, V> {
-    fn put(&mut self, key: String, value: V) {
+impl<K: Ord, V> AnyMap<K, V> for BTreeMap<K, V> {
+    fn put(&mut self, key: K, value: V) {
         self.insert(key, value);
     }
 }
 
 /// # Safety
 /// `dst` is valid for an `M` write.
-unsafe extern "C" fn map_new<M: StringMap<V>, V>(dst: *mut u8) -> bool {
+unsafe extern "C" fn map_new<M: AnyMap<K, V>, K, V>(dst: *mut u8) -> bool {
     // A map's hasher is user code: its `Default` may panic.
     crate::panic::catch(|| {
         let map = M::default();
@@ -334,52 +334,98 @@ unsafe extern "C" fn map_new<M: StringMap<V>, V>(dst: *mut u8) -> bool {
     })
 }
 
+/// Inserts under a key given as text, for keys whose layout is a string kind
+/// (built through that layout's `write`); returns `false` for other keys.
+///
 /// # Safety
 /// `map` points to a live `M`; `key_ptr[..key_len]` is valid UTF-8; `decode` keeps
 /// the [`SlotFn`] contract.
-unsafe extern "C" fn map_insert_with<M: StringMap<V>, V>(
+unsafe extern "C" fn map_insert_with<M: AnyMap<K, V>, K: Decode, V>(
     map: *mut u8,
     key_ptr: *const u8,
     key_len: usize,
     decode: SlotFn,
     ctx: *mut c_void,
 ) -> bool {
+    let Kind::String(text) = &K::LAYOUT.kind else {
+        return false;
+    };
     let mut slot = MaybeUninit::<V>::uninit();
-    // SAFETY: `slot` is room for a V, initialised when `decode` returns true; the key
-    // bytes are UTF-8 by the caller's guarantee; `map` is a live M.
+    let mut key = MaybeUninit::<K>::uninit();
+    // SAFETY: `slot` is room for a V, initialised when `decode` returns true; the
+    // key bytes are UTF-8 by the caller's guarantee and `write` builds a whole K
+    // from them; `map` is a live M.
     unsafe {
         if !decode(ctx, slot.as_mut_ptr().cast()) {
             return false;
         }
         let value = slot.assume_init();
-        let key = core::str::from_utf8_unchecked(core::slice::from_raw_parts(key_ptr, key_len))
-            .to_owned();
+        (text.write)(key.as_mut_ptr().cast(), key_ptr, key_len);
+        let key = key.assume_init();
         let map = &mut *map.cast::<M>();
         // Replacing a value drops the old one, which may run a user Drop.
         crate::panic::catch(|| map.put(key, value))
     }
 }
 
+/// Decodes a key and then a value through the callbacks and inserts them.
+///
+/// # Safety
+/// `map` points to a live `M`; both callbacks keep the [`SlotFn`] contract (for
+/// `K` and `V`).
+unsafe extern "C" fn map_insert<M: AnyMap<K, V>, K, V>(
+    map: *mut u8,
+    decode_key: SlotFn,
+    key_ctx: *mut c_void,
+    decode_value: SlotFn,
+    value_ctx: *mut c_void,
+) -> bool {
+    let mut key = MaybeUninit::<K>::uninit();
+    let mut value = MaybeUninit::<V>::uninit();
+    // SAFETY: each slot is room for its type, initialised when its callback
+    // returns true and then moved out once; the key is dropped if the value
+    // fails (a panicking key `Drop` is caught and stashed).
+    unsafe {
+        if !decode_key(key_ctx, key.as_mut_ptr().cast()) {
+            return false;
+        }
+        let key = key.assume_init();
+        if !decode_value(value_ctx, value.as_mut_ptr().cast()) {
+            crate::panic::catch(|| drop(key));
+            return false;
+        }
+        let value = value.assume_init();
+        let map = &mut *map.cast::<M>();
+        crate::panic::catch(|| map.put(key, value))
+    }
+}
+
 // SAFETY: the functions operate on the map only through its API.
-unsafe impl<V: Decode, S: BuildHasher + Default + 'static> Decode for HashMap<String, V, S> {
-    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<HashMap<String, V, S>>(
+unsafe impl<K: Decode + Eq + core::hash::Hash, V: Decode, S: BuildHasher + Default + 'static> Decode
+    for HashMap<K, V, S>
+{
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<HashMap<K, V, S>>(
         "a map",
         Kind::Map(&MapLayout {
+            key: layout_of::<K> as LayoutFn,
             value: layout_of::<V> as LayoutFn,
-            new: map_new::<HashMap<String, V, S>, V>,
-            insert_with: map_insert_with::<HashMap<String, V, S>, V>,
+            new: map_new::<HashMap<K, V, S>, K, V>,
+            insert_with: map_insert_with::<HashMap<K, V, S>, K, V>,
+            insert: map_insert::<HashMap<K, V, S>, K, V>,
         }),
     );
 }
 
 // SAFETY: as for HashMap.
-unsafe impl<V: Decode> Decode for BTreeMap<String, V> {
-    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<BTreeMap<String, V>>(
+unsafe impl<K: Decode + Ord, V: Decode> Decode for BTreeMap<K, V> {
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<BTreeMap<K, V>>(
         "a map",
         Kind::Map(&MapLayout {
+            key: layout_of::<K> as LayoutFn,
             value: layout_of::<V> as LayoutFn,
-            new: map_new::<BTreeMap<String, V>, V>,
-            insert_with: map_insert_with::<BTreeMap<String, V>, V>,
+            new: map_new::<BTreeMap<K, V>, K, V>,
+            insert_with: map_insert_with::<BTreeMap<K, V>, K, V>,
+            insert: map_insert::<BTreeMap<K, V>, K, V>,
         }),
     );
 }

@@ -105,6 +105,10 @@ pub enum ErrorCode {
     LoneSurrogate,
     TrailingComma,
     TrailingCharacters,
+    /// A map key for an integer or float type that does not start like a number.
+    ExpectedNumericKey,
+    /// A number in a map key followed by something other than the closing quote.
+    ExpectedDoubleQuote,
     InvalidUtf8,
     DepthLimitExceeded,
     /// The thread's stack would not hold another level of nesting (see
@@ -184,6 +188,8 @@ impl ErrorCode {
             | LoneSurrogate
             | TrailingComma
             | TrailingCharacters
+            | ExpectedNumericKey
+            | ExpectedDoubleQuote
             | Panicked => ErrorKind::Syntax,
             FloatOutOfRange | IntOutOfRange { .. } => ErrorKind::NumberOutOfRange,
             InvalidUtf8 => ErrorKind::InvalidUtf8,
@@ -244,6 +250,10 @@ impl fmt::Display for ErrorCode {
             LoneSurrogate => f.write_str("lone surrogate in hex escape"),
             TrailingComma => f.write_str("trailing comma"),
             TrailingCharacters => f.write_str("trailing characters"),
+            ExpectedNumericKey => {
+                f.write_str("invalid value: expected key to be a number in quotes")
+            }
+            ExpectedDoubleQuote => f.write_str("expected `\"`"),
             InvalidUtf8 => f.write_str("invalid UTF-8 in string"),
             DepthLimitExceeded => f.write_str("recursion limit exceeded"),
             StackExhausted => {

@@ -241,18 +241,24 @@ pub struct ArrayLayout {
     pub len: usize,
 }
 
-/// A map with `String` keys (`HashMap<String, V, S>`, `BTreeMap<String, V>`).
+/// A map (`HashMap<K, V, S>`, `BTreeMap<K, V>`). Keys are JSON object keys: a
+/// key of a string kind is the key's text; any other key type is parsed from
+/// the key's text as serde_json does (`"42"` for an integer, `"true"` for a bool).
 #[derive(Debug)]
 pub struct MapLayout {
+    /// The layout of `K`.
+    pub key: LayoutFn,
     /// The layout of `V`.
     pub value: LayoutFn,
     /// Writes an empty map to `dst`; `false` (nothing written, payload stashed) if
     /// the hasher's `Default` panicked.
     pub new: unsafe extern "C" fn(dst: *mut u8) -> bool,
-    /// Decodes a `V` through the callback and inserts it under the key
-    /// `key_ptr[..key_len]` (valid UTF-8), replacing any earlier value for that key,
-    /// as serde's map impls do. Returns `false` if the callback failed, or if
-    /// dropping a replaced value panicked (then the payload is stashed).
+    /// For a key of a string kind ([`MapLayout::has_text_keys`]): decodes a `V`
+    /// through the callback and inserts it under the key built from the text
+    /// `key_ptr[..key_len]` (valid UTF-8), replacing any earlier value for that
+    /// key, as serde's map impls do. Returns `false` if the callback failed, if
+    /// dropping a replaced value panicked (then the payload is stashed), or if the
+    /// key is not of a string kind.
     pub insert_with: unsafe extern "C" fn(
         map: *mut u8,
         key_ptr: *const u8,
@@ -260,6 +266,23 @@ pub struct MapLayout {
         decode: SlotFn,
         ctx: *mut c_void,
     ) -> bool,
+    /// For any key: decodes a `K` through `decode_key`, then a `V` through
+    /// `decode_value`, and inserts them (dropping the key if the value fails).
+    pub insert: unsafe extern "C" fn(
+        map: *mut u8,
+        decode_key: SlotFn,
+        key_ctx: *mut c_void,
+        decode_value: SlotFn,
+        value_ctx: *mut c_void,
+    ) -> bool,
+}
+
+impl MapLayout {
+    /// Whether keys are the key text itself (`String`, `Box<str>`, any string
+    /// kind), so that `insert_with` applies.
+    pub fn has_text_keys(&self) -> bool {
+        matches!((self.key)().kind, Kind::String(_))
+    }
 }
 
 /// A struct with named fields.
@@ -538,7 +561,7 @@ pub fn visit_reachable(root: &'static TypeLayout, mut f: impl FnMut(&'static Typ
             Kind::Box(b) => stack.push((b.inner)()),
             Kind::Vec(v) => stack.push((v.elem)()),
             Kind::Array(a) => stack.push((a.elem)()),
-            Kind::Map(m) => stack.push((m.value)()),
+            Kind::Map(m) => stack.extend([(m.key)(), (m.value)()]),
             Kind::Struct(s) => stack.extend(s.fields.iter().map(|f| (f.layout)())),
             Kind::Tuple(t) => stack.extend(t.elems.iter().map(|e| (e.layout)())),
             Kind::Newtype(n) => stack.push((n.inner)()),

@@ -53,7 +53,7 @@ pub fn has_room(limit: usize, reserve: usize) -> bool {
 /// the level holds, counted only when that is a sizeable part of the red zone.
 pub fn level_reserve(layout: &TypeLayout) -> usize {
     let held = match &layout.kind {
-        Kind::Map(m) => (m.value)().size,
+        Kind::Map(m) => (m.value)().size + (m.key)().size,
         Kind::Vec(v) => (v.elem)().size,
         _ => layout.size,
     };

@@ -234,7 +234,7 @@ fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
             Kind::Option(o) => stack.push(((o.some)(), true)),
             Kind::Box(b) => stack.push(((b.inner)(), true)),
             Kind::Vec(v) => stack.push(((v.elem)(), false)),
-            Kind::Map(m) => stack.push(((m.value)(), true)),
+            Kind::Map(m) if m.has_text_keys() => stack.push(((m.value)(), true)),
             Kind::Array(a) => stack.push(((a.elem)(), false)),
             Kind::Newtype(n) if n.skipped.is_empty() => stack.push(((n.inner)(), false)),
             Kind::Tuple(t) if t.skipped.is_empty() => {

@@ -558,7 +558,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             Kind::Box(bx) => self.emit_box(bx, dst, unwind),
             Kind::Vec(v) => self.emit_vec(layout, v, dst, unwind),
             Kind::Struct(_) => self.emit_call_function(layout, dst, unwind),
-            Kind::Map(m) => self.emit_map(layout, m, dst, unwind),
+            Kind::Map(m) if m.has_text_keys() => self.emit_map(layout, m, dst, unwind),
             Kind::Enum(e) if e.is_unit_only() && e.tagging == Tagging::External => {
                 self.emit_enum(layout, e, dst, unwind)
             }
@@ -577,6 +577,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             | Kind::Newtype(_)
             | Kind::Convert(_)
             | Kind::Serde(_)
+            | Kind::Map(_)
             | Kind::Unit => {
                 self.interpreted
                     .push(((layout.type_name)(), kind_not_lowered(&layout.kind)));
@@ -603,6 +604,7 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
         Kind::Unit => "unit types are not lowered",
         Kind::Convert(_) => "from/try_from conversions are not lowered",
         Kind::Serde(_) => "fields decoded through serde run in the interpreter",
+        Kind::Map(_) => "maps with keys parsed from their text are not lowered",
         _ => "ignored values are skipped by the interpreter",
     }
 }
