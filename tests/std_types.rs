@@ -159,3 +159,52 @@ fn a_failing_value_drops_its_parsed_key() {
     let r = common::decode::<std::collections::HashMap<Tag, u8>>(br#"{"a": 1, "b": 300}"#);
     assert!(r.is_err());
 }
+
+// ---------------------------------------------------------------------------
+// 128-bit integers, read as serde_json reads them.
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Wide {
+    u: u128,
+    i: i128,
+}
+
+#[test]
+fn wide_integers_match_serde_json() {
+    let texts = [
+        "0",
+        "1",
+        "-0",
+        "-1",
+        "340282366920938463463374607431768211455",
+        "340282366920938463463374607431768211456",
+        "-170141183460469231731687303715884105728",
+        "-170141183460469231731687303715884105729",
+        "170141183460469231731687303715884105727",
+        "18446744073709551616",
+        "01",
+        "1.5",
+        "1e3",
+        "-",
+        "\"1\"",
+        "true",
+        "null",
+        "",
+        " 7 ",
+        "[1]",
+    ];
+    for u in texts {
+        for i in texts {
+            let doc = format!(r#"{{"u": {u}, "i": {i}}}"#);
+            let _ = agree::<Wide>(doc.as_bytes());
+        }
+        let _ = agree::<Wide>(format!(r#"{{"u": 1, "i": {u}"#).as_bytes());
+    }
+    let v = agree::<Wide>(br#"{"u": 340282366920938463463374607431768211455, "i": -5}"#).unwrap();
+    assert_eq!(v.u, u128::MAX);
+    let keys = agree::<std::collections::BTreeMap<u128, i128>>(
+        br#"{"340282366920938463463374607431768211455": -170141183460469231731687303715884105728}"#,
+    )
+    .unwrap();
+    assert_eq!(keys[&u128::MAX], i128::MIN);
+}

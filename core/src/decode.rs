@@ -55,6 +55,8 @@ scalar! {
     u16 => Kind::U16, "u16";
     u32 => Kind::U32, "u32";
     u64 => Kind::U64, "u64";
+    i128 => Kind::I128, "i128";
+    u128 => Kind::U128, "u128";
     f32 => Kind::F32, "f32";
     f64 => Kind::F64, "f64";
     char => Kind::Char, "a character";

@@ -105,6 +105,8 @@ pub enum ErrorCode {
     LoneSurrogate,
     TrailingComma,
     TrailingCharacters,
+    /// A 128-bit integer too large for its type (serde_json files it under syntax).
+    NumberOutOfRange,
     /// A map key for an integer or float type that does not start like a number.
     ExpectedNumericKey,
     /// A number in a map key followed by something other than the closing quote.
@@ -191,7 +193,9 @@ impl ErrorCode {
             | ExpectedNumericKey
             | ExpectedDoubleQuote
             | Panicked => ErrorKind::Syntax,
-            FloatOutOfRange | IntOutOfRange { .. } => ErrorKind::NumberOutOfRange,
+            FloatOutOfRange | NumberOutOfRange | IntOutOfRange { .. } => {
+                ErrorKind::NumberOutOfRange
+            }
             InvalidUtf8 => ErrorKind::InvalidUtf8,
             DepthLimitExceeded | StackExhausted => ErrorKind::DepthLimit,
             InvalidType { .. } | InvalidEnumType { .. } => ErrorKind::InvalidType,
@@ -219,7 +223,14 @@ impl ErrorCode {
         match self.kind() {
             ErrorKind::UnexpectedEnd => Category::Eof,
             ErrorKind::Syntax | ErrorKind::DepthLimit | ErrorKind::InvalidUtf8 => Category::Syntax,
-            ErrorKind::NumberOutOfRange if *self == ErrorCode::FloatOutOfRange => Category::Syntax,
+            ErrorKind::NumberOutOfRange
+                if matches!(
+                    self,
+                    ErrorCode::FloatOutOfRange | ErrorCode::NumberOutOfRange
+                ) =>
+            {
+                Category::Syntax
+            }
             ErrorKind::BackendUnavailable => Category::Backend,
             _ => Category::Data,
         }
@@ -243,7 +254,7 @@ impl fmt::Display for ErrorCode {
             KeyMustBeAString => f.write_str("key must be a string"),
             InvalidEscape => f.write_str("invalid escape"),
             InvalidNumber => f.write_str("invalid number"),
-            FloatOutOfRange => f.write_str("number out of range"),
+            FloatOutOfRange | NumberOutOfRange => f.write_str("number out of range"),
             ControlCharacterWhileParsingString => {
                 f.write_str("control character (\\u0000-\\u001F) found while parsing a string")
             }

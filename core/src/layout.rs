@@ -142,6 +142,10 @@ pub enum Kind {
     U16,
     U32,
     U64,
+    /// JSON integers read digit by digit, as serde_json reads 128-bit integers
+    /// (a fraction or exponent is left unread; too large is out of range).
+    I128,
+    U128,
     /// A JSON number, correctly rounded to `f32` directly (no detour through f64).
     F32,
     /// A JSON number, correctly rounded to `f64`.

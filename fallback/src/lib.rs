@@ -325,6 +325,8 @@ impl<'a> Parser<'a> {
                 Kind::U16 => self.decode_int::<u16>(layout, dst),
                 Kind::U32 => self.decode_int::<u32>(layout, dst),
                 Kind::U64 => self.decode_int::<u64>(layout, dst),
+                Kind::I128 => self.decode_int128::<i128>(dst),
+                Kind::U128 => self.decode_int128::<u128>(dst),
                 Kind::F32 => self.decode_float::<f32>(layout, dst),
                 Kind::F64 => self.decode_float::<f64>(layout, dst),
                 Kind::Char => self.decode_char(layout, dst),

@@ -575,6 +575,8 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             | Kind::Enum(_)
             | Kind::Tuple(_)
             | Kind::Newtype(_)
+            | Kind::I128
+            | Kind::U128
             | Kind::Convert(_)
             | Kind::Serde(_)
             | Kind::Map(_)
@@ -605,6 +607,7 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
         Kind::Convert(_) => "from/try_from conversions are not lowered",
         Kind::Serde(_) => "fields decoded through serde run in the interpreter",
         Kind::Map(_) => "maps with keys parsed from their text are not lowered",
+        Kind::I128 | Kind::U128 => "128-bit integers are not lowered",
         _ => "ignored values are skipped by the interpreter",
     }
 }

@@ -501,6 +501,8 @@ fn may_start(layout: &TypeLayout, b: u8, depth: u32) -> bool {
         | Kind::U16
         | Kind::U32
         | Kind::U64
+        | Kind::I128
+        | Kind::U128
         | Kind::F32
         | Kind::F64 => number,
         Kind::Char | Kind::String(_) => b == b'"',

@@ -295,6 +295,8 @@ impl Parser<'_> {
             | Kind::U16
             | Kind::U32
             | Kind::U64
+            | Kind::I128
+            | Kind::U128
             | Kind::F32
             | Kind::F64 => {
                 self.pos += 1;

@@ -96,6 +96,65 @@ impl Parser<'_> {
     }
 }
 
+/// `i128` and `u128`, parsed from their digits.
+pub(crate) trait Int128: Copy + core::str::FromStr {
+    const SIGNED: bool;
+}
+impl Int128 for i128 {
+    const SIGNED: bool = true;
+}
+impl Int128 for u128 {
+    const SIGNED: bool = false;
+}
+
+impl Parser<'_> {
+    /// A 128-bit integer as serde_json reads one: an optional `-` (only for
+    /// signed types; for unsigned it is out of range), then the integer digits,
+    /// and nothing more (a fraction or exponent is left for the caller's next
+    /// token, so it fails there). Anything else, the end of input included, is an
+    /// invalid number; too large is out of range, both syntax errors in serde_json.
+    ///
+    /// # Safety
+    /// `dst` is valid for a `T` write.
+    pub(crate) unsafe fn decode_int128<T: Int128>(
+        &mut self,
+        dst: *mut u8,
+    ) -> Result<(), crate::Error> {
+        let first = self.peek_value()?;
+        let start = self.pos;
+        let mut p = start;
+        if first == b'-' {
+            if !T::SIGNED {
+                return Err(self.error(ErrorCode::NumberOutOfRange, start));
+            }
+            p += 1;
+        }
+        match self.input.get(p) {
+            Some(b'0') => {
+                p += 1;
+                if self.input.get(p).is_some_and(u8::is_ascii_digit) {
+                    return Err(self.error(ErrorCode::InvalidNumber, p));
+                }
+            }
+            Some(b'1'..=b'9') => {
+                while self.input.get(p).is_some_and(u8::is_ascii_digit) {
+                    p += 1;
+                }
+            }
+            _ => return Err(self.error(ErrorCode::InvalidNumber, p)),
+        }
+        // The digits (and sign) are ASCII.
+        let text = core::str::from_utf8(&self.input[start..p]).unwrap_or_default();
+        let Ok(value) = text.parse::<T>() else {
+            return Err(self.error(ErrorCode::NumberOutOfRange, start));
+        };
+        self.pos = p;
+        // SAFETY: as the caller guarantees.
+        unsafe { dst.cast::<T>().write(value) };
+        Ok(())
+    }
+}
+
 /// The float types of [`Kind`](jitson_core::layout::Kind), converted from a scanned
 /// number by the lexical layer.
 pub(crate) trait Float: Copy {
