@@ -711,3 +711,117 @@ fn a_panicking_conversion_resumes_in_the_caller_and_leaks_nothing() {
         assert_eq!(common::counted::live(), 0, "{backend:?}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// `flatten`: an npm package.json with an untagged "string or object" person, a
+// flattened struct and a flattened map catching the rest.
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(untagged)]
+enum Person {
+    Line(String),
+    Full {
+        name: String,
+        email: Option<String>,
+        url: Option<String>,
+    },
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Links {
+    homepage: Option<String>,
+    bugs: Option<Bugs>,
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(untagged)]
+enum Bugs {
+    Url(String),
+    Object { url: String },
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct PackageJson {
+    name: String,
+    version: String,
+    author: Option<Person>,
+    #[serde(default)]
+    contributors: Vec<Person>,
+    #[serde(default)]
+    dependencies: BTreeMap<String, String>,
+    #[serde(flatten)]
+    links: Links,
+    #[serde(flatten)]
+    rest: BTreeMap<String, serde_json_value::Any>,
+}
+
+/// Any JSON value, for the flattened rest (jitson's `RawValue` compares by text).
+mod serde_json_value {
+    #[derive(jitson::Decode, serde::Deserialize, Debug, PartialEq)]
+    #[serde(untagged)]
+    pub enum Any {
+        Null,
+        Bool(bool),
+        Number(f64),
+        Text(String),
+        List(Vec<Any>),
+        Object(std::collections::BTreeMap<String, Any>),
+    }
+}
+
+#[test]
+fn package_json_with_flatten_matches_serde_json() {
+    let doc = br#"{
+      "name": "left-pad", "version": "1.3.0",
+      "author": "Someone <s@example.org>",
+      "contributors": [{"name": "A", "email": "a@example.org"}, "B"],
+      "homepage": "https://example.org", "bugs": {"url": "https://example.org/issues"},
+      "dependencies": {"x": "^1"},
+      "license": "WTFPL", "private": false, "files": ["index.js"], "engines": {"node": ">=6"}
+    }"#;
+    let v = agree::<PackageJson>(doc).expect("decodes");
+    assert_eq!(v.rest.len(), 4);
+    assert_eq!(v.links.homepage.as_deref(), Some("https://example.org"));
+    for bad in [
+        r#"{"name": "x", "version": "1", "homepage": 1}"#,
+        r#"{"name": "x", "version": "1", "homepage": "a", "homepage": "b"}"#,
+        r#"{"name": "x", "version": "1", "extra": [1,}"#,
+        r#"{"name": "x"}"#,
+    ] {
+        assert!(agree::<PackageJson>(bad.as_bytes()).is_err(), "{bad}");
+    }
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Inner {
+    a: Counted,
+    b: u8,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Outer {
+    x: Counted,
+    #[serde(flatten)]
+    inner: Inner,
+    #[serde(flatten)]
+    rest: HashMap<String, Counted>,
+}
+
+#[test]
+fn failing_flattened_objects_drop_what_they_wrote_once() {
+    for doc in [
+        r#"{"x": "1", "a": "2", "z": "3", "b": 300}"#,
+        r#"{"x": "1", "a": "2", "z": "3"}"#,
+        r#"{"z": "3", "a": "2", "x": "1", "y": 5}"#,
+        r#"{"z": "3", "a": "2", "x": "1", "b": 1, "a": "4"}"#,
+        r#"{"z": "3", "a": "2", "x": "1", "b": 1"#,
+    ] {
+        assert!(common::decode::<Outer>(doc.as_bytes()).is_err(), "{doc}");
+        assert_eq!(common::counted::live(), 0, "{doc}");
+    }
+    let v = common::decode::<Outer>(br#"{"z": "3", "a": "2", "x": "1", "b": 1}"#).unwrap();
+    assert_eq!(v.rest.len(), 1);
+    drop(v);
+    assert_eq!(common::counted::live(), 0);
+}

@@ -260,6 +260,7 @@ unsafe impl Decode for DurationParts {
             skipped: &[],
             // serde's Duration names only these two fields.
             deny_unknown_fields: true,
+            flatten: &[],
         }),
     );
 }

@@ -300,6 +300,21 @@ pub struct StructLayout {
     pub skipped: &'static [SkippedField],
     /// Reject keys that name no field, instead of skipping their values.
     pub deny_unknown_fields: bool,
+    /// `#[serde(flatten)]` fields: structs whose keys join this struct's, and
+    /// maps that collect the keys no field claims; in declaration order.
+    pub flatten: &'static [FlattenField],
+}
+
+/// A `#[serde(flatten)]` field.
+#[derive(Debug)]
+pub struct FlattenField {
+    /// The Rust field name, for messages.
+    pub name: &'static str,
+    /// Byte offset in the struct.
+    pub offset: usize,
+    /// The field's layout: a struct (its keys are read as the parent's) or a map
+    /// (it collects every key nothing else claims).
+    pub layout: LayoutFn,
 }
 
 /// One decoded field of a struct.
@@ -566,7 +581,10 @@ pub fn visit_reachable(root: &'static TypeLayout, mut f: impl FnMut(&'static Typ
             Kind::Vec(v) => stack.push((v.elem)()),
             Kind::Array(a) => stack.push((a.elem)()),
             Kind::Map(m) => stack.extend([(m.key)(), (m.value)()]),
-            Kind::Struct(s) => stack.extend(s.fields.iter().map(|f| (f.layout)())),
+            Kind::Struct(s) => {
+                stack.extend(s.fields.iter().map(|f| (f.layout)()));
+                stack.extend(s.flatten.iter().map(|f| (f.layout)()));
+            }
             Kind::Tuple(t) => stack.extend(t.elems.iter().map(|e| (e.layout)())),
             Kind::Newtype(n) => stack.push((n.inner)()),
             Kind::Convert(c) => stack.push((c.from)()),
@@ -711,12 +729,14 @@ mod tests {
         fields: &FIELDS,
         skipped: &[],
         deny_unknown_fields: false,
+        flatten: &[],
     };
     static OTHER: StructLayout = StructLayout {
         name: "T",
         fields: &FIELDS,
         skipped: &[],
         deny_unknown_fields: false,
+        flatten: &[],
     };
 
     #[test]

@@ -99,7 +99,7 @@ impl Place {
     fn unsupported(self) -> &'static [&'static str] {
         match self {
             Place::Container => &["remote", "field_identifier", "variant_identifier"],
-            Place::Field => &["flatten", "borrow"],
+            Place::Field => &["borrow"],
             Place::Variant => &["deserialize_with", "with", "borrow", "untagged"],
         }
     }
@@ -225,6 +225,9 @@ pub(crate) struct FieldAttrs {
     pub(crate) skip: bool,
     /// `with`, `deserialize_with`, `#[jitson(serde)]`.
     pub(crate) serde_with: Option<SerdeWith>,
+    /// `flatten`: a struct whose keys join the container's, or a map that
+    /// collects the keys no field claims.
+    pub(crate) flatten: bool,
 }
 
 impl FieldAttrs {
@@ -238,6 +241,7 @@ impl FieldAttrs {
             default: jitson.default.or(serde.default),
             skip: jitson.skip || serde.skip,
             serde_with: jitson.serde_with.or(serde.serde_with),
+            flatten: jitson.flatten || serde.flatten,
         }
     }
 
@@ -249,6 +253,7 @@ impl FieldAttrs {
                 "alias" => out.aliases.push(parse_str(meta)?.value()),
                 "default" => set_once(&mut out.default, Some(parse_default(meta)?), meta)?,
                 "skip" | "skip_deserializing" => out.skip = true,
+                "flatten" => out.flatten = true,
                 "with" => set_once(
                     &mut out.serde_with,
                     Some(SerdeWith::Module(parse_path(meta)?)),

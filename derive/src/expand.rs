@@ -242,8 +242,18 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
         .expecting
         .clone()
         .unwrap_or_else(|| format!("{shape} {name}"));
-    let (decoded, skipped): (Vec<_>, Vec<_>) = fields.iter().partition(|field| !field.attrs.skip);
+    let (flattened, fields_read): (Vec<_>, Vec<_>) = fields
+        .iter()
+        .partition(|field| field.attrs.flatten && !field.attrs.skip);
+    let (decoded, skipped): (Vec<_>, Vec<_>) =
+        fields_read.into_iter().partition(|field| !field.attrs.skip);
     let mut errors = Errors::default();
+    if !flattened.is_empty() && shape != "struct" {
+        errors.push(syn::Error::new_spanned(
+            &input.ident,
+            "`#[serde(flatten)]` needs a struct with named fields",
+        ));
+    }
     check_unique_keys(&decoded, &container, &mut errors);
     if container.transparent && decoded.len() != 1 {
         errors.push(syn::Error::new_spanned(
@@ -259,6 +269,7 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
         &input.generics,
         decoded
             .iter()
+            .chain(&flattened)
             .filter(|field| field.attrs.serde_with.is_none())
             .map(|field| field.ty),
         fields
@@ -337,12 +348,23 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
         let decoded_entries = decoded
             .iter()
             .map(|field| field_entry(field, &container, field.layout()));
+        let flatten_entries = flattened.iter().map(|field| {
+            let (name, member, layout) = (field.rust_name(), &field.member, field.layout());
+            quote! {
+                ::jitson::__private::FlattenField {
+                    name: #name,
+                    offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
+                    layout: #layout,
+                }
+            }
+        });
         quote! {
             ::jitson::__private::Kind::Struct(&::jitson::__private::StructLayout {
                 name: #name,
                 fields: &[#(#decoded_entries),*],
                 skipped: &[#(#skipped_entries),*],
                 deny_unknown_fields: #deny_unknown_fields,
+                flatten: &[#(#flatten_entries),*],
             })
         }
     };

@@ -109,6 +109,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// | field | `default = "path"` | an absent key gives `path()` |
 /// | field | `with = "module"`, `deserialize_with = "path"` | decoded by `module::deserialize` / `path` over the value's text (feature `serde`) |
 /// | field | `#[jitson(serde)]` | decoded by the field type's serde `Deserialize` (feature `serde`) |
+/// | field | `flatten` | a struct whose keys are read as the container's, or a map with string keys that collects every key no field claims |
 /// | field | `skip`, `skip_deserializing` | never read: always `Default::default()`, or `path()` with `default = "path"`; the type needs `Default`, not `Decode` |
 /// | variant | `rename = "name"` | the JSON string |
 /// | variant | `alias = "name"` | a further accepted string; repeatable |
@@ -126,9 +127,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// in `#[serde(...)]` (and rejected in `#[jitson(...)]`): `bound`, `crate`, `into`,
 /// `skip_serializing`, `skip_serializing_if`, `serialize_with` and `getter`. serde
 /// attributes that change deserialization in ways jitson does not support yet are
-/// compile errors: `remote`, `field_identifier`, `variant_identifier`, `flatten`,
-/// `borrow`, and a variant's `untagged`, `with` or `deserialize_with`. So are
-/// unknown keys.
+/// compile errors: `remote`, `field_identifier`, `variant_identifier`, `borrow`,
+/// and a variant's `untagged`, `with` or `deserialize_with`. So are unknown keys.
 #[proc_macro_derive(Decode, attributes(jitson, serde))]
 pub fn derive_decode(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -31,9 +31,10 @@ use crate::helpers::{self, JitState};
 /// the interpreter whole.
 pub(crate) const MAX_JIT_FIELDS: usize = 64;
 
-/// Whether a struct's decoded and skipped fields fit the two i64 bitmaps.
+/// Whether a struct is compiled: its decoded and skipped fields fit the two i64
+/// bitmaps, and it has no flattened fields (those are interpreted).
 pub(crate) fn fits_bitmaps(st: &jitson_core::layout::StructLayout) -> bool {
-    st.fields.len() <= MAX_JIT_FIELDS && st.skipped.len() <= MAX_JIT_FIELDS
+    st.fields.len() <= MAX_JIT_FIELDS && st.skipped.len() <= MAX_JIT_FIELDS && st.flatten.is_empty()
 }
 
 /// The pointer-sized integer type (every JIT target is 64-bit).
@@ -67,7 +68,7 @@ pub(crate) fn translate_function(
         Kind::Struct(_) => {
             t.interpreted.push((
                 (layout.type_name)(),
-                "more than 64 decoded or 64 skipped fields",
+                "flattened fields, or more than 64 decoded or 64 skipped fields",
             ));
             t.emit_value_function(layout, dst, true);
         }

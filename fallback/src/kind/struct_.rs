@@ -7,7 +7,8 @@
 //! error, dropping exactly what was written.
 
 use jitson_core::error::{Error, ErrorCode, PathSegment};
-use jitson_core::layout::{Field, SkippedField, StructLayout, TypeLayout};
+use jitson_core::layout::{Field, Kind, MapLayout, SkippedField, StructLayout, TypeLayout};
+use jitson_core::text::StrText;
 
 use crate::kind::map::AfterMember;
 use crate::{Parser, at_segment, drop_value};
@@ -60,6 +61,10 @@ impl Parser<'_> {
         st: &'static StructLayout,
         dst: *mut u8,
     ) -> Result<(), Error> {
+        if !st.flatten.is_empty() {
+            // SAFETY: forwarded from the caller.
+            return unsafe { self.decode_flattening(layout, st, dst) };
+        }
         let skip_key = self.skip_key.take();
         let empty = self.begin_map(layout)?;
         let mut seen = Seen::new(st.fields.len() + st.skipped.len());
@@ -245,4 +250,189 @@ impl Parser<'_> {
         }
         Ok(())
     }
+}
+
+// ---------------------------------------------------------------------------
+// `#[serde(flatten)]`
+
+/// A struct whose keys an object with flattened fields reads: the struct itself,
+/// or a flattened struct at its offset (flattened structs nest).
+struct Target {
+    st: &'static StructLayout,
+    base: *mut u8,
+    seen: Seen,
+}
+
+/// A flattened map, which collects the keys no field claims.
+struct RestMap {
+    map: &'static MapLayout,
+    layout: &'static TypeLayout,
+    at: *mut u8,
+}
+
+/// The structs and maps that read an object's keys, from `st` at `base` down.
+/// `Err` names a flattened field that is neither (serde refuses it at run time).
+///
+/// # Safety
+/// `base` is room for `st`'s struct.
+unsafe fn flatten_targets(
+    st: &'static StructLayout,
+    base: *mut u8,
+    targets: &mut Vec<Target>,
+    maps: &mut Vec<RestMap>,
+) -> Result<(), &'static str> {
+    targets.push(Target {
+        st,
+        base,
+        seen: Seen::new(st.fields.len() + st.skipped.len()),
+    });
+    for f in st.flatten {
+        let layout = (f.layout)();
+        // SAFETY: the flattened field lies inside the struct (the Decode contract).
+        let at = unsafe { base.add(f.offset) };
+        match &layout.kind {
+            // SAFETY: `at` is room for the flattened struct.
+            Kind::Struct(inner) => unsafe { flatten_targets(inner, at, targets, maps)? },
+            Kind::Map(map) if map.has_text_keys() => maps.push(RestMap { map, layout, at }),
+            _ => return Err(f.name),
+        }
+    }
+    Ok(())
+}
+
+impl Parser<'_> {
+    /// A JSON object into a struct with flattened fields, in one pass: each key
+    /// goes to the first struct (this one, then the flattened ones in declaration
+    /// order) with a field of that name, else to every flattened map, else is
+    /// skipped. Then each struct's absent fields are filled, as for any struct.
+    ///
+    /// # Safety
+    /// As for `decode_struct`.
+    unsafe fn decode_flattening(
+        &mut self,
+        layout: &'static TypeLayout,
+        st: &'static StructLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        let skip_key = self.skip_key.take();
+        let (mut targets, mut maps) = (Vec::new(), Vec::new());
+        // SAFETY: `dst` is room for the struct (caller).
+        if let Err(field) = unsafe { flatten_targets(st, dst, &mut targets, &mut maps) } {
+            self.peek_value()?;
+            return Err(self.error(
+                ErrorCode::Conversion(
+                    format!("can only flatten structs and maps (field `{field}`)").into(),
+                ),
+                self.pos,
+            ));
+        }
+        let empty = self.begin_map(layout)?;
+        let mut made = 0;
+        for m in &maps {
+            // SAFETY: `at` is room for the map (inside the struct).
+            if !unsafe { (m.map.new)(m.at) } {
+                break;
+            }
+            made += 1;
+        }
+        let result = if made < maps.len() {
+            Err(self.error(ErrorCode::Panicked, self.pos))
+        } else if empty {
+            Ok(())
+        } else {
+            // SAFETY: forwarded from the caller; `targets` record what was written.
+            unsafe { self.decode_flattened_members(&mut targets, &maps, skip_key, st) }
+        };
+        let result = result.and_then(|()| {
+            targets.iter_mut().try_for_each(|t| {
+                // SAFETY: each target is room for its struct; `seen` says what is set.
+                unsafe { self.finish_struct(t.st, t.base, &mut t.seen) }
+            })
+        });
+        self.leave();
+        if result.is_err() {
+            for t in &mut targets {
+                // SAFETY: exactly the fields marked in `seen` are live.
+                unsafe { drop_written(t.st, t.base, &mut t.seen) };
+            }
+            for m in &maps[..made] {
+                // SAFETY: the map was created above and is dropped once.
+                unsafe { drop_value(m.layout, m.at) };
+            }
+        }
+        result
+    }
+
+    /// The members of a non-empty object with flattened fields, up to `}`.
+    ///
+    /// # Safety
+    /// As for `decode_struct`; the maps are live.
+    unsafe fn decode_flattened_members(
+        &mut self,
+        targets: &mut [Target],
+        maps: &[RestMap],
+        skip_key: Option<&'static str>,
+        st: &'static StructLayout,
+    ) -> Result<(), Error> {
+        let mut skipped_tag = false;
+        loop {
+            let key_start = self.pos;
+            let key: Vec<u8> = match self.parse_str_located()? {
+                StrText::Scratch => self.scratch.clone(),
+                StrText::Borrowed { start, end } => self.input[start..end].to_vec(),
+            };
+            self.parse_object_colon()?;
+            let found = targets.iter_mut().find_map(|t| {
+                let i = t.st.fields.iter().position(|f| f.matches(&key))?;
+                Some((t, i))
+            });
+            if let Some((t, i)) = found {
+                let field = &t.st.fields[i];
+                if t.seen.get(i) {
+                    return Err(self.error(ErrorCode::DuplicateField(field.name), key_start));
+                }
+                // SAFETY: the field lies inside its struct (the Decode contract).
+                unsafe { self.decode_value((field.layout)(), t.base.add(field.offset)) }
+                    .map_err(|e| at_segment(e, || PathSegment::Field(field.name)))?;
+                t.seen.set(i);
+            } else if skip_key.is_some_and(|k| k.as_bytes() == key.as_slice()) {
+                if skipped_tag {
+                    let tag = skip_key.unwrap_or_default();
+                    return Err(self.error(ErrorCode::DuplicateField(tag), key_start));
+                }
+                skipped_tag = true;
+                self.ignore_value()?;
+            } else if !maps.is_empty() {
+                // Every flattened map sees every unclaimed key (as in serde).
+                let value_start = text_start(self);
+                for m in maps {
+                    self.pos = value_start;
+                    let value = (m.map.value)();
+                    // SAFETY: `insert_with` hands the callback a slot for `value`;
+                    // the key is UTF-8 (a parsed JSON string) and outlives the call.
+                    unsafe {
+                        self.decode_through(value, |decode, ctx| {
+                            (m.map.insert_with)(m.at, key.as_ptr(), key.len(), decode, ctx)
+                        })
+                    }
+                    .map_err(|e| {
+                        at_segment(e, || PathSegment::Key(String::from_utf8_lossy(&key).into()))
+                    })?;
+                }
+            } else if st.deny_unknown_fields {
+                let name = String::from_utf8_lossy(&key).into();
+                return Err(self.error(ErrorCode::UnknownField(name), key_start));
+            } else {
+                self.ignore_value()?;
+            }
+            if let AfterMember::End = self.end_map_member()? {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Where the next value starts (after whitespace).
+fn text_start(parser: &Parser<'_>) -> usize {
+    jitson_core::text::skip_ws(parser.input, parser.pos)
 }
