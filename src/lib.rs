@@ -33,6 +33,40 @@
 //! }
 //! ```
 //!
+//! # Borrowing from the input
+//!
+//! `&'de str` and `Cow<'de, str>` fields, and types with lifetime parameters,
+//! borrow unescaped strings from the input instead of allocating (a `&str` given an
+//! escaped string is an invalid type, as in serde_json; a `Cow` owns a copy). As
+//! with serde's `Deserialize<'de>`, the bound [`DecodeBorrowed<'de>`] ties what a
+//! value borrows to the input's lifetime, and [`Decode`] means "owns everything":
+//!
+//! ```
+//! #[derive(jitson::Decode)]
+//! struct Event<'a> { id: &'a str, action: std::borrow::Cow<'a, str>, tags: Vec<&'a str> }
+//!
+//! let text = String::from(r#"{"id": "e1", "action": "push", "tags": ["a"]}"#);
+//! let e: Event<'_> = jitson::from_str(&text)?;
+//! assert_eq!((e.id, e.tags[0]), ("e1", "a"));
+//! # Ok::<(), jitson::Error>(())
+//! ```
+//!
+//! A value cannot outlive its input:
+//!
+//! ```compile_fail
+//! fn leak() -> &'static str {
+//!     let text = String::from(r#""x""#);
+//!     jitson::from_str::<&str>(&text).unwrap() // error: `text` does not live long enough
+//! }
+//! ```
+//!
+//! and a type cannot claim `'static` for what it borrows:
+//!
+//! ```compile_fail
+//! #[derive(jitson::Decode)]
+//! struct Forever { name: &'static str } // error: borrowed data must outlive 'static
+//! ```
+//!
 //! # Backends
 //!
 //! `#[derive(Decode)]` describes a type as a [`TypeLayout`](__private::TypeLayout):
@@ -70,7 +104,10 @@ use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-pub use jitson_core::{Category, Decode, Error, ErrorKind, IgnoredAny, PathSegment, RawValue};
+pub use jitson_core::{
+    Category, Decode, DecodeBorrowed, Error, ErrorKind, HasLayout, IgnoredAny, PathSegment,
+    RawValue,
+};
 pub use jitson_derive::Decode;
 
 use jitson_core::error::ErrorCode;
@@ -83,7 +120,8 @@ pub mod __private {
     //! What `#[derive(Decode)]` expands to. Not a public API.
     pub use core;
     pub use jitson_core::decode::{
-        Decode, convert_with, decode_variant_with, default_init, init_with, layout_of, write_value,
+        Decode, DecodeBorrowed, HasLayout, convert_with, decode_variant_with, default_init,
+        init_with, layout_of, write_value,
     };
     pub use jitson_core::error::{ErrorCode, Found};
     pub use jitson_core::layout::*;
@@ -291,7 +329,7 @@ impl<T> core::fmt::Debug for Decoder<T> {
     }
 }
 
-impl<T: Decode> Default for Decoder<T> {
+impl<T> Default for Decoder<T> {
     fn default() -> Self {
         Self::new()
     }
@@ -308,7 +346,7 @@ pub const DEFAULT_MAX_DEPTH: u32 = 128;
 /// than overflow (see `docs/semantics.md`).
 pub const MAX_DEPTH_LIMIT: u32 = 512;
 
-impl<T: Decode> Decoder<T> {
+impl<T> Decoder<T> {
     /// A decoder using [`Backend::Auto`] and a depth limit of 128.
     pub fn new() -> Self {
         Self::with_backend(Backend::Auto)
@@ -349,13 +387,20 @@ impl<T: Decode> Decoder<T> {
         self.backend
     }
 
-    /// Decodes `input`, checking that its strings are UTF-8.
-    pub fn decode_slice(&self, input: &[u8]) -> Result<T, Error> {
+    /// Decodes `input`, checking that its strings are UTF-8. A `T` that borrows
+    /// (`&'de str`, `Cow<'de, str>` fields) borrows from `input`.
+    pub fn decode_slice<'de>(&self, input: &'de [u8]) -> Result<T, Error>
+    where
+        T: DecodeBorrowed<'de>,
+    {
         self.decode_bytes(input, true)
     }
 
-    /// Decodes `input`.
-    pub fn decode_str(&self, input: &str) -> Result<T, Error> {
+    /// Decodes `input`. A `T` that borrows, borrows from `input`.
+    pub fn decode_str<'de>(&self, input: &'de str) -> Result<T, Error>
+    where
+        T: DecodeBorrowed<'de>,
+    {
         self.decode_bytes(input.as_bytes(), false)
     }
 
@@ -364,13 +409,21 @@ impl<T: Decode> Decoder<T> {
     ///
     /// # Errors
     /// `BackendUnavailable` for [`Backend::Jit`] where the JIT cannot serve `T`.
-    pub fn warm_up(&self) -> Result<(), Error> {
+    pub fn warm_up(&self) -> Result<(), Error>
+    where
+        T: HasLayout,
+    {
         choose_engine_counting(self.backend, T::LAYOUT, false)?;
         prepare(T::LAYOUT);
         Ok(())
     }
 
-    fn decode_bytes(&self, input: &[u8], validate_utf8: bool) -> Result<T, Error> {
+    /// Decodes a `T` from `input`; `T: DecodeBorrowed<'de>` (checked by the
+    /// callers) makes whatever `T` borrows from `input` valid for as long as `T`.
+    fn decode_bytes(&self, input: &[u8], validate_utf8: bool) -> Result<T, Error>
+    where
+        T: HasLayout,
+    {
         let (engine, learner) = choose_engine(self.backend, self.tiering, T::LAYOUT)?;
         // Whatever this decode stashes and does not resume is gone when it returns
         // or unwinds; a decode run from a `Drop` inside another keeps its own.
@@ -447,7 +500,10 @@ impl<T: Decode> Decoder<T> {
         validate_utf8: bool,
         dst: *mut u8,
         learn: Option<&mut jitson_core::layout::KeyOrders>,
-    ) -> Result<(), Error> {
+    ) -> Result<(), Error>
+    where
+        T: HasLayout,
+    {
         let options = jitson_fallback::Options {
             max_depth: self.max_depth,
             validate_utf8,
@@ -478,7 +534,7 @@ impl<T: Decode> Decoder<T> {
 /// Any malformed JSON, any value that does not fit `T`, invalid UTF-8 (see
 /// [`ErrorKind`]); the error tells where ([`Error::offset`], [`Error::line`],
 /// [`Error::column`], [`Error::path`]).
-pub fn from_slice<T: Decode>(input: &[u8]) -> Result<T, Error> {
+pub fn from_slice<'de, T: DecodeBorrowed<'de>>(input: &'de [u8]) -> Result<T, Error> {
     Decoder::<T>::new().decode_slice(input)
 }
 
@@ -486,7 +542,7 @@ pub fn from_slice<T: Decode>(input: &[u8]) -> Result<T, Error> {
 ///
 /// # Errors
 /// As [`from_slice`], without the UTF-8 check.
-pub fn from_str<T: Decode>(input: &str) -> Result<T, Error> {
+pub fn from_str<'de, T: DecodeBorrowed<'de>>(input: &'de str) -> Result<T, Error> {
     Decoder::<T>::new().decode_str(input)
 }
 
@@ -504,7 +560,7 @@ pub fn from_str<T: Decode>(input: &str) -> Result<T, Error> {
 /// # Errors
 /// None with `Backend::Auto` (a JIT that cannot compile `T` is recorded in
 /// [`stats`] and `T` is decoded by the interpreter).
-pub fn warm_up<T: Decode>() -> Result<(), Error> {
+pub fn warm_up<T: HasLayout>() -> Result<(), Error> {
     Decoder::<T>::new().warm_up()
 }
 
@@ -671,7 +727,7 @@ mod tests {
 
     #[test]
     fn backend_choice() {
-        let layout = <u8 as Decode>::LAYOUT;
+        let layout = <u8 as HasLayout>::LAYOUT;
         assert_eq!(
             choose_engine(Backend::Interpreter, Tiering::Wait, layout)
                 .unwrap()

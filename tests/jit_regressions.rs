@@ -271,7 +271,8 @@ unsafe extern "C" fn write_counted(dst: *mut u8, ptr: *const u8, len: usize) {
 }
 
 // SAFETY: `write_counted` writes a whole Counted; size, alignment, drop from the type.
-unsafe impl Decode for Counted {
+unsafe impl jitson::HasLayout for Counted {
+    type Static = Self;
     const LAYOUT: &'static jitson::__private::TypeLayout =
         &jitson::__private::TypeLayout::of::<Counted>(
             "a string",
@@ -280,6 +281,9 @@ unsafe impl Decode for Counted {
             }),
         );
 }
+
+// SAFETY: Counted owns its data.
+unsafe impl<'de> jitson::DecodeBorrowed<'de> for Counted {}
 
 #[derive(Decode, Debug, PartialEq)]
 struct WithBoom {

@@ -40,7 +40,8 @@ unsafe extern "C" fn write_tracked(dst: *mut u8, ptr: *const u8, len: usize) {
 }
 
 // SAFETY: `write_tracked` writes a whole Tracked; size, alignment, drop from the type.
-unsafe impl Decode for Tracked {
+unsafe impl jitson::HasLayout for Tracked {
+    type Static = Self;
     const LAYOUT: &'static jitson::__private::TypeLayout =
         &jitson::__private::TypeLayout::of::<Tracked>(
             "a string",
@@ -49,6 +50,9 @@ unsafe impl Decode for Tracked {
             }),
         );
 }
+
+// SAFETY: Tracked owns its data.
+unsafe impl<'de> jitson::DecodeBorrowed<'de> for Tracked {}
 
 fn panicking_default() -> u32 {
     panic!("default fn")

@@ -36,7 +36,7 @@ mod jit {
         c: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
         name: &str,
     ) {
-        let compiled = compile(<T as Decode>::LAYOUT, CompileOptions::default())
+        let compiled = compile(<T as jitson::HasLayout>::LAYOUT, CompileOptions::default())
             .unwrap_or_else(|e| panic!("compiling {name}: {e}"));
         println!(
             "{name}: {} functions, {} bytes of code, {:?} (first compile in this process){}",
@@ -52,7 +52,7 @@ mod jit {
         drop(compiled);
         c.bench_function(format!("jitson_jit::compile/{name}"), |b| {
             b.iter_with_large_drop(|| {
-                compile(<T as Decode>::LAYOUT, CompileOptions::default()).unwrap()
+                compile(<T as jitson::HasLayout>::LAYOUT, CompileOptions::default()).unwrap()
             })
         });
     }

@@ -23,7 +23,7 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use crate::decode::{Decode, convert_with, layout_of};
+use crate::decode::{Decode, DecodeBorrowed, HasLayout, convert_with, layout_of};
 use crate::layout::{ConvertLayout, Field, Kind, LayoutFn, SlotFn, StructLayout, TypeLayout};
 
 /// A type read as `Source` and converted.
@@ -64,9 +64,13 @@ macro_rules! decode_by_conversion {
     ($([$($generics:tt)*] $ty:ty => $expecting:literal;)*) => {$(
         // SAFETY: `convert_fn` writes a whole value of the type, built by
         // `ConvertFrom::convert` from a source decoded with its own layout.
-        unsafe impl<$($generics)*> Decode for $ty {
+        unsafe impl<$($generics)*> HasLayout for $ty {
+            type Static = Self;
             const LAYOUT: &'static TypeLayout = &converted::<$ty>($expecting);
         }
+
+        // SAFETY: the type and its source own their data.
+        unsafe impl<'de, $($generics)*> DecodeBorrowed<'de> for $ty {}
     )*};
 }
 
@@ -236,7 +240,8 @@ struct DurationParts {
 
 // SAFETY: both fields are described at their `offset_of!` offsets with their own
 // types' layouts; nothing else needs initialising.
-unsafe impl Decode for DurationParts {
+unsafe impl HasLayout for DurationParts {
+    type Static = Self;
     const LAYOUT: &'static TypeLayout = &TypeLayout::of::<DurationParts>(
         "struct Duration",
         Kind::Struct(&StructLayout {
@@ -275,5 +280,7 @@ impl ConvertFrom for Duration {
         }
     }
 }
+
+crate::decode::owned! { [] DurationParts; }
 
 decode_by_conversion! { [] Duration => "struct Duration"; }

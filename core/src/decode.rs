@@ -7,41 +7,76 @@
 
 use core::ffi::c_void;
 use core::mem::MaybeUninit;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::BuildHasher;
 
 use crate::layout::{
-    ArrayLayout, BoxLayout, InitFn, Kind, LayoutFn, MapLayout, OptionLayout, SlotFn, StringLayout,
-    TupleElem, TupleLayout, TypeLayout, VecLayout,
+    ArrayLayout, BorrowedStrLayout, BoxLayout, InitFn, Kind, LayoutFn, MapLayout, OptionLayout,
+    SlotFn, StringLayout, TupleElem, TupleLayout, TypeLayout, VecLayout,
 };
 
-/// A type jitson can decode: it has a [`TypeLayout`] describing its memory.
+/// A type with a [`TypeLayout`] describing its memory: what every backend reads.
 ///
-/// Implement it with `#[derive(jitson::Decode)]`; the std impls cover scalars,
-/// `String`, `Box<str>`, `char`, `Option`, `Vec`, `Box`, arrays and string-keyed maps.
+/// Implemented by `#[derive(jitson::Decode)]` and for std types; see
+/// [`DecodeBorrowed`] for what may be decoded from which input, and [`Decode`] for
+/// types that own all their data.
 ///
 /// # Safety
-/// `LAYOUT` must describe `Self` exactly: `size`, `align`, `type_id` and `drop` of
-/// `Self` (use [`TypeLayout::of`]); for a struct, every field's offset and layout must
-/// be those of the field's real type, and after every decoded field is written and
-/// every skipped field initialised, the memory must hold a valid `Self`. A backend
-/// relies on this to write through raw pointers.
-pub unsafe trait Decode: Sized + 'static {
+/// `LAYOUT` must describe `Self` exactly: `size`, `align` and `drop` of `Self`
+/// (use [`TypeLayout::of`] on [`HasLayout::Static`], which differs from `Self` only
+/// in lifetimes and so has the same memory layout); `type_id` that of `Static`;
+/// for a struct, every field's offset and layout must be those of the field's real
+/// type, and after every decoded field is written and every skipped field
+/// initialised, the memory must hold a valid `Self`. A backend relies on this to
+/// write through raw pointers.
+pub unsafe trait HasLayout: Sized {
+    /// `Self` with every lifetime `'static`: the type's identity (one per type,
+    /// whatever the lifetimes, so `Event<'a>` is compiled once).
+    type Static: 'static;
     /// The descriptor of `Self`.
     const LAYOUT: &'static TypeLayout;
 }
 
+/// A type that can be decoded from input that lives for `'de`: whatever a
+/// decoded value borrows from the input (`&'de str`, `Cow<'de, str>`) outlives the
+/// value. serde's `Deserialize<'de>` in jitson's terms.
+///
+/// # Safety
+/// Every borrowed string the layout's kinds write is valid for `'de`, so `Self`
+/// may only hold such strings where it borrows for a lifetime `'de` outlives.
+pub unsafe trait DecodeBorrowed<'de>: HasLayout {}
+
+/// A type jitson can decode that owns all its data (no borrowed strings), from
+/// input of any lifetime: serde's `DeserializeOwned` in jitson's terms.
+/// Implemented for every `'static` type that is [`DecodeBorrowed`] for every
+/// lifetime; derive it with `#[derive(jitson::Decode)]`.
+pub trait Decode: for<'de> DecodeBorrowed<'de> + 'static {}
+
+impl<T: for<'de> DecodeBorrowed<'de> + 'static> Decode for T {}
+
 /// The layout of `T`, as a [`LayoutFn`] for layout edges.
-pub fn layout_of<T: Decode>() -> &'static TypeLayout {
+pub fn layout_of<T: HasLayout>() -> &'static TypeLayout {
     T::LAYOUT
 }
+
+/// `DecodeBorrowed` for owned types: `[generics] Type`.
+macro_rules! owned {
+    ($([$($generics:tt)*] $ty:ty;)*) => {$(
+        // SAFETY: the type owns all its data; it borrows nothing from any input.
+        unsafe impl<'de, $($generics)*> $crate::decode::DecodeBorrowed<'de> for $ty {}
+    )*};
+}
+pub(crate) use owned;
 
 macro_rules! scalar {
     ($($ty:ty => $kind:expr, $expecting:literal;)*) => {$(
         // SAFETY: scalars are written by the backends as exactly this type.
-        unsafe impl Decode for $ty {
+        unsafe impl HasLayout for $ty {
+            type Static = Self;
             const LAYOUT: &'static TypeLayout = &TypeLayout::of::<$ty>($expecting, $kind);
         }
+        owned! { [] $ty; }
     )*};
 }
 
@@ -76,11 +111,13 @@ const fn int_kind<T>(signed: bool) -> Kind {
 
 // SAFETY: isize/usize have the size and representation of the fixed-width integer
 // picked by `int_kind`.
-unsafe impl Decode for isize {
+unsafe impl HasLayout for isize {
+    type Static = Self;
     const LAYOUT: &'static TypeLayout = &TypeLayout::of::<isize>("isize", int_kind::<isize>(true));
 }
 // SAFETY: as for isize.
-unsafe impl Decode for usize {
+unsafe impl HasLayout for usize {
+    type Static = Self;
     const LAYOUT: &'static TypeLayout = &TypeLayout::of::<usize>("usize", int_kind::<usize>(false));
 }
 
@@ -107,8 +144,17 @@ unsafe extern "C" fn write_box_str(dst: *mut u8, ptr: *const u8, len: usize) {
     }
 }
 
+owned! {
+    [] isize;
+    [] usize;
+    [] String;
+    [] Box<str>;
+    [] ();
+}
+
 // SAFETY: `write_string` writes a whole String.
-unsafe impl Decode for String {
+unsafe impl HasLayout for String {
+    type Static = Self;
     const LAYOUT: &'static TypeLayout = &TypeLayout::of::<String>(
         "a string",
         Kind::String(&StringLayout {
@@ -118,7 +164,8 @@ unsafe impl Decode for String {
 }
 
 // SAFETY: `write_box_str` writes a whole Box<str>.
-unsafe impl Decode for Box<str> {
+unsafe impl HasLayout for Box<str> {
+    type Static = Self;
     const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Box<str>>(
         "a string",
         Kind::String(&StringLayout {
@@ -126,6 +173,71 @@ unsafe impl Decode for Box<str> {
         }),
     );
 }
+
+// ---------------------------------------------------------------------------
+// Borrowed strings
+
+/// # Safety
+/// `dst` is valid for a `&str` write; `ptr[..len]` is valid UTF-8 that outlives
+/// every use of the written reference (the input, for `'de`).
+unsafe extern "C" fn write_borrowed_str(dst: *mut u8, ptr: *const u8, len: usize) {
+    // SAFETY: as the caller guarantees; `&'static str` has the layout of `&str`.
+    unsafe {
+        let s = core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len));
+        dst.cast::<&str>().write(s);
+    }
+}
+
+/// # Safety
+/// As [`write_borrowed_str`], for a `Cow<str>`.
+unsafe extern "C" fn write_cow_borrowed(dst: *mut u8, ptr: *const u8, len: usize) {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let s = core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len));
+        dst.cast::<Cow<'_, str>>().write(Cow::Borrowed(s));
+    }
+}
+
+/// # Safety
+/// `dst` is valid for a `Cow<str>` write; `ptr[..len]` is valid UTF-8.
+unsafe extern "C" fn write_cow_owned(dst: *mut u8, ptr: *const u8, len: usize) {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let s = core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len));
+        dst.cast::<Cow<'_, str>>().write(Cow::Owned(s.to_owned()));
+    }
+}
+
+// SAFETY: `write_borrowed_str` writes a whole `&str` (the layout of `&'static str`).
+unsafe impl HasLayout for &str {
+    type Static = &'static str;
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<&'static str>(
+        "a borrowed string",
+        Kind::BorrowedStr(&BorrowedStrLayout {
+            borrow: write_borrowed_str,
+            own: None,
+        }),
+    );
+}
+
+// SAFETY: the reference points into the input, which lives for `'de`, and `'de`
+// outlives `'a`.
+unsafe impl<'de: 'a, 'a> DecodeBorrowed<'de> for &'a str {}
+
+// SAFETY: both functions write a whole `Cow<str>`.
+unsafe impl HasLayout for Cow<'_, str> {
+    type Static = Cow<'static, str>;
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Cow<'static, str>>(
+        "a string",
+        Kind::BorrowedStr(&BorrowedStrLayout {
+            borrow: write_cow_borrowed,
+            own: Some(write_cow_owned),
+        }),
+    );
+}
+
+// SAFETY: as for `&str`.
+unsafe impl<'de: 'a, 'a> DecodeBorrowed<'de> for Cow<'a, str> {}
 
 // ---------------------------------------------------------------------------
 // Option and Box
@@ -152,17 +264,22 @@ unsafe extern "C" fn option_decode_some<T>(dst: *mut u8, decode: SlotFn, ctx: *m
     true
 }
 
-// SAFETY: the functions write whole `Option<T>` values; `some` is T's own layout.
-unsafe impl<T: Decode> Decode for Option<T> {
-    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Option<T>>(
+// SAFETY: the functions write whole `Option<T>` values (through `T::Static`, the
+// same type up to lifetimes, hence the same layout); `some` is T's own layout.
+unsafe impl<T: HasLayout> HasLayout for Option<T> {
+    type Static = Option<T::Static>;
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Option<T::Static>>(
         "an option",
         Kind::Option(&OptionLayout {
             some: layout_of::<T> as LayoutFn,
-            write_none: option_write_none::<T>,
-            decode_some: option_decode_some::<T>,
+            write_none: option_write_none::<T::Static>,
+            decode_some: option_decode_some::<T::Static>,
         }),
     );
 }
+
+// SAFETY: an Option borrows what its payload borrows.
+unsafe impl<'de, T: DecodeBorrowed<'de>> DecodeBorrowed<'de> for Option<T> {}
 
 /// # Safety
 /// `dst` is valid for a `Box<T>` write; `decode` keeps the [`SlotFn`] contract.
@@ -179,16 +296,21 @@ unsafe extern "C" fn box_decode_new<T>(dst: *mut u8, decode: SlotFn, ctx: *mut c
     true
 }
 
-// SAFETY: `box_decode_new` writes a whole Box<T>.
-unsafe impl<T: Decode> Decode for Box<T> {
-    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Box<T>>(
+// SAFETY: `box_decode_new` writes a whole Box<T> (as `Box<T::Static>`, the same
+// type up to lifetimes).
+unsafe impl<T: HasLayout> HasLayout for Box<T> {
+    type Static = Box<T::Static>;
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Box<T::Static>>(
         T::LAYOUT.expecting,
         Kind::Box(&BoxLayout {
             inner: layout_of::<T> as LayoutFn,
-            decode_new: box_decode_new::<T>,
+            decode_new: box_decode_new::<T::Static>,
         }),
     );
 }
+
+// SAFETY: a Box borrows what its content borrows.
+unsafe impl<'de, T: DecodeBorrowed<'de>> DecodeBorrowed<'de> for Box<T> {}
 
 // ---------------------------------------------------------------------------
 // Vec and arrays
@@ -229,24 +351,30 @@ unsafe extern "C" fn vec_set_len<T>(vec: *mut u8, len: usize) {
     unsafe { (*vec.cast::<Vec<T>>()).set_len(len) }
 }
 
-// SAFETY: the functions operate on a whole Vec<T> only through Vec's API.
-unsafe impl<T: Decode> Decode for Vec<T> {
-    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Vec<T>>(
+// SAFETY: the functions operate on a whole Vec<T> only through Vec's API (as
+// `Vec<T::Static>`, the same type up to lifetimes).
+unsafe impl<T: HasLayout> HasLayout for Vec<T> {
+    type Static = Vec<T::Static>;
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Vec<T::Static>>(
         "a sequence",
         Kind::Vec(&VecLayout {
             elem: layout_of::<T> as LayoutFn,
-            new: vec_new::<T>,
-            reserve: vec_reserve::<T>,
-            as_mut_ptr: vec_as_mut_ptr::<T>,
-            capacity: vec_capacity::<T>,
-            set_len: vec_set_len::<T>,
+            new: vec_new::<T::Static>,
+            reserve: vec_reserve::<T::Static>,
+            as_mut_ptr: vec_as_mut_ptr::<T::Static>,
+            capacity: vec_capacity::<T::Static>,
+            set_len: vec_set_len::<T::Static>,
         }),
     );
 }
 
+// SAFETY: a Vec borrows what its elements borrow.
+unsafe impl<'de, T: DecodeBorrowed<'de>> DecodeBorrowed<'de> for Vec<T> {}
+
 // SAFETY: `[T; N]` stores N values of T contiguously, element i at i * size_of::<T>().
-unsafe impl<T: Decode, const N: usize> Decode for [T; N] {
-    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<[T; N]>(
+unsafe impl<T: HasLayout, const N: usize> HasLayout for [T; N] {
+    type Static = [T::Static; N];
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<[T::Static; N]>(
         "an array",
         Kind::Array(&ArrayLayout {
             elem: layout_of::<T> as LayoutFn,
@@ -255,11 +383,15 @@ unsafe impl<T: Decode, const N: usize> Decode for [T; N] {
     );
 }
 
+// SAFETY: an array borrows what its elements borrow.
+unsafe impl<'de, T: DecodeBorrowed<'de>, const N: usize> DecodeBorrowed<'de> for [T; N] {}
+
 // ---------------------------------------------------------------------------
 // Tuples and ()
 
 // SAFETY: `()` is zero-sized; `Kind::Unit` writes nothing.
-unsafe impl Decode for () {
+unsafe impl HasLayout for () {
+    type Static = Self;
     const LAYOUT: &'static TypeLayout = &TypeLayout::of::<()>("unit", Kind::Unit);
 }
 
@@ -267,8 +399,9 @@ macro_rules! tuple {
     ($($len:literal => ($($name:ident $index:tt),+);)*) => {$(
         // SAFETY: each element's offset is `offset_of!` on the tuple and its layout
         // that of the element's type; once all are written the tuple is valid.
-        unsafe impl<$($name: Decode),+> Decode for ($($name,)+) {
-            const LAYOUT: &'static TypeLayout = &TypeLayout::of::<($($name,)+)>(
+        unsafe impl<$($name: HasLayout),+> HasLayout for ($($name,)+) {
+            type Static = ($($name::Static,)+);
+            const LAYOUT: &'static TypeLayout = &TypeLayout::of::<($($name::Static,)+)>(
                 concat!("a tuple of size ", $len),
                 Kind::Tuple(&TupleLayout {
                     elems: &[$(TupleElem {
@@ -280,6 +413,9 @@ macro_rules! tuple {
                 }),
             );
         }
+
+        // SAFETY: a tuple borrows what its elements borrow.
+        unsafe impl<'de, $($name: DecodeBorrowed<'de>),+> DecodeBorrowed<'de> for ($($name,)+) {}
     )*};
 }
 
@@ -342,14 +478,16 @@ unsafe extern "C" fn map_new<M: AnyMap<K, V>, K, V>(dst: *mut u8) -> bool {
 /// # Safety
 /// `map` points to a live `M`; `key_ptr[..key_len]` is valid UTF-8; `decode` keeps
 /// the [`SlotFn`] contract.
-unsafe extern "C" fn map_insert_with<M: AnyMap<K, V>, K: Decode, V>(
+///
+/// `L` is the key's layout-bearing type (`K` up to lifetimes).
+unsafe extern "C" fn map_insert_with<M: AnyMap<K, V>, K, V, L: HasLayout>(
     map: *mut u8,
     key_ptr: *const u8,
     key_len: usize,
     decode: SlotFn,
     ctx: *mut c_void,
 ) -> bool {
-    let Kind::String(text) = &K::LAYOUT.kind else {
+    let Kind::String(text) = &L::LAYOUT.kind else {
         return false;
     };
     let mut slot = MaybeUninit::<V>::uninit();
@@ -402,34 +540,62 @@ unsafe extern "C" fn map_insert<M: AnyMap<K, V>, K, V>(
     }
 }
 
-// SAFETY: the functions operate on the map only through its API.
-unsafe impl<K: Decode + Eq + core::hash::Hash, V: Decode, S: BuildHasher + Default + 'static> Decode
-    for HashMap<K, V, S>
+// SAFETY: the functions operate on the map only through its API (keys and values
+// typed by their `Static` forms, the same types up to lifetimes).
+unsafe impl<K, V, S> HasLayout for HashMap<K, V, S>
+where
+    K: HasLayout,
+    K::Static: Eq + core::hash::Hash,
+    V: HasLayout,
+    S: BuildHasher + Default + 'static,
 {
-    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<HashMap<K, V, S>>(
+    type Static = HashMap<K::Static, V::Static, S>;
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Self::Static>(
         "a map",
         Kind::Map(&MapLayout {
             key: layout_of::<K> as LayoutFn,
             value: layout_of::<V> as LayoutFn,
-            new: map_new::<HashMap<K, V, S>, K, V>,
-            insert_with: map_insert_with::<HashMap<K, V, S>, K, V>,
-            insert: map_insert::<HashMap<K, V, S>, K, V>,
+            new: map_new::<Self::Static, K::Static, V::Static>,
+            insert_with: map_insert_with::<Self::Static, K::Static, V::Static, K>,
+            insert: map_insert::<Self::Static, K::Static, V::Static>,
+        }),
+    );
+}
+
+// SAFETY: a map borrows what its keys and values borrow.
+unsafe impl<'de, K, V, S> DecodeBorrowed<'de> for HashMap<K, V, S>
+where
+    K: DecodeBorrowed<'de>,
+    K::Static: Eq + core::hash::Hash,
+    V: DecodeBorrowed<'de>,
+    S: BuildHasher + Default + 'static,
+{
+}
+
+// SAFETY: as for HashMap.
+unsafe impl<K: HasLayout, V: HasLayout> HasLayout for BTreeMap<K, V>
+where
+    K::Static: Ord,
+{
+    type Static = BTreeMap<K::Static, V::Static>;
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Self::Static>(
+        "a map",
+        Kind::Map(&MapLayout {
+            key: layout_of::<K> as LayoutFn,
+            value: layout_of::<V> as LayoutFn,
+            new: map_new::<Self::Static, K::Static, V::Static>,
+            insert_with: map_insert_with::<Self::Static, K::Static, V::Static, K>,
+            insert: map_insert::<Self::Static, K::Static, V::Static>,
         }),
     );
 }
 
 // SAFETY: as for HashMap.
-unsafe impl<K: Decode + Ord, V: Decode> Decode for BTreeMap<K, V> {
-    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<BTreeMap<K, V>>(
-        "a map",
-        Kind::Map(&MapLayout {
-            key: layout_of::<K> as LayoutFn,
-            value: layout_of::<V> as LayoutFn,
-            new: map_new::<BTreeMap<K, V>, K, V>,
-            insert_with: map_insert_with::<BTreeMap<K, V>, K, V>,
-            insert: map_insert::<BTreeMap<K, V>, K, V>,
-        }),
-    );
+unsafe impl<'de, K: DecodeBorrowed<'de>, V: DecodeBorrowed<'de>> DecodeBorrowed<'de>
+    for BTreeMap<K, V>
+where
+    K::Static: Ord,
+{
 }
 
 // ---------------------------------------------------------------------------

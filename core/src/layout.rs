@@ -154,6 +154,9 @@ pub enum Kind {
     Char,
     /// A JSON string, unescaped and written through [`StringLayout::write`].
     String(&'static StringLayout),
+    /// A JSON string borrowed from the input when it has no escapes (`&'de str`,
+    /// `Cow<'de, str>`); with escapes, owned (`Cow`) or an error (`&str`).
+    BorrowedStr(&'static BorrowedStrLayout),
     /// Any JSON value, validated and written as its exact text (surrounding
     /// whitespace removed) through [`StringLayout::write`].
     RawValue(&'static StringLayout),
@@ -194,6 +197,19 @@ pub enum Kind {
 pub struct StringLayout {
     /// Writes the text `ptr[..len]` (valid UTF-8) to `dst`.
     pub write: unsafe extern "C" fn(dst: *mut u8, ptr: *const u8, len: usize),
+}
+
+/// `&'de str` and `Cow<'de, str>`.
+#[derive(Debug)]
+pub struct BorrowedStrLayout {
+    /// Writes a value borrowing `ptr[..len]`, which lies in the input (valid
+    /// UTF-8, alive as long as the input, which the decoded type's
+    /// [`DecodeBorrowed`](crate::decode::DecodeBorrowed) lifetime guarantees).
+    pub borrow: unsafe extern "C" fn(dst: *mut u8, ptr: *const u8, len: usize),
+    /// Writes a value owning a copy of `ptr[..len]` (unescaped text, valid UTF-8),
+    /// for strings with escapes; `None` when the type can only borrow (`&str`:
+    /// an escaped string is an invalid type, as in serde_json).
+    pub own: Option<unsafe extern "C" fn(dst: *mut u8, ptr: *const u8, len: usize)>,
 }
 
 /// `Option<T>`.

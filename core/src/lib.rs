@@ -27,6 +27,6 @@ pub mod serde_bridge;
 pub mod stack;
 pub mod text;
 
-pub use decode::Decode;
+pub use decode::{Decode, DecodeBorrowed, HasLayout};
 pub use error::{Category, Error, ErrorCode, ErrorKind, Found, PathSegment};
 pub use raw::{IgnoredAny, RawValue};

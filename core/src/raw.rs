@@ -1,6 +1,6 @@
 //! Types that capture or discard JSON without a fixed shape.
 
-use crate::decode::Decode;
+use crate::decode::{HasLayout, owned};
 use crate::layout::{Kind, StringLayout, TypeLayout};
 
 /// Any valid JSON value, captured as owned text.
@@ -55,7 +55,8 @@ unsafe extern "C" fn write_raw(dst: *mut u8, ptr: *const u8, len: usize) {
 
 // SAFETY: the layout describes RawValue: `write_raw` writes a whole RawValue, and
 // size, alignment and drop come from the type itself.
-unsafe impl Decode for RawValue {
+unsafe impl HasLayout for RawValue {
+    type Static = Self;
     const LAYOUT: &'static TypeLayout = &TypeLayout::of::<RawValue>(
         "any JSON value",
         Kind::RawValue(&StringLayout { write: write_raw }),
@@ -67,7 +68,13 @@ unsafe impl Decode for RawValue {
 pub struct IgnoredAny;
 
 // SAFETY: IgnoredAny is a ZST; the Ignored kind writes nothing.
-unsafe impl Decode for IgnoredAny {
+unsafe impl HasLayout for IgnoredAny {
+    type Static = Self;
     const LAYOUT: &'static TypeLayout =
         &TypeLayout::of::<IgnoredAny>("any JSON value", Kind::Ignored);
+}
+
+owned! {
+    [] RawValue;
+    [] IgnoredAny;
 }

@@ -99,7 +99,7 @@ impl Place {
     fn unsupported(self) -> &'static [&'static str] {
         match self {
             Place::Container => &["remote", "field_identifier", "variant_identifier"],
-            Place::Field => &["borrow"],
+            Place::Field => &[],
             Place::Variant => &["deserialize_with", "with", "borrow", "untagged"],
         }
     }
@@ -254,6 +254,9 @@ impl FieldAttrs {
                 "default" => set_once(&mut out.default, Some(parse_default(meta)?), meta)?,
                 "skip" | "skip_deserializing" => out.skip = true,
                 "flatten" => out.flatten = true,
+                // jitson borrows `&str` and `Cow<str>` whenever it can, as serde
+                // does with `borrow`; the attribute changes nothing here.
+                "borrow" => skip_value(meta)?,
                 "with" => set_once(
                     &mut out.serde_with,
                     Some(SerdeWith::Module(parse_path(meta)?)),

@@ -15,8 +15,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{
-    Attribute, Data, DataEnum, DeriveInput, Field, Fields, Generics, Ident, Index, Member, Type,
-    TypeGenerics, WherePredicate, parse_quote,
+    Attribute, Data, DataEnum, DeriveInput, Field, Fields, Generics, Ident, Index, Lifetime,
+    Member, Type, TypeGenerics, WherePredicate, parse_quote,
 };
 
 use crate::attr::{
@@ -25,13 +25,6 @@ use crate::attr::{
 
 /// Expands `#[derive(Decode)]` on `input`.
 pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
-    if let Some(lifetime) = input.generics.lifetimes().next() {
-        return Err(syn::Error::new_spanned(
-            lifetime,
-            "jitson's Decode cannot be derived for types with lifetime parameters: \
-             decoded values own their data (`Decode: 'static`)",
-        ));
-    }
     let mut errors = Errors::default();
     let container = ContainerAttrs::parse(&input.attrs, &mut errors);
     errors.finish()?;
@@ -119,7 +112,14 @@ fn expand_convert(input: &DeriveInput, container: &ContainerAttrs) -> syn::Resul
             convert: <Self as #helpers_trait>::__jitson_convert,
         })
     };
-    Ok(decode_impl(input, &generics, &expecting, &kind, &helpers))
+    Ok(decode_impl(
+        input,
+        &generics,
+        &expecting,
+        &kind,
+        &helpers,
+        &[quote!(#source)],
+    ))
 }
 
 // ---------------------------------------------------------------------------
@@ -285,7 +285,7 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
             .push(parse_quote!(#ident #ty_generics: ::jitson::__private::core::default::Default));
     }
     let mut fns = default_fns(&fields);
-    fns.extend(decoded.iter().flat_map(|field| serde_fns(field)));
+    fns.extend(decoded.iter().flat_map(|field| serde_fns(input, field)));
     if let Some(default) = &container.default {
         fns.extend(
             decoded
@@ -368,7 +368,18 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
             })
         }
     };
-    Ok(decode_impl(input, &generics, &expecting, &kind, &helpers))
+    let borrowing: Vec<TokenStream> = decoded
+        .iter()
+        .chain(&flattened)
+        .filter(|field| field.attrs.serde_with.is_none())
+        .map(|field| {
+            let ty = field.ty;
+            quote!(#ty)
+        })
+        .collect();
+    Ok(decode_impl(
+        input, &generics, &expecting, &kind, &helpers, &borrowing,
+    ))
 }
 
 /// Rejects the enum-only container attributes on a struct.
@@ -516,7 +527,7 @@ fn default_fns(fields: &[StructField<'_>]) -> Vec<HelperFn> {
 /// field's type under an identity of its own (`(Self, [(); index])`, so caches
 /// keyed by identity never mix it up with the type's own layout), a `LayoutFn`
 /// returning it, and the `SerdeFn` that runs the deserializer.
-fn serde_fns(field: &StructField<'_>) -> Vec<HelperFn> {
+fn serde_fns(input: &DeriveInput, field: &StructField<'_>) -> Vec<HelperFn> {
     let Some(with) = &field.attrs.serde_with else {
         return Vec::new();
     };
@@ -532,6 +543,10 @@ fn serde_fns(field: &StructField<'_>) -> Vec<HelperFn> {
         }
     };
     let expecting = format!("field `{}` (decoded through serde)", field.rust_name());
+    // The identity needs `'static` types: the field's and the container's with
+    // their lifetimes `'static` (the same memory layout).
+    let static_self = static_self(input);
+    let static_ty = replace_self(to_static(quote!(#ty), &input.generics), &static_self);
     vec![
         HelperFn {
             constant: true,
@@ -539,7 +554,10 @@ fn serde_fns(field: &StructField<'_>) -> Vec<HelperFn> {
             // SAFETY (of the generated impl): the layout's size, alignment and drop
             // are the field type's, and its `SerdeFn` writes a whole value of it.
             body: quote! {
-                &::jitson::__private::TypeLayout::with_identity::<#ty, (Self, [(); #index])>(
+                &::jitson::__private::TypeLayout::with_identity::<
+                    #static_ty,
+                    (#static_self, [(); #index]),
+                >(
                     #expecting,
                     ::jitson::__private::Kind::Serde(&::jitson::__private::SerdeLayout {
                         decode: <Self as #helpers>::#decode_fn,
@@ -795,7 +813,17 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
             decode_variant: <Self as #helpers_trait>::__jitson_decode_variant,
         })
     };
-    let mut out = decode_impl(input, &generics, &expecting, &kind, &helpers);
+    let borrowing: Vec<TokenStream> = variants
+        .iter()
+        .filter_map(|v| match &v.payload {
+            PayloadShape::Unit => None,
+            PayloadShape::Newtype(ty) => Some(quote!(#ty)),
+            PayloadShape::Tuple(hidden) | PayloadShape::Struct(hidden) => {
+                Some(quote!(#hidden #ty_generics))
+            }
+        })
+        .collect();
+    let mut out = decode_impl(input, &generics, &expecting, &kind, &helpers, &borrowing);
     // The hidden payload types go inside the anonymous const, before the impl.
     out = quote!(const _: () = { #hidden_types #out };);
     Ok(out)
@@ -813,6 +841,7 @@ fn hidden_payload_type(
     enum_name: &str,
 ) -> syn::Result<TokenStream> {
     let params: Vec<&Ident> = input.generics.type_params().map(|p| &p.ident).collect();
+    let lifetimes: Vec<&Lifetime> = input.generics.lifetimes().map(|l| &l.lifetime).collect();
     let generics = &input.generics;
     let where_clause = &generics.where_clause;
     let keep = |attrs: &[Attribute]| -> Vec<Attribute> {
@@ -834,7 +863,10 @@ fn hidden_payload_type(
             }
         })
         .collect();
-    let marker_ty = quote!(::jitson::__private::core::marker::PhantomData<fn() -> (#(#params,)*)>);
+    let marker_ty = quote! {
+        ::jitson::__private::core::marker::PhantomData<(fn() -> (#(#params,)*), #(&#lifetimes (),)*)>
+    };
+    let needs_marker = !params.is_empty() || !lifetimes.is_empty();
     let variant_name = v.variant.ident.unraw().to_string();
     let mut attrs = Vec::new();
     let expecting = match v.payload {
@@ -851,15 +883,14 @@ fn hidden_payload_type(
     }
     let definition = match &v.payload {
         PayloadShape::Tuple(_) => {
-            let marker = (!params.is_empty()).then(|| quote!(#[jitson(skip)] #marker_ty,));
+            let marker = needs_marker.then(|| quote!(#[jitson(skip)] #marker_ty,));
             quote! {
                 #(#attrs)*
                 struct #hidden #generics (#(#fields,)* #marker) #where_clause;
             }
         }
         _ => {
-            let marker =
-                (!params.is_empty()).then(|| quote!(#[jitson(skip)] __jitson_marker: #marker_ty,));
+            let marker = needs_marker.then(|| quote!(#[jitson(skip)] __jitson_marker: #marker_ty,));
             quote! {
                 #(#attrs)*
                 struct #hidden #generics #where_clause { #(#fields,)* #marker }
@@ -980,24 +1011,122 @@ fn decode_impl(
     expecting: &str,
     kind: &TokenStream,
     helpers: &TokenStream,
+    borrowing: &[TokenStream],
 ) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    // SAFETY (of the generated impl): `TypeLayout::of::<Self>` takes the size,
-    // alignment, identity and drop glue from `Self`; the callers argue for `kind`.
+    let static_self = static_self(input);
+    let de = Lifetime::new("'__jitson_de", proc_macro2::Span::call_site());
+    let mut borrow_generics = generics.clone();
+    let outlived: Vec<Lifetime> = generics.lifetimes().map(|l| l.lifetime.clone()).collect();
+    borrow_generics.params.insert(
+        0,
+        syn::GenericParam::Lifetime(syn::LifetimeParam::new(de.clone())),
+    );
+    if !outlived.is_empty() {
+        borrow_generics
+            .make_where_clause()
+            .predicates
+            .push(parse_quote!(#de: #(#outlived)+*));
+    }
+    let (borrow_impl, _, borrow_where) = borrow_generics.split_for_impl();
+    let borrowing = borrowing
+        .iter()
+        .map(|ty| replace_self(ty.clone(), &quote!(#ident #ty_generics)));
+    // SAFETY (of the generated impls): `TypeLayout::of::<Static>` takes the size,
+    // alignment, identity and drop glue from `Self` with its lifetimes made
+    // `'static`, which has the same memory layout; the callers argue for `kind`.
+    // `DecodeBorrowed<'de>` holds because every lifetime of the type is outlived
+    // by `'de` and `__jitson_check_borrows` proves, under the same bounds, that
+    // every type the layout decodes is `DecodeBorrowed<'de>` itself.
     quote! {
         const _: () = {
             #helpers
 
             #[automatically_derived]
-            unsafe impl #impl_generics ::jitson::__private::Decode
+            unsafe impl #impl_generics ::jitson::__private::HasLayout
                 for #ident #ty_generics #where_clause
             {
+                type Static = #static_self;
                 const LAYOUT: &'static ::jitson::__private::TypeLayout =
-                    &::jitson::__private::TypeLayout::of::<Self>(#expecting, #kind);
+                    &::jitson::__private::TypeLayout::of::<#static_self>(#expecting, #kind);
+            }
+
+            #[automatically_derived]
+            unsafe impl #borrow_impl ::jitson::__private::DecodeBorrowed<#de>
+                for #ident #ty_generics #borrow_where
+            {
+            }
+
+            #[allow(dead_code, non_snake_case, clippy::extra_unused_lifetimes)]
+            fn __jitson_check_borrows #borrow_impl () #borrow_where {
+                fn borrows_for<'d, X: ::jitson::__private::DecodeBorrowed<'d>>() {}
+                #(borrows_for::<#de, #borrowing>();)*
             }
         };
     }
+}
+
+/// The input type with its lifetime parameters `'static`: its `HasLayout::Static`.
+fn static_self(input: &DeriveInput) -> TokenStream {
+    let ident = &input.ident;
+    let (_, ty_generics, _) = input.generics.split_for_impl();
+    to_static(quote!(#ident #ty_generics), &input.generics)
+}
+
+/// `tokens` with the lifetime parameters of `generics` replaced by `'static`.
+fn to_static(tokens: TokenStream, generics: &Generics) -> TokenStream {
+    let names: Vec<String> = generics
+        .lifetimes()
+        .map(|l| l.lifetime.ident.to_string())
+        .collect();
+    fn walk(tokens: TokenStream, names: &[String]) -> TokenStream {
+        let mut out = Vec::new();
+        let mut iter = tokens.into_iter().peekable();
+        while let Some(token) = iter.next() {
+            match token {
+                TokenTree::Punct(p) if p.as_char() == '\'' => {
+                    if let Some(TokenTree::Ident(name)) = iter.peek()
+                        && names.contains(&name.to_string())
+                    {
+                        let span = name.span();
+                        iter.next();
+                        out.push(TokenTree::Punct(p));
+                        out.push(TokenTree::Ident(Ident::new("static", span)));
+                    } else {
+                        out.push(TokenTree::Punct(p));
+                    }
+                }
+                TokenTree::Group(g) => {
+                    let mut group = proc_macro2::Group::new(g.delimiter(), walk(g.stream(), names));
+                    group.set_span(g.span());
+                    out.push(TokenTree::Group(group));
+                }
+                other => out.push(other),
+            }
+        }
+        out.into_iter().collect()
+    }
+    walk(tokens, &names)
+}
+
+/// `tokens` with `Self` replaced by `with` (outside an impl, `Self` means nothing).
+fn replace_self(tokens: TokenStream, with: &TokenStream) -> TokenStream {
+    tokens
+        .into_iter()
+        .flat_map(|token| -> Vec<TokenTree> {
+            match token {
+                TokenTree::Ident(i) if i == "Self" => with.clone().into_iter().collect(),
+                TokenTree::Group(g) => {
+                    let mut group =
+                        proc_macro2::Group::new(g.delimiter(), replace_self(g.stream(), with));
+                    group.set_span(g.span());
+                    vec![TokenTree::Group(group)]
+                }
+                other => vec![other],
+            }
+        })
+        .collect()
 }
 
 /// The name of the private trait holding the functions a layout points to.

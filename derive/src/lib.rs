@@ -39,17 +39,26 @@
 //! - Generics: each type parameter named by a decoded field's type is bounded by
 //!   `Decode`, every other one by `'static`; the type of a field filled by
 //!   `Default::default()` gets a `FieldTy: Default` predicate when it names a generic
-//!   parameter. Existing bounds and where clauses are kept. Lifetime parameters are
-//!   rejected, since `Decode: 'static`.
+//!   parameter. Existing bounds and where clauses are kept. Type parameters must
+//!   be owned types (`Decode`); lifetime parameters are supported (see below).
 //!
 //! Generated code names items only through `::jitson::__private`, which the facade
 //! re-exports from `jitson-core`.
 //!
 //! # Not supported
 //!
-//! Unions, `#[repr(packed)]` structs and types with lifetime parameters are
-//! compile errors, as are the serde attributes listed as rejected in
-//! [`Decode`](macro@Decode).
+//! Unions and `#[repr(packed)]` structs are compile errors, as are the serde
+//! attributes listed as rejected in [`Decode`](macro@Decode).
+//!
+//! # Lifetimes
+//!
+//! The output implements `HasLayout` (the layout, whose `Static` type is the
+//! input type with its lifetimes `'static`: one identity, so one compile, per
+//! type) and `DecodeBorrowed<'__jitson_de>` for every `'__jitson_de` that outlives
+//! the type's lifetime parameters. A generated `__jitson_check_borrows` function
+//! proves, under the same bounds, that every decoded field type is
+//! `DecodeBorrowed<'__jitson_de>` too, so a `&'static str` field (which would
+//! outlive the input) does not compile.
 
 mod attr;
 mod case;

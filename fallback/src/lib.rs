@@ -331,6 +331,7 @@ impl<'a> Parser<'a> {
                 Kind::F64 => self.decode_float::<f64>(layout, dst),
                 Kind::Char => self.decode_char(layout, dst),
                 Kind::String(s) => self.decode_string(layout, s, dst),
+                Kind::BorrowedStr(s) => self.decode_borrowed_str(layout, s, dst),
                 Kind::RawValue(s) => self.decode_raw(s, dst),
                 Kind::Ignored => self.ignore_value(),
                 Kind::Option(o) => self.decode_option(o, dst),

@@ -578,6 +578,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             | Kind::Newtype(_)
             | Kind::I128
             | Kind::U128
+            | Kind::BorrowedStr(_)
             | Kind::Convert(_)
             | Kind::Serde(_)
             | Kind::Map(_)
@@ -609,6 +610,7 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
         Kind::Serde(_) => "fields decoded through serde run in the interpreter",
         Kind::Map(_) => "maps with keys parsed from their text are not lowered",
         Kind::I128 | Kind::U128 => "128-bit integers are not lowered",
+        Kind::BorrowedStr(_) => "borrowed strings are not lowered",
         _ => "ignored values are skipped by the interpreter",
     }
 }

@@ -89,7 +89,7 @@ type TwoFunctions = Option<Box<Vec<u64>>>;
 #[test]
 fn scattered_chunks_are_a_compile_error_not_a_panic() {
     let result = compile(
-        <TwoFunctions as Decode>::LAYOUT,
+        <TwoFunctions as jitson_core::HasLayout>::LAYOUT,
         CompileOptions {
             dump_dir: None,
             memory_provider: Some(Box::new(Scattered::new())),
@@ -112,7 +112,11 @@ type Large = std::collections::HashMap<String, Vec<Option<Box<[Vec<String>; 3]>>
 
 #[test]
 fn an_exhausted_reservation_is_a_compile_error() {
-    let full = compile(<Large as Decode>::LAYOUT, CompileOptions::default()).expect("compiles");
+    let full = compile(
+        <Large as jitson_core::HasLayout>::LAYOUT,
+        CompileOptions::default(),
+    )
+    .expect("compiles");
     assert!(
         full.code_bytes > region::page::size(),
         "{}",
@@ -120,7 +124,7 @@ fn an_exhausted_reservation_is_a_compile_error() {
     );
     // A reservation of one page cannot hold it.
     let result = compile(
-        <Large as Decode>::LAYOUT,
+        <Large as jitson_core::HasLayout>::LAYOUT,
         CompileOptions {
             dump_dir: None,
             memory_provider: Some(Box::new(ArenaMemoryProvider::new_with_size(1).unwrap())),
@@ -138,8 +142,11 @@ fn an_exhausted_reservation_is_a_compile_error() {
 
 #[test]
 fn the_default_arena_compiles_and_runs() {
-    let compiled =
-        compile(<TwoFunctions as Decode>::LAYOUT, CompileOptions::default()).expect("compiles");
+    let compiled = compile(
+        <TwoFunctions as jitson_core::HasLayout>::LAYOUT,
+        CompileOptions::default(),
+    )
+    .expect("compiles");
     let input = b"[1, 2, 3]";
     let mut state = JitState::new(input, 128, true);
     let mut out = std::mem::MaybeUninit::<TwoFunctions>::uninit();

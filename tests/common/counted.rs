@@ -3,8 +3,6 @@
 
 use std::cell::Cell;
 
-use jitson::Decode;
-
 thread_local! {
     /// Per thread, so tests running in parallel do not disturb each other's counts
     /// (decoding and dropping happen on the caller's thread).
@@ -40,7 +38,8 @@ unsafe extern "C" fn write_counted(dst: *mut u8, ptr: *const u8, len: usize) {
 
 // SAFETY: `write_counted` writes a whole Counted; size, alignment and drop come from
 // the type.
-unsafe impl Decode for Counted {
+unsafe impl jitson::HasLayout for Counted {
+    type Static = Self;
     const LAYOUT: &'static jitson::__private::TypeLayout =
         &jitson::__private::TypeLayout::of::<Counted>(
             "a string",
@@ -49,3 +48,6 @@ unsafe impl Decode for Counted {
             }),
         );
 }
+
+// SAFETY: Counted owns its data.
+unsafe impl<'de> jitson::DecodeBorrowed<'de> for Counted {}

@@ -505,7 +505,7 @@ fn may_start(layout: &TypeLayout, b: u8, depth: u32) -> bool {
         | Kind::U128
         | Kind::F32
         | Kind::F64 => number,
-        Kind::Char | Kind::String(_) => b == b'"',
+        Kind::Char | Kind::String(_) | Kind::BorrowedStr(_) => b == b'"',
         Kind::Option(o) => b == b'n' || may_start((o.some)(), b, depth + 1),
         Kind::Box(x) => may_start((x.inner)(), b, depth + 1),
         Kind::Newtype(n) => may_start((n.inner)(), b, depth + 1),

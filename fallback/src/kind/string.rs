@@ -1,7 +1,7 @@
 //! Strings, chars and raw captures. Twin: `jit/src/kind/string.rs`.
 
-use jitson_core::error::{Error, ErrorCode};
-use jitson_core::layout::{StringLayout, TypeLayout};
+use jitson_core::error::{Error, ErrorCode, Found};
+use jitson_core::layout::{BorrowedStrLayout, StringLayout, TypeLayout};
 use jitson_core::text::{self, StrText};
 
 use crate::Parser;
@@ -103,6 +103,47 @@ impl Parser<'_> {
         // SAFETY: a validated JSON value is UTF-8 (non-ASCII bytes can only occur in
         // strings, which were validated); `dst` is as the caller guarantees.
         unsafe { (raw.write)(dst, text.as_ptr(), text.len()) };
+        Ok(())
+    }
+
+    /// A JSON string borrowed from the input (`&'de str`, `Cow<'de, str>`): the
+    /// text in place when it has no escapes; with escapes an owned copy for a
+    /// `Cow`, and for `&str` an invalid type (serde_json: "expected a borrowed
+    /// string").
+    ///
+    /// # Safety
+    /// `dst` is valid for a write of the layout's type, and the input outlives
+    /// the decoded value (the `DecodeBorrowed` contract of the decoded type).
+    pub(crate) unsafe fn decode_borrowed_str(
+        &mut self,
+        layout: &'static TypeLayout,
+        bs: &BorrowedStrLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        if self.peek_value()? != b'"' {
+            return Err(self.invalid_type(layout.expecting));
+        }
+        let start = self.pos;
+        match self.parse_str_located()? {
+            // SAFETY: the text lies in the input, which outlives the value (the
+            // caller's guarantee), and is valid UTF-8 (checked or `&str` input).
+            StrText::Borrowed { start: s, end: e } => unsafe {
+                (bs.borrow)(dst, self.input[s..].as_ptr(), e - s)
+            },
+            StrText::Scratch => match bs.own {
+                // SAFETY: the unescaped text is valid UTF-8, copied by `own`.
+                Some(own) => unsafe { own(dst, self.scratch.as_ptr(), self.scratch.len()) },
+                None => {
+                    return Err(self.error(
+                        ErrorCode::InvalidType {
+                            found: Found::String,
+                            expected: layout.expecting,
+                        },
+                        start,
+                    ));
+                }
+            },
+        }
         Ok(())
     }
 }
