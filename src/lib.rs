@@ -69,7 +69,7 @@
 //!
 //! # Backends
 //!
-//! `#[derive(Decode)]` describes a type as a [`TypeLayout`](__private::TypeLayout):
+//! `#[derive(Decode)]` describes a type as a [`TypeLayout`]:
 //! size, alignment, and per field its JSON name, byte offset and kind. A backend
 //! turns that description into a decoder:
 //!
