@@ -206,6 +206,31 @@ struct Config {
     triple: (u8, String, bool),
     maybe: Maybe,
     by_name: HashMap<String, (i32, Option<Port>)>,
+    shards: BTreeMap<u32, String>,
+    allowed: std::collections::BTreeSet<String>,
+    quota: u128,
+    port: std::num::NonZeroU16,
+    bind: std::net::IpAddr,
+    // The escape hatch needs the `serde` feature (on by default).
+    #[cfg(feature = "serde")]
+    #[serde(with = "seconds")]
+    ttl: std::time::Duration,
+}
+
+/// A `with` module, as serde users write them: a number of seconds.
+mod seconds {
+    use serde::{Deserialize, Deserializer};
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<std::time::Duration, D::Error> {
+        u64::deserialize(d).map(std::time::Duration::from_secs)
+    }
+
+    pub fn serialize<S: serde::Serializer>(
+        d: &std::time::Duration,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_secs())
+    }
 }
 
 const CONFIG: &str = r#"{
@@ -224,7 +249,13 @@ const CONFIG: &str = r#"{
   "marker": null,
   "triple": [1, "two", true],
   "maybe": 5,
-  "by_name": {"a": [1, null], "b": [-2, 7]}
+  "by_name": {"a": [1, null], "b": [-2, 7]},
+  "shards": {"0": "a", "4294967295": "z"},
+  "allowed": ["x", "y", "x"],
+  "quota": 340282366920938463463374607431768211455,
+  "port": 8443,
+  "bind": "::ffff:10.0.0.1",
+  "ttl": 30
 }"#;
 
 #[test]
