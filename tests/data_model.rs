@@ -218,6 +218,7 @@ struct Config {
 }
 
 /// A `with` module, as serde users write them: a number of seconds.
+#[cfg(feature = "serde")]
 mod seconds {
     use serde::{Deserialize, Deserializer};
 
