@@ -116,22 +116,29 @@ pub enum ErrorCode {
     /// The thread's stack would not hold another level of nesting (see
     /// [`crate::stack`]); a depth error, reported before the depth limit.
     StackExhausted,
+    /// `value` is the scalar found, as serde writes it in messages (`"2"` for a
+    /// string, `` `5` `` for a number or bool), `None` for null, arrays, objects.
     InvalidType {
         found: Found,
         expected: &'static str,
+        value: Option<Box<str>>,
     },
     /// A value that cannot start an enum (serde_json files this under syntax).
     InvalidEnumType {
         found: Found,
         expected: &'static str,
+        value: Option<Box<str>>,
     },
     IntOutOfRange {
         expected: &'static str,
+        value: i128,
     },
     NotOneChar,
+    /// `expected` is serde's list of the names (see [`expected_names`]).
     UnknownVariant {
         variant: Box<str>,
         enum_name: &'static str,
+        expected: Box<str>,
     },
     InvalidLength {
         expected: usize,
@@ -161,7 +168,11 @@ pub enum ErrorCode {
         expected: usize,
     },
     MissingField(&'static str),
-    UnknownField(Box<str>),
+    /// `expected` is serde's list of the field names (see [`expected_names`]).
+    UnknownField {
+        name: Box<str>,
+        expected: Box<str>,
+    },
     DuplicateField(&'static str),
     /// User code panicked; the facade resumes the panic instead of returning this.
     Panicked,
@@ -206,7 +217,7 @@ impl ErrorCode {
                 ErrorKind::InvalidLength
             }
             MissingField(_) => ErrorKind::MissingField,
-            UnknownField(_) => ErrorKind::UnknownField,
+            UnknownField { .. } => ErrorKind::UnknownField,
             DuplicateField(_) => ErrorKind::DuplicateField,
             BackendUnavailable(_) => ErrorKind::BackendUnavailable,
         }
@@ -270,14 +281,30 @@ impl fmt::Display for ErrorCode {
             StackExhausted => {
                 f.write_str("recursion limit exceeded: the thread's stack is nearly full")
             }
-            InvalidType { found, expected } | InvalidEnumType { found, expected } => {
-                write!(f, "invalid type: {}, expected {expected}", found.describe())
+            InvalidType {
+                found,
+                expected,
+                value,
             }
-            IntOutOfRange { expected } => write!(f, "number out of range for {expected}"),
+            | InvalidEnumType {
+                found,
+                expected,
+                value,
+            } => match value {
+                Some(value) => write!(
+                    f,
+                    "invalid type: {} {value}, expected {expected}",
+                    found.describe()
+                ),
+                None => write!(f, "invalid type: {}, expected {expected}", found.describe()),
+            },
+            IntOutOfRange { expected, value } => {
+                write!(f, "invalid value: integer `{value}`, expected {expected}")
+            }
             NotOneChar => f.write_str("invalid value: expected a string of exactly one character"),
-            UnknownVariant { variant, enum_name } => {
-                write!(f, "unknown variant `{variant}` of enum {enum_name}")
-            }
+            UnknownVariant {
+                variant, expected, ..
+            } => write!(f, "unknown variant `{variant}`, {expected}"),
             InvalidLength { expected, found } => {
                 write!(
                     f,
@@ -303,12 +330,29 @@ impl fmt::Display for ErrorCode {
                 )
             }
             MissingField(name) => write!(f, "missing field `{name}`"),
-            UnknownField(name) => write!(f, "unknown field `{name}`"),
+            UnknownField { name, expected } => write!(f, "unknown field `{name}`, {expected}"),
             DuplicateField(name) => write!(f, "duplicate field `{name}`"),
             Panicked => f.write_str("user code panicked during decoding"),
             BackendUnavailable(why) => write!(f, "backend unavailable: {why}"),
         }
     }
+}
+
+/// serde's words for what a name could have been: "expected `a`", "expected `a`
+/// or `b`", "expected one of `a`, `b`, `c`", or "there are no {what}" when there
+/// is nothing (`what`: "fields", "variants").
+pub fn expected_names<'a>(names: impl IntoIterator<Item = &'a str>, what: &str) -> Box<str> {
+    let names: Vec<&str> = names.into_iter().collect();
+    match names.as_slice() {
+        [] => format!("there are no {what}"),
+        [one] => format!("expected `{one}`"),
+        [a, b] => format!("expected `{a}` or `{b}`"),
+        many => {
+            let list: Vec<String> = many.iter().map(|n| format!("`{n}`")).collect();
+            format!("expected one of {}", list.join(", "))
+        }
+    }
+    .into_boxed_str()
 }
 
 /// One step of a JSON path.

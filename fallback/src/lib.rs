@@ -258,12 +258,13 @@ impl<'a> Parser<'a> {
 
     /// The error for a value of the wrong JSON type at `self.pos`. Like serde_json,
     /// a malformed scalar is reported as the syntax error it is, so the scalar is
-    /// validated first.
+    /// validated first; a scalar's value is named in the message, as serde does.
     #[cold]
     fn invalid_type(&mut self, expected: &'static str) -> Error {
-        self.invalid_type_code(expected, |found, expected| ErrorCode::InvalidType {
+        self.invalid_type_code(expected, |found, expected, value| ErrorCode::InvalidType {
             found,
             expected,
+            value,
         })
     }
 
@@ -272,33 +273,49 @@ impl<'a> Parser<'a> {
     fn invalid_type_code(
         &mut self,
         expected: &'static str,
-        code: impl FnOnce(Found, &'static str) -> ErrorCode,
+        code: impl FnOnce(Found, &'static str, Option<Box<str>>) -> ErrorCode,
     ) -> Error {
         let input = self.input;
         let start = self.pos;
+        let quoted = |text: &str| Some(format!("`{text}`").into_boxed_str());
         let found = match input.get(start) {
             None => return self.error(ErrorCode::EofWhileParsingValue, input.len()),
-            Some(b'n') => text::parse_ident(input, start + 1, b"ull").map(|_| Found::Null),
-            Some(b't') => text::parse_ident(input, start + 1, b"rue").map(|_| Found::Bool),
-            Some(b'f') => text::parse_ident(input, start + 1, b"alse").map(|_| Found::Bool),
+            Some(b'n') => text::parse_ident(input, start + 1, b"ull").map(|_| (Found::Null, None)),
+            Some(b't') => {
+                text::parse_ident(input, start + 1, b"rue").map(|_| (Found::Bool, quoted("true")))
+            }
+            Some(b'f') => {
+                text::parse_ident(input, start + 1, b"alse").map(|_| (Found::Bool, quoted("false")))
+            }
             Some(b'"') => {
-                text::ignore_str(input, start + 1, self.validate_utf8).map(|_| Found::String)
+                let mut scratch = Vec::new();
+                text::parse_str(input, start + 1, &mut scratch, self.validate_utf8).map(
+                    |(located, _)| {
+                        let bytes = match located {
+                            text::StrText::Borrowed { start, end } => &input[start..end],
+                            text::StrText::Scratch => &scratch[..],
+                        };
+                        let text = String::from_utf8_lossy(bytes);
+                        (Found::String, Some(format!("{text:?}").into_boxed_str()))
+                    },
+                )
             }
             // serde_json evaluates the number before reporting its type, so an
             // infinite float is reported as out of range.
             Some(b'-' | b'0'..=b'9') => text::scan_number(input, start).and_then(|n| {
                 if n.is_json_integer() {
-                    Ok(Found::Integer)
+                    Ok((Found::Integer, quoted(&n.integer().to_string())))
                 } else {
-                    n.to_f64(input).map(|_| Found::Float)
+                    n.to_f64(input)
+                        .map(|f| (Found::Float, quoted(&float_text(f))))
                 }
             }),
-            Some(b'[') => Ok(Found::Array),
-            Some(b'{') => Ok(Found::Object),
+            Some(b'[') => Ok((Found::Array, None)),
+            Some(b'{') => Ok((Found::Object, None)),
             Some(_) => Err((ErrorCode::ExpectedSomeValue, start)),
         };
         match found {
-            Ok(found) => self.error(code(found, expected), start),
+            Ok((found, value)) => self.error(code(found, expected, value), start),
             Err(e) => self.lex_error(e),
         }
     }
@@ -410,6 +427,17 @@ unsafe extern "C" fn decode_slot(ctx: *mut c_void, slot: *mut u8) -> bool {
                 false
             }
         }
+    }
+}
+
+/// A float as serde writes it in messages: always with a decimal point or an
+/// exponent (`1.0`, `1e300`).
+fn float_text(f: f64) -> String {
+    let text = f.to_string();
+    if text.contains(['.', 'e', 'E']) || !f.is_finite() {
+        text
+    } else {
+        format!("{text}.0")
     }
 }
 

@@ -104,6 +104,6 @@ pub fn validates_skipped_text(e: &Error) -> bool {
 /// internally or adjacently tagged enum (whose layouts expect "struct ...",
 /// "struct variant ..." and "enum ...").
 pub fn is_struct_from_array(e: &Error) -> bool {
-    matches!(e.code(), ErrorCode::InvalidType { found: Found::Array, expected }
+    matches!(e.code(), ErrorCode::InvalidType { found: Found::Array, expected, .. }
         if expected.starts_with("struct ") || expected.starts_with("enum "))
 }

@@ -10,7 +10,7 @@
 //! Untagged variants are tried in declaration order on the same span, as serde
 //! does, but only those whose payload can start with the value's first byte.
 
-use jitson_core::error::{Category, Error, ErrorCode, Found, PathSegment};
+use jitson_core::error::{Category, Error, ErrorCode, Found, PathSegment, expected_names};
 use jitson_core::layout::{EnumLayout, Kind, Payload, Tagging, TypeLayout};
 use jitson_core::text;
 
@@ -63,6 +63,7 @@ impl Parser<'_> {
                             ErrorCode::InvalidType {
                                 found: Found::UnitVariant,
                                 expected: payload.describe(),
+                                value: None,
                             },
                             start,
                         ));
@@ -89,8 +90,12 @@ impl Parser<'_> {
     #[cold]
     fn invalid_enum_type(&mut self, expected: &'static str) -> Error {
         let start = self.pos;
-        let error = self.invalid_type_code(expected, |found, expected| {
-            ErrorCode::InvalidEnumType { found, expected }
+        let error = self.invalid_type_code(expected, |found, expected, value| {
+            ErrorCode::InvalidEnumType {
+                found,
+                expected,
+                value,
+            }
         });
         match error.code() {
             ErrorCode::InvalidEnumType { .. } => error,
@@ -106,10 +111,12 @@ impl Parser<'_> {
             Some(i) => Ok(i),
             None => {
                 let variant = String::from_utf8_lossy(name).into();
+                let expected = expected_names(en.variants.iter().map(|v| v.name), "variants");
                 Err(self.error(
                     ErrorCode::UnknownVariant {
                         variant,
                         enum_name: en.name,
+                        expected,
                     },
                     start,
                 ))
@@ -377,7 +384,8 @@ impl Parser<'_> {
             let (is_tag, is_content) = (key == tag.as_bytes(), key == content.as_bytes());
             if !is_tag && !is_content && en.deny_unknown_fields {
                 let name = String::from_utf8_lossy(key).into();
-                return Err(self.error(ErrorCode::UnknownField(name), key_start));
+                let expected = expected_names([tag, content], "fields");
+                return Err(self.error(ErrorCode::UnknownField { name, expected }, key_start));
             }
             self.parse_object_colon()?;
             if is_tag {

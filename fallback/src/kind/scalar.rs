@@ -63,6 +63,7 @@ impl Parser<'_> {
             return Err(self.error(
                 ErrorCode::IntOutOfRange {
                     expected: layout.expecting,
+                    value: n.integer(),
                 },
                 n.start,
             ));

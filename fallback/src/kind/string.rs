@@ -134,10 +134,13 @@ impl Parser<'_> {
                 // SAFETY: the unescaped text is valid UTF-8, copied by `own`.
                 Some(own) => unsafe { own(dst, self.scratch.as_ptr(), self.scratch.len()) },
                 None => {
+                    let text = String::from_utf8_lossy(&self.scratch);
+                    let value = Some(format!("{text:?}").into_boxed_str());
                     return Err(self.error(
                         ErrorCode::InvalidType {
                             found: Found::String,
                             expected: layout.expecting,
+                            value,
                         },
                         start,
                     ));

@@ -6,7 +6,7 @@
 //! of fields written serves duplicate detection, missing-field detection and, on
 //! error, dropping exactly what was written.
 
-use jitson_core::error::{Error, ErrorCode, PathSegment};
+use jitson_core::error::{Error, ErrorCode, PathSegment, expected_names};
 use jitson_core::layout::{Field, Kind, MapLayout, SkippedField, StructLayout, TypeLayout};
 use jitson_core::text::StrText;
 
@@ -134,7 +134,7 @@ impl Parser<'_> {
                 }
                 None if st.deny_unknown_fields => {
                     let name = String::from_utf8_lossy(key).into();
-                    return Err(self.error(ErrorCode::UnknownField(name), key_start));
+                    return Err(self.error(unknown_field(name, st.fields), key_start));
                 }
                 None => {
                     self.parse_object_colon()?;
@@ -190,6 +190,13 @@ impl Parser<'_> {
         }
         Ok(())
     }
+}
+
+/// The error for a key naming none of `fields`, with serde's list of them.
+#[cold]
+fn unknown_field(name: Box<str>, fields: &[Field]) -> ErrorCode {
+    let expected = expected_names(fields.iter().map(|f| f.name), "fields");
+    ErrorCode::UnknownField { name, expected }
 }
 
 /// The index of the field `key` names: `guess` first, then all in order.
@@ -421,7 +428,9 @@ impl Parser<'_> {
                 }
             } else if st.deny_unknown_fields {
                 let name = String::from_utf8_lossy(&key).into();
-                return Err(self.error(ErrorCode::UnknownField(name), key_start));
+                let fields = targets.iter().flat_map(|t| t.st.fields);
+                let expected = expected_names(fields.map(|f| f.name), "fields");
+                return Err(self.error(ErrorCode::UnknownField { name, expected }, key_start));
             } else {
                 self.ignore_value()?;
             }
