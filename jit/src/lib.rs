@@ -237,6 +237,16 @@ fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
             Kind::Map(m) if m.has_text_keys() => stack.push(((m.value)(), true)),
             Kind::Array(a) => stack.push(((a.elem)(), false)),
             Kind::Newtype(n) if n.skipped.is_empty() => stack.push(((n.inner)(), false)),
+            // An externally tagged enum's payloads are decoded by their own
+            // functions, which `decode_variant` calls back.
+            Kind::Enum(e) if e.tagging == jitson_core::layout::Tagging::External => {
+                stack.extend(
+                    e.variants
+                        .iter()
+                        .filter_map(|v| v.payload.layout())
+                        .map(|l| (l, true)),
+                );
+            }
             Kind::Tuple(t) if t.skipped.is_empty() => {
                 stack.extend(t.elems.iter().map(|e| ((e.layout)(), false)));
             }

@@ -560,7 +560,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             Kind::Vec(v) => self.emit_vec(layout, v, dst, unwind),
             Kind::Struct(_) => self.emit_call_function(layout, dst, unwind),
             Kind::Map(m) if m.has_text_keys() => self.emit_map(layout, m, dst, unwind),
-            Kind::Enum(e) if e.is_unit_only() && e.tagging == Tagging::External => {
+            Kind::Enum(e) if e.tagging == Tagging::External => {
                 self.emit_enum(layout, e, dst, unwind)
             }
             Kind::Array(a) => self.emit_array(layout, a, dst, unwind),
@@ -602,7 +602,7 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
     match kind {
         Kind::Char => "char is not lowered",
         Kind::RawValue(_) => "RawValue is not lowered",
-        Kind::Enum(_) => "enums with data or tags are not lowered",
+        Kind::Enum(_) => "internally, adjacently tagged and untagged enums are not lowered",
         Kind::Tuple(_) => "tuples with skipped fields are not lowered",
         Kind::Newtype(_) => "newtypes with skipped fields are not lowered",
         Kind::Unit => "unit types are not lowered",

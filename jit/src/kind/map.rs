@@ -1,17 +1,13 @@
-//! String-keyed maps and unit enums. Twins: `fallback/src/kind/map.rs`,
-//! `fallback/src/kind/enum_.rs`.
+//! String-keyed maps. Twin: `fallback/src/kind/map.rs`.
 //!
 //! A map's loop runs in IR: keys without escapes are scanned (and checked to be
 //! UTF-8 when needed) in place, and each value is decoded by its own generated
 //! function, which the layout's `insert_with` calls back with a slot on its stack.
-//! An enum's string is scanned and matched against the variant names with wide
-//! compares. A key with escapes is parsed by a helper that inserts its value and
-//! hands the loop back (the map is never restarted); escaped variant names,
-//! `{"Variant": null}` and errors take the slow path.
+//! A key with escapes is parsed by a helper that inserts its value and
+//! hands the loop back (the map is never restarted); errors take the slow path.
 
-use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
-use jitson_core::layout::{EnumLayout, MapLayout, TypeLayout};
+use jitson_core::layout::{MapLayout, TypeLayout};
 
 use crate::helpers;
 use crate::translate::{FnTranslator, PTR};
@@ -126,58 +122,6 @@ impl FnTranslator<'_, '_> {
             self.store_depth(depth);
             self.b.ins().jump(target, &[]);
         }
-
-        self.b.switch_to_block(slow);
-        self.emit_interpret(layout, dst, start, cont, unwind);
-        self.b.switch_to_block(cont);
-    }
-
-    pub(crate) fn emit_enum(
-        &mut self,
-        layout: &'static TypeLayout,
-        en: &EnumLayout,
-        dst: Value,
-        unwind: Block,
-    ) {
-        let start = self.get_pos();
-        let (slow, cont) = (self.b.create_block(), self.b.create_block());
-        let c = self.peek_or(slow);
-        self.expect_byte(c, b'"', slow);
-        self.advance(1);
-        let text_start = self.get_pos();
-        let (end, _high) = self.emit_scan_plain_string(slow);
-        let len = self.b.ins().isub(end, text_start);
-        let names = en.variants.iter().enumerate().flat_map(|(i, v)| {
-            std::iter::once(v.name)
-                .chain(v.aliases.iter().copied())
-                .map(move |name| (name, i))
-        });
-        for (name, index) in names {
-            // Raw bytes equal to a name containing `"`, `\` or a control byte
-            // cannot occur in a string without escapes, so every name is safe here.
-            let (same_len, matched, next) = (
-                self.b.create_block(),
-                self.b.create_block(),
-                self.b.create_block(),
-            );
-            let is_len = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::Equal, len, name.len() as i64);
-            self.b.ins().brif(is_len, same_len, &[], next, &[]);
-            self.b.switch_to_block(same_len);
-            let eq = self.bytes_equal(text_start, name.as_bytes());
-            self.b.ins().brif(eq, matched, &[], next, &[]);
-            self.b.switch_to_block(matched);
-            let after = self.b.ins().iadd_imm_s(end, 1);
-            self.set_pos(after);
-            let index = self.b.ins().iconst(PTR, index as i64);
-            self.call_addr(en.write as usize, &[PTR, PTR], None, &[dst, index]);
-            self.b.ins().jump(cont, &[]);
-            self.b.switch_to_block(next);
-        }
-        // An unknown name (or a name only reachable through escapes).
-        self.b.ins().jump(slow, &[]);
 
         self.b.switch_to_block(slow);
         self.emit_interpret(layout, dst, start, cont, unwind);
