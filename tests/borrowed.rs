@@ -150,4 +150,12 @@ fn a_borrowing_type_compiles_once() {
         .decode_str(&owned)
         .unwrap();
     assert_eq!(jitson::stats().layouts_compiled, before);
+    // Borrowed strings are compiled, not handed to the interpreter.
+    let handed = jitson::stats().interpreted_layouts;
+    assert!(
+        !handed
+            .iter()
+            .any(|(ty, _)| ty == "&str" || ty == "alloc::borrow::Cow<str>"),
+        "{handed:?}"
+    );
 }

@@ -555,6 +555,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             | Kind::U64 => self.emit_int(layout, dst, unwind),
             Kind::F32 | Kind::F64 => self.emit_float(layout, dst, unwind),
             Kind::String(s) => self.emit_string(s, dst, unwind),
+            Kind::BorrowedStr(s) => self.emit_borrowed_str(layout, s, dst, unwind),
             Kind::Option(o) => self.emit_option(layout, o, dst, unwind),
             Kind::Box(bx) => self.emit_box(bx, dst, unwind),
             Kind::Vec(v) => self.emit_vec(layout, v, dst, unwind),
@@ -578,7 +579,6 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             | Kind::Newtype(_)
             | Kind::I128
             | Kind::U128
-            | Kind::BorrowedStr(_)
             | Kind::Convert(_)
             | Kind::Serde(_)
             | Kind::Map(_)
@@ -610,7 +610,6 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
         Kind::Serde(_) => "fields decoded through serde run in the interpreter",
         Kind::Map(_) => "maps with keys parsed from their text are not lowered",
         Kind::I128 | Kind::U128 => "128-bit integers are not lowered",
-        Kind::BorrowedStr(_) => "borrowed strings are not lowered",
         _ => "ignored values are skipped by the interpreter",
     }
 }

@@ -10,7 +10,7 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
-use jitson_core::layout::StringLayout;
+use jitson_core::layout::{BorrowedStrLayout, StringLayout, TypeLayout};
 
 use crate::helpers;
 use crate::translate::{FnTranslator, PTR, STATE_VALIDATE, input_flags, offset_of, state_flags};
@@ -294,6 +294,55 @@ impl FnTranslator<'_, '_> {
             .expect("returns bool");
         self.load_pos();
         self.b.ins().brif(ok, cont, &[], unwind, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// `&'de str` / `Cow<'de, str>`: as `emit_string`, but the fast path stores a
+    /// reference to the text in place (the input outlives the value: the decoded
+    /// type's `DecodeBorrowed` bound). With escapes a `Cow` takes an owned copy
+    /// through the string helper; a `&str` goes to the interpreter, for its error.
+    pub(crate) fn emit_borrowed_str(
+        &mut self,
+        layout: &'static TypeLayout,
+        bs: &BorrowedStrLayout,
+        dst: Value,
+        unwind: Block,
+    ) {
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        let c = self.peek_or(slow);
+        self.expect_byte(c, b'"', slow);
+        self.advance(1);
+        let text_start = self.get_pos();
+        let (end, high) = self.emit_scan_plain_string(slow);
+        self.emit_check_utf8(text_start, end, high, slow);
+        let ptr = self.b.ins().iadd(self.input, text_start);
+        let len = self.b.ins().isub(end, text_start);
+        self.call_addr(bs.borrow as usize, &[PTR, PTR, PTR], None, &[dst, ptr, len]);
+        let after = self.b.ins().iadd_imm_s(end, 1);
+        self.set_pos(after);
+        self.b.ins().jump(cont, &[]);
+
+        self.b.switch_to_block(slow);
+        self.b.set_cold_block(slow);
+        match bs.own {
+            Some(own) => {
+                self.set_pos(start);
+                self.store_pos();
+                let write = self.b.ins().iconst(PTR, own as usize as i64);
+                let ok = self
+                    .call_addr(
+                        helpers::decode_string as *const () as usize,
+                        &[PTR, PTR, PTR],
+                        Some(types::I8),
+                        &[self.state, write, dst],
+                    )
+                    .expect("returns bool");
+                self.load_pos();
+                self.b.ins().brif(ok, cont, &[], unwind, &[]);
+            }
+            None => self.emit_interpret(layout, dst, start, cont, unwind),
+        }
         self.b.switch_to_block(cont);
     }
 }
