@@ -600,6 +600,84 @@ fn key_order_table(twitter: &[u8], rounds: usize) {
     println!("(times relative to the JIT on the keys as given, declaration-order speculation)\n");
 }
 
+/// The push events decoded into a model that borrows its strings
+/// (`everyday::PushEventRef`, `Cow<'a, str>` with `#[serde(borrow)]`): ns/op and
+/// allocations per document for jitson and the serde-based decoders, all
+/// borrowing what they can.
+fn borrowed_table(events: &[Vec<u8>], rounds: usize) {
+    use everyday::PushEventRef;
+    type Borrowing = Box<dyn for<'a> Fn(&'a [u8]) -> PushEventRef<'a>>;
+    let jit = Decoder::<PushEventRef<'_>>::with_backend(Backend::Jit);
+    let jit_ok = jit.warm_up().is_ok();
+    let mut contenders: Vec<(&str, Borrowing)> = vec![
+        (
+            "jitson::from_slice/interpreter",
+            Box::new(|d| {
+                Decoder::<PushEventRef<'_>>::with_backend(Backend::Interpreter)
+                    .decode_slice(d)
+                    .unwrap()
+            }),
+        ),
+        (
+            "serde_json::from_slice",
+            Box::new(|d| serde_json::from_slice(d).unwrap()),
+        ),
+        (
+            "sonic_rs::from_slice",
+            Box::new(|d| sonic_rs::from_slice(d).unwrap()),
+        ),
+    ];
+    if jit_ok {
+        contenders.insert(
+            0,
+            (
+                "jitson::from_slice/jit",
+                Box::new(move |d| jit.decode_slice(d).unwrap()),
+            ),
+        );
+    }
+    for doc in events {
+        let expected: PushEventRef<'_> = serde_json::from_slice(doc).unwrap();
+        for (name, decode) in &contenders {
+            assert!(decode(doc) == expected, "{name} differs from serde_json");
+        }
+    }
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); contenders.len()];
+    for _ in 0..rounds {
+        for (i, (_, decode)) in contenders.iter().enumerate() {
+            let start = Instant::now();
+            for doc in events {
+                black_box(decode(black_box(doc)));
+            }
+            times[i].push(start.elapsed().as_secs_f64() / events.len() as f64);
+        }
+    }
+    let base = {
+        let i = contenders
+            .iter()
+            .position(|(n, _)| *n == "serde_json::from_slice")
+            .unwrap();
+        median(&mut times[i].clone())
+    };
+    println!(
+        "| push event into `PushEventRef<'a>` (Cow<'a, str>, borrowed) | ns/op | allocs/op | owned/op | vs serde_json::from_slice |\n|---|---:|---:|---:|---:|"
+    );
+    for (i, (name, decode)) in contenders.iter().enumerate() {
+        let (kept, count) = count_allocs(|| events.iter().map(|d| decode(d)).collect::<Vec<_>>());
+        drop(kept);
+        let m = median(&mut times[i]);
+        let n = events.len() as f64;
+        println!(
+            "| {name} | {:.0} | {} | {} | {:.2}x |",
+            m * 1e9,
+            per_op(count.allocs as f64 / n),
+            per_op(count.live as f64 / n),
+            base / m
+        );
+    }
+    println!("(owned/op counts the kept vector of results too: one block per 1,000 documents.)\n");
+}
+
 /// `n` generated values serialised one document each.
 fn generate<T: Serialize>(n: u64, seed: u64, make: impl Fn(&mut Rng, u64) -> T) -> Vec<Vec<u8>> {
     let mut rng = Rng::new(seed);
@@ -706,6 +784,7 @@ fn main() {
         &tagged,
         rounds,
     ));
+    borrowed_table(&events, rounds);
 
     match models::corpus_dir() {
         Some(dir) => {

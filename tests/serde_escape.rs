@@ -99,3 +99,30 @@ fn raw_value_and_ignored_any_implement_serdes_traits() {
         r#"{"raw":{"a": [1, 2]}}"#
     );
 }
+
+#[test]
+fn serde_json_types_are_fields_like_any_other() {
+    #[derive(Decode, Deserialize, Debug)]
+    struct Doc {
+        any: serde_json::Value,
+        map: serde_json::Map<String, serde_json::Value>,
+        raw: Box<serde_json::value::RawValue>,
+        many: Vec<serde_json::Value>,
+    }
+    let doc = br#"{"any": {"a": [1, -2, 1.5, 18446744073709551615, 1e400]}, "map": {"k": null},
+                   "raw": [1, 2], "many": [true, "s", {}]}"#;
+    let good = br#"{"any": {"a": [1, -2, 1.5, 18446744073709551615, 0.1]}, "map": {"k": null},
+                   "raw": [1, 2], "many": [true, "s", {}]}"#;
+    let theirs: Doc = serde_json::from_slice(good).unwrap();
+    for backend in common::backends() {
+        let decoder = jitson::Decoder::<Doc>::with_backend(backend);
+        // 1e400 is out of range: both refuse it.
+        assert!(decoder.decode_slice(doc).is_err());
+        assert!(serde_json::from_slice::<Doc>(doc).is_err());
+        let ours = decoder.decode_slice(good).unwrap();
+        assert_eq!(ours.any, theirs.any);
+        assert_eq!(ours.map, theirs.map);
+        assert_eq!(ours.raw.get(), theirs.raw.get());
+        assert_eq!(ours.many, theirs.many);
+    }
+}

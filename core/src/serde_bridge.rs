@@ -97,3 +97,44 @@ impl<'de> Deserialize<'de> for IgnoredAny {
         serde::de::IgnoredAny::deserialize(deserializer).map(|_| IgnoredAny)
     }
 }
+
+/// Decodes the value's text with `T`'s serde `Deserialize` impl: the
+/// [`SerdeFn`](crate::layout::SerdeFn) of serde_json's own types below.
+///
+/// # Safety
+/// As [`decode_with_serde`].
+unsafe extern "C" fn decode_serde_owned<T: serde::de::DeserializeOwned>(
+    dst: *mut u8,
+    ptr: *const u8,
+    len: usize,
+    message: *mut Option<Box<str>>,
+) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe { decode_with_serde::<T>(dst, ptr, len, message, |de| T::deserialize(de)) }
+}
+
+/// serde_json's types, decoded by serde_json itself over the value's text (which
+/// the backend has validated and delimited): `Value`, `Map`, `Box<RawValue>`.
+macro_rules! through_serde_json {
+    ($($ty:ty => $expecting:literal;)*) => {$(
+        // SAFETY: the `SerdeFn` writes a whole value of the type; size, alignment,
+        // identity and drop come from the type itself.
+        unsafe impl crate::decode::HasLayout for $ty {
+            type Static = Self;
+            const LAYOUT: &'static crate::layout::TypeLayout =
+                &crate::layout::TypeLayout::of::<$ty>(
+                    $expecting,
+                    crate::layout::Kind::Serde(&crate::layout::SerdeLayout {
+                        decode: decode_serde_owned::<$ty>,
+                    }),
+                );
+        }
+        crate::decode::owned! { [] $ty; }
+    )*};
+}
+
+through_serde_json! {
+    serde_json::Value => "any JSON value";
+    serde_json::Map<String, serde_json::Value> => "a map";
+    Box<serde_json::value::RawValue> => "any JSON value";
+}

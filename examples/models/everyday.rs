@@ -19,6 +19,7 @@
 //! Include with `#[path = "models/everyday.rs"] mod everyday;` next to `seed`.
 #![allow(dead_code)]
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -153,6 +154,108 @@ pub struct FeatureCollection {
     #[serde(rename = "type")]
     pub kind: String,
     pub features: Vec<Feature>,
+}
+
+/// [`PushEvent`] as a model that borrows its strings from the input (`Cow`:
+/// borrowed when the text has no escapes), the way serde users avoid copying.
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+pub struct PushEventRef<'a> {
+    #[serde(rename = "ref", borrow)]
+    pub git_ref: Cow<'a, str>,
+    #[serde(borrow)]
+    pub before: Cow<'a, str>,
+    #[serde(borrow)]
+    pub after: Cow<'a, str>,
+    #[serde(borrow)]
+    pub repository: RepositoryRef<'a>,
+    #[serde(borrow)]
+    pub pusher: PersonRef<'a>,
+    #[serde(borrow)]
+    pub sender: AccountRef<'a>,
+    pub created: bool,
+    pub deleted: bool,
+    pub forced: bool,
+    #[serde(borrow)]
+    pub base_ref: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub compare: Cow<'a, str>,
+    #[serde(borrow)]
+    pub commits: Vec<CommitRef<'a>>,
+    #[serde(borrow)]
+    pub head_commit: Option<CommitRef<'a>>,
+}
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+pub struct PersonRef<'a> {
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
+    #[serde(borrow)]
+    pub email: Cow<'a, str>,
+    #[serde(borrow)]
+    pub username: Option<Cow<'a, str>>,
+}
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+pub struct AccountRef<'a> {
+    #[serde(borrow)]
+    pub login: Cow<'a, str>,
+    pub id: u64,
+    #[serde(borrow)]
+    pub avatar_url: Cow<'a, str>,
+    #[serde(borrow)]
+    pub html_url: Cow<'a, str>,
+    #[serde(rename = "type", borrow)]
+    pub kind: Cow<'a, str>,
+    pub site_admin: bool,
+}
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+pub struct RepositoryRef<'a> {
+    pub id: u64,
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
+    #[serde(borrow)]
+    pub full_name: Cow<'a, str>,
+    pub private: bool,
+    #[serde(borrow)]
+    pub owner: AccountRef<'a>,
+    #[serde(borrow)]
+    pub html_url: Cow<'a, str>,
+    #[serde(borrow)]
+    pub description: Option<Cow<'a, str>>,
+    pub fork: bool,
+    pub created_at: u64,
+    pub pushed_at: u64,
+    #[serde(borrow)]
+    pub default_branch: Cow<'a, str>,
+    pub stargazers_count: u32,
+    #[serde(borrow)]
+    pub language: Option<Cow<'a, str>>,
+}
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+pub struct CommitRef<'a> {
+    #[serde(borrow)]
+    pub id: Cow<'a, str>,
+    #[serde(borrow)]
+    pub tree_id: Cow<'a, str>,
+    pub distinct: bool,
+    #[serde(borrow)]
+    pub message: Cow<'a, str>,
+    #[serde(borrow)]
+    pub timestamp: Cow<'a, str>,
+    #[serde(borrow)]
+    pub url: Cow<'a, str>,
+    #[serde(borrow)]
+    pub author: PersonRef<'a>,
+    #[serde(borrow)]
+    pub committer: PersonRef<'a>,
+    #[serde(borrow)]
+    pub added: Vec<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub removed: Vec<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub modified: Vec<Cow<'a, str>>,
 }
 
 /// A longitude/latitude pair, as GeoJSON writes it: `[lng, lat]`.
