@@ -126,3 +126,21 @@ fn serde_json_types_are_fields_like_any_other() {
         assert_eq!(ours.many, theirs.many);
     }
 }
+
+#[test]
+fn a_flattened_json_map_catches_the_rest() {
+    #[derive(Decode, Deserialize, Debug, PartialEq)]
+    struct Package {
+        name: String,
+        #[serde(default)]
+        version: Option<String>,
+        #[serde(flatten)]
+        rest: serde_json::Map<String, serde_json::Value>,
+    }
+    let doc = br#"{"license": "MIT", "name": "x", "files": ["a", {"b": 1.5}], "private": true}"#;
+    let ours = common::decode::<Package>(doc).unwrap();
+    let theirs: Package = serde_json::from_slice(doc).unwrap();
+    assert_eq!(ours, theirs);
+    assert_eq!(ours.rest.len(), 3);
+    assert!(common::decode::<Package>(br#"{"name": "x", "extra": [1,]}"#).is_err());
+}

@@ -445,7 +445,7 @@ tuple! {
 // Maps
 
 /// The map operations jitson needs, implemented for the std maps.
-trait AnyMap<K, V>: Default {
+pub(crate) trait AnyMap<K, V>: Default {
     fn put(&mut self, key: K, value: V);
 }
 
@@ -463,7 +463,7 @@ impl<K: Ord, V> AnyMap<K, V> for BTreeMap<K, V> {
 
 /// # Safety
 /// `dst` is valid for an `M` write.
-unsafe extern "C" fn map_new<M: AnyMap<K, V>, K, V>(dst: *mut u8) -> bool {
+pub(crate) unsafe extern "C" fn map_new<M: AnyMap<K, V>, K, V>(dst: *mut u8) -> bool {
     // A map's hasher is user code: its `Default` may panic.
     crate::panic::catch(|| {
         let map = M::default();
@@ -480,7 +480,7 @@ unsafe extern "C" fn map_new<M: AnyMap<K, V>, K, V>(dst: *mut u8) -> bool {
 /// the [`SlotFn`] contract.
 ///
 /// `L` is the key's layout-bearing type (`K` up to lifetimes).
-unsafe extern "C" fn map_insert_with<M: AnyMap<K, V>, K, V, L: HasLayout>(
+pub(crate) unsafe extern "C" fn map_insert_with<M: AnyMap<K, V>, K, V, L: HasLayout>(
     map: *mut u8,
     key_ptr: *const u8,
     key_len: usize,
@@ -513,7 +513,7 @@ unsafe extern "C" fn map_insert_with<M: AnyMap<K, V>, K, V, L: HasLayout>(
 /// # Safety
 /// `map` points to a live `M`; both callbacks keep the [`SlotFn`] contract (for
 /// `K` and `V`).
-unsafe extern "C" fn map_insert<M: AnyMap<K, V>, K, V>(
+pub(crate) unsafe extern "C" fn map_insert<M: AnyMap<K, V>, K, V>(
     map: *mut u8,
     decode_key: SlotFn,
     key_ctx: *mut c_void,

@@ -135,6 +135,74 @@ macro_rules! through_serde_json {
 
 through_serde_json! {
     serde_json::Value => "any JSON value";
-    serde_json::Map<String, serde_json::Value> => "a map";
-    Box<serde_json::value::RawValue> => "any JSON value";
 }
+
+// `Map<String, Value>`: a map like any other (its keys are strings, its values
+// `Value`s), so it can also be the `#[serde(flatten)]` map that collects the
+// keys no field claims.
+impl crate::decode::AnyMap<String, serde_json::Value>
+    for serde_json::Map<String, serde_json::Value>
+{
+    fn put(&mut self, key: String, value: serde_json::Value) {
+        self.insert(key, value);
+    }
+}
+
+type JsonMap = serde_json::Map<String, serde_json::Value>;
+
+// SAFETY: the map functions operate on the map only through its API.
+unsafe impl crate::decode::HasLayout for JsonMap {
+    type Static = Self;
+    const LAYOUT: &'static crate::layout::TypeLayout = &crate::layout::TypeLayout::of::<JsonMap>(
+        "a map",
+        crate::layout::Kind::Map(&crate::layout::MapLayout {
+            key: crate::decode::layout_of::<String> as crate::layout::LayoutFn,
+            value: crate::decode::layout_of::<serde_json::Value> as crate::layout::LayoutFn,
+            new: crate::decode::map_new::<JsonMap, String, serde_json::Value>,
+            insert_with: crate::decode::map_insert_with::<JsonMap, String, serde_json::Value, String>,
+            insert: crate::decode::map_insert::<JsonMap, String, serde_json::Value>,
+        }),
+    );
+}
+crate::decode::owned! { [] JsonMap; }
+
+/// `Box<RawValue>` built directly from the validated text (serde_json's
+/// `RawValue::from_string`, no visitor).
+///
+/// # Safety
+/// `dst` is valid for a `Box<RawValue>` write; `ptr[..len]` is one valid JSON
+/// value, UTF-8, without surrounding whitespace.
+unsafe extern "C" fn write_boxed_raw(
+    dst: *mut u8,
+    ptr: *const u8,
+    len: usize,
+    message: *mut Option<Box<str>>,
+) -> bool {
+    // SAFETY: as the caller guarantees.
+    let text = unsafe { core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len)) };
+    match serde_json::value::RawValue::from_string(text.to_owned()) {
+        Ok(raw) => {
+            // SAFETY: as the caller guarantees.
+            unsafe { dst.cast::<Box<serde_json::value::RawValue>>().write(raw) };
+            true
+        }
+        Err(e) => {
+            // SAFETY: as the caller guarantees.
+            unsafe { message.write(Some(message_of(&e).into_boxed_str())) };
+            false
+        }
+    }
+}
+
+// SAFETY: `write_boxed_raw` writes a whole `Box<RawValue>`.
+unsafe impl crate::decode::HasLayout for Box<serde_json::value::RawValue> {
+    type Static = Self;
+    const LAYOUT: &'static crate::layout::TypeLayout =
+        &crate::layout::TypeLayout::of::<Box<serde_json::value::RawValue>>(
+            "any JSON value",
+            crate::layout::Kind::Serde(&crate::layout::SerdeLayout {
+                decode: write_boxed_raw,
+            }),
+        );
+}
+crate::decode::owned! { [] Box<serde_json::value::RawValue>; }
