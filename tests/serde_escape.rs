@@ -144,3 +144,75 @@ fn a_flattened_json_map_catches_the_rest() {
     assert_eq!(ours.rest.len(), 3);
     assert!(common::decode::<Package>(br#"{"name": "x", "extra": [1,]}"#).is_err());
 }
+
+/// A JSON value of every shape, as text (numbers at the edges of u64/i64/f64).
+fn json_text() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let leaf = prop_oneof![
+        Just("null".to_string()),
+        any::<bool>().prop_map(|b| b.to_string()),
+        any::<i64>().prop_map(|n| n.to_string()),
+        any::<u64>().prop_map(|n| n.to_string()),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| format!("{f:e}")),
+        prop::sample::select(vec![
+            "-0",
+            "0",
+            "-0.0",
+            "1e400",
+            "18446744073709551616",
+            "-9223372036854775809",
+            "-9223372036854775808",
+            "1.7976931348623157e308",
+            "5e-324",
+            "0.1",
+        ])
+        .prop_map(str::to_owned),
+        "\\PC{0,6}".prop_map(|s| serde_json::to_string(&s).unwrap()),
+        Just(r#""a\u00e9\ud83d\ude00\n""#.to_string()),
+    ];
+    leaf.prop_recursive(4, 32, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(|v| format!("[{}]", v.join(", "))),
+            prop::collection::vec(("[a-c]{0,2}", inner), 0..4).prop_map(|v| {
+                let members: Vec<String> = v
+                    .into_iter()
+                    .map(|(k, v)| format!("{}: {v}", serde_json::to_string(&k).unwrap()))
+                    .collect();
+                format!("{{{}}}", members.join(", "))
+            }),
+        ]
+    })
+}
+
+proptest::proptest! {
+    #[test]
+    fn values_are_built_as_serde_json_builds_them(text in json_text()) {
+        let theirs = serde_json::from_str::<serde_json::Value>(&text);
+        for backend in common::backends() {
+            let ours = jitson::Decoder::<serde_json::Value>::with_backend(backend).decode_str(&text);
+            match (&ours, &theirs) {
+                (Ok(a), Ok(b)) => proptest::prop_assert_eq!(a, b),
+                (Err(_), Err(_)) => {}
+                _ => proptest::prop_assert!(false, "{backend:?} on {text}: {ours:?} vs {theirs:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_deep_value_is_a_depth_error_not_a_stack_overflow() {
+    for depth in [100, 127, 128, 200, 100_000] {
+        let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let theirs = serde_json::from_str::<serde_json::Value>(&text);
+        for backend in common::backends() {
+            let ours =
+                jitson::Decoder::<serde_json::Value>::with_backend(backend).decode_str(&text);
+            assert_eq!(ours.is_ok(), theirs.is_ok(), "{backend:?} at depth {depth}");
+            if let Err(e) = ours {
+                assert_eq!(e.kind(), ErrorKind::DepthLimit);
+            }
+        }
+    }
+}

@@ -403,6 +403,10 @@ pub type SerdeFn = unsafe extern "C" fn(
     message: *mut Option<Box<str>>,
 ) -> bool;
 
+/// The message a [`SerdeFn`] gives when the value nests too deeply; backends
+/// report it as a depth error rather than a refused value.
+pub const DEPTH_LIMIT_MESSAGE: &str = "recursion limit exceeded";
+
 /// A field decoded through serde (see [`Kind::Serde`]).
 #[derive(Debug)]
 pub struct SerdeLayout {

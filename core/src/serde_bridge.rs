@@ -98,44 +98,171 @@ impl<'de> Deserialize<'de> for IgnoredAny {
     }
 }
 
-/// Decodes the value's text with `T`'s serde `Deserialize` impl: the
-/// [`SerdeFn`](crate::layout::SerdeFn) of serde_json's own types below.
+/// How deeply a `Value` may nest (serde_json's default recursion limit).
+const VALUE_DEPTH_LIMIT: usize = 127;
+
+/// `Value` built directly from the validated text, as serde_json builds it (no
+/// visitor): integers as `u64` (non-negative) or `i64` (negative) when they fit,
+/// every other number as a correctly rounded `f64` (serde_json's numbers with
+/// `float_roundtrip`), objects as `Map` (a repeated key keeps the last value).
+/// Iterative, so nesting costs no stack; but nesting is limited to serde_json's
+/// 128 levels (from the value), since dropping a `Value` recurses.
+fn build_value(text: &[u8]) -> Result<serde_json::Value, String> {
+    use crate::text;
+    use serde_json::{Map, Number, Value};
+
+    /// A container being built, with the key its next value goes under.
+    enum Open {
+        Array(Vec<Value>),
+        Object(Map<String, Value>, String),
+    }
+    let lex = |e: text::LexError| format!("{}", e.0);
+    let mut scratch = Vec::new();
+    let key_text = |pos: usize, scratch: &mut Vec<u8>| -> Result<(String, usize), String> {
+        let (located, end) = text::parse_str(text, pos + 1, scratch, false).map_err(lex)?;
+        let bytes = match located {
+            text::StrText::Borrowed { start, end } => &text[start..end],
+            text::StrText::Scratch => &scratch[..],
+        };
+        Ok((String::from_utf8_lossy(bytes).into_owned(), end))
+    };
+    let mut stack: Vec<Open> = Vec::new();
+    let mut pos = 0;
+    loop {
+        pos = text::skip_ws(text, pos);
+        // One value at `pos`: a container opens (and is closed below when empty),
+        // a scalar is complete.
+        if matches!(text.get(pos), Some(b'{' | b'[')) && stack.len() >= VALUE_DEPTH_LIMIT {
+            return Err(crate::layout::DEPTH_LIMIT_MESSAGE.to_owned());
+        }
+        let mut done: Value = match text.get(pos) {
+            Some(b'{') => {
+                pos = text::skip_ws(text, pos + 1);
+                if text.get(pos) == Some(&b'}') {
+                    pos += 1;
+                    Value::Object(Map::new())
+                } else {
+                    let (key, end) = key_text(pos, &mut scratch)?;
+                    pos = text::skip_ws(text, end) + 1; // the `:`
+                    stack.push(Open::Object(Map::new(), key));
+                    continue;
+                }
+            }
+            Some(b'[') => {
+                pos = text::skip_ws(text, pos + 1);
+                if text.get(pos) == Some(&b']') {
+                    pos += 1;
+                    Value::Array(Vec::new())
+                } else {
+                    stack.push(Open::Array(Vec::new()));
+                    continue;
+                }
+            }
+            Some(b'"') => {
+                let (s, end) = key_text(pos, &mut scratch)?;
+                pos = end;
+                Value::String(s)
+            }
+            Some(b't') => {
+                pos += 4;
+                Value::Bool(true)
+            }
+            Some(b'f') => {
+                pos += 5;
+                Value::Bool(false)
+            }
+            Some(b'n') => {
+                pos += 4;
+                Value::Null
+            }
+            _ => {
+                let n = text::scan_number(text, pos).map_err(lex)?;
+                pos = n.end;
+                let number = if n.is_json_integer() {
+                    let i = n.integer();
+                    match (u64::try_from(i), i64::try_from(i)) {
+                        (Ok(u), _) => Number::from(u),
+                        (_, Ok(i)) => Number::from(i),
+                        _ => unreachable!("JSON integers fit u64 or i64"),
+                    }
+                } else {
+                    let f = n.to_f64(text).map_err(lex)?;
+                    Number::from_f64(f).ok_or("number out of range")?
+                };
+                Value::Number(number)
+            }
+        };
+        // Attach the value; close every container that ends after it.
+        loop {
+            let Some(top) = stack.last_mut() else {
+                return Ok(done);
+            };
+            pos = text::skip_ws(text, pos);
+            let more = text.get(pos) == Some(&b',');
+            pos += 1; // `,`, `]` or `}`
+            match top {
+                Open::Array(items) => items.push(done),
+                Open::Object(map, key) => {
+                    map.insert(core::mem::take(key), done);
+                    if more {
+                        pos = text::skip_ws(text, pos);
+                        let (next, end) = key_text(pos, &mut scratch)?;
+                        *key = next;
+                        pos = text::skip_ws(text, end) + 1; // the `:`
+                    }
+                }
+            }
+            if more {
+                break;
+            }
+            done = match stack.pop() {
+                Some(Open::Array(items)) => Value::Array(items),
+                Some(Open::Object(map, _)) => Value::Object(map),
+                None => unreachable!("the stack was not empty"),
+            };
+        }
+    }
+}
+
+/// The [`SerdeFn`](crate::layout::SerdeFn) of `Value`: [`build_value`].
 ///
 /// # Safety
-/// As [`decode_with_serde`].
-unsafe extern "C" fn decode_serde_owned<T: serde::de::DeserializeOwned>(
+/// `dst` is valid for a `Value` write; `ptr[..len]` is one valid JSON value, UTF-8;
+/// `message` is valid for writes.
+unsafe extern "C" fn write_value_direct(
     dst: *mut u8,
     ptr: *const u8,
     len: usize,
     message: *mut Option<Box<str>>,
 ) -> bool {
-    // SAFETY: forwarded from the caller.
-    unsafe { decode_with_serde::<T>(dst, ptr, len, message, |de| T::deserialize(de)) }
-}
-
-/// serde_json's types, decoded by serde_json itself over the value's text (which
-/// the backend has validated and delimited): `Value`, `Map`, `Box<RawValue>`.
-macro_rules! through_serde_json {
-    ($($ty:ty => $expecting:literal;)*) => {$(
-        // SAFETY: the `SerdeFn` writes a whole value of the type; size, alignment,
-        // identity and drop come from the type itself.
-        unsafe impl crate::decode::HasLayout for $ty {
-            type Static = Self;
-            const LAYOUT: &'static crate::layout::TypeLayout =
-                &crate::layout::TypeLayout::of::<$ty>(
-                    $expecting,
-                    crate::layout::Kind::Serde(&crate::layout::SerdeLayout {
-                        decode: decode_serde_owned::<$ty>,
-                    }),
-                );
+    // SAFETY: as the caller guarantees.
+    let text = unsafe { core::slice::from_raw_parts(ptr, len) };
+    match build_value(text) {
+        Ok(value) => {
+            // SAFETY: as the caller guarantees.
+            unsafe { dst.cast::<serde_json::Value>().write(value) };
+            true
         }
-        crate::decode::owned! { [] $ty; }
-    )*};
+        Err(e) => {
+            // SAFETY: as the caller guarantees.
+            unsafe { message.write(Some(e.into_boxed_str())) };
+            false
+        }
+    }
 }
 
-through_serde_json! {
-    serde_json::Value => "any JSON value";
+// SAFETY: `write_value_direct` writes a whole `Value`.
+unsafe impl crate::decode::HasLayout for serde_json::Value {
+    type Static = Self;
+    const LAYOUT: &'static crate::layout::TypeLayout =
+        &crate::layout::TypeLayout::of::<serde_json::Value>(
+            "any JSON value",
+            crate::layout::Kind::Serde(&crate::layout::SerdeLayout {
+                decode: write_value_direct,
+            }),
+        );
 }
+crate::decode::owned! { [] serde_json::Value; }
 
 // `Map<String, Value>`: a map like any other (its keys are strings, its values
 // `Value`s), so it can also be the `#[serde(flatten)]` map that collects the

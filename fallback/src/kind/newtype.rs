@@ -92,6 +92,9 @@ impl Parser<'_> {
             return Ok(());
         }
         Err(match message {
+            Some(text) if &*text == jitson_core::layout::DEPTH_LIMIT_MESSAGE => {
+                self.error(ErrorCode::DepthLimitExceeded, start)
+            }
             Some(text) => self.error(ErrorCode::Conversion(text), start),
             None => self.error(ErrorCode::Panicked, start),
         })
