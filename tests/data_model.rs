@@ -857,3 +857,64 @@ fn failing_flattened_objects_drop_what_they_wrote_once() {
     drop(v);
     assert_eq!(common::counted::live(), 0);
 }
+
+// ---------------------------------------------------------------------------
+// Variant-level `untagged`: the tagged form first, then the untagged variants.
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum Setting {
+    Off,
+    Level(u8),
+    #[serde(untagged)]
+    Raw(String),
+    #[serde(untagged)]
+    Many(Vec<u8>),
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(tag = "kind")]
+enum Shape {
+    Circle {
+        r: f64,
+    },
+    #[serde(untagged)]
+    Other {
+        sides: u8,
+    },
+}
+
+#[test]
+fn untagged_variants_follow_the_tagged_ones() {
+    for doc in [
+        r#""off""#,
+        r#"{"level": 3}"#,
+        r#""anything""#,
+        r#"[1, 2]"#,
+        r#"{"level": 300}"#,
+        r#"{"nope": 1}"#,
+        r#"5"#,
+        r#"[1, 300]"#,
+        r#"[1,"#,
+    ] {
+        let _ = agree::<Setting>(doc.as_bytes());
+    }
+    assert_eq!(
+        agree::<Setting>(br#""anything""#).unwrap(),
+        Setting::Raw("anything".into())
+    );
+    assert_eq!(agree::<Setting>(br#""off""#).unwrap(), Setting::Off);
+    for doc in [
+        r#"{"kind": "Circle", "r": 1.5}"#,
+        r#"{"sides": 3}"#,
+        r#"{"kind": "Square", "sides": 4}"#,
+        r#"{"kind": "Circle"}"#,
+        r#"{"r": 1}"#,
+    ] {
+        let _ = agree::<Shape>(doc.as_bytes());
+    }
+    assert_eq!(
+        agree::<Shape>(br#"{"sides": 3}"#).unwrap(),
+        Shape::Other { sides: 3 }
+    );
+}

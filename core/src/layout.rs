@@ -470,6 +470,11 @@ pub struct EnumLayout {
     pub tagging: Tagging,
     /// The `#[serde(other)]` unit variant, taken for any unknown variant name.
     pub other: Option<usize>,
+    /// Where the `#[serde(untagged)]` variants start (they come last): variants
+    /// from this index are not named by tags but tried in order, as for an
+    /// untagged enum, when the tagged form does not match. `variants.len()` when
+    /// there are none.
+    pub untagged_from: usize,
     /// Refuse keys other than the tag and content of an adjacently tagged object
     /// (`deny_unknown_fields`; struct variants apply it to their own fields).
     pub deny_unknown_fields: bool,
@@ -554,12 +559,17 @@ impl Variant {
 }
 
 impl EnumLayout {
-    /// The index of the variant `s` names, or the `other` variant.
+    /// The index of the tagged variant `s` names, or the `other` variant.
     pub fn find(&self, s: &[u8]) -> Option<usize> {
-        self.variants
+        self.variants[..self.untagged_from]
             .iter()
             .position(|v| v.matches(s))
             .or(self.other)
+    }
+
+    /// Whether some variants are `#[serde(untagged)]` in a tagged enum.
+    pub fn has_untagged_variants(&self) -> bool {
+        self.untagged_from < self.variants.len()
     }
 
     /// Whether every variant is a unit variant.

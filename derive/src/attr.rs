@@ -100,7 +100,7 @@ impl Place {
         match self {
             Place::Container => &["remote", "field_identifier", "variant_identifier"],
             Place::Field => &[],
-            Place::Variant => &["deserialize_with", "with", "borrow", "untagged"],
+            Place::Variant => &["deserialize_with", "with", "borrow"],
         }
     }
 }
@@ -291,6 +291,8 @@ pub(crate) struct VariantAttrs {
     pub(crate) rename_all: Option<RenameRule>,
     /// `other`: the unit variant any unknown name decodes to.
     pub(crate) other: bool,
+    /// `untagged`: tried without a tag, after the tagged form fails.
+    pub(crate) untagged: bool,
 }
 
 impl VariantAttrs {
@@ -304,6 +306,7 @@ impl VariantAttrs {
             skip: jitson.skip || serde.skip,
             rename_all: jitson.rename_all.or(serde.rename_all),
             other: jitson.other || serde.other,
+            untagged: jitson.untagged || serde.untagged,
         }
     }
 
@@ -316,6 +319,7 @@ impl VariantAttrs {
                 "skip" | "skip_deserializing" => out.skip = true,
                 "rename_all" => set_once(&mut out.rename_all, parse_rename_all(meta)?, meta)?,
                 "other" => out.other = true,
+                "untagged" => out.untagged = true,
                 _ => return Ok(false),
             }
             Ok(true)

@@ -715,6 +715,16 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
             payload,
         });
     }
+    let untagged_from = variants
+        .iter()
+        .position(|v| v.attrs.untagged)
+        .unwrap_or(variants.len());
+    if variants[untagged_from..].iter().any(|v| !v.attrs.untagged) {
+        errors.push(syn::Error::new_spanned(
+            &input.ident,
+            "`#[serde(untagged)]` variants must come after all the tagged ones",
+        ));
+    }
     if variants.iter().filter(|v| v.attrs.other).count() > 1 {
         errors.push(syn::Error::new_spanned(
             &input.ident,
@@ -808,6 +818,7 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
             variants: &[#(#entries),*],
             tagging: #tagging,
             other: #other,
+            untagged_from: #untagged_from,
             deny_unknown_fields: #deny_unknown_fields,
             write: <Self as #helpers_trait>::__jitson_write_variant,
             decode_variant: <Self as #helpers_trait>::__jitson_decode_variant,

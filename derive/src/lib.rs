@@ -125,6 +125,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// | variant | `skip`, `skip_deserializing` | the variant is never decoded |
 /// | variant | `rename_all = "rule"` | renames the fields of a struct variant |
 /// | variant | `other` | a unit variant taken for any unknown variant name |
+/// | variant | `untagged` | (last variants only) tried in order without a tag when the tagged form does not match |
 ///
 /// `rename` and `rename_all` also take serde's `(serialize = "...", deserialize =
 /// "...")` form; only `deserialize` matters here.
@@ -136,8 +137,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// in `#[serde(...)]` (and rejected in `#[jitson(...)]`): `bound`, `crate`, `into`,
 /// `skip_serializing`, `skip_serializing_if`, `serialize_with` and `getter`. serde
 /// attributes that change deserialization in ways jitson does not support yet are
-/// compile errors: `remote`, `field_identifier`, `variant_identifier`, `borrow`,
-/// and a variant's `untagged`, `with` or `deserialize_with`. So are unknown keys.
+/// compile errors: `remote`, `field_identifier`, `variant_identifier`, and a
+/// variant's `with` or `deserialize_with`. So are unknown keys.
 #[proc_macro_derive(Decode, attributes(jitson, serde))]
 pub fn derive_decode(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

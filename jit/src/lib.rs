@@ -239,7 +239,10 @@ fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
             Kind::Newtype(n) if n.skipped.is_empty() => stack.push(((n.inner)(), false)),
             // An externally tagged enum's payloads are decoded by their own
             // functions, which `decode_variant` calls back.
-            Kind::Enum(e) if e.tagging == jitson_core::layout::Tagging::External => {
+            Kind::Enum(e)
+                if e.tagging == jitson_core::layout::Tagging::External
+                    && !e.has_untagged_variants() =>
+            {
                 stack.extend(
                     e.variants
                         .iter()

@@ -561,7 +561,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             Kind::Vec(v) => self.emit_vec(layout, v, dst, unwind),
             Kind::Struct(_) => self.emit_call_function(layout, dst, unwind),
             Kind::Map(m) if m.has_text_keys() => self.emit_map(layout, m, dst, unwind),
-            Kind::Enum(e) if e.tagging == Tagging::External => {
+            Kind::Enum(e) if e.tagging == Tagging::External && !e.has_untagged_variants() => {
                 self.emit_enum(layout, e, dst, unwind)
             }
             Kind::Array(a) => self.emit_array(layout, a, dst, unwind),

@@ -28,6 +28,10 @@ impl Parser<'_> {
         en: &'static EnumLayout,
         dst: *mut u8,
     ) -> Result<(), Error> {
+        if en.has_untagged_variants() && en.tagging != Tagging::Untagged {
+            // SAFETY: forwarded from the caller.
+            return unsafe { self.decode_partly_untagged(layout, en, dst) };
+        }
         // SAFETY (all arms): forwarded from the caller.
         unsafe {
             match en.tagging {
@@ -440,6 +444,45 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// A tagged enum whose last variants are `#[serde(untagged)]`: the tagged
+    /// form first, then each untagged variant in order, all on the validated
+    /// value (serde buffers it). None matching is `NoMatchingVariant`.
+    ///
+    /// # Safety
+    /// As for `decode_enum`.
+    unsafe fn decode_partly_untagged(
+        &mut self,
+        layout: &'static TypeLayout,
+        en: &'static EnumLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        self.peek_value()?;
+        let start = self.pos;
+        self.ignore_value()?;
+        self.pos = start;
+        self.buffered += 1;
+        // SAFETY: forwarded from the caller.
+        let tagged = unsafe {
+            match en.tagging {
+                Tagging::Internal { tag } => self.decode_internal(layout, en, tag, dst),
+                Tagging::Adjacent { tag, content } => {
+                    self.decode_adjacent(layout, en, tag, content, dst)
+                }
+                _ => self.decode_external(layout, en, dst),
+            }
+        };
+        self.buffered -= 1;
+        match tagged {
+            Ok(()) => Ok(()),
+            Err(e) if ends_search(&e) => Err(e),
+            Err(_) => {
+                self.pos = start;
+                // SAFETY: forwarded from the caller.
+                unsafe { self.decode_untagged_from(en, en.untagged_from, dst) }
+            }
+        }
+    }
+
     /// The first variant, in declaration order, that decodes the value. The value
     /// is validated first (serde_json buffers it, so a syntax error wins over a
     /// mismatch); variants whose payload cannot start with the value's first byte
@@ -452,11 +495,25 @@ impl Parser<'_> {
         en: &'static EnumLayout,
         dst: *mut u8,
     ) -> Result<(), Error> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.decode_untagged_from(en, 0, dst) }
+    }
+
+    /// [`decode_untagged`](Self::decode_untagged) over the variants from `from`.
+    ///
+    /// # Safety
+    /// As for `decode_enum`.
+    unsafe fn decode_untagged_from(
+        &mut self,
+        en: &'static EnumLayout,
+        from: usize,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
         let first = self.peek_value()?;
         let start = self.pos;
         self.ignore_value()?;
         let end = self.pos;
-        for (index, variant) in en.variants.iter().enumerate() {
+        for (index, variant) in en.variants.iter().enumerate().skip(from) {
             match variant.payload.layout() {
                 None if first == b'n' => {
                     // SAFETY: a valid unit variant index; `dst` as the caller guarantees.
