@@ -918,3 +918,67 @@ fn untagged_variants_follow_the_tagged_ones() {
         Shape::Other { sides: 3 }
     );
 }
+
+// ---------------------------------------------------------------------------
+// What serde checks in the values it buffers (found by a hostile review).
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(tag = "type")]
+enum Tagged {
+    A { x: u32 },
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(untagged)]
+enum Loose {
+    St { x: u8 },
+    Num(u8),
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct FlatOpts {
+    a: u8,
+    #[serde(flatten)]
+    inner: Opts,
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Opts {
+    p: Option<u8>,
+    q: Option<String>,
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(tag = "t", content = "c")]
+enum Adj {
+    U,
+    N(u32),
+}
+
+#[test]
+fn buffered_values_are_checked_as_serde_checks_them() {
+    // Unknown members of buffered objects: numbers are evaluated.
+    for doc in [
+        r#"{"y": 1e400, "type": "A", "x": 1}"#,
+        r#"{"type": "A", "x": 1, "y": 1e400}"#,
+        r#"{"type": "A", "x": 1, "y": [1, {"z": -1e999}]}"#,
+    ] {
+        assert_eq!(
+            agree::<Tagged>(doc.as_bytes()).unwrap_err(),
+            jitson::Category::Syntax,
+            "{doc}"
+        );
+    }
+    assert!(agree::<FlatOpts>(br#"{"a": 1, "zz": 1e400}"#).is_err());
+    for doc in [
+        r#"{"x": 1, "zz": 1e400}"#,
+        "1e400",
+        "[1e400]",
+        r#"[1, {"x": 1e400}]"#,
+    ] {
+        assert!(agree::<Loose>(doc.as_bytes()).is_err(), "{doc}");
+    }
+    // Content before the tag is decoded as soon as the tag is read.
+    let _ = agree::<Adj>(br#"{"c": "s", "t": "N", "y": [1, 2x]}"#);
+    let _ = agree::<Adj>(br#"{"c": 5, "t": "N", "y": [1, 2x]}"#);
+}

@@ -216,3 +216,25 @@ fn a_deep_value_is_a_depth_error_not_a_stack_overflow() {
         }
     }
 }
+
+#[test]
+fn values_through_serde_are_checked_from_the_documents_root() {
+    #[derive(Decode, Deserialize, Debug, PartialEq)]
+    struct Vf {
+        v: serde_json::Value,
+        #[jitson(serde)]
+        w: Option<std::collections::BTreeMap<String, i128>>,
+    }
+    for doc in [
+        format!(r#"{{"v": {}1{}}}"#, "[".repeat(126), "]".repeat(126)),
+        format!(r#"{{"v": {}1{}}}"#, "[".repeat(127), "]".repeat(127)),
+        r#"{"v": 1e400}"#.to_string(),
+        r#"{"v": [-1e400]}"#.to_string(),
+        r#"{"v": 1}"#.to_string(),
+        r#"{"v": 1, "w": {"a": 1}}"#.to_string(),
+    ] {
+        let _ = common::oracle::agree::<Vf>(doc.as_bytes());
+    }
+    let e = common::err::<Vf>(br#"{"v": [1, 1e400]}"#);
+    assert_eq!(e.offset(), 10, "{e}");
+}

@@ -530,31 +530,78 @@ impl ContainerStack {
 /// allowed). Iterative, so nesting depth is unlimited, as in serde_json's
 /// `ignore_value`. Returns the position after the value.
 pub fn ignore_value(input: &[u8], pos: usize, validate_utf8: bool) -> Result<usize, LexError> {
+    skip_value(input, pos, validate_utf8, None)
+}
+
+/// [`ignore_value`] as serde checks a value it buffers or builds: numbers are
+/// evaluated too (a float that overflows is `FloatOutOfRange`), and containers
+/// may nest `max_depth - 1` levels (the one that would be the `max_depth`-th is
+/// `DepthLimitExceeded`, as serde_json's recursion limit counts). Still
+/// iterative.
+pub fn ignore_value_as_parsed(
+    input: &[u8],
+    pos: usize,
+    validate_utf8: bool,
+    max_depth: u32,
+) -> Result<usize, LexError> {
+    skip_value(input, pos, validate_utf8, Some(max_depth))
+}
+
+/// The skipper behind [`ignore_value`] and [`ignore_value_as_parsed`]
+/// (`parsed`: the depth limit, when numbers and depth are checked).
+fn skip_value(
+    input: &[u8],
+    pos: usize,
+    validate_utf8: bool,
+    parsed: Option<u32>,
+) -> Result<usize, LexError> {
     let mut stack = ContainerStack::new();
+    let mut depth = 0u32;
     let mut pos = pos;
+    // Entering a container: one level, refused at the limit.
+    let enter = |depth: &mut u32, at: usize| -> Result<(), LexError> {
+        *depth += 1;
+        match parsed {
+            Some(limit) if *depth >= limit => Err((ErrorCode::DepthLimitExceeded, at)),
+            _ => Ok(()),
+        }
+    };
     'value: loop {
         // Here a value must start, after optional whitespace.
         pos = skip_ws(input, pos);
         match input.get(pos) {
             None => return Err((ErrorCode::EofWhileParsingValue, input.len())),
             Some(b'"') => pos = ignore_str(input, pos + 1, validate_utf8)?,
+            Some(b'-' | b'0'..=b'9') if parsed.is_some() => {
+                let n = scan_number(input, pos)?;
+                if !n.is_json_integer() {
+                    n.to_f64(input)?;
+                }
+                pos = n.end;
+            }
             Some(b'-' | b'0'..=b'9') => pos = ignore_number(input, pos)?,
             Some(b't') => pos = parse_ident(input, pos + 1, b"rue")?,
             Some(b'f') => pos = parse_ident(input, pos + 1, b"alse")?,
             Some(b'n') => pos = parse_ident(input, pos + 1, b"ull")?,
             Some(b'[') => {
+                enter(&mut depth, pos)?;
                 pos = skip_ws(input, pos + 1);
                 if input.get(pos) == Some(&b']') {
                     pos += 1;
+                    depth -= 1;
                 } else {
                     stack.push(false);
                     continue 'value;
                 }
             }
             Some(b'{') => {
+                enter(&mut depth, pos)?;
                 pos = skip_ws(input, pos + 1);
                 match input.get(pos) {
-                    Some(b'}') => pos += 1,
+                    Some(b'}') => {
+                        pos += 1;
+                        depth -= 1;
+                    }
                     Some(b'"') => {
                         stack.push(true);
                         pos = ignore_key_colon(input, pos, validate_utf8)?;
@@ -595,6 +642,7 @@ pub fn ignore_value(input: &[u8], pos: usize, validate_utf8: bool) -> Result<usi
                 (Some(b']'), false) | (Some(b'}'), true) => {
                     pos += 1;
                     stack.pop();
+                    depth -= 1;
                 }
                 (None, false) => return Err((ErrorCode::EofWhileParsingList, input.len())),
                 (None, true) => return Err((ErrorCode::EofWhileParsingObject, input.len())),

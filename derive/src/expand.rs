@@ -412,6 +412,12 @@ fn read_field<'a>(index: usize, field: &'a Field, errors: &mut Errors) -> Struct
     }
 }
 
+/// Whether `ty` is spelled `Option<..>` (also `std::option::Option<..>`).
+fn is_option(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+}
+
 /// The JSON key of a decoded field, after `rename` / `rename_all`.
 fn json_name(field: &StructField<'_>, container: &ContainerAttrs) -> String {
     field.attrs.rename.clone().unwrap_or_else(|| {
@@ -462,12 +468,21 @@ fn field_entry(
     let json_name = json_name(field, container);
     let aliases = &field.attrs.aliases;
     let member = &field.member;
-    let init = field.init_fn().or_else(|| {
-        container.default.as_ref().map(|_| {
-            let (helpers, name) = (helpers_trait(), field.container_default_fn_name());
-            quote!(<Self as #helpers>::#name as ::jitson::__private::InitFn)
+    let init = field
+        .init_fn()
+        .or_else(|| {
+            container.default.as_ref().map(|_| {
+                let (helpers, name) = (helpers_trait(), field.container_default_fn_name());
+                quote!(<Self as #helpers>::#name as ::jitson::__private::InitFn)
+            })
         })
-    });
+        .or_else(|| {
+            // For serde, a `#[jitson(serde)]` field is an ordinary field: an
+            // absent `Option` is `None`.
+            let ty = field.ty;
+            (matches!(field.attrs.serde_with, Some(SerdeWith::Trait)) && is_option(ty))
+                .then(|| quote!(::jitson::__private::default_init::<#ty>()))
+        });
     let default = match init {
         Some(init) => quote!(::jitson::__private::core::option::Option::Some(#init)),
         None => quote!(::jitson::__private::core::option::Option::None),

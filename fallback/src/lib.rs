@@ -369,8 +369,26 @@ impl<'a> Parser<'a> {
 
     /// Validates and discards one value.
     fn ignore_value(&mut self) -> Result<(), Error> {
+        if self.buffered > 0 {
+            return self.ignore_value_as_parsed();
+        }
         self.pos = text::ignore_value(self.input, self.pos, self.validate_utf8)
             .map_err(|e| self.lex_error(e))?;
+        Ok(())
+    }
+
+    /// Validates and discards one value as serde does a value it buffers or
+    /// builds (inside tagged and untagged enums, flattened structs, fields decoded
+    /// through serde): numbers evaluated, nesting counted against the depth
+    /// limit from the document's root.
+    fn ignore_value_as_parsed(&mut self) -> Result<(), Error> {
+        self.pos = text::ignore_value_as_parsed(
+            self.input,
+            self.pos,
+            self.validate_utf8,
+            self.remaining_depth,
+        )
+        .map_err(|e| self.lex_error(e))?;
         Ok(())
     }
 

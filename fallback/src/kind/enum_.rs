@@ -281,7 +281,8 @@ impl Parser<'_> {
         if e.classify() != Category::Data {
             return e;
         }
-        match text::ignore_value(self.input, start, self.validate_utf8) {
+        let depth = self.remaining_depth;
+        match text::ignore_value_as_parsed(self.input, start, self.validate_utf8, depth) {
             Ok(_) => e,
             Err(syntax) => self.lex_error(syntax),
         }
@@ -304,7 +305,7 @@ impl Parser<'_> {
             if is_tag {
                 return self.parse_tag_value(en, false);
             }
-            self.ignore_value()?;
+            self.ignore_value_as_parsed()?;
             if let AfterMember::End = self.end_map_member()? {
                 return Err(self.error(ErrorCode::MissingField(tag), self.pos - 1));
             }
@@ -323,7 +324,7 @@ impl Parser<'_> {
                 return Err(self.error(ErrorCode::DuplicateField(tag), key_start));
             }
             self.parse_object_colon()?;
-            self.ignore_value()?;
+            self.ignore_value_as_parsed()?;
         }
     }
 
@@ -396,7 +397,21 @@ impl Parser<'_> {
                 if index.is_some() {
                     return Err(self.error(ErrorCode::DuplicateField(tag), key_start));
                 }
-                index = Some(self.parse_tag_value(en, true)?);
+                let i = self.parse_tag_value(en, true)?;
+                index = Some(i);
+                // serde decodes content it buffered as soon as it knows the
+                // variant, before reading on.
+                if let Some(at) = content_at {
+                    let end = self.pos;
+                    self.pos = at;
+                    self.buffered += 1;
+                    // SAFETY: forwarded from the caller.
+                    let r = unsafe { self.decode_variant_value(en, i, dst) };
+                    self.buffered -= 1;
+                    r.map_err(|e| at_segment(e, || PathSegment::Field(content)))?;
+                    self.pos = end;
+                    *written = true;
+                }
             } else if is_content {
                 if content_at.is_some() || *written {
                     return Err(self.error(ErrorCode::DuplicateField(content), key_start));
@@ -410,7 +425,7 @@ impl Parser<'_> {
                     }
                     None => {
                         content_at = Some(text::skip_ws(self.input, self.pos));
-                        self.ignore_value()?;
+                        self.ignore_value_as_parsed()?;
                     }
                 }
             } else {
@@ -458,7 +473,7 @@ impl Parser<'_> {
     ) -> Result<(), Error> {
         self.peek_value()?;
         let start = self.pos;
-        self.ignore_value()?;
+        self.ignore_value_as_parsed()?;
         self.pos = start;
         self.buffered += 1;
         // SAFETY: forwarded from the caller.
@@ -511,7 +526,7 @@ impl Parser<'_> {
     ) -> Result<(), Error> {
         let first = self.peek_value()?;
         let start = self.pos;
-        self.ignore_value()?;
+        self.ignore_value_as_parsed()?;
         let end = self.pos;
         for (index, variant) in en.variants.iter().enumerate().skip(from) {
             match variant.payload.layout() {

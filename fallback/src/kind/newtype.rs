@@ -82,7 +82,8 @@ impl Parser<'_> {
     ) -> Result<(), Error> {
         self.peek_value()?;
         let start = self.pos;
-        self.ignore_value()?;
+        // serde parses the whole value: its numbers and its depth count.
+        self.ignore_value_as_parsed()?;
         let text = &self.input[start..self.pos];
         let mut message: Option<Box<str>> = None;
         // SAFETY: the text is one validated value, UTF-8 (strings were checked and

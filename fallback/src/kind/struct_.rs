@@ -432,7 +432,8 @@ impl Parser<'_> {
                 let expected = expected_names(fields.map(|f| f.name), "fields");
                 return Err(self.error(ErrorCode::UnknownField { name, expected }, key_start));
             } else {
-                self.ignore_value()?;
+                // serde buffers what a flattening struct does not claim.
+                self.ignore_value_as_parsed()?;
             }
             if let AfterMember::End = self.end_map_member()? {
                 return Ok(());
