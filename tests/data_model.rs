@@ -978,6 +978,21 @@ fn buffered_values_are_checked_as_serde_checks_them() {
     ] {
         assert!(agree::<Loose>(doc.as_bytes()).is_err(), "{doc}");
     }
+    // A flattened map's values are decoded after the whole object by serde: a
+    // syntax error later in the object wins over a bad value (found by fuzzing).
+    #[derive(Decode, Deserialize, Debug, PartialEq)]
+    struct Rest {
+        #[serde(flatten)]
+        rest: BTreeMap<String, String>,
+    }
+    assert_eq!(
+        agree::<Rest>(b"{\n  \"i\\u0017\":2\"\"\n0.1e1}").unwrap_err(),
+        jitson::Category::Syntax
+    );
+    assert_eq!(
+        agree::<FlatOpts>(br#"{"a": 1, "p": "x" "q": 1}"#).unwrap_err(),
+        jitson::Category::Syntax
+    );
     // Content before the tag is decoded as soon as the tag is read.
     let _ = agree::<Adj>(br#"{"c": "s", "t": "N", "y": [1, 2x]}"#);
     let _ = agree::<Adj>(br#"{"c": 5, "t": "N", "y": [1, 2x]}"#);

@@ -277,7 +277,7 @@ impl Parser<'_> {
     /// decodes in one pass; only when that fails on data is the object checked
     /// for a syntax error to report instead (free on the success path).
     #[cold]
-    fn syntax_first(&mut self, e: Error, start: usize) -> Error {
+    pub(crate) fn syntax_first(&mut self, e: Error, start: usize) -> Error {
         if e.classify() != Category::Data {
             return e;
         }

@@ -333,6 +333,8 @@ impl Parser<'_> {
                 self.pos,
             ));
         }
+        self.peek_value()?;
+        let object_start = self.pos;
         let empty = self.begin_map(layout)?;
         let mut made = 0;
         for m in &maps {
@@ -348,7 +350,9 @@ impl Parser<'_> {
             Ok(())
         } else {
             // SAFETY: forwarded from the caller; `targets` record what was written.
-            unsafe { self.decode_flattened_members(&mut targets, &maps, skip_key, st) }
+            unsafe {
+                self.decode_flattened_members(&mut targets, &maps, skip_key, st, object_start)
+            }
         };
         let result = result.and_then(|()| {
             targets.iter_mut().try_for_each(|t| {
@@ -380,6 +384,7 @@ impl Parser<'_> {
         maps: &[RestMap],
         skip_key: Option<&'static str>,
         st: &'static StructLayout,
+        object_start: usize,
     ) -> Result<(), Error> {
         let mut skipped_tag = false;
         loop {
@@ -389,18 +394,28 @@ impl Parser<'_> {
                 StrText::Borrowed { start, end } => self.input[start..end].to_vec(),
             };
             self.parse_object_colon()?;
-            let found = targets.iter_mut().find_map(|t| {
+            let found = targets.iter_mut().enumerate().find_map(|(n, t)| {
                 let i = t.st.fields.iter().position(|f| f.matches(&key))?;
-                Some((t, i))
+                Some((n, t, i))
             });
-            if let Some((t, i)) = found {
+            if let Some((n, t, i)) = found {
                 let field = &t.st.fields[i];
                 if t.seen.get(i) {
                     return Err(self.error(ErrorCode::DuplicateField(field.name), key_start));
                 }
                 // SAFETY: the field lies inside its struct (the Decode contract).
-                unsafe { self.decode_value((field.layout)(), t.base.add(field.offset)) }
-                    .map_err(|e| at_segment(e, || PathSegment::Field(field.name)))?;
+                let r = unsafe { self.decode_value((field.layout)(), t.base.add(field.offset)) };
+                // serde decodes the container's own fields in place but buffers
+                // the rest, decoding it after the whole object: for a flattened
+                // field, a syntax error anywhere in the object comes first.
+                r.map_err(|e| at_segment(e, || PathSegment::Field(field.name)))
+                    .map_err(|e| {
+                        if n > 0 {
+                            self.syntax_first(e, object_start)
+                        } else {
+                            e
+                        }
+                    })?;
                 t.seen.set(i);
             } else if skip_key.is_some_and(|k| k.as_bytes() == key.as_slice()) {
                 if skipped_tag {
@@ -424,7 +439,8 @@ impl Parser<'_> {
                     }
                     .map_err(|e| {
                         at_segment(e, || PathSegment::Key(String::from_utf8_lossy(&key).into()))
-                    })?;
+                    })
+                    .map_err(|e| self.syntax_first(e, object_start))?;
                 }
             } else if st.deny_unknown_fields {
                 let name = String::from_utf8_lossy(&key).into();
