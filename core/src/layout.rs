@@ -624,6 +624,27 @@ pub fn visit_reachable(root: &'static TypeLayout, mut f: impl FnMut(&'static Typ
     }
 }
 
+impl Kind {
+    /// Whether the kind reads a JSON number (every integer and float kind).
+    pub fn is_number(&self) -> bool {
+        matches!(
+            self,
+            Kind::I8
+                | Kind::I16
+                | Kind::I32
+                | Kind::I64
+                | Kind::U8
+                | Kind::U16
+                | Kind::U32
+                | Kind::U64
+                | Kind::I128
+                | Kind::U128
+                | Kind::F32
+                | Kind::F64
+        )
+    }
+}
+
 impl TypeLayout {
     /// Whether a struct field of this layout may be absent from its object: serde
     /// decodes a missing field by asking its type for an option, which `Option<T>`

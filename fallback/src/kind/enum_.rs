@@ -440,20 +440,13 @@ impl Parser<'_> {
         if *written {
             return Ok(());
         }
-        match (content_at, en.variants[index].payload) {
-            (Some(at), _) => {
-                let end = self.pos;
-                self.pos = at;
-                self.buffered += 1;
-                // SAFETY: forwarded from the caller.
-                let r = unsafe { self.decode_variant_value(en, index, dst) };
-                self.buffered -= 1;
-                r.map_err(|e| at_segment(e, || PathSegment::Field(content)))?;
-                self.pos = end;
-            }
+        // Content before the tag was decoded when the tag was read: here there
+        // was no content at all.
+        debug_assert!(content_at.is_none());
+        match en.variants[index].payload {
             // SAFETY: a valid unit variant index; `dst` as the caller guarantees.
-            (None, Payload::Unit) => unsafe { (en.write)(dst, index) },
-            (None, _) => return Err(self.error(ErrorCode::MissingField(content), close)),
+            Payload::Unit => unsafe { (en.write)(dst, index) },
+            _ => return Err(self.error(ErrorCode::MissingField(content), close)),
         }
         *written = true;
         Ok(())
@@ -571,6 +564,7 @@ fn may_start(layout: &TypeLayout, b: u8, depth: u32) -> bool {
         return true;
     }
     let number = b == b'-' || b.is_ascii_digit();
+    // Exhaustive on purpose: a new kind must say which bytes start it.
     match &layout.kind {
         Kind::Bool => b == b't' || b == b'f',
         Kind::I8

@@ -287,18 +287,7 @@ impl Parser<'_> {
         dst: *mut u8,
     ) -> Result<(), Error> {
         match &layout.kind {
-            Kind::I8
-            | Kind::I16
-            | Kind::I32
-            | Kind::I64
-            | Kind::U8
-            | Kind::U16
-            | Kind::U32
-            | Kind::U64
-            | Kind::I128
-            | Kind::U128
-            | Kind::F32
-            | Kind::F64 => {
+            kind if kind.is_number() => {
                 self.pos += 1;
                 if !matches!(self.input.get(self.pos), Some(b'0'..=b'9' | b'-')) {
                     return Err(self.error(ErrorCode::ExpectedNumericKey, self.pos));

@@ -257,43 +257,10 @@ impl FnTranslator<'_, '_> {
 
     /// A JSON string into `String` / `Box<str>` through the layout's `write`.
     pub(crate) fn emit_string(&mut self, string: &StringLayout, dst: Value, unwind: Block) {
-        let start = self.get_pos();
-        let (slow, cont) = (self.b.create_block(), self.b.create_block());
-        let c = self.peek_or(slow);
-        self.expect_byte(c, b'"', slow);
-        self.advance(1);
-        let text_start = self.get_pos();
-        let (end, high) = self.emit_scan_plain_string(slow);
-        self.emit_check_utf8(text_start, end, high, slow);
-        let ptr = self.b.ins().iadd(self.input, text_start);
-        let len = self.b.ins().isub(end, text_start);
-        self.call_addr(
-            string.write as usize,
-            &[PTR, PTR, PTR],
-            None,
-            &[dst, ptr, len],
-        );
-        let after = self.b.ins().iadd_imm_s(end, 1);
-        self.set_pos(after);
-        self.b.ins().jump(cont, &[]);
-
+        let (start, cont) = self.emit_plain_string_into(string.write as usize, dst);
         // The slow path for strings (escapes, mostly): a helper that unescapes into
         // a reused buffer, rather than the whole interpreter.
-        self.b.switch_to_block(slow);
-        self.b.set_cold_block(slow);
-        self.set_pos(start);
-        self.store_pos();
-        let write = self.b.ins().iconst(PTR, string.write as usize as i64);
-        let ok = self
-            .call_addr(
-                helpers::decode_string as *const () as usize,
-                &[PTR, PTR, PTR],
-                Some(types::I8),
-                &[self.state, write, dst],
-            )
-            .expect("returns bool");
-        self.load_pos();
-        self.b.ins().brif(ok, cont, &[], unwind, &[]);
+        self.emit_string_helper(string.write as usize, dst, start, cont, unwind);
         self.b.switch_to_block(cont);
     }
 
@@ -308,6 +275,19 @@ impl FnTranslator<'_, '_> {
         dst: Value,
         unwind: Block,
     ) {
+        let (start, cont) = self.emit_plain_string_into(bs.borrow as usize, dst);
+        match bs.own {
+            Some(own) => self.emit_string_helper(own as usize, dst, start, cont, unwind),
+            None => self.emit_interpret(layout, dst, start, cont, unwind),
+        }
+        self.b.switch_to_block(cont);
+    }
+
+    /// The fast path of a string: a string without escapes (checked to be UTF-8
+    /// when needed) handed to `write(dst, ptr, len)` with the text in the input,
+    /// then to `cont`. Returns the value's start and `cont`, and leaves the
+    /// builder in the (cold) slow block, which the caller fills.
+    fn emit_plain_string_into(&mut self, write: usize, dst: Value) -> (Value, Block) {
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
         let c = self.peek_or(slow);
@@ -318,31 +298,37 @@ impl FnTranslator<'_, '_> {
         self.emit_check_utf8(text_start, end, high, slow);
         let ptr = self.b.ins().iadd(self.input, text_start);
         let len = self.b.ins().isub(end, text_start);
-        self.call_addr(bs.borrow as usize, &[PTR, PTR, PTR], None, &[dst, ptr, len]);
+        self.call_addr(write, &[PTR, PTR, PTR], None, &[dst, ptr, len]);
         let after = self.b.ins().iadd_imm_s(end, 1);
         self.set_pos(after);
         self.b.ins().jump(cont, &[]);
-
         self.b.switch_to_block(slow);
         self.b.set_cold_block(slow);
-        match bs.own {
-            Some(own) => {
-                self.set_pos(start);
-                self.store_pos();
-                let write = self.b.ins().iconst(PTR, own as usize as i64);
-                let ok = self
-                    .call_addr(
-                        helpers::decode_string as *const () as usize,
-                        &[PTR, PTR, PTR],
-                        Some(types::I8),
-                        &[self.state, write, dst],
-                    )
-                    .expect("returns bool");
-                self.load_pos();
-                self.b.ins().brif(ok, cont, &[], unwind, &[]);
-            }
-            None => self.emit_interpret(layout, dst, start, cont, unwind),
-        }
-        self.b.switch_to_block(cont);
+        (start, cont)
+    }
+
+    /// The string helper from `start`: unescapes into a reused buffer and hands
+    /// the text to `write`; to `cont` on success, `unwind` on failure.
+    fn emit_string_helper(
+        &mut self,
+        write: usize,
+        dst: Value,
+        start: Value,
+        cont: Block,
+        unwind: Block,
+    ) {
+        self.set_pos(start);
+        self.store_pos();
+        let write = self.b.ins().iconst(PTR, write as i64);
+        let ok = self
+            .call_addr(
+                helpers::decode_string as *const () as usize,
+                &[PTR, PTR, PTR],
+                Some(types::I8),
+                &[self.state, write, dst],
+            )
+            .expect("returns bool");
+        self.load_pos();
+        self.b.ins().brif(ok, cont, &[], unwind, &[]);
     }
 }
