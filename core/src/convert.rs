@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use crate::decode::{Decode, DecodeBorrowed, HasLayout, convert_with, layout_of};
-use crate::layout::{ConvertLayout, Field, Kind, LayoutFn, SlotFn, StructLayout, TypeLayout};
+use crate::layout::{ConvertLayout, Field, Kind, LayoutRef, SlotFn, StructLayout, TypeLayout};
 
 /// A type read as `Source` and converted.
 trait ConvertFrom: Sized + 'static {
@@ -53,7 +53,7 @@ const fn converted<T: ConvertFrom>(expecting: &'static str) -> TypeLayout {
     TypeLayout::of::<T>(
         expecting,
         Kind::Convert(&ConvertLayout {
-            from: layout_of::<T::Source> as LayoutFn,
+            from: LayoutRef::Lazy(layout_of::<T::Source>),
             convert: convert_fn::<T>,
         }),
     )
@@ -251,14 +251,14 @@ unsafe impl HasLayout for DurationParts {
                     name: "secs",
                     aliases: &[],
                     offset: core::mem::offset_of!(DurationParts, secs),
-                    layout: layout_of::<u64> as LayoutFn,
+                    layout: LayoutRef::Lazy(layout_of::<u64>),
                     default: None,
                 },
                 Field {
                     name: "nanos",
                     aliases: &[],
                     offset: core::mem::offset_of!(DurationParts, nanos),
-                    layout: layout_of::<u32> as LayoutFn,
+                    layout: LayoutRef::Lazy(layout_of::<u32>),
                     default: None,
                 },
             ],

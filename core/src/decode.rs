@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::BuildHasher;
 
 use crate::layout::{
-    ArrayLayout, BorrowedStrLayout, BoxLayout, InitFn, Kind, LayoutFn, MapLayout, OptionLayout,
+    ArrayLayout, BorrowedStrLayout, BoxLayout, InitFn, Kind, LayoutRef, MapLayout, OptionLayout,
     SlotFn, StringLayout, TupleElem, TupleLayout, TypeLayout, VecLayout,
 };
 
@@ -55,7 +55,7 @@ pub trait Decode: for<'de> DecodeBorrowed<'de> + 'static {}
 
 impl<T: for<'de> DecodeBorrowed<'de> + 'static> Decode for T {}
 
-/// The layout of `T`, as a [`LayoutFn`] for layout edges.
+/// The layout of `T`, as a [`LayoutRef`] for layout edges.
 pub fn layout_of<T: HasLayout>() -> &'static TypeLayout {
     T::LAYOUT
 }
@@ -271,7 +271,7 @@ unsafe impl<T: HasLayout> HasLayout for Option<T> {
     const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Option<T::Static>>(
         "an option",
         Kind::Option(&OptionLayout {
-            some: layout_of::<T> as LayoutFn,
+            some: LayoutRef::Lazy(layout_of::<T>),
             write_none: option_write_none::<T::Static>,
             decode_some: option_decode_some::<T::Static>,
         }),
@@ -303,7 +303,7 @@ unsafe impl<T: HasLayout> HasLayout for Box<T> {
     const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Box<T::Static>>(
         T::LAYOUT.expecting,
         Kind::Box(&BoxLayout {
-            inner: layout_of::<T> as LayoutFn,
+            inner: LayoutRef::Lazy(layout_of::<T>),
             decode_new: box_decode_new::<T::Static>,
         }),
     );
@@ -358,7 +358,7 @@ unsafe impl<T: HasLayout> HasLayout for Vec<T> {
     const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Vec<T::Static>>(
         "a sequence",
         Kind::Vec(&VecLayout {
-            elem: layout_of::<T> as LayoutFn,
+            elem: LayoutRef::Lazy(layout_of::<T>),
             new: vec_new::<T::Static>,
             reserve: vec_reserve::<T::Static>,
             as_mut_ptr: vec_as_mut_ptr::<T::Static>,
@@ -377,7 +377,7 @@ unsafe impl<T: HasLayout, const N: usize> HasLayout for [T; N] {
     const LAYOUT: &'static TypeLayout = &TypeLayout::of::<[T::Static; N]>(
         "an array",
         Kind::Array(&ArrayLayout {
-            elem: layout_of::<T> as LayoutFn,
+            elem: LayoutRef::Lazy(layout_of::<T>),
             len: N,
         }),
     );
@@ -406,7 +406,7 @@ macro_rules! tuple {
                 Kind::Tuple(&TupleLayout {
                     elems: &[$(TupleElem {
                         offset: core::mem::offset_of!(Self, $index),
-                        layout: layout_of::<$name> as LayoutFn,
+                        layout: LayoutRef::Lazy(layout_of::<$name>),
                     }),+],
                     skipped: &[],
                     expecting_len: concat!("a tuple of size ", $len),
@@ -553,8 +553,8 @@ where
     const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Self::Static>(
         "a map",
         Kind::Map(&MapLayout {
-            key: layout_of::<K> as LayoutFn,
-            value: layout_of::<V> as LayoutFn,
+            key: LayoutRef::Lazy(layout_of::<K>),
+            value: LayoutRef::Lazy(layout_of::<V>),
             new: map_new::<Self::Static, K::Static, V::Static>,
             insert_with: map_insert_with::<Self::Static, K::Static, V::Static, K>,
             insert: map_insert::<Self::Static, K::Static, V::Static>,
@@ -581,8 +581,8 @@ where
     const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Self::Static>(
         "a map",
         Kind::Map(&MapLayout {
-            key: layout_of::<K> as LayoutFn,
-            value: layout_of::<V> as LayoutFn,
+            key: LayoutRef::Lazy(layout_of::<K>),
+            value: LayoutRef::Lazy(layout_of::<V>),
             new: map_new::<Self::Static, K::Static, V::Static>,
             insert_with: map_insert_with::<Self::Static, K::Static, V::Static, K>,
             insert: map_insert::<Self::Static, K::Static, V::Static>,

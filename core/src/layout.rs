@@ -3,7 +3,7 @@
 //! One [`TypeLayout`] per Rust type. It is a `'static` value built at compile time
 //! (an associated const of [`Decode`](crate::Decode)), so backends may keep
 //! `&'static TypeLayout` pointers and compare them freely. Edges between layouts are
-//! [`LayoutFn`]s, resolved lazily, which is what lets a type refer to itself
+//! [`LayoutRef`]s, resolved lazily, which is what lets a type refer to itself
 //! (`struct Node { children: Vec<Node> }`).
 //!
 //! # Memory contract
@@ -24,9 +24,34 @@
 use core::any::TypeId;
 use core::ffi::c_void;
 
-/// Resolves a layout edge. A function, not a reference, so that recursive types can
-/// be described (a `const` may not refer to itself).
-pub type LayoutFn = fn() -> &'static TypeLayout;
+/// A layout edge: the layout of a field, an element, a payload.
+#[derive(Clone, Copy)]
+pub enum LayoutRef {
+    /// Resolved by calling the function when the edge is followed (derived types:
+    /// `layout_of::<T>`), which is what lets a type refer to itself (a `const` may
+    /// not refer to itself).
+    Lazy(fn() -> &'static TypeLayout),
+    /// A layout built at run time ([`crate::column`]), owned by whoever built it.
+    Node(&'static TypeLayout),
+}
+
+impl LayoutRef {
+    /// The layout at the end of the edge.
+    #[inline]
+    pub fn get(self) -> &'static TypeLayout {
+        match self {
+            LayoutRef::Lazy(f) => f(),
+            LayoutRef::Node(layout) => layout,
+        }
+    }
+}
+
+impl core::fmt::Debug for LayoutRef {
+    // Not the layout itself: edges of recursive types form cycles.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.get().expecting)
+    }
+}
 
 /// Initialises `dst` with a value computed by user code (`Default::default`, a
 /// `default = "path"` function). Returns `false`, leaving `dst` uninitialised, if that
@@ -216,7 +241,7 @@ pub struct BorrowedStrLayout {
 #[derive(Debug)]
 pub struct OptionLayout {
     /// The layout of `T`.
-    pub some: LayoutFn,
+    pub some: LayoutRef,
     /// Writes `None` to `dst`.
     pub write_none: unsafe extern "C" fn(dst: *mut u8),
     /// Decodes a `T` through the callback and writes `Some(value)` to `dst`.
@@ -227,7 +252,7 @@ pub struct OptionLayout {
 #[derive(Debug)]
 pub struct BoxLayout {
     /// The layout of `T`.
-    pub inner: LayoutFn,
+    pub inner: LayoutRef,
     /// Allocates, decodes a `T` into the allocation through the callback, and writes
     /// the box to `dst`; frees the allocation if the callback fails.
     pub decode_new: DecodeIntoFn,
@@ -238,7 +263,7 @@ pub struct BoxLayout {
 #[derive(Debug)]
 pub struct VecLayout {
     /// The layout of `T`.
-    pub elem: LayoutFn,
+    pub elem: LayoutRef,
     /// Writes an empty vector (no allocation) to `dst`.
     pub new: unsafe extern "C" fn(dst: *mut u8),
     /// Reserves room for `additional` more elements past the current length; `false`
@@ -256,7 +281,7 @@ pub struct VecLayout {
 #[derive(Debug)]
 pub struct ArrayLayout {
     /// The layout of `T`.
-    pub elem: LayoutFn,
+    pub elem: LayoutRef,
     /// `N`.
     pub len: usize,
 }
@@ -267,9 +292,9 @@ pub struct ArrayLayout {
 #[derive(Debug)]
 pub struct MapLayout {
     /// The layout of `K`.
-    pub key: LayoutFn,
+    pub key: LayoutRef,
     /// The layout of `V`.
-    pub value: LayoutFn,
+    pub value: LayoutRef,
     /// Writes an empty map to `dst`; `false` (nothing written, payload stashed) if
     /// the hasher's `Default` panicked.
     pub new: unsafe extern "C" fn(dst: *mut u8) -> bool,
@@ -301,7 +326,7 @@ impl MapLayout {
     /// Whether keys are the key text itself (`String`, `Box<str>`, any string
     /// kind), so that `insert_with` applies.
     pub fn has_text_keys(&self) -> bool {
-        matches!((self.key)().kind, Kind::String(_))
+        matches!(self.key.get().kind, Kind::String(_))
     }
 }
 
@@ -330,7 +355,7 @@ pub struct FlattenField {
     pub offset: usize,
     /// The field's layout: a struct (its keys are read as the parent's) or a map
     /// (it collects every key nothing else claims).
-    pub layout: LayoutFn,
+    pub layout: LayoutRef,
 }
 
 /// One decoded field of a struct.
@@ -343,7 +368,7 @@ pub struct Field {
     /// Byte offset in the struct, from `offset_of!`.
     pub offset: usize,
     /// The field's layout.
-    pub layout: LayoutFn,
+    pub layout: LayoutRef,
     /// How to fill the field when its key is absent. `None`: the field is required,
     /// unless its layout is optional ([`TypeLayout::is_optional`]: `Option<T>`,
     /// also behind `Box`es), which becomes `None` (as in serde).
@@ -387,7 +412,7 @@ pub type ConvertFn = unsafe extern "C" fn(
 #[derive(Debug)]
 pub struct ConvertLayout {
     /// The source type's layout.
-    pub from: LayoutFn,
+    pub from: LayoutRef,
     /// Decodes the source and converts it (see [`ConvertFn`]).
     pub convert: ConvertFn,
 }
@@ -433,7 +458,7 @@ pub struct TupleElem {
     /// Byte offset in the tuple, from `offset_of!`.
     pub offset: usize,
     /// The element's layout.
-    pub layout: LayoutFn,
+    pub layout: LayoutRef,
 }
 
 /// A struct with exactly one decoded field, read as that field's value.
@@ -442,7 +467,7 @@ pub struct NewtypeLayout {
     /// Byte offset of the decoded field, from `offset_of!`.
     pub offset: usize,
     /// The decoded field's layout.
-    pub inner: LayoutFn,
+    pub inner: LayoutRef,
     /// The other fields (`transparent` with `PhantomData` markers and the like),
     /// initialised after the decoded one.
     pub skipped: &'static [SkippedField],
@@ -523,11 +548,11 @@ pub enum Payload {
     /// Nothing (`Variant`).
     Unit,
     /// One unnamed field (`Variant(T)`): the layout of `T`.
-    Newtype(LayoutFn),
+    Newtype(LayoutRef),
     /// Several unnamed fields (`Variant(A, B)`): a tuple layout.
-    Tuple(LayoutFn),
+    Tuple(LayoutRef),
     /// Named fields (`Variant { a: A }`): a struct layout.
-    Struct(LayoutFn),
+    Struct(LayoutRef),
 }
 
 impl Payload {
@@ -535,7 +560,7 @@ impl Payload {
     pub fn layout(&self) -> Option<&'static TypeLayout> {
         match self {
             Payload::Unit => None,
-            Payload::Newtype(f) | Payload::Tuple(f) | Payload::Struct(f) => Some(f()),
+            Payload::Newtype(f) | Payload::Tuple(f) | Payload::Struct(f) => Some(f.get()),
         }
     }
 
@@ -606,18 +631,18 @@ pub fn visit_reachable(root: &'static TypeLayout, mut f: impl FnMut(&'static Typ
         seen.push(id);
         f(layout);
         match &layout.kind {
-            Kind::Option(o) => stack.push((o.some)()),
-            Kind::Box(b) => stack.push((b.inner)()),
-            Kind::Vec(v) => stack.push((v.elem)()),
-            Kind::Array(a) => stack.push((a.elem)()),
-            Kind::Map(m) => stack.extend([(m.key)(), (m.value)()]),
+            Kind::Option(o) => stack.push(o.some.get()),
+            Kind::Box(b) => stack.push(b.inner.get()),
+            Kind::Vec(v) => stack.push(v.elem.get()),
+            Kind::Array(a) => stack.push(a.elem.get()),
+            Kind::Map(m) => stack.extend([m.key.get(), m.value.get()]),
             Kind::Struct(s) => {
-                stack.extend(s.fields.iter().map(|f| (f.layout)()));
-                stack.extend(s.flatten.iter().map(|f| (f.layout)()));
+                stack.extend(s.fields.iter().map(|f| f.layout.get()));
+                stack.extend(s.flatten.iter().map(|f| f.layout.get()));
             }
-            Kind::Tuple(t) => stack.extend(t.elems.iter().map(|e| (e.layout)())),
-            Kind::Newtype(n) => stack.push((n.inner)()),
-            Kind::Convert(c) => stack.push((c.from)()),
+            Kind::Tuple(t) => stack.extend(t.elems.iter().map(|e| e.layout.get())),
+            Kind::Newtype(n) => stack.push(n.inner.get()),
+            Kind::Convert(c) => stack.push(c.from.get()),
             Kind::Enum(e) => stack.extend(e.variants.iter().filter_map(|v| v.payload.layout())),
             _ => {}
         }
@@ -654,10 +679,10 @@ impl TypeLayout {
     pub fn is_optional(&self) -> bool {
         match &self.kind {
             Kind::Option(_) => true,
-            Kind::Box(b) => (b.inner)().is_optional(),
+            Kind::Box(b) => b.inner.get().is_optional(),
             // serde's `transparent` hands the missing field to the inner type; a
             // plain newtype struct asks for a newtype and is refused.
-            Kind::Newtype(n) => n.transparent && n.skipped.is_empty() && (n.inner)().is_optional(),
+            Kind::Newtype(n) => n.transparent && n.skipped.is_empty() && n.inner.get().is_optional(),
             _ => false,
         }
     }
@@ -685,10 +710,10 @@ pub unsafe fn write_missing(layout: &'static TypeLayout, dst: *mut u8) -> bool {
         Kind::Newtype(n) if layout.is_optional() => {
             // SAFETY: the field lies inside `dst` (the Decode contract); there are
             // no skipped fields to fill (`is_optional`).
-            unsafe { write_missing((n.inner)(), dst.add(n.offset)) }
+            unsafe { write_missing(n.inner.get(), dst.add(n.offset)) }
         }
         Kind::Box(b) if layout.is_optional() => {
-            let inner: &'static TypeLayout = (b.inner)();
+            let inner: &'static TypeLayout = b.inner.get();
             let ctx = std::ptr::from_ref(inner).cast_mut().cast::<c_void>();
             // SAFETY: `dst` as the caller guarantees; `fill` fills the box's
             // allocation, which is room for `inner`.
@@ -769,7 +794,7 @@ mod tests {
                 name,
                 aliases: &[],
                 offset: 0,
-                layout: crate::decode::layout_of::<u8>,
+                layout: LayoutRef::Lazy(crate::decode::layout_of::<u8>),
                 default: None,
             }
         }

@@ -283,8 +283,8 @@ unsafe impl crate::decode::HasLayout for JsonMap {
     const LAYOUT: &'static crate::layout::TypeLayout = &crate::layout::TypeLayout::of::<JsonMap>(
         "a map",
         crate::layout::Kind::Map(&crate::layout::MapLayout {
-            key: crate::decode::layout_of::<String> as crate::layout::LayoutFn,
-            value: crate::decode::layout_of::<serde_json::Value> as crate::layout::LayoutFn,
+            key: crate::layout::LayoutRef::Lazy(crate::decode::layout_of::<String>),
+            value: crate::layout::LayoutRef::Lazy(crate::decode::layout_of::<serde_json::Value>),
             new: crate::decode::map_new::<JsonMap, String, serde_json::Value>,
             insert_with: crate::decode::map_insert_with::<JsonMap, String, serde_json::Value, String>,
             insert: crate::decode::map_insert::<JsonMap, String, serde_json::Value>,

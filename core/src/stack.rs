@@ -53,8 +53,8 @@ pub fn has_room(limit: usize, reserve: usize) -> bool {
 /// the level holds, counted only when that is a sizeable part of the red zone.
 pub fn level_reserve(layout: &TypeLayout) -> usize {
     let held = match &layout.kind {
-        Kind::Map(m) => (m.value)().size + (m.key)().size,
-        Kind::Vec(v) => (v.elem)().size,
+        Kind::Map(m) => m.value.get().size + m.key.get().size,
+        Kind::Vec(v) => v.elem.get().size,
         _ => layout.size,
     };
     let largest = held.max(layout.size);

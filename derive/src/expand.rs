@@ -108,7 +108,7 @@ fn expand_convert(input: &DeriveInput, container: &ContainerAttrs) -> syn::Resul
     // source type's own layout.
     let kind = quote! {
         ::jitson::__private::Kind::Convert(&::jitson::__private::ConvertLayout {
-            from: ::jitson::__private::layout_of::<#source> as ::jitson::__private::LayoutFn,
+            from: ::jitson::__private::LayoutRef::Lazy(::jitson::__private::layout_of::<#source>),
             convert: <Self as #helpers_trait>::__jitson_convert,
         })
     };
@@ -170,7 +170,7 @@ impl StructField<'_> {
     }
 
     /// The names of the helpers generated for a field decoded through serde: its
-    /// layout constant, the `LayoutFn` returning it, and its `SerdeFn`.
+    /// layout constant, the `LayoutRef` returning it, and its `SerdeFn`.
     fn serde_helper_names(&self) -> (Ident, Ident, Ident) {
         let name = self.rust_name();
         (
@@ -186,10 +186,10 @@ impl StructField<'_> {
         let ty = self.ty;
         if self.attrs.serde_with.is_some() {
             let (helpers, (_, layout_fn, _)) = (helpers_trait(), self.serde_helper_names());
-            return quote!(<Self as #helpers>::#layout_fn as ::jitson::__private::LayoutFn);
+            return quote!(::jitson::__private::LayoutRef::Lazy(<Self as #helpers>::#layout_fn));
         }
         quote_spanned! {ty.span()=>
-            ::jitson::__private::layout_of::<#ty> as ::jitson::__private::LayoutFn
+            ::jitson::__private::LayoutRef::Lazy(::jitson::__private::layout_of::<#ty>)
         }
     }
 
@@ -540,7 +540,7 @@ fn default_fns(fields: &[StructField<'_>]) -> Vec<HelperFn> {
 
 /// The helpers of a field decoded through serde: a `Kind::Serde` layout of the
 /// field's type under an identity of its own (`(Self, [(); index])`, so caches
-/// keyed by identity never mix it up with the type's own layout), a `LayoutFn`
+/// keyed by identity never mix it up with the type's own layout), a `LayoutRef`
 /// returning it, and the `SerdeFn` that runs the deserializer.
 fn serde_fns(input: &DeriveInput, field: &StructField<'_>) -> Vec<HelperFn> {
     let Some(with) = &field.attrs.serde_with else {
@@ -779,7 +779,7 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
             PayloadShape::Unit => quote!(::jitson::__private::Payload::Unit),
             PayloadShape::Newtype(ty) => quote_spanned! {ty.span()=>
                 ::jitson::__private::Payload::Newtype(
-                    ::jitson::__private::layout_of::<#ty> as ::jitson::__private::LayoutFn
+                    ::jitson::__private::LayoutRef::Lazy(::jitson::__private::layout_of::<#ty>)
                 )
             },
             PayloadShape::Tuple(hidden) | PayloadShape::Struct(hidden) => {
@@ -790,8 +790,9 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
                 };
                 quote! {
                     ::jitson::__private::Payload::#shape(
-                        ::jitson::__private::layout_of::<#hidden #ty_generics>
-                            as ::jitson::__private::LayoutFn
+                        ::jitson::__private::LayoutRef::Lazy(
+                            ::jitson::__private::layout_of::<#hidden #ty_generics>
+                        )
                     )
                 }
             }

@@ -293,7 +293,7 @@ pub(crate) unsafe extern "C" fn drop_written(
     let st = unsafe { &*st };
     for (i, field) in st.fields.iter().enumerate() {
         if seen >> i & 1 == 1
-            && let Some(drop) = (field.layout)().drop
+            && let Some(drop) = field.layout.get().drop
         {
             // SAFETY: the field is live and inside the struct, as the caller
             // guarantees; it is dropped once.

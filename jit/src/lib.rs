@@ -229,14 +229,14 @@ fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
             // Every field's layout gets a function, which each field of that
             // layout calls (see `emit_struct_function`).
             Kind::Struct(st) if translate::fits_bitmaps(st) => {
-                stack.extend(st.fields.iter().map(|f| ((f.layout)(), true)));
+                stack.extend(st.fields.iter().map(|f| (f.layout.get(), true)));
             }
-            Kind::Option(o) => stack.push(((o.some)(), true)),
-            Kind::Box(b) => stack.push(((b.inner)(), true)),
-            Kind::Vec(v) => stack.push(((v.elem)(), false)),
-            Kind::Map(m) if m.has_text_keys() => stack.push(((m.value)(), true)),
-            Kind::Array(a) => stack.push(((a.elem)(), false)),
-            Kind::Newtype(n) if n.skipped.is_empty() => stack.push(((n.inner)(), false)),
+            Kind::Option(o) => stack.push((o.some.get(), true)),
+            Kind::Box(b) => stack.push((b.inner.get(), true)),
+            Kind::Vec(v) => stack.push((v.elem.get(), false)),
+            Kind::Map(m) if m.has_text_keys() => stack.push((m.value.get(), true)),
+            Kind::Array(a) => stack.push((a.elem.get(), false)),
+            Kind::Newtype(n) if n.skipped.is_empty() => stack.push((n.inner.get(), false)),
             // An externally tagged enum's payloads are decoded by their own
             // functions, which `decode_variant` calls back.
             Kind::Enum(e)
@@ -251,7 +251,7 @@ fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
                 );
             }
             Kind::Tuple(t) if t.skipped.is_empty() => {
-                stack.extend(t.elems.iter().map(|e| ((e.layout)(), false)));
+                stack.extend(t.elems.iter().map(|e| (e.layout.get(), false)));
             }
             _ => {}
         }

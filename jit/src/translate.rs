@@ -569,7 +569,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             Kind::Newtype(n) if n.skipped.is_empty() => {
                 // The field is the value: its code, at its offset.
                 let at = self.b.ins().iadd_imm_s(dst, n.offset as i64);
-                self.emit_value((n.inner)(), at, unwind)
+                self.emit_value(n.inner.get(), at, unwind)
             }
             Kind::Char
             | Kind::RawValue(_)

@@ -20,7 +20,6 @@ use std::io;
 
 use cranelift_jit::{ArenaMemoryProvider, BranchProtection, JITMemoryKind, JITMemoryProvider};
 use cranelift_module::ModuleResult;
-use jitson_core::Decode;
 use jitson_jit::{CompileError, CompileOptions, JitState, compile};
 
 /// Distance between chunks: beyond any 32-bit PC-relative reach.

@@ -92,7 +92,7 @@ impl Parser<'_> {
             self.leave();
             return Err(self.error(ErrorCode::Panicked, self.pos));
         }
-        let value = (map.value)();
+        let value = map.value.get();
         let mut result = Ok(());
         if !empty && !map.has_text_keys() {
             result = loop {
@@ -247,8 +247,8 @@ impl Parser<'_> {
     unsafe fn insert_parsed_key(&mut self, map: &MapLayout, dst: *mut u8) -> Result<(), Error> {
         let mut ctx = EntryContext {
             parser: self,
-            key: (map.key)(),
-            value: (map.value)(),
+            key: map.key.get(),
+            value: map.value.get(),
             key_text: (0, 0),
             error: None,
         };
@@ -316,7 +316,7 @@ impl Parser<'_> {
             }
             // SAFETY: the field lies inside `dst` (the Decode contract).
             Kind::Newtype(n) if n.skipped.is_empty() => unsafe {
-                self.decode_map_key((n.inner)(), dst.add(n.offset))
+                self.decode_map_key(n.inner.get(), dst.add(n.offset))
             },
             // SAFETY: as the caller guarantees.
             _ => unsafe { self.decode_value(layout, dst) },

@@ -20,7 +20,7 @@ impl Parser<'_> {
         nt: &NewtypeLayout,
         dst: *mut u8,
     ) -> Result<(), Error> {
-        let inner = (nt.inner)();
+        let inner = nt.inner.get();
         // SAFETY: the field's offset and layout come from the Decode contract; on
         // a failed skipped initialiser the decoded field is dropped once.
         unsafe {
@@ -59,7 +59,7 @@ impl Parser<'_> {
         // SAFETY: `convert` hands the callback a slot for the source type, which
         // `from` describes; `dst` as the caller guarantees.
         let r = unsafe {
-            self.decode_through((convert.from)(), |decode, ctx| {
+            self.decode_through(convert.from.get(), |decode, ctx| {
                 (convert.convert)(dst, decode, ctx, message_ptr)
             })
         };

@@ -25,7 +25,7 @@ impl Parser<'_> {
         }
         // SAFETY: `decode_some` hands the callback a slot for the inner layout.
         unsafe {
-            self.decode_through((option.some)(), |decode, ctx| {
+            self.decode_through(option.some.get(), |decode, ctx| {
                 (option.decode_some)(dst, decode, ctx)
             })
         }
@@ -42,7 +42,7 @@ impl Parser<'_> {
     ) -> Result<(), Error> {
         // SAFETY: `decode_new` hands the callback a slot for the inner layout.
         unsafe {
-            self.decode_through((boxed.inner)(), |decode, ctx| {
+            self.decode_through(boxed.inner.get(), |decode, ctx| {
                 (boxed.decode_new)(dst, decode, ctx)
             })
         }

@@ -72,7 +72,7 @@ impl Parser<'_> {
                 self.leave();
                 return Ok(());
             }
-            let elem = (vec.elem)();
+            let elem = vec.elem.get();
             let mut len = 0usize;
             let mut cap = (vec.capacity)(dst);
             let mut base = (vec.as_mut_ptr)(dst);
@@ -119,7 +119,7 @@ impl Parser<'_> {
         array: &ArrayLayout,
         dst: *mut u8,
     ) -> Result<(), Error> {
-        let elem = (array.elem)();
+        let elem = array.elem.get();
         let n = array.len;
         // SAFETY: element i < N lies at i * size inside the array (caller's `dst`).
         unsafe {
@@ -151,7 +151,7 @@ impl Parser<'_> {
                 layout,
                 dst,
                 elems.len(),
-                |i| ((elems[i].layout)(), elems[i].offset),
+                |i| (elems[i].layout.get(), elems[i].offset),
                 |found| ErrorCode::TupleLength {
                     found,
                     expected: tuple.expecting_len,
@@ -159,7 +159,7 @@ impl Parser<'_> {
             )?;
             if let Err(e) = self.init_skipped(tuple.skipped, dst) {
                 for elem in elems {
-                    drop_value((elem.layout)(), dst.add(elem.offset));
+                    drop_value(elem.layout.get(), dst.add(elem.offset));
                 }
                 return Err(e);
             }

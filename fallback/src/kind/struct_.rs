@@ -114,7 +114,7 @@ impl Parser<'_> {
                     self.parse_object_colon()?;
                     // SAFETY: the field's offset and layout describe memory inside
                     // the struct (the Decode contract).
-                    unsafe { self.decode_value((field.layout)(), dst.add(field.offset)) }
+                    unsafe { self.decode_value(field.layout.get(), dst.add(field.offset)) }
                         .map_err(|e| at_segment(e, || PathSegment::Field(field.name)))?;
                     seen.set(i);
                     guess = i + 1;
@@ -175,7 +175,7 @@ impl Parser<'_> {
                     if !init(at) {
                         return Err(self.error(ErrorCode::Panicked, self.pos - 1));
                     }
-                } else if !jitson_core::layout::write_missing((field.layout)(), at) {
+                } else if !jitson_core::layout::write_missing(field.layout.get(), at) {
                     return Err(self.error(ErrorCode::MissingField(field.name), self.pos - 1));
                 }
             }
@@ -218,7 +218,7 @@ unsafe fn drop_written(st: &StructLayout, dst: *mut u8, seen: &mut Seen) {
     for (i, field) in st.fields.iter().enumerate() {
         if seen.get(i) {
             // SAFETY: as the caller guarantees.
-            unsafe { drop_value((field.layout)(), dst.add(field.offset)) };
+            unsafe { drop_value(field.layout.get(), dst.add(field.offset)) };
         }
     }
     for (j, skipped) in st.skipped.iter().enumerate() {
@@ -294,7 +294,7 @@ unsafe fn flatten_targets(
         seen: Seen::new(st.fields.len() + st.skipped.len()),
     });
     for f in st.flatten {
-        let layout = (f.layout)();
+        let layout = f.layout.get();
         // SAFETY: the flattened field lies inside the struct (the Decode contract).
         let at = unsafe { base.add(f.offset) };
         match &layout.kind {
@@ -404,7 +404,7 @@ impl Parser<'_> {
                     return Err(self.error(ErrorCode::DuplicateField(field.name), key_start));
                 }
                 // SAFETY: the field lies inside its struct (the Decode contract).
-                let r = unsafe { self.decode_value((field.layout)(), t.base.add(field.offset)) };
+                let r = unsafe { self.decode_value(field.layout.get(), t.base.add(field.offset)) };
                 // serde decodes the container's own fields in place but buffers
                 // the rest, decoding it after the whole object: for a flattened
                 // field, a syntax error anywhere in the object comes first.
@@ -429,7 +429,7 @@ impl Parser<'_> {
                 let value_start = text_start(self);
                 for m in maps {
                     self.pos = value_start;
-                    let value = (m.map.value)();
+                    let value = m.map.value.get();
                     // SAFETY: `insert_with` hands the callback a slot for `value`;
                     // the key is UTF-8 (a parsed JSON string) and outlives the call.
                     unsafe {

@@ -58,7 +58,7 @@ impl FnTranslator<'_, '_> {
         let c = self.peek_or(map_slow);
         self.expect_byte(c, b':', map_slow);
         self.advance(1);
-        let value_fn = self.func_ref((map.value)());
+        let value_fn = self.func_ref(map.value.get());
         let callback = self.b.ins().func_addr(PTR, value_fn);
         let key_ptr = self.b.ins().iadd(self.input, key_start);
         let key_len = self.b.ins().isub(key_end, key_start);
@@ -85,7 +85,7 @@ impl FnTranslator<'_, '_> {
         self.set_pos(key_quote);
         self.store_pos();
         let map_ptr = self.const_ptr(map as *const MapLayout);
-        let value_fn = self.func_ref((map.value)());
+        let value_fn = self.func_ref(map.value.get());
         let callback = self.b.ins().func_addr(PTR, value_fn);
         let inserted = self
             .call_addr(

@@ -23,7 +23,7 @@ impl FnTranslator<'_, '_> {
         let c = self.peek_or(slow);
         let is_null = self.b.create_block();
         self.branch_if_byte(c, b'n', is_null);
-        self.emit_decode_into(option.decode_some, (option.some)(), dst, cont, unwind);
+        self.emit_decode_into(option.decode_some, option.some.get(), dst, cont, unwind);
 
         self.b.switch_to_block(is_null);
         self.emit_literal(b"null", slow);
@@ -37,7 +37,7 @@ impl FnTranslator<'_, '_> {
 
     pub(crate) fn emit_box(&mut self, boxed: &BoxLayout, dst: Value, unwind: Block) {
         let cont = self.b.create_block();
-        self.emit_decode_into(boxed.decode_new, (boxed.inner)(), dst, cont, unwind);
+        self.emit_decode_into(boxed.decode_new, boxed.inner.get(), dst, cont, unwind);
         self.b.switch_to_block(cont);
     }
 

@@ -19,7 +19,7 @@ impl FnTranslator<'_, '_> {
         dst: Value,
         unwind: Block,
     ) {
-        let elem = (vec.elem)();
+        let elem = vec.elem.get();
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
         let depth = self.emit_open_container(b'[', layout, slow);
@@ -166,7 +166,7 @@ impl FnTranslator<'_, '_> {
         dst: Value,
         unwind: Block,
     ) {
-        let elem = (array.elem)();
+        let elem = array.elem.get();
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
         let depth = self.emit_open_container(b'[', layout, slow);
@@ -269,7 +269,7 @@ impl FnTranslator<'_, '_> {
         let to_unwind: Vec<Block> = (0..=n).map(|_| self.b.create_block()).collect();
         for (i, elem) in tuple.elems.iter().enumerate() {
             let at = self.b.ins().iadd_imm_s(dst, elem.offset as i64);
-            self.emit_value((elem.layout)(), at, to_unwind[i]);
+            self.emit_value(elem.layout.get(), at, to_unwind[i]);
             let c = self.peek_or(to_slow[i + 1]);
             if i + 1 < n {
                 self.expect_byte(c, b',', to_slow[i + 1]);
@@ -296,7 +296,7 @@ impl FnTranslator<'_, '_> {
                     continue;
                 }
                 let elem = &tuple.elems[k - 1];
-                if let Some(drop) = (elem.layout)().drop {
+                if let Some(drop) = elem.layout.get().drop {
                     let at = self.b.ins().iadd_imm_s(dst, elem.offset as i64);
                     self.call_drop(drop, at);
                 }

@@ -106,7 +106,7 @@ impl FnTranslator<'_, '_> {
             // field. Half the machine code (and compile time) of inline copies on
             // the seed `Order`, and faster too (docs/benchmarks.md).
             let at = self.b.ins().iadd_imm_s(dst, field.offset as i64);
-            self.emit_call_function((field.layout)(), at, unwind);
+            self.emit_call_function(field.layout.get(), at, unwind);
             let s = self.b.use_var(seen);
             let s = self.b.ins().bor_imm_s(s, 1i64 << i);
             self.b.def_var(seen, s);
@@ -300,7 +300,7 @@ impl FnTranslator<'_, '_> {
             .fields
             .iter()
             .enumerate()
-            .filter(|(_, f)| f.default.is_none() && !(f.layout)().is_optional())
+            .filter(|(_, f)| f.default.is_none() && !f.layout.get().is_optional())
             .fold(0u64, |m, (i, _)| m | 1 << i);
         let s = self.b.use_var(seen);
         let present = self.b.ins().band_imm_s(s, required as i64);
@@ -313,7 +313,7 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(complete);
 
         for (i, field) in st.fields.iter().enumerate() {
-            let field_layout = (field.layout)();
+            let field_layout = field.layout.get();
             let fill_with = match (&field.default, &field_layout.kind) {
                 (Some(init), _) => Missing::Default(*init),
                 (None, Kind::Option(o)) => Missing::None(o.write_none),
@@ -380,7 +380,7 @@ impl FnTranslator<'_, '_> {
         seen: cranelift_frontend::Variable,
         skipped_seen: cranelift_frontend::Variable,
     ) {
-        let needs_drop = st.fields.iter().any(|f| (f.layout)().drop.is_some())
+        let needs_drop = st.fields.iter().any(|f| f.layout.get().drop.is_some())
             || st.skipped.iter().any(|f| f.drop.is_some());
         if !needs_drop {
             return;
