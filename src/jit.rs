@@ -244,7 +244,7 @@ cfg_jit! {
 
     /// The compiled decoder for `layout`, compiling it on first use.
     pub(crate) fn compiled(layout: &'static TypeLayout) -> Result<&'static Compiled, &'static str> {
-        let id = layout.id();
+        let id = (layout.type_id)();
         if let Some((last_id, compiled, _)) = last()
             && last_id == id
         {
@@ -354,7 +354,7 @@ cfg_jit! {
     /// [`DRIFT_CHECK_EVERY`] decodes on a thread it also checks the type's key
     /// order for drift ([`check_drift`]).
     pub(crate) fn compiled_or_queue(layout: &'static TypeLayout) -> Tier {
-        let id = layout.id();
+        let id = (layout.type_id)();
         if let Some((last_id, compiled, countdown)) = last()
             && last_id == id
         {

@@ -576,7 +576,7 @@ fn prepare(root: &'static TypeLayout) {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     layout_model::visit_reachable(root, |layout| {
-        set.insert(layout.id());
+        set.insert((layout.type_id)());
     });
 }
 

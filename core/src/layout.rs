@@ -127,11 +127,32 @@ impl TypeLayout {
         }
     }
 
-    /// The identity of the described type.
-    pub fn id(&self) -> TypeId {
-        (self.type_id)()
+    /// The layout's identity: its type's, or for a layout built at run time (whose
+    /// `type_id` is that of [`RunTimeNode`]) its address.
+    pub fn id(&self) -> LayoutId {
+        let id = (self.type_id)();
+        if id == TypeId::of::<RunTimeNode>() {
+            LayoutId::Node(core::ptr::from_ref(self).addr())
+        } else {
+            LayoutId::Type(id)
+        }
     }
 }
+
+/// Identifies a layout: caches of compiled code and learned key orders are keyed
+/// by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LayoutId {
+    /// The layout of a Rust type (or of a type decoded a second way, see
+    /// [`TypeLayout::with_identity`]).
+    Type(TypeId),
+    /// A layout built at run time, by its address (stable while its owner lives).
+    Node(usize),
+}
+
+/// The `type_id` of layouts built at run time: they describe no Rust type, so
+/// [`TypeLayout::id`] tells them apart by address.
+pub struct RunTimeNode;
 
 /// `Some(drop glue of T)` when `T` needs dropping.
 pub const fn drop_fn<T>() -> Option<DropFn> {
@@ -621,7 +642,7 @@ pub unsafe extern "C" fn no_data_variants(
 /// Calls `f` on every layout reachable from `root` (including `root`), once each.
 /// Used by warm-up and by backends that compile a whole type graph at once.
 pub fn visit_reachable(root: &'static TypeLayout, mut f: impl FnMut(&'static TypeLayout)) {
-    let mut seen: Vec<TypeId> = Vec::new();
+    let mut seen: Vec<LayoutId> = Vec::new();
     let mut stack = vec![root];
     while let Some(layout) = stack.pop() {
         let id = layout.id();

@@ -62,7 +62,7 @@ mod helpers;
 mod kind;
 mod translate;
 
-use std::any::TypeId;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -73,7 +73,7 @@ use cranelift_codegen::{Context, isa::OwnedTargetIsa};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITMemoryProvider, JITModule};
 use cranelift_module::{FuncId, Linkage, Module};
-use jitson_core::layout::{Kind, TypeLayout};
+use jitson_core::layout::{Kind, LayoutId, TypeLayout};
 
 pub use helpers::JitState;
 
@@ -214,7 +214,7 @@ fn needs_function(layout: &TypeLayout) -> bool {
 /// payload and map value. Kinds the interpreter handles whole are not entered.
 fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
     let mut out: Vec<&'static TypeLayout> = Vec::new();
-    let mut seen: Vec<TypeId> = Vec::new();
+    let mut seen: Vec<LayoutId> = Vec::new();
     let mut stack = vec![(root, true)];
     while let Some((layout, wants_fn)) = stack.pop() {
         let wants_fn = wants_fn || needs_function(layout);
@@ -344,7 +344,7 @@ fn compile_inner(
     sig.returns.push(AbiParam::new(types::I8));
 
     let layouts = collect_functions(root);
-    let mut ids: HashMap<TypeId, FuncId> = HashMap::new();
+    let mut ids: HashMap<LayoutId, FuncId> = HashMap::new();
     for (i, layout) in layouts.iter().enumerate() {
         let name = format!("jitson_{i}_{}", sanitize(layout.expecting));
         let id = module

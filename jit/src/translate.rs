@@ -10,7 +10,7 @@
 //! calls the interpreter for the value; if that fails it jumps to `unwind`, with
 //! nothing live at `dst`. Blocks are sealed all at once when the function is done.
 
-use std::any::TypeId;
+
 use std::collections::HashMap;
 
 use cranelift_codegen::Context;
@@ -23,7 +23,7 @@ use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
-use jitson_core::layout::{Kind, Tagging, TypeLayout};
+use jitson_core::layout::{Kind, LayoutId, Tagging, TypeLayout};
 
 use crate::helpers::{self, JitState};
 
@@ -51,7 +51,7 @@ pub(crate) fn translate_function(
     module: &mut JITModule,
     ctx: &mut Context,
     fb_ctx: &mut FunctionBuilderContext,
-    ids: &HashMap<TypeId, FuncId>,
+    ids: &HashMap<LayoutId, FuncId>,
     speculation: Speculation<'_>,
     layout: &'static TypeLayout,
     call_conv: CallConv,
@@ -103,8 +103,8 @@ pub(crate) fn state_flags() -> MemFlagsData {
 pub(crate) struct FnTranslator<'a, 'm> {
     pub b: FunctionBuilder<'a>,
     module: &'m mut JITModule,
-    ids: &'m HashMap<TypeId, FuncId>,
-    func_refs: HashMap<TypeId, FuncRef>,
+    ids: &'m HashMap<LayoutId, FuncId>,
+    func_refs: HashMap<LayoutId, FuncRef>,
     sigs: HashMap<(Vec<Type>, Option<Type>), SigRef>,
     call_conv: CallConv,
     /// `*mut JitState`.
@@ -125,7 +125,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
     fn new(
         mut b: FunctionBuilder<'a>,
         module: &'m mut JITModule,
-        ids: &'m HashMap<TypeId, FuncId>,
+        ids: &'m HashMap<LayoutId, FuncId>,
         speculation: Speculation<'m>,
         state: Value,
         call_conv: CallConv,
