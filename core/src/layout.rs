@@ -236,6 +236,12 @@ pub enum Kind {
     Serde(&'static SerdeLayout),
     /// Any JSON value, validated and discarded. The type is a ZST.
     Ignored,
+    /// A value appended to a column rather than written in place (run-time
+    /// schemas, columnar output; see [`crate::column`]).
+    Column(&'static crate::column::ColumnLayout),
+    /// A scalar parsed from its text by functions (timestamps, decimals; see
+    /// [`crate::column::ParsedLayout`]).
+    Parsed(&'static crate::column::ParsedLayout),
 }
 
 /// Creates owned text (`String`, `Box<str>`, `RawValue`) from UTF-8 bytes.
@@ -703,7 +709,9 @@ impl TypeLayout {
             Kind::Box(b) => b.inner.get().is_optional(),
             // serde's `transparent` hands the missing field to the inner type; a
             // plain newtype struct asks for a newtype and is refused.
-            Kind::Newtype(n) => n.transparent && n.skipped.is_empty() && n.inner.get().is_optional(),
+            Kind::Newtype(n) => {
+                n.transparent && n.skipped.is_empty() && n.inner.get().is_optional()
+            }
             _ => false,
         }
     }

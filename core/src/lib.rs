@@ -16,6 +16,7 @@
 //! Users do not depend on this crate directly: the `jitson` facade re-exports what
 //! they need.
 
+pub mod column;
 mod convert;
 pub mod decode;
 pub mod error;

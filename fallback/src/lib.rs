@@ -363,6 +363,8 @@ impl<'a> Parser<'a> {
                 Kind::Convert(c) => self.decode_convert(c, dst),
                 Kind::Serde(s) => self.decode_serde(s, dst),
                 Kind::Enum(e) => self.decode_enum(layout, e, dst),
+                Kind::Column(c) => self.decode_column(layout, c, dst),
+                Kind::Parsed(p) => self.decode_parsed(layout, p, dst),
             }
         }
     }

@@ -62,7 +62,6 @@ mod helpers;
 mod kind;
 mod translate;
 
-
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

@@ -10,7 +10,6 @@
 //! calls the interpreter for the value; if that fails it jumps to `unwind`, with
 //! nothing live at `dst`. Blocks are sealed all at once when the function is done.
 
-
 use std::collections::HashMap;
 
 use cranelift_codegen::Context;
@@ -582,6 +581,8 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             | Kind::Convert(_)
             | Kind::Serde(_)
             | Kind::Map(_)
+            | Kind::Column(_)
+            | Kind::Parsed(_)
             | Kind::Unit => {
                 self.interpreted
                     .push(((layout.type_name)(), kind_not_lowered(&layout.kind)));
@@ -610,6 +611,8 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
         Kind::Serde(_) => "fields decoded through serde run in the interpreter",
         Kind::Map(_) => "maps with keys parsed from their text are not lowered",
         Kind::I128 | Kind::U128 => "128-bit integers are not lowered",
+        Kind::Column(_) => "columns are not lowered",
+        Kind::Parsed(_) => "scalars parsed from their text run in the interpreter",
         _ => "ignored values are skipped by the interpreter",
     }
 }

@@ -592,6 +592,13 @@ fn may_start(layout: &TypeLayout, b: u8, depth: u32) -> bool {
             Tagging::Internal { .. } | Tagging::Adjacent { .. } => b == b'{',
             Tagging::Untagged => true,
         },
-        Kind::RawValue(_) | Kind::Ignored | Kind::Serde(_) => true,
+        Kind::RawValue(_) | Kind::Ignored | Kind::Serde(_) | Kind::Parsed(_) => true,
+        Kind::Column(c) => {
+            (c.nullable && b == b'n')
+                || match c.store {
+                    jitson_core::column::Store::List => b == b'[',
+                    _ => may_start(c.value.get(), b, depth + 1),
+                }
+        }
     }
 }

@@ -1,11 +1,12 @@
 //! One module per [`Kind`](jitson_core::layout::Kind) family; the JIT's `jit/src/kind/`
 //! has the same file names, with `emit_*` for each `decode_*` here.
 
+mod column;
 mod enum_;
 mod map;
 mod newtype;
 mod option;
 mod scalar;
-mod seq;
+pub(crate) mod seq;
 mod string;
 mod struct_;

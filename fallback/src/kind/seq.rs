@@ -6,14 +6,14 @@ use jitson_core::layout::{ArrayLayout, TupleLayout, TypeLayout, VecLayout};
 use crate::{Parser, at_segment, drop_value};
 
 /// What follows an element inside `[...]`.
-enum AfterElement {
+pub(crate) enum AfterElement {
     More,
     End,
 }
 
 impl Parser<'_> {
     /// After an element: `,` (not followed by `]`) or `]`, both consumed.
-    fn end_seq_element(&mut self) -> Result<AfterElement, Error> {
+    pub(crate) fn end_seq_element(&mut self) -> Result<AfterElement, Error> {
         match self.parse_whitespace() {
             Some(b',') => {
                 self.pos += 1;
@@ -33,7 +33,7 @@ impl Parser<'_> {
 
     /// Consumes `[` and any whitespace; returns whether the array is empty (its `]`
     /// consumed too). Enters one level of depth, which the caller leaves.
-    fn begin_seq(&mut self, layout: &'static TypeLayout) -> Result<bool, Error> {
+    pub(crate) fn begin_seq(&mut self, layout: &'static TypeLayout) -> Result<bool, Error> {
         if self.peek_value()? != b'[' {
             return Err(self.invalid_type(layout.expecting));
         }

@@ -1,0 +1,62 @@
+//! The JIT backend of a plan: its compiled record function.
+
+use arrow_schema::ArrowError;
+use jitson_core::column::Column;
+
+use crate::plan::Plan;
+use crate::reader::Backend;
+
+/// A plan's compiled code. Owned by the plan (dropped before its layouts).
+pub(crate) struct Jit {
+    compiled: jitson_jit::Compiled,
+}
+
+impl Jit {
+    /// Compiles `plan` when `backend` asks for the JIT and the JIT can run:
+    /// `None` for the interpreter, an error only for [`Backend::Jit`] where the
+    /// JIT cannot run.
+    pub fn for_plan(plan: &Plan, backend: Backend) -> Result<Option<Jit>, ArrowError> {
+        let disabled = std::env::var_os("JITSON_DISABLE_JIT").is_some_and(|v| v == "1");
+        let wanted = match backend {
+            Backend::Interpreter => false,
+            Backend::Auto => !disabled,
+            Backend::Jit => true,
+        };
+        if !wanted {
+            return Ok(None);
+        }
+        let compiled = jitson_jit::probe(None)
+            .and_then(|()| jitson_jit::compile(plan.root, jitson_jit::CompileOptions::default()));
+        match compiled {
+            Ok(compiled) => Ok(Some(Jit { compiled })),
+            Err(_) if backend == Backend::Auto => Ok(None),
+            Err(e) => Err(ArrowError::ComputeError(format!("JIT unavailable: {e}"))),
+        }
+    }
+
+    /// Runs the compiled record function at `*pos`; `true` (and `*pos` past the
+    /// record) on success, `false` with the columns unchanged otherwise.
+    pub fn decode(&self, input: &[u8], pos: &mut usize, dst: *mut u8) -> bool {
+        let mut state = jitson_jit::JitState::new(input, 128, true);
+        state.pos = *pos;
+        // SAFETY: the code was compiled for the plan's root layout, and `dst` is
+        // the plan's column array (`Plan::decode_record`); `state` borrows `input`.
+        let ok = unsafe { self.compiled.call(&mut state, dst) };
+        if ok {
+            *pos = state.pos;
+        }
+        ok
+    }
+
+    /// Bytes of machine code.
+    pub fn code_bytes(&self) -> usize {
+        self.compiled.code_bytes
+    }
+
+    /// Time the compile took.
+    pub fn compile_time(&self) -> std::time::Duration {
+        self.compiled.compile_time
+    }
+}
+
+const _: () = assert!(size_of::<Column>() > 0);

@@ -1,0 +1,434 @@
+//! Scalars parsed from their text ([`ParsedLayout`] functions): timestamps, dates,
+//! decimals, half floats, and arrow-json's coercions into text columns.
+//!
+//! Every function has the [`ParseFn`](jitson_core::column::ParseFn) signature and
+//! never unwinds: it writes `dst` and returns `true`, or sets `*message`.
+
+use jitson_core::column::{ParsedLayout, column_append_text};
+
+/// `arg` of timestamp parsers: nanoseconds per unit.
+pub(crate) const fn timestamp_layout(nanos_per_unit: u64) -> ParsedLayout {
+    ParsedLayout {
+        from_string: Some(timestamp_from_string),
+        from_number: Some(integer_i64),
+        from_bool: None,
+        arg: nanos_per_unit,
+    }
+}
+
+pub(crate) static TIMESTAMP_S: ParsedLayout = timestamp_layout(1_000_000_000);
+pub(crate) static TIMESTAMP_MS: ParsedLayout = timestamp_layout(1_000_000);
+pub(crate) static TIMESTAMP_US: ParsedLayout = timestamp_layout(1_000);
+pub(crate) static TIMESTAMP_NS: ParsedLayout = timestamp_layout(1);
+
+/// Date32: `"YYYY-MM-DD"` or an integer count of days since 1970-01-01.
+pub(crate) static DATE32: ParsedLayout = ParsedLayout {
+    from_string: Some(date32_from_string),
+    from_number: Some(integer_i32),
+    from_bool: None,
+    arg: 0,
+};
+
+/// Float16: a JSON number, rounded to f32 and then to f16 (as arrow-json does).
+pub(crate) static FLOAT16: ParsedLayout = ParsedLayout {
+    from_string: None,
+    from_number: Some(float16),
+    from_bool: None,
+    arg: 0,
+};
+
+/// Text columns with `with_coerce_primitive(true)`: numbers and booleans are
+/// stored as their JSON text.
+pub(crate) static COERCED_TEXT: ParsedLayout = ParsedLayout {
+    from_string: Some(append_text),
+    from_number: Some(append_text),
+    from_bool: Some(append_text),
+    arg: 0,
+};
+
+/// `arg` of a decimal parser: `precision << 8 | scale` (scale as `i8`).
+pub(crate) fn decimal_arg(precision: u8, scale: i8) -> u64 {
+    (u64::from(precision) << 8) | u64::from(scale as u8)
+}
+
+/// Decimal128 from a number's text (or a string's, the same grammar), exactly.
+pub(crate) const DECIMAL: ParsedLayout = ParsedLayout {
+    from_string: Some(decimal128),
+    from_number: Some(decimal128),
+    from_bool: None,
+    arg: 0,
+};
+
+/// Integer parsers for a column with `with_coerce_primitive(true)`: a string is
+/// parsed as the number it holds (`"42"`), as arrow-json always does.
+pub(crate) fn coerced_number(from_number: jitson_core::column::ParseFn) -> ParsedLayout {
+    ParsedLayout {
+        from_string: Some(from_number),
+        from_number: Some(from_number),
+        from_bool: None,
+        arg: 0,
+    }
+}
+
+/// # Safety (all functions below)
+/// `ptr[..len]` is readable UTF-8; `dst` is room for the column's native type
+/// (or a text column for `append_text`); `message` is writable.
+unsafe fn text<'a>(ptr: *const u8, len: usize) -> &'a str {
+    // SAFETY: the backends pass validated text (see above).
+    unsafe { core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len)) }
+}
+
+fn fail(message: *mut Option<Box<str>>, text: String) -> bool {
+    // SAFETY: `message` is writable (the `ParseFn` contract).
+    unsafe { *message = Some(text.into_boxed_str()) };
+    false
+}
+
+unsafe extern "C" fn append_text(
+    dst: *mut u8,
+    ptr: *const u8,
+    len: usize,
+    _: u64,
+    _: *mut Option<Box<str>>,
+) -> bool {
+    // SAFETY: `dst` is a text column with room for a row (the column kind
+    // reserved it); the text is readable.
+    unsafe { column_append_text(dst, ptr, len) };
+    true
+}
+
+/// Writes a native value of type `T` parsed by `parse`.
+unsafe fn write_parsed<T>(
+    dst: *mut u8,
+    ptr: *const u8,
+    len: usize,
+    message: *mut Option<Box<str>>,
+    what: &str,
+    parse: impl FnOnce(&str) -> Option<T>,
+) -> bool {
+    // SAFETY: the `ParseFn` contract.
+    let s = unsafe { text(ptr, len) };
+    match parse(s) {
+        Some(v) => {
+            // SAFETY: `dst` is room for a `T` (column slots are 16-byte aligned
+            // and `width` apart, width = size_of::<T>()).
+            unsafe { dst.cast::<T>().write_unaligned(v) };
+            true
+        }
+        None => fail(message, format!("invalid {what}: {s:?}")),
+    }
+}
+
+unsafe extern "C" fn integer_i64(
+    dst: *mut u8,
+    ptr: *const u8,
+    len: usize,
+    _: u64,
+    message: *mut Option<Box<str>>,
+) -> bool {
+    // SAFETY: forwarded.
+    unsafe { write_parsed(dst, ptr, len, message, "i64", |s| s.parse::<i64>().ok()) }
+}
+
+unsafe extern "C" fn integer_i32(
+    dst: *mut u8,
+    ptr: *const u8,
+    len: usize,
+    _: u64,
+    message: *mut Option<Box<str>>,
+) -> bool {
+    // SAFETY: forwarded.
+    unsafe { write_parsed(dst, ptr, len, message, "i32", |s| s.parse::<i32>().ok()) }
+}
+
+macro_rules! coerced_parsers {
+    ($($name:ident: $t:ty),*) => {$(
+        /// A number of this type from a number's or a string's text.
+        pub(crate) unsafe extern "C" fn $name(
+            dst: *mut u8,
+            ptr: *const u8,
+            len: usize,
+            _: u64,
+            message: *mut Option<Box<str>>,
+        ) -> bool {
+            // SAFETY: forwarded.
+            unsafe {
+                write_parsed(dst, ptr, len, message, stringify!($t), |s| s.parse::<$t>().ok())
+            }
+        }
+    )*};
+}
+coerced_parsers!(
+    parse_i8: i8, parse_i16: i16, parse_i32: i32, parse_i64: i64,
+    parse_u8: u8, parse_u16: u16, parse_u32: u32, parse_u64: u64,
+    parse_f32: f32, parse_f64: f64
+);
+
+unsafe extern "C" fn float16(
+    dst: *mut u8,
+    ptr: *const u8,
+    len: usize,
+    _: u64,
+    message: *mut Option<Box<str>>,
+) -> bool {
+    // SAFETY: forwarded.
+    unsafe {
+        write_parsed(dst, ptr, len, message, "f16", |s| {
+            s.parse::<f32>().ok().map(half::f16::from_f32)
+        })
+    }
+}
+
+unsafe extern "C" fn decimal128(
+    dst: *mut u8,
+    ptr: *const u8,
+    len: usize,
+    arg: u64,
+    message: *mut Option<Box<str>>,
+) -> bool {
+    let precision = (arg >> 8) as u8;
+    let scale = arg as u8 as i8;
+    // SAFETY: forwarded.
+    unsafe {
+        write_parsed(dst, ptr, len, message, "decimal", |s| {
+            parse_decimal(s, precision, scale)
+        })
+    }
+}
+
+/// The exact value of decimal text (`-12.345`, `1e3`) at `scale`, if it has at
+/// most `precision` digits there and loses no digit.
+pub(crate) fn parse_decimal(s: &str, precision: u8, scale: i8) -> Option<i128> {
+    let (negative, s) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (mantissa, exponent) = match s.find(['e', 'E']) {
+        Some(i) => (&s[..i], s[i + 1..].parse::<i32>().ok()?),
+        None => (s, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    let mut digits: i128 = 0;
+    for b in int.bytes().chain(frac.bytes()) {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        digits = digits.checked_mul(10)?.checked_add(i128::from(b - b'0'))?;
+    }
+    // value = digits * 10^(exponent - frac.len()); stored = value * 10^scale.
+    let shift = i64::from(exponent) - frac.len() as i64 + i64::from(scale);
+    let mut value = digits;
+    if shift >= 0 {
+        for _ in 0..shift {
+            value = value.checked_mul(10)?;
+        }
+    } else {
+        for _ in 0..(-shift) {
+            if value % 10 != 0 {
+                return None;
+            }
+            value /= 10;
+        }
+    }
+    if value.unsigned_abs() >= 10u128.checked_pow(u32::from(precision))? {
+        return None;
+    }
+    Some(if negative { -value } else { value })
+}
+
+unsafe extern "C" fn timestamp_from_string(
+    dst: *mut u8,
+    ptr: *const u8,
+    len: usize,
+    nanos_per_unit: u64,
+    message: *mut Option<Box<str>>,
+) -> bool {
+    // SAFETY: forwarded.
+    unsafe {
+        write_parsed(dst, ptr, len, message, "timestamp", |s| {
+            let nanos = parse_timestamp_nanos(s)?;
+            Some(nanos.div_euclid(nanos_per_unit as i128) as i64)
+                .filter(|_| nanos.div_euclid(nanos_per_unit as i128) <= i64::MAX as i128)
+        })
+    }
+}
+
+unsafe extern "C" fn date32_from_string(
+    dst: *mut u8,
+    ptr: *const u8,
+    len: usize,
+    _: u64,
+    message: *mut Option<Box<str>>,
+) -> bool {
+    // SAFETY: forwarded.
+    unsafe {
+        write_parsed(dst, ptr, len, message, "date", |s| {
+            let b = s.as_bytes();
+            if b.len() != 10 {
+                return None;
+            }
+            let (days, _) = parse_date(b)?;
+            i32::try_from(days).ok()
+        })
+    }
+}
+
+/// Days since 1970-01-01 of the proleptic Gregorian date (Howard Hinnant's
+/// `days_from_civil`, public domain algorithm).
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn digits(b: &[u8]) -> Option<u32> {
+    b.iter().try_fold(0u32, |acc, &c| {
+        c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0'))
+    })
+}
+
+/// `YYYY-MM-DD` at the start of `b`: (days since the epoch, bytes read).
+fn parse_date(b: &[u8]) -> Option<(i64, usize)> {
+    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let year = digits(&b[..4])?;
+    let month = digits(&b[5..7])?;
+    let day = digits(&b[8..10])?;
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let month_days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1..=12).contains(&month) || day == 0 || day > month_days[month as usize - 1] {
+        return None;
+    }
+    Some((days_from_civil(i64::from(year), month, day), 10))
+}
+
+/// RFC 3339 and its common relaxations (as arrow's `string_to_datetime` reads
+/// them): `YYYY-MM-DD`, then optionally `T` or a space, `HH:MM[:SS[.fraction]]`,
+/// and `Z`, `±HH:MM`, `±HHMM` or nothing (UTC). Nanoseconds since the epoch.
+pub(crate) fn parse_timestamp_nanos(s: &str) -> Option<i128> {
+    let b = s.as_bytes();
+    let (days, mut i) = parse_date(b)?;
+    let mut nanos = i128::from(days) * 86_400 * 1_000_000_000;
+    if i == b.len() {
+        return Some(nanos);
+    }
+    if b[i] != b'T' && b[i] != b't' && b[i] != b' ' {
+        return None;
+    }
+    i += 1;
+    let hour = digits(b.get(i..i + 2)?)?;
+    if b.get(i + 2) != Some(&b':') {
+        return None;
+    }
+    let minute = digits(b.get(i + 3..i + 5)?)?;
+    i += 5;
+    let mut second = 0;
+    if b.get(i) == Some(&b':') {
+        second = digits(b.get(i + 1..i + 3)?)?;
+        i += 3;
+    }
+    if hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    nanos += i128::from(hour * 3600 + minute * 60 + second) * 1_000_000_000;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        let mut fraction: i128 = 0;
+        while let Some(c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+            if i - start < 9 {
+                fraction = fraction * 10 + i128::from(c - b'0');
+            }
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        for _ in (i - start).min(9)..9 {
+            fraction *= 10;
+        }
+        nanos += fraction;
+    }
+    match b.get(i) {
+        None => Some(nanos),
+        Some(b'Z' | b'z') if i + 1 == b.len() => Some(nanos),
+        Some(&sign @ (b'+' | b'-')) => {
+            let rest = &b[i + 1..];
+            let (h, m) = match rest.len() {
+                5 if rest[2] == b':' => (digits(&rest[..2])?, digits(&rest[3..])?),
+                4 => (digits(&rest[..2])?, digits(&rest[2..])?),
+                2 => (digits(rest)?, 0),
+                _ => return None,
+            };
+            let offset = i128::from(h * 3600 + m * 60) * 1_000_000_000;
+            Some(if sign == b'+' {
+                nanos - offset
+            } else {
+                nanos + offset
+            })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(parse_timestamp_nanos("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(
+            parse_timestamp_nanos("1970-01-02"),
+            Some(86_400_000_000_000)
+        );
+        assert_eq!(
+            parse_timestamp_nanos("2024-02-29T12:34:56.789+01:00"),
+            Some(1_709_206_496_789_000_000)
+        );
+        assert_eq!(
+            parse_timestamp_nanos("1969-12-31 23:59:59.5"),
+            Some(-500_000_000)
+        );
+        assert_eq!(parse_timestamp_nanos("2023-02-29"), None);
+        assert_eq!(parse_timestamp_nanos("2024-01-01T25:00:00"), None);
+        assert_eq!(parse_timestamp_nanos("2024-01-01T00:00:00Q"), None);
+    }
+
+    #[test]
+    fn decimals() {
+        assert_eq!(parse_decimal("12.345", 10, 3), Some(12345));
+        assert_eq!(parse_decimal("-1.5", 10, 3), Some(-1500));
+        assert_eq!(parse_decimal("1e2", 10, 0), Some(100));
+        assert_eq!(
+            parse_decimal("1.2345", 10, 3),
+            None,
+            "a digit would be lost"
+        );
+        assert_eq!(parse_decimal("123456", 5, 0), None, "over precision");
+        assert_eq!(parse_decimal("1.", 5, 0), Some(1));
+        assert_eq!(parse_decimal("x", 5, 0), None);
+    }
+}

@@ -1,0 +1,412 @@
+//! A run-time schema lowered to jitson layouts, and filled columns turned into
+//! Arrow arrays.
+//!
+//! [`Plan::new`] walks an Arrow [`Schema`] once and builds, for every field, a
+//! column layout ([`ColumnLayout`]) over the value kind jitson already has for
+//! that type (`i64`, `f64`, a string, a record). The layouts live in the plan's
+//! arena and are handed to the backends as `&'static` references: the plan owns
+//! them, and everything that holds such a reference (the compiled code, the
+//! decoders) is owned by or borrows the plan, so none outlives it. Dropping the
+//! last handle to a plan frees its layouts and its machine code.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, make_array};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
+use arrow_data::ArrayDataBuilder;
+use arrow_schema::{ArrowError, DataType, Field, Fields, SchemaRef, TimeUnit};
+use jitson_core::column::{
+    Column, ColumnLayout, Conflict, ParsedLayout, Shape, Store, column_append_text, column_node,
+    column_push_null, node,
+};
+use jitson_core::decode::layout_of;
+use jitson_core::layout::{Kind, LayoutRef, StringLayout, StructLayout, TypeLayout};
+
+use crate::parse;
+
+/// How values are read (the [`ReaderBuilder`](crate::ReaderBuilder) options that
+/// shape the layouts).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Policy {
+    pub strict: bool,
+    pub coerce_primitive: bool,
+    pub conflict: Conflict,
+}
+
+/// Text appended to a text column.
+static TEXT: StringLayout = StringLayout {
+    write: column_append_text,
+};
+static TEXT_VALUE: TypeLayout = node("a string", 0, 1, Kind::String(&TEXT));
+
+/// A schema lowered for decoding. See the module docs for ownership.
+pub(crate) struct Plan {
+    /// The compiled decoder, when the JIT runs. Declared first, so dropped before
+    /// the layouts it was compiled from.
+    #[cfg(feature = "jit")]
+    pub jit: Option<crate::backend::Jit>,
+    /// The record layout: a struct whose field `i` is column `i`.
+    pub root: &'static TypeLayout,
+    /// The schema.
+    pub schema: SchemaRef,
+    /// Empty columns of the right shapes, cloned for every decoder.
+    template: Vec<ColumnTemplate>,
+    arena: Vec<Box<dyn Any + Send + Sync>>,
+}
+
+/// What is needed to make an empty [`Column`] of one field.
+#[derive(Clone, Debug)]
+struct ColumnTemplate {
+    shape: Shape,
+    width: usize,
+    children: Vec<ColumnTemplate>,
+}
+
+impl ColumnTemplate {
+    fn build(&self) -> Column {
+        Column::new(
+            self.shape,
+            self.width,
+            self.children.iter().map(ColumnTemplate::build).collect(),
+        )
+    }
+}
+
+/// More columns than this are refused: every record struct keeps a bitmap of
+/// its fields, and a schema of a million columns is a mistake, not data.
+pub const MAX_COLUMNS: usize = 1 << 16;
+
+impl Plan {
+    /// Lowers `schema`. Errors name the first field whose type is not supported.
+    pub fn new(schema: SchemaRef, policy: Policy) -> Result<Plan, ArrowError> {
+        let mut plan = Plan {
+            #[cfg(feature = "jit")]
+            jit: None,
+            root: &TEXT_VALUE,
+            schema: schema.clone(),
+            template: Vec::new(),
+            arena: Vec::new(),
+        };
+        let mut count = 0;
+        let (root, template) = plan.record(schema.fields(), "record", policy, &mut count)?;
+        plan.root = root;
+        plan.template = template;
+        Ok(plan)
+    }
+
+    /// Empty columns for the schema's fields.
+    pub fn columns(&self) -> Vec<Column> {
+        self.template.iter().map(ColumnTemplate::build).collect()
+    }
+
+    /// Moves `value` into the arena and returns a reference to it.
+    fn keep<T: Send + Sync + 'static>(&mut self, value: T) -> &'static T {
+        let boxed = Box::new(value);
+        let ptr: *const T = &*boxed;
+        self.arena.push(boxed);
+        // SAFETY: the box's contents never move and live until the plan drops;
+        // every holder of the reference is owned by or borrows the plan (module
+        // docs), so none outlives it.
+        unsafe { &*ptr }
+    }
+
+    fn keep_str(&mut self, s: &str) -> &'static str {
+        self.keep(s.to_owned()).as_str()
+    }
+
+    fn record(
+        &mut self,
+        fields: &Fields,
+        name: &str,
+        policy: Policy,
+        count: &mut usize,
+    ) -> Result<(&'static TypeLayout, Vec<ColumnTemplate>), ArrowError> {
+        let mut layouts = Vec::with_capacity(fields.len());
+        let mut templates = Vec::with_capacity(fields.len());
+        for (i, field) in fields.iter().enumerate() {
+            let (layout, template) = self.column(field, policy, count)?;
+            layouts.push(jitson_core::layout::Field {
+                name: self.keep_str(field.name()),
+                aliases: &[],
+                offset: i * size_of::<Column>(),
+                layout: LayoutRef::Node(layout),
+                default: if field.is_nullable() {
+                    Some(column_push_null)
+                } else {
+                    None
+                },
+            });
+            templates.push(template);
+        }
+        let fields = self.keep(layouts);
+        let name = self.keep_str(name);
+        let st = self.keep(StructLayout {
+            name,
+            fields,
+            skipped: &[],
+            deny_unknown_fields: policy.strict,
+            flatten: &[],
+        });
+        let expecting = self.keep_str(&format!("struct {name}"));
+        let layout = self.keep(node(
+            expecting,
+            fields.len() * size_of::<Column>(),
+            align_of::<Column>(),
+            Kind::Struct(st),
+        ));
+        Ok((layout, templates))
+    }
+
+    /// The column layout of `field` and its empty column.
+    fn column(
+        &mut self,
+        field: &Field,
+        policy: Policy,
+        count: &mut usize,
+    ) -> Result<(&'static TypeLayout, ColumnTemplate), ArrowError> {
+        *count += 1;
+        if *count > MAX_COLUMNS {
+            return Err(ArrowError::SchemaError(format!(
+                "more than {MAX_COLUMNS} columns (nested fields included)"
+            )));
+        }
+        let fixed = |width| ColumnTemplate {
+            shape: Shape::Fixed,
+            width,
+            children: Vec::new(),
+        };
+        let coerce = policy.coerce_primitive;
+        let number = |plan: &mut Plan, layout: &'static TypeLayout, f| {
+            if coerce {
+                let parsed = plan.keep(parse::coerced_number(f));
+                plan.parsed_node(layout.expecting, parsed)
+            } else {
+                layout
+            }
+        };
+        let (store, value, template): (Store, &'static TypeLayout, ColumnTemplate) =
+            match field.data_type() {
+                DataType::Null => (Store::Fixed, layout_of::<()>(), fixed(0)),
+                DataType::Boolean => (Store::Fixed, layout_of::<bool>(), fixed(1)),
+                DataType::Int8 => (
+                    Store::Fixed,
+                    number(self, layout_of::<i8>(), parse::parse_i8),
+                    fixed(1),
+                ),
+                DataType::Int16 => (
+                    Store::Fixed,
+                    number(self, layout_of::<i16>(), parse::parse_i16),
+                    fixed(2),
+                ),
+                DataType::Int32 => (
+                    Store::Fixed,
+                    number(self, layout_of::<i32>(), parse::parse_i32),
+                    fixed(4),
+                ),
+                DataType::Int64 => (
+                    Store::Fixed,
+                    number(self, layout_of::<i64>(), parse::parse_i64),
+                    fixed(8),
+                ),
+                DataType::UInt8 => (
+                    Store::Fixed,
+                    number(self, layout_of::<u8>(), parse::parse_u8),
+                    fixed(1),
+                ),
+                DataType::UInt16 => (
+                    Store::Fixed,
+                    number(self, layout_of::<u16>(), parse::parse_u16),
+                    fixed(2),
+                ),
+                DataType::UInt32 => (
+                    Store::Fixed,
+                    number(self, layout_of::<u32>(), parse::parse_u32),
+                    fixed(4),
+                ),
+                DataType::UInt64 => (
+                    Store::Fixed,
+                    number(self, layout_of::<u64>(), parse::parse_u64),
+                    fixed(8),
+                ),
+                DataType::Float16 => (
+                    Store::Fixed,
+                    self.parsed_node("f16", &parse::FLOAT16),
+                    fixed(2),
+                ),
+                DataType::Float32 => (
+                    Store::Fixed,
+                    number(self, layout_of::<f32>(), parse::parse_f32),
+                    fixed(4),
+                ),
+                DataType::Float64 => (
+                    Store::Fixed,
+                    number(self, layout_of::<f64>(), parse::parse_f64),
+                    fixed(8),
+                ),
+                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+                    let value = if coerce {
+                        self.parsed_node("a string", &parse::COERCED_TEXT)
+                    } else {
+                        &TEXT_VALUE
+                    };
+                    let width = if *field.data_type() == DataType::LargeUtf8 {
+                        8
+                    } else {
+                        4
+                    };
+                    let template = ColumnTemplate {
+                        shape: Shape::Text,
+                        width,
+                        children: Vec::new(),
+                    };
+                    (Store::Append, value, template)
+                }
+                DataType::Timestamp(unit, _) => {
+                    let parsed = match unit {
+                        TimeUnit::Second => &parse::TIMESTAMP_S,
+                        TimeUnit::Millisecond => &parse::TIMESTAMP_MS,
+                        TimeUnit::Microsecond => &parse::TIMESTAMP_US,
+                        TimeUnit::Nanosecond => &parse::TIMESTAMP_NS,
+                    };
+                    (
+                        Store::Fixed,
+                        self.parsed_node("a timestamp", parsed),
+                        fixed(8),
+                    )
+                }
+                DataType::Date32 => (
+                    Store::Fixed,
+                    self.parsed_node("a date", &parse::DATE32),
+                    fixed(4),
+                ),
+                DataType::Decimal128(precision, scale) => {
+                    let parsed = self.keep(ParsedLayout {
+                        arg: parse::decimal_arg(*precision, *scale),
+                        ..parse::DECIMAL
+                    });
+                    (
+                        Store::Fixed,
+                        self.parsed_node("a decimal", parsed),
+                        fixed(16),
+                    )
+                }
+                DataType::List(elem) | DataType::LargeList(elem) => {
+                    let (elem_layout, elem_template) = self.column(elem, policy, count)?;
+                    let width = if matches!(field.data_type(), DataType::List(_)) {
+                        4
+                    } else {
+                        8
+                    };
+                    let template = ColumnTemplate {
+                        shape: Shape::List,
+                        width,
+                        children: vec![elem_template],
+                    };
+                    (Store::List, elem_layout, template)
+                }
+                DataType::Struct(fields) => {
+                    let (layout, children) = self.record(fields, field.name(), policy, count)?;
+                    let template = ColumnTemplate {
+                        shape: Shape::Struct,
+                        width: 0,
+                        children,
+                    };
+                    (Store::Struct, layout, template)
+                }
+                other => {
+                    return Err(ArrowError::NotYetImplemented(format!(
+                        "column `{}`: type {other} is not supported by jitson-arrow",
+                        field.name()
+                    )));
+                }
+            };
+        let column = self.keep(ColumnLayout {
+            value: LayoutRef::Node(value),
+            store,
+            nullable: field.is_nullable(),
+            conflict: policy.conflict,
+        });
+        let expecting = self.keep_str(&format!("column {}", field.name()));
+        let layout = self.keep(column_node(expecting, column));
+        Ok((layout, template))
+    }
+
+    fn parsed_node(
+        &mut self,
+        expecting: &'static str,
+        parsed: &'static ParsedLayout,
+    ) -> &'static TypeLayout {
+        self.keep(node(expecting, 0, 1, Kind::Parsed(parsed)))
+    }
+
+    /// The batch of the rows in `columns`; clears them for the next batch.
+    pub fn batch(&self, columns: &mut [Column], rows: usize) -> Result<RecordBatch, ArrowError> {
+        let arrays = self
+            .schema
+            .fields()
+            .iter()
+            .zip(columns.iter())
+            .map(|(field, column)| array(field.data_type(), column))
+            .collect::<Vec<_>>();
+        for column in columns.iter_mut() {
+            column.clear();
+        }
+        RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            arrays,
+            &arrow_array::RecordBatchOptions::new().with_row_count(Some(rows)),
+        )
+    }
+}
+
+/// The Arrow array of one column's rows.
+fn array(data_type: &DataType, column: &Column) -> ArrayRef {
+    let len = column.len;
+    let validity = column.validity();
+    let nulls = (column.null_count > 0)
+        .then(|| NullBuffer::new(BooleanBuffer::collect_bool(len, |i| validity[i] != 0)));
+    let builder = ArrayDataBuilder::new(data_type.clone())
+        .len(len)
+        .nulls(nulls);
+    let builder = match data_type {
+        DataType::Null => ArrayDataBuilder::new(DataType::Null).len(len),
+        DataType::Boolean => {
+            let values = column.values();
+            builder.add_buffer(BooleanBuffer::collect_bool(len, |i| values[i] != 0).into_inner())
+        }
+        DataType::Utf8View => {
+            let text = array(&DataType::Utf8, column);
+            let text = text
+                .as_any()
+                .downcast_ref::<arrow_array::StringArray>()
+                .expect("a Utf8 array");
+            return Arc::new(arrow_array::StringViewArray::from(text));
+        }
+        DataType::Utf8 | DataType::LargeUtf8 => builder
+            .add_buffer(Buffer::from_slice_ref(column.values()))
+            .add_buffer(Buffer::from_slice_ref(column.data())),
+        DataType::List(elem) | DataType::LargeList(elem) => builder
+            .add_buffer(Buffer::from_slice_ref(column.values()))
+            .child_data(vec![
+                array(elem.data_type(), &column.children()[0]).to_data(),
+            ]),
+        DataType::Struct(fields) => builder.child_data(
+            fields
+                .iter()
+                .zip(column.children())
+                .map(|(f, c)| array(f.data_type(), c).to_data())
+                .collect(),
+        ),
+        _ => builder.add_buffer(Buffer::from_slice_ref(column.values())),
+    };
+    // SAFETY: the buffers were built by the column kinds for this data type:
+    // `len` values of its width (booleans packed above), `len + 1` monotonic
+    // offsets starting at 0 into data or a child of matching length, text that
+    // the parser validated as UTF-8, children as long as their struct, and
+    // validity for exactly `len` rows. Debug builds check all of it.
+    let data = unsafe { builder.build_unchecked() };
+    #[cfg(debug_assertions)]
+    data.validate_full().expect("columns build valid arrays");
+    make_array(data)
+}

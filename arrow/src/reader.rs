@@ -1,0 +1,667 @@
+//! arrow-json's reader API over jitson: [`ReaderBuilder`], the push [`Decoder`],
+//! the pull [`Reader`], and the parallel paths.
+
+use std::io::BufRead;
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::{ArrowError, DataType, SchemaRef};
+use jitson_core::column::{Column, Conflict};
+use jitson_core::error::{Category, PathSegment};
+
+use crate::plan::{Plan, Policy};
+
+/// serde_json's recursion limit, which jitson keeps everywhere.
+const MAX_DEPTH: u32 = 128;
+
+/// Which backend decodes records.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// The JIT where it runs (a supported target, executable memory allowed,
+    /// `JITSON_DISABLE_JIT` unset), otherwise the interpreter.
+    #[default]
+    Auto,
+    /// The interpreter only.
+    Interpreter,
+    /// The JIT; [`ReaderBuilder::build_decoder`] fails where it cannot run.
+    Jit,
+}
+
+/// Configures and builds readers, as arrow-json's `ReaderBuilder` does.
+///
+/// ```
+/// use std::sync::Arc;
+/// use arrow_schema::{DataType, Field, Schema};
+/// let schema = Arc::new(Schema::new(vec![
+///     Field::new("id", DataType::Int64, false),
+///     Field::new("name", DataType::Utf8, true),
+/// ]));
+/// let input = "{\"id\": 1, \"name\": \"a\"}\n{\"id\": 2}\n";
+/// let mut reader = jitson_arrow::ReaderBuilder::new(schema).build(input.as_bytes()).unwrap();
+/// let batch = reader.next().unwrap().unwrap();
+/// assert_eq!(batch.num_rows(), 2);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ReaderBuilder {
+    schema: SchemaRef,
+    batch_size: usize,
+    policy: Policy,
+    backend: Backend,
+}
+
+impl ReaderBuilder {
+    /// Records of `schema`; batches of 1024 rows; unknown keys skipped; values of
+    /// another type are errors; no coercion.
+    pub fn new(schema: SchemaRef) -> ReaderBuilder {
+        ReaderBuilder {
+            schema,
+            batch_size: 1024,
+            policy: Policy {
+                strict: false,
+                coerce_primitive: false,
+                conflict: Conflict::Error,
+            },
+            backend: Backend::Auto,
+        }
+    }
+
+    /// Rows per batch (at least 1).
+    pub fn with_batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size.max(1);
+        self
+    }
+
+    /// Keys that name no column are errors (otherwise their values are skipped).
+    pub fn with_strict_mode(mut self, strict: bool) -> Self {
+        self.policy.strict = strict;
+        self
+    }
+
+    /// Numbers and booleans are accepted in text columns (stored as their JSON
+    /// text), and strings holding numbers in numeric columns (as arrow-json).
+    pub fn with_coerce_primitive(mut self, coerce: bool) -> Self {
+        self.policy.coerce_primitive = coerce;
+        self
+    }
+
+    /// A value of another type than its nullable column becomes a null, as with
+    /// arrow-json's `with_ignore_type_conflicts(true)`; non-nullable columns
+    /// still fail.
+    pub fn with_ignore_type_conflicts(mut self, ignore: bool) -> Self {
+        self.policy.conflict = if ignore {
+            Conflict::Null
+        } else {
+            Conflict::Error
+        };
+        self
+    }
+
+    /// Chooses the backend (default: [`Backend::Auto`]).
+    pub fn with_backend(mut self, backend: Backend) -> Self {
+        self.backend = backend;
+        self
+    }
+
+    /// Lowers the schema (and compiles it, on the JIT) into a shareable
+    /// [`Schema`](crate::CompiledSchema) from which decoders are made.
+    pub fn compile(&self) -> Result<crate::CompiledSchema, ArrowError> {
+        #[allow(unused_mut)]
+        let mut plan = Plan::new(self.schema.clone(), self.policy)?;
+        #[cfg(feature = "jit")]
+        {
+            plan.jit = crate::backend::Jit::for_plan(&plan, self.backend)?;
+        }
+        #[cfg(not(feature = "jit"))]
+        if self.backend == Backend::Jit {
+            return Err(ArrowError::NotYetImplemented(
+                "jitson-arrow was built without the `jit` feature".into(),
+            ));
+        }
+        Ok(crate::CompiledSchema {
+            plan: Arc::new(plan),
+            batch_size: self.batch_size,
+        })
+    }
+
+    /// A push decoder (see [`Decoder`]).
+    pub fn build_decoder(self) -> Result<Decoder, ArrowError> {
+        Ok(self.compile()?.decoder())
+    }
+
+    /// A reader of batches from `reader` (NDJSON, concatenated records, or one
+    /// top-level array of records).
+    pub fn build<R: BufRead>(self, reader: R) -> Result<Reader<R>, ArrowError> {
+        Ok(Reader {
+            reader,
+            decoder: self.build_decoder()?,
+        })
+    }
+}
+
+impl crate::CompiledSchema {
+    /// A new push decoder sharing this compiled schema.
+    pub fn decoder(&self) -> Decoder {
+        Decoder {
+            columns: self.plan.columns(),
+            plan: self.plan.clone(),
+            rows: 0,
+            batch_size: self.batch_size,
+            pending: Vec::new(),
+            scan: Scan::default(),
+            framing: Framing::Start,
+            offset: 0,
+            records: 0,
+            lines: 0,
+        }
+    }
+}
+
+/// Where the decoder is among the top-level values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Framing {
+    /// Nothing read yet.
+    Start,
+    /// Records one after another (NDJSON, concatenated values).
+    Values,
+    /// Inside a top-level `[`; `true` once a record has been read (so `,` or `]`
+    /// comes next).
+    Array(bool),
+    /// After the top-level `]`: only whitespace may follow.
+    Done,
+}
+
+/// A push decoder, as arrow-json's `Decoder`: feed bytes with [`decode`](Self::decode),
+/// take batches with [`flush`](Self::flush).
+pub struct Decoder {
+    plan: Arc<Plan>,
+    columns: Vec<Column>,
+    rows: usize,
+    batch_size: usize,
+    /// An incomplete record carried over from the previous `decode`.
+    pending: Vec<u8>,
+    scan: Scan,
+    framing: Framing,
+    /// Bytes consumed before the current call.
+    offset: u64,
+    /// Records taken into earlier batches.
+    records: u64,
+    /// Newlines in the bytes consumed before the current call.
+    lines: u64,
+}
+
+impl std::fmt::Debug for Decoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Decoder")
+            .field("rows", &self.rows)
+            .field("batch_size", &self.batch_size)
+            .field("pending", &self.pending.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Decoder {
+    /// Decodes records from `buf`; returns how many bytes were consumed. Stops
+    /// early once a batch is full (call [`flush`](Self::flush), then decode the
+    /// rest). `buf` may end inside a record: the part is kept and completed by the
+    /// next call. On error, the rows of the failing record are discarded, the
+    /// rows before it stay, and the error says where (see [`RecordError`]).
+    pub fn decode(&mut self, buf: &[u8]) -> Result<usize, ArrowError> {
+        let result = self.decode_inner(buf);
+        if let Ok(consumed) = result {
+            self.lines += count_newlines(&buf[..consumed]);
+            self.offset += consumed as u64;
+        }
+        result
+    }
+
+    fn decode_inner(&mut self, buf: &[u8]) -> Result<usize, ArrowError> {
+        let mut pos = 0;
+        if !self.pending.is_empty() {
+            match self.scan.run(buf) {
+                None => {
+                    self.pending.extend_from_slice(buf);
+                    return Ok(buf.len());
+                }
+                Some(end) => {
+                    self.pending.extend_from_slice(&buf[..end]);
+                    let record = std::mem::take(&mut self.pending);
+                    let start = self.offset - (record.len() - end) as u64;
+                    let mut at = 0;
+                    let lines = self.lines - count_newlines(&record[..record.len() - end]);
+                    self.record(&record, &mut at, start, lines)?;
+                    self.pending = record;
+                    self.pending.clear();
+                    pos = end;
+                }
+            }
+        }
+        loop {
+            if self.rows == self.batch_size {
+                return Ok(pos);
+            }
+            pos = match self.next_record(buf, pos)? {
+                Some(p) => p,
+                None => return Ok(buf.len()),
+            };
+            let mut at = pos;
+            match self.record(buf, &mut at, self.offset, self.lines) {
+                Ok(()) => pos = at,
+                Err(e) if e.eof => {
+                    // The record may go on in the next buffer: keep it, unless
+                    // it visibly ends here (then the error stands).
+                    self.scan = Scan::default();
+                    if self.scan.run(&buf[pos..]).is_some() {
+                        return Err(e.into());
+                    }
+                    self.pending.extend_from_slice(&buf[pos..]);
+                    return Ok(buf.len());
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// Skips whitespace and top-level separators; the offset of the next record,
+    /// or `None` when `buf` holds no more.
+    fn next_record(&mut self, buf: &[u8], mut pos: usize) -> Result<Option<usize>, ArrowError> {
+        loop {
+            while pos < buf.len() && matches!(buf[pos], b' ' | b'\t' | b'\n' | b'\r') {
+                pos += 1;
+            }
+            let Some(&b) = buf.get(pos) else {
+                return Ok(None);
+            };
+            match (self.framing, b) {
+                (Framing::Start, b'[') => {
+                    self.framing = Framing::Array(false);
+                    pos += 1;
+                }
+                (Framing::Start, _) => self.framing = Framing::Values,
+                (Framing::Array(true), b',') => {
+                    self.framing = Framing::Array(false);
+                    pos += 1;
+                }
+                (Framing::Array(_), b']') => {
+                    self.framing = Framing::Done;
+                    pos += 1;
+                }
+                (Framing::Array(false), _) | (Framing::Values, _) => {
+                    if let Framing::Array(_) = self.framing {
+                        self.framing = Framing::Array(true);
+                    }
+                    return Ok(Some(pos));
+                }
+                (Framing::Array(true), _) | (Framing::Done, _) => {
+                    let what = if self.framing == Framing::Done {
+                        "trailing characters after the top-level array"
+                    } else {
+                        "expected `,` or `]` between records"
+                    };
+                    return Err(self.framing_error(buf, pos, what).into());
+                }
+            }
+        }
+    }
+
+    fn framing_error(&self, buf: &[u8], pos: usize, what: &str) -> RecordError {
+        let (line, column) = line_column(buf, pos);
+        RecordError {
+            record: self.records + self.rows as u64,
+            line: self.lines + line,
+            column,
+            byte: self.offset + pos as u64,
+            path: "$".into(),
+            column_name: None,
+            data_type: None,
+            message: what.into(),
+            eof: false,
+        }
+    }
+
+    /// Decodes the record at `*pos` of `input` (which starts at stream offset
+    /// `base`, after `lines` newlines).
+    fn record(
+        &mut self,
+        input: &[u8],
+        pos: &mut usize,
+        base: u64,
+        lines: u64,
+    ) -> Result<(), RecordError> {
+        match self.plan.decode_record(input, pos, &mut self.columns) {
+            Ok(()) => {
+                self.rows += 1;
+                Ok(())
+            }
+            Err(e) => Err(RecordError::new(
+                &self.plan.schema,
+                &e,
+                self.records + self.rows as u64,
+                base,
+                lines,
+            )),
+        }
+    }
+
+    /// Whether no rows are buffered.
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// Rows buffered.
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    /// The buffered rows as a batch (`None` when there are none). An incomplete
+    /// record left by the last `decode` is an error.
+    pub fn flush(&mut self) -> Result<Option<RecordBatch>, ArrowError> {
+        if !self.pending.is_empty() {
+            let record = std::mem::take(&mut self.pending);
+            let start = self.offset - record.len() as u64;
+            let lines = self.lines - count_newlines(&record);
+            let mut at = 0;
+            self.record(&record, &mut at, start, lines)?;
+            // A record that decodes once complete cannot have been pending.
+            return Err(ArrowError::JsonError("incomplete record".into()));
+        }
+        if self.rows == 0 {
+            return Ok(None);
+        }
+        let rows = std::mem::take(&mut self.rows);
+        self.records += rows as u64;
+        self.plan.batch(&mut self.columns, rows).map(Some)
+    }
+}
+
+/// Reads batches from a [`BufRead`], as arrow-json's `Reader`.
+#[derive(Debug)]
+pub struct Reader<R> {
+    reader: R,
+    decoder: Decoder,
+}
+
+impl<R: BufRead> Iterator for Reader<R> {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let buf = match self.reader.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) => return Some(Err(ArrowError::from(e))),
+            };
+            if buf.is_empty() {
+                return self.decoder.flush().transpose();
+            }
+            let len = buf.len();
+            let consumed = match self.decoder.decode(buf) {
+                Ok(n) => n,
+                Err(e) => return Some(Err(e)),
+            };
+            self.reader.consume(consumed);
+            if consumed < len {
+                return self.decoder.flush().transpose();
+            }
+        }
+    }
+}
+
+/// An error in one record, with everything needed to find and fix it. Returned
+/// inside [`ArrowError::ExternalError`], so callers may downcast to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordError {
+    /// The record's number, from 0, in the whole stream.
+    pub record: u64,
+    /// 1-based line of the error in the whole stream.
+    pub line: u64,
+    /// 1-based column (byte) of the error in its line.
+    pub column: u64,
+    /// Byte offset of the error in the whole stream.
+    pub byte: u64,
+    /// JSON path inside the record (`$.request.tags[2]`).
+    pub path: String,
+    /// The column the value belongs to (dotted for nested fields), if any.
+    pub column_name: Option<String>,
+    /// That column's Arrow type.
+    pub data_type: Option<DataType>,
+    /// What went wrong, in serde_json's words ("invalid type: string \"x\",
+    /// expected i64").
+    pub message: String,
+    /// The input ended inside the record.
+    eof: bool,
+}
+
+impl RecordError {
+    fn new(
+        schema: &SchemaRef,
+        e: &jitson_core::Error,
+        record: u64,
+        base: u64,
+        lines: u64,
+    ) -> RecordError {
+        // The column: follow the path's field names through the schema.
+        let mut fields = Some(schema.fields());
+        let mut names: Vec<&str> = Vec::new();
+        let mut data_type = None;
+        for segment in e.path_segments() {
+            let PathSegment::Field(name) = segment else {
+                continue;
+            };
+            let Some(field) = fields.and_then(|fs| fs.iter().find(|f| f.name() == name)) else {
+                break;
+            };
+            names.push(field.name());
+            data_type = Some(field.data_type().clone());
+            let mut inner = field.data_type();
+            while let DataType::List(f) | DataType::LargeList(f) = inner {
+                inner = f.data_type();
+            }
+            fields = match inner {
+                DataType::Struct(children) => Some(children),
+                _ => None,
+            };
+        }
+        let message = e.code().to_string();
+        RecordError {
+            record,
+            line: lines + e.line() as u64,
+            column: e.column() as u64,
+            byte: base + e.offset() as u64,
+            path: e.path(),
+            column_name: (!names.is_empty()).then(|| names.join(".")),
+            data_type,
+            message,
+            eof: e.classify() == Category::Eof,
+        }
+    }
+}
+
+impl std::fmt::Display for RecordError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "record {} (line {}, column {}, byte {}) at {}",
+            self.record, self.line, self.column, self.byte, self.path
+        )?;
+        if let (Some(name), Some(t)) = (&self.column_name, &self.data_type) {
+            write!(f, " (column `{name}`: {t})")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for RecordError {}
+
+impl From<RecordError> for ArrowError {
+    fn from(e: RecordError) -> ArrowError {
+        ArrowError::ExternalError(Box::new(e))
+    }
+}
+
+/// 1-based line and column of `pos` in `buf`.
+fn line_column(buf: &[u8], pos: usize) -> (u64, u64) {
+    let before = &buf[..pos];
+    let line = count_newlines(before) + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    (line, (pos - line_start + 1) as u64)
+}
+
+fn count_newlines(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+/// Finds where one top-level JSON value ends without parsing it: a bracket
+/// counter that knows strings and escapes. Resumable across buffers. Used only
+/// to tell an incomplete record (kept for the next buffer) from a bad one.
+#[derive(Clone, Copy, Debug, Default)]
+struct Scan {
+    depth: u32,
+    started: bool,
+    in_string: bool,
+    escaped: bool,
+    scalar: bool,
+}
+
+impl Scan {
+    /// The offset in `bytes` just after the value, if it ends there.
+    fn run(&mut self, bytes: &[u8]) -> Option<usize> {
+        for (i, &b) in bytes.iter().enumerate() {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                    if self.depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                continue;
+            }
+            if !self.started {
+                if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                    continue;
+                }
+                self.started = true;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' if self.depth > 0 => {
+                    self.depth -= 1;
+                    if self.depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}' | b']' if self.depth == 0 => {
+                    if self.scalar {
+                        return Some(i);
+                    }
+                }
+                _ if self.depth == 0 => self.scalar = true,
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
+impl Plan {
+    /// Decodes the record at `*pos` of `input` into `columns`, advancing `*pos`
+    /// past it. On error the columns are as they were.
+    pub(crate) fn decode_record(
+        &self,
+        input: &[u8],
+        pos: &mut usize,
+        columns: &mut [Column],
+    ) -> Result<(), jitson_core::Error> {
+        let dst = columns.as_mut_ptr().cast::<u8>();
+        #[cfg(feature = "jit")]
+        if let Some(jit) = &self.jit {
+            if jit.decode(input, pos, dst) {
+                return Ok(());
+            }
+            // The interpreter, from the record's start, says why.
+        }
+        // SAFETY: `dst` is the array of this plan's columns, which is what its
+        // root layout (a struct whose field `i` is column `i`) describes.
+        unsafe {
+            jitson_fallback::decode_value_at(
+                input,
+                pos,
+                MAX_DEPTH,
+                jitson_core::stack::limit(),
+                self.root,
+                dst,
+                true,
+            )
+        }
+    }
+}
+
+/// Decodes `input` (NDJSON: one record per line) on all cores: the input is cut
+/// at newlines into chunks of about `chunk_bytes`, each decoded by its own
+/// decoder into batches of the schema's batch size, and the batches are
+/// returned in input order. Errors carry the record number and line in the
+/// whole input.
+pub(crate) fn decode_parallel(
+    schema: &crate::CompiledSchema,
+    input: &[u8],
+    chunk_bytes: usize,
+) -> Result<Vec<RecordBatch>, ArrowError> {
+    use rayon::prelude::*;
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    while start < input.len() {
+        let mut end = (start + chunk_bytes.max(1)).min(input.len());
+        while end < input.len() && input[end - 1] != b'\n' {
+            end += 1;
+        }
+        chunks.push(start..end);
+        start = end;
+    }
+    let results: Vec<Result<(Vec<RecordBatch>, u64), RecordError>> = chunks
+        .par_iter()
+        .map(|range| {
+            let mut decoder = schema.decoder();
+            decoder.offset = range.start as u64;
+            let chunk = &input[range.clone()];
+            let mut batches = Vec::new();
+            let mut pos = 0;
+            let mut records = 0;
+            let ours = |e: ArrowError| match e {
+                ArrowError::ExternalError(b) => *b.downcast::<RecordError>().expect("ours"),
+                other => unreachable!("decoders fail only with RecordError: {other}"),
+            };
+            loop {
+                pos += decoder.decode(&chunk[pos..]).map_err(ours)?;
+                if let Some(batch) = decoder.flush().map_err(ours)? {
+                    records += batch.num_rows() as u64;
+                    batches.push(batch);
+                }
+                if pos >= chunk.len() {
+                    return Ok((batches, records));
+                }
+            }
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut records = 0;
+    for (range, result) in chunks.iter().zip(results) {
+        match result {
+            Ok((batches, n)) => {
+                out.extend(batches);
+                records += n;
+            }
+            Err(mut e) => {
+                e.record += records;
+                e.line += count_newlines(&input[..range.start]);
+                return Err(e.into());
+            }
+        }
+    }
+    Ok(out)
+}

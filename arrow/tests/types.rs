@@ -1,0 +1,142 @@
+//! Every supported Arrow type through both backends and arrow-json, on the same
+//! input, compared batch by batch.
+
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
+use jitson_arrow::{Backend, ReaderBuilder};
+
+const BACKENDS: [Backend; 2] = [Backend::Interpreter, Backend::Jit];
+
+fn arrow_json(schema: &SchemaRef, input: &str, batch: usize) -> Vec<RecordBatch> {
+    arrow_json::ReaderBuilder::new(schema.clone())
+        .with_batch_size(batch)
+        .build(input.as_bytes())
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap()
+}
+
+fn jitson(schema: &SchemaRef, input: &str, batch: usize, backend: Backend) -> Vec<RecordBatch> {
+    ReaderBuilder::new(schema.clone())
+        .with_batch_size(batch)
+        .with_backend(backend)
+        .build(input.as_bytes())
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap()
+}
+
+fn same_as_arrow_json(schema: SchemaRef, input: &str) {
+    for batch in [1, 2, 1024] {
+        let expected = arrow_json(&schema, input, batch);
+        for backend in BACKENDS {
+            let got = jitson(&schema, input, batch, backend);
+            assert_eq!(got, expected, "{backend:?}, batch size {batch}");
+        }
+    }
+}
+
+fn schema(fields: Vec<Field>) -> SchemaRef {
+    Arc::new(Schema::new(fields))
+}
+
+#[test]
+fn scalars() {
+    let s = schema(vec![
+        Field::new("b", DataType::Boolean, true),
+        Field::new("i8", DataType::Int8, true),
+        Field::new("i16", DataType::Int16, true),
+        Field::new("i32", DataType::Int32, true),
+        Field::new("i64", DataType::Int64, false),
+        Field::new("u8", DataType::UInt8, true),
+        Field::new("u16", DataType::UInt16, true),
+        Field::new("u32", DataType::UInt32, true),
+        Field::new("u64", DataType::UInt64, true),
+        Field::new("f32", DataType::Float32, true),
+        Field::new("f64", DataType::Float64, true),
+        Field::new("n", DataType::Null, true),
+    ]);
+    let input = r#"{"b": true, "i8": -128, "i16": 32767, "i32": -5, "i64": 9007199254740993, "u8": 255, "u16": 0, "u32": 4294967295, "u64": 18446744073709551615, "f32": 1.5, "f64": -2.5e-3, "n": null}
+{"i64": -9223372036854775808, "b": false, "f64": 1e300, "f32": 3.4028235e38}
+{"i64": 0, "b": null, "i8": null, "f64": 0.1, "extra": {"x": [1, 2, {"y": null}]}}
+"#;
+    same_as_arrow_json(s, input);
+}
+
+#[test]
+fn text() {
+    for t in [DataType::Utf8, DataType::LargeUtf8, DataType::Utf8View] {
+        let s = schema(vec![
+            Field::new("s", t.clone(), true),
+            Field::new("t", t, false),
+        ]);
+        let input = r#"{"s": "plain", "t": "esc\"aped\n\u00e9\ud83d\ude00"}
+{"t": ""}
+{"s": null, "t": "a string longer than twelve bytes, for the view type"}
+"#;
+        same_as_arrow_json(s, input);
+    }
+}
+
+#[test]
+fn temporal_and_decimal() {
+    let s = schema(vec![
+        Field::new("ts", DataType::Timestamp(TimeUnit::Millisecond, None), true),
+        Field::new(
+            "tsu",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("+00:00".into())),
+            true,
+        ),
+        Field::new("d", DataType::Date32, true),
+        Field::new("dec", DataType::Decimal128(10, 3), true),
+    ]);
+    let input = r#"{"ts": "2024-03-01T12:00:00.123Z", "tsu": "2024-03-01T12:00:00.123456+02:00", "d": "2024-02-29", "dec": 12.345}
+{"ts": 1700000000000, "tsu": 5, "d": 19000, "dec": -0.5}
+{"ts": null, "d": null, "dec": null}
+"#;
+    same_as_arrow_json(s, input);
+}
+
+#[test]
+fn nested() {
+    let request = Fields::from(vec![
+        Field::new("method", DataType::Utf8, false),
+        Field::new("status", DataType::Int32, true),
+        Field::new("tags", DataType::new_list(DataType::Utf8, true), true),
+    ]);
+    let s = schema(vec![
+        Field::new("request", DataType::Struct(request.clone()), true),
+        Field::new("ids", DataType::new_list(DataType::Int64, true), true),
+        Field::new(
+            "nested",
+            DataType::new_large_list(DataType::Struct(request), true),
+            true,
+        ),
+    ]);
+    let input = r#"{"request": {"method": "GET", "status": 200, "tags": ["a", null, "b"]}, "ids": [1, 2, null]}
+{"request": null, "ids": [], "nested": [{"method": "PUT"}, null]}
+{"ids": null, "nested": []}
+{"request": {"method": "POST", "tags": []}}
+"#;
+    same_as_arrow_json(s, input);
+}
+
+#[test]
+fn top_level_array_and_concatenated_values() {
+    let s = schema(vec![Field::new("a", DataType::Int64, true)]);
+    let ndjson = "{\"a\": 1}\n{\"a\": 2}\n{\"a\": 3}\n";
+    for input in [
+        "[{\"a\": 1}, {\"a\": 2},\n {\"a\": 3}]",
+        "{\"a\": 1}{\"a\": 2} {\"a\": 3}",
+    ] {
+        for backend in BACKENDS {
+            assert_eq!(
+                jitson(&s, input, 2, backend),
+                arrow_json(&s, ndjson, 2),
+                "{input}"
+            );
+        }
+    }
+}

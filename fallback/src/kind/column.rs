@@ -1,0 +1,167 @@
+//! Columns (values appended rather than written in place) and scalars parsed from
+//! their text. Twin: `jit/src/kind/column.rs`.
+//!
+//! A column decides where its value goes and commits the row; the value itself is
+//! decoded by its own kind, with the code every other destination uses (see
+//! `jitson_core::column`).
+
+use jitson_core::column::{Column, ColumnLayout, Conflict, ParsedLayout, Store};
+use jitson_core::error::{Category, Error, ErrorCode, PathSegment};
+use jitson_core::layout::TypeLayout;
+use jitson_core::text;
+
+use crate::Parser;
+use crate::at_segment;
+use crate::kind::seq::AfterElement;
+
+impl Parser<'_> {
+    /// One row of a column: `null` (nullable) as a null row, anything else decoded
+    /// by the value's kind into the slot [`Store`] names, then committed. On error
+    /// the column is as it was.
+    ///
+    /// # Safety
+    /// `dst` points to a live [`Column`] built for `column`.
+    pub(crate) unsafe fn decode_column(
+        &mut self,
+        layout: &'static TypeLayout,
+        column: &ColumnLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        // SAFETY: the caller's guarantee; the column is not aliased during the call
+        // (values are decoded into its buffers, or into its children).
+        let col = unsafe { &mut *dst.cast::<Column>() };
+        let first = self.peek_value()?;
+        let start = self.pos;
+        if first == b'n' && column.nullable {
+            self.pos = text::parse_ident(self.input, self.pos + 1, b"ull")
+                .map_err(|e| self.lex_error(e))?;
+            col.push_null();
+            return Ok(());
+        }
+        col.reserve_row();
+        // SAFETY: each destination is what the value's layout expects (module docs
+        // of `jitson_core::column`): a slot of `width` bytes below `cap`, the column
+        // itself for text, the children for records.
+        let result = unsafe {
+            match column.store {
+                Store::Fixed => {
+                    let slot = col.values.add(col.len * col.width);
+                    self.decode_value(column.value.get(), slot)
+                }
+                Store::Append => self.decode_value(column.value.get(), dst),
+                Store::Struct => self.decode_value(column.value.get(), col.children.cast()),
+                Store::List => self.decode_list(layout, column.value.get(), col),
+            }
+        };
+        match result {
+            Ok(()) => {
+                col.commit_valid();
+                Ok(())
+            }
+            Err(e)
+                if column.conflict == Conflict::Null
+                    && column.nullable
+                    && e.classify() == Category::Data =>
+            {
+                // arrow-json's `ignore_type_conflicts`: the value (valid JSON, of
+                // the wrong type) becomes a null row.
+                self.pos = start;
+                self.ignore_value()?;
+                col.push_null();
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// A JSON array, each element appended to the list's child column; on error
+    /// the child is truncated back to where the list began.
+    fn decode_list(
+        &mut self,
+        layout: &'static TypeLayout,
+        elem: &'static TypeLayout,
+        col: &mut Column,
+    ) -> Result<(), Error> {
+        let child = &mut col.children_mut()[0];
+        let begin = child.len;
+        let empty = self.begin_seq(layout)?;
+        if empty {
+            self.leave();
+            return Ok(());
+        }
+        let mut index = 0;
+        let result = loop {
+            // SAFETY: the child column is live and `elem` is its column layout.
+            if let Err(e) = unsafe { self.decode_value(elem, (&raw mut *child).cast()) } {
+                break Err(at_segment(e, || PathSegment::Index(index)));
+            }
+            index += 1;
+            match self.end_seq_element() {
+                Ok(AfterElement::More) => {}
+                Ok(AfterElement::End) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        self.leave();
+        if result.is_err() {
+            child.truncate(begin);
+        }
+        result
+    }
+
+    /// A scalar parsed from its text by the layout's functions: a string's
+    /// unescaped text, a number's text, or `true`/`false`. Anything else, or a
+    /// JSON type with no function, is an invalid type; a function's refusal is an
+    /// invalid value with its message.
+    ///
+    /// # Safety
+    /// `dst` is what the functions write to.
+    pub(crate) unsafe fn decode_parsed(
+        &mut self,
+        layout: &'static TypeLayout,
+        parsed: &ParsedLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        let first = self.peek_value()?;
+        let start = self.pos;
+        let (parse, text): (_, &[u8]) = match (first, parsed) {
+            (
+                b'"',
+                ParsedLayout {
+                    from_string: Some(f),
+                    ..
+                },
+            ) => (*f, self.parse_str()?),
+            (
+                b'-' | b'0'..=b'9',
+                ParsedLayout {
+                    from_number: Some(f),
+                    ..
+                },
+            ) => {
+                let n = text::scan_number(self.input, start).map_err(|e| self.lex_error(e))?;
+                self.pos = n.end;
+                (*f, &self.input[start..n.end])
+            }
+            (
+                b't' | b'f',
+                ParsedLayout {
+                    from_bool: Some(f), ..
+                },
+            ) => {
+                let rest: &[u8] = if first == b't' { b"rue" } else { b"alse" };
+                self.pos = text::parse_ident(self.input, start + 1, rest)
+                    .map_err(|e| self.lex_error(e))?;
+                (*f, &self.input[start..self.pos])
+            }
+            _ => return Err(self.invalid_type(layout.expecting)),
+        };
+        let mut message: Option<Box<str>> = None;
+        // SAFETY: `text` is readable for the call; `dst` as the caller guarantees.
+        if unsafe { parse(dst, text.as_ptr(), text.len(), parsed.arg, &raw mut message) } {
+            return Ok(());
+        }
+        let text = message.unwrap_or_else(|| format!("invalid {}", layout.expecting).into());
+        Err(self.error(ErrorCode::Conversion(text), start))
+    }
+}
