@@ -324,6 +324,7 @@ impl Plan {
         let column = self.keep(ColumnLayout {
             value: LayoutRef::Node(value),
             store,
+            width: template.width,
             nullable: field.is_nullable(),
             conflict: policy.conflict,
         });

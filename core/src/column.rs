@@ -372,6 +372,16 @@ pub unsafe extern "C" fn column_reserve_row(col: *mut Column) {
     unsafe { (*col).reserve_row() }
 }
 
+/// Truncates `col` to `rows` rows (generated code calls it when it abandons a
+/// list half-appended).
+///
+/// # Safety
+/// `col` points to a live [`Column`].
+pub unsafe extern "C" fn column_truncate(col: *mut Column, rows: usize) {
+    // SAFETY: the caller's guarantee.
+    unsafe { (*col).truncate(rows) }
+}
+
 /// Appends a null row: the [`InitFn`](crate::layout::InitFn) of an absent
 /// nullable field.
 ///
@@ -451,6 +461,9 @@ pub struct ColumnLayout {
     pub value: LayoutRef,
     /// Where it is stored.
     pub store: Store,
+    /// Bytes per value ([`Store::Fixed`]) or per offset (text and lists: 4 or
+    /// 8), as in the [`Column`] built for it.
+    pub width: usize,
     /// Whether `null` is a null row (otherwise the value's kind refuses it).
     pub nullable: bool,
     /// What a value of another type becomes.

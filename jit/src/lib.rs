@@ -249,6 +249,9 @@ fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
                         .map(|l| (l, true)),
                 );
             }
+            // A column's value is emitted inline (a record's fields, being a
+            // struct, get their function as every struct does).
+            Kind::Column(c) => stack.push((c.value.get(), false)),
             Kind::Tuple(t) if t.skipped.is_empty() => {
                 stack.extend(t.elems.iter().map(|e| (e.layout.get(), false)));
             }

@@ -564,6 +564,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
                 self.emit_enum(layout, e, dst, unwind)
             }
             Kind::Array(a) => self.emit_array(layout, a, dst, unwind),
+            Kind::Column(c) => self.emit_column(layout, c, dst, unwind),
             Kind::Tuple(t) if t.skipped.is_empty() => self.emit_tuple(layout, t, dst, unwind),
             Kind::Newtype(n) if n.skipped.is_empty() => {
                 // The field is the value: its code, at its offset.
@@ -581,7 +582,6 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             | Kind::Convert(_)
             | Kind::Serde(_)
             | Kind::Map(_)
-            | Kind::Column(_)
             | Kind::Parsed(_)
             | Kind::Unit => {
                 self.interpreted
@@ -611,7 +611,6 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
         Kind::Serde(_) => "fields decoded through serde run in the interpreter",
         Kind::Map(_) => "maps with keys parsed from their text are not lowered",
         Kind::I128 | Kind::U128 => "128-bit integers are not lowered",
-        Kind::Column(_) => "columns are not lowered",
         Kind::Parsed(_) => "scalars parsed from their text run in the interpreter",
         _ => "ignored values are skipped by the interpreter",
     }

@@ -2,6 +2,7 @@
 //! `emit_*` here does what `decode_*` does there, on the fast path, and hands the
 //! value to the interpreter for everything else.
 
+mod column;
 mod enum_;
 mod map;
 mod option;

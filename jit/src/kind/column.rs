@@ -1,0 +1,209 @@
+//! Columns: values appended rather than written in place. Twin:
+//! `fallback/src/kind/column.rs`.
+//!
+//! The column decides the destination and commits the row in IR (its `len`,
+//! `cap`, `values` and `validity` are fields of `jitson_core::column::Column`,
+//! a `#[repr(C)]` type of ours, read at offsets taken from its definition); the
+//! value is emitted by its own kind's emitter, exactly as for a struct field.
+//! Growth, text appends and nulls of records are calls.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
+use jitson_core::column::{
+    Column, ColumnLayout, Conflict, Store, column_push_null, column_reserve_row, column_truncate,
+};
+use jitson_core::layout::TypeLayout;
+
+use crate::translate::{FnTranslator, PTR, offset_of, state_flags};
+
+const VALUES: usize = std::mem::offset_of!(Column, values);
+const LEN: usize = std::mem::offset_of!(Column, len);
+const CAP: usize = std::mem::offset_of!(Column, cap);
+const VALIDITY: usize = std::mem::offset_of!(Column, validity);
+const DATA_LEN: usize = std::mem::offset_of!(Column, data_len);
+const CHILDREN: usize = std::mem::offset_of!(Column, children);
+
+impl FnTranslator<'_, '_> {
+    pub(crate) fn emit_column(
+        &mut self,
+        layout: &'static TypeLayout,
+        column: &ColumnLayout,
+        dst: Value,
+        unwind: Block,
+    ) {
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        let c = self.peek_or(slow);
+        if column.nullable {
+            let is_null = self.b.create_block();
+            let value = self.b.create_block();
+            let n = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b'n'));
+            self.b.ins().brif(n, is_null, &[], value, &[]);
+            self.b.switch_to_block(is_null);
+            self.emit_literal(b"null", slow);
+            self.call_addr(
+                column_push_null as *const () as usize,
+                &[PTR],
+                Some(types::I8),
+                &[dst],
+            );
+            self.b.ins().jump(cont, &[]);
+            self.b.switch_to_block(value);
+        }
+        self.emit_reserve_row(dst);
+        // A value that fails was not stored; under the null-on-conflict policy
+        // the interpreter decodes the whole column again and applies it.
+        let failed = match column.conflict {
+            Conflict::Null if column.nullable => slow,
+            _ => unwind,
+        };
+        let value = column.value.get();
+        let end = match column.store {
+            Store::Fixed => {
+                let width = column.width;
+                let values = self.load_field(dst, VALUES);
+                let len = self.load_field(dst, LEN);
+                let offset = self.b.ins().imul_imm_s(len, width as i64);
+                let slot = self.b.ins().iadd(values, offset);
+                self.emit_value(value, slot, failed);
+                None
+            }
+            Store::Append => {
+                self.emit_value(value, dst, failed);
+                Some(DATA_LEN)
+            }
+            Store::Struct => {
+                let children = self.load_field(dst, CHILDREN);
+                self.emit_value(value, children, failed);
+                None
+            }
+            Store::List => {
+                self.emit_list(layout, value, dst, failed, slow);
+                Some(usize::MAX)
+            }
+        };
+        self.emit_commit(dst, end, column.width as i64);
+        self.b.ins().jump(cont, &[]);
+
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+
+    fn load_field(&mut self, col: Value, offset: usize) -> Value {
+        self.b
+            .ins()
+            .load(PTR, state_flags(), col, offset_of(offset))
+    }
+
+    /// `if len == cap { column_reserve_row(col) }`.
+    fn emit_reserve_row(&mut self, col: Value) {
+        let len = self.load_field(col, LEN);
+        let cap = self.load_field(col, CAP);
+        let full = self.b.ins().icmp(IntCC::Equal, len, cap);
+        let (grow, ready) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(full, grow, &[], ready, &[]);
+        self.b.switch_to_block(grow);
+        self.b.set_cold_block(grow);
+        self.call_addr(
+            column_reserve_row as *const () as usize,
+            &[PTR],
+            None,
+            &[col],
+        );
+        self.b.ins().jump(ready, &[]);
+        self.b.switch_to_block(ready);
+    }
+
+    /// Commits the row as valid: the end offset (text: `data_len`; lists: the
+    /// child's `len`) when `end` says where it is, the validity byte, `len + 1`.
+    fn emit_commit(&mut self, col: Value, end: Option<usize>, offset_width: i64) {
+        let len = self.load_field(col, LEN);
+        if let Some(end) = end {
+            let end = if end == usize::MAX {
+                let child = self.load_field(col, CHILDREN);
+                self.load_field(child, LEN)
+            } else {
+                self.load_field(col, end)
+            };
+            let values = self.load_field(col, VALUES);
+            let next = self.b.ins().iadd_imm_s(len, 1);
+            let at = self.b.ins().imul_imm_s(next, offset_width);
+            let addr = self.b.ins().iadd(values, at);
+            let end = if offset_width == 4 {
+                self.b.ins().ireduce(types::I32, end)
+            } else {
+                end
+            };
+            self.b.ins().store(state_flags(), end, addr, 0);
+        }
+        let validity = self.load_field(col, VALIDITY);
+        let addr = self.b.ins().iadd(validity, len);
+        let one = self.b.ins().iconst(types::I8, 1);
+        self.b.ins().store(state_flags(), one, addr, 0);
+        let next = self.b.ins().iadd_imm_s(len, 1);
+        self.b.ins().store(state_flags(), next, col, offset_of(LEN));
+    }
+
+    /// A JSON array, each element appended to the child column by the element's
+    /// column emitter. Leaving early truncates the child back to where the list
+    /// began.
+    fn emit_list(
+        &mut self,
+        layout: &'static TypeLayout,
+        elem: &'static TypeLayout,
+        col: Value,
+        failed: Block,
+        slow: Block,
+    ) {
+        let depth = self.emit_open_container(b'[', layout, slow);
+        let child = self.load_field(col, CHILDREN);
+        let begin = self.load_field(child, LEN);
+        let (list_slow, list_failed, element, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let c = self.peek_or(list_slow);
+        let empty = self.b.create_block();
+        let is_end = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b']'));
+        self.b.ins().brif(is_end, empty, &[], element, &[]);
+        self.b.switch_to_block(empty);
+        self.advance(1);
+        self.b.ins().jump(done, &[]);
+
+        self.b.switch_to_block(element);
+        self.emit_value(elem, child, list_failed);
+        let c = self.peek_or(list_slow);
+        let (comma, close) = (self.b.create_block(), self.b.create_block());
+        self.branch_if_byte(c, b']', close);
+        self.expect_byte(c, b',', list_slow);
+        self.b.ins().jump(comma, &[]);
+        self.b.switch_to_block(comma);
+        self.advance(1);
+        let c = self.peek_or(list_slow);
+        let trailing = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b']'));
+        self.b.ins().brif(trailing, list_slow, &[], element, &[]);
+
+        self.b.switch_to_block(close);
+        self.advance(1);
+        self.b.ins().jump(done, &[]);
+
+        for (block, target) in [(list_slow, slow), (list_failed, failed)] {
+            self.b.switch_to_block(block);
+            self.b.set_cold_block(block);
+            self.call_addr(
+                column_truncate as *const () as usize,
+                &[PTR, PTR],
+                None,
+                &[child, begin],
+            );
+            self.store_depth(depth);
+            self.b.ins().jump(target, &[]);
+        }
+
+        self.b.switch_to_block(done);
+        self.store_depth(depth);
+    }
+}
