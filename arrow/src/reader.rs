@@ -303,9 +303,9 @@ impl Decoder {
         }
     }
 
-    fn framing_error(&self, buf: &[u8], pos: usize, what: &str) -> RecordError {
+    fn framing_error(&self, buf: &[u8], pos: usize, what: &str) -> Box<RecordError> {
         let (line, column) = line_column(buf, pos);
-        RecordError {
+        Box::new(RecordError {
             record: self.records + self.rows as u64,
             line: self.lines + line,
             column,
@@ -315,7 +315,7 @@ impl Decoder {
             data_type: None,
             message: what.into(),
             eof: false,
-        }
+        })
     }
 
     /// Decodes the record at `*pos` of `input` (which starts at stream offset
@@ -326,19 +326,19 @@ impl Decoder {
         pos: &mut usize,
         base: u64,
         lines: u64,
-    ) -> Result<(), RecordError> {
+    ) -> Result<(), Box<RecordError>> {
         match self.plan.decode_record(input, pos, &mut self.columns) {
             Ok(()) => {
                 self.rows += 1;
                 Ok(())
             }
-            Err(e) => Err(RecordError::new(
+            Err(e) => Err(Box::new(RecordError::new(
                 &self.plan.schema,
                 &e,
                 self.records + self.rows as u64,
                 base,
                 lines,
-            )),
+            ))),
         }
     }
 
@@ -491,9 +491,9 @@ impl std::fmt::Display for RecordError {
 
 impl std::error::Error for RecordError {}
 
-impl From<RecordError> for ArrowError {
-    fn from(e: RecordError) -> ArrowError {
-        ArrowError::ExternalError(Box::new(e))
+impl From<Box<RecordError>> for ArrowError {
+    fn from(e: Box<RecordError>) -> ArrowError {
+        ArrowError::ExternalError(e)
     }
 }
 
@@ -556,11 +556,12 @@ impl Scan {
                         return Some(i + 1);
                     }
                 }
-                b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}' | b']' if self.depth == 0 => {
-                    if self.scalar {
-                        return Some(i);
-                    }
+                b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}' | b']'
+                    if self.depth == 0 && self.scalar =>
+                {
+                    return Some(i);
                 }
+                b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}' | b']' if self.depth == 0 => {}
                 _ if self.depth == 0 => self.scalar = true,
                 _ => {}
             }
@@ -580,11 +581,11 @@ impl Plan {
     ) -> Result<(), jitson_core::Error> {
         let dst = columns.as_mut_ptr().cast::<u8>();
         #[cfg(feature = "jit")]
-        if let Some(jit) = &self.jit {
-            if jit.decode(input, pos, dst) {
-                return Ok(());
-            }
-            // The interpreter, from the record's start, says why.
+        // On failure, the interpreter, from the record's start, says why.
+        if let Some(jit) = &self.jit
+            && jit.decode(input, pos, dst)
+        {
+            return Ok(());
         }
         // SAFETY: `dst` is the array of this plan's columns, which is what its
         // root layout (a struct whose field `i` is column `i`) describes.
@@ -601,6 +602,9 @@ impl Plan {
         }
     }
 }
+
+/// One chunk's batches and record count, or its first error.
+type ChunkResult = Result<(Vec<RecordBatch>, u64), Box<RecordError>>;
 
 /// Decodes `input` (NDJSON: one record per line) on all cores: the input is cut
 /// at newlines into chunks of about `chunk_bytes`, each decoded by its own
@@ -623,7 +627,7 @@ pub(crate) fn decode_parallel(
         chunks.push(start..end);
         start = end;
     }
-    let results: Vec<Result<(Vec<RecordBatch>, u64), RecordError>> = chunks
+    let results: Vec<ChunkResult> = chunks
         .par_iter()
         .map(|range| {
             let mut decoder = schema.decoder();
@@ -633,7 +637,7 @@ pub(crate) fn decode_parallel(
             let mut pos = 0;
             let mut records = 0;
             let ours = |e: ArrowError| match e {
-                ArrowError::ExternalError(b) => *b.downcast::<RecordError>().expect("ours"),
+                ArrowError::ExternalError(b) => b.downcast::<RecordError>().expect("ours"),
                 other => unreachable!("decoders fail only with RecordError: {other}"),
             };
             loop {

@@ -38,7 +38,8 @@ fn record_error(e: ArrowError) -> RecordError {
 
 #[test]
 fn errors_say_where() {
-    let input = format!("{LOG}{{\"id\": 4,\n \"req\": {{\"method\": \"GET\", \"status\": \"x\"}}}}\n");
+    let input =
+        format!("{LOG}{{\"id\": 4,\n \"req\": {{\"method\": \"GET\", \"status\": \"x\"}}}}\n");
     for backend in BACKENDS {
         let builder = ReaderBuilder::new(log_schema()).with_backend(backend);
         let e = record_error(decode_all(builder, input.as_bytes()).unwrap_err());
@@ -82,7 +83,11 @@ fn missing_and_unknown_keys() {
         let unknown = b"{\"id\": 1, \"other\": [1, {\"x\": 2}]}";
         assert_eq!(decode_all(b(), unknown).unwrap()[0].num_rows(), 1);
         let e = record_error(decode_all(b().with_strict_mode(true), unknown).unwrap_err());
-        assert!(e.message.starts_with("unknown field `other`"), "{}", e.message);
+        assert!(
+            e.message.starts_with("unknown field `other`"),
+            "{}",
+            e.message
+        );
     }
 }
 
@@ -204,7 +209,11 @@ fn parallel_equals_sequential() {
         assert_eq!(concat(&parallel), concat(&sequential), "{backend:?}");
         // An error far into the input names its record and line in the whole input.
         let bad = input.replacen("\"id\": 4321,", "\"id\": true,", 1);
-        let e = record_error(compiled.decode_parallel(bad.as_bytes(), 10_000).unwrap_err());
+        let e = record_error(
+            compiled
+                .decode_parallel(bad.as_bytes(), 10_000)
+                .unwrap_err(),
+        );
         assert_eq!((e.record, e.line, e.path.as_str()), (4321, 4322, "$.id"));
     }
 }
@@ -246,6 +255,10 @@ fn dropped_schemas_free_their_code() {
 
 fn resident_kib() -> u64 {
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: u64 = statm.split_whitespace().nth(1).and_then(|v| v.parse().ok()).unwrap_or(0);
+    let pages: u64 = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     pages * 4
 }
