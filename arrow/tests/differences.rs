@@ -1,0 +1,58 @@
+//! The documented differences from arrow-json (docs/arrow.md, "Differences from
+//! arrow-json"), each shown on both readers, so that a change on either side is
+//! noticed.
+
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use arrow_schema::{ArrowError, DataType, Field, Schema};
+use jitson_arrow::{Backend, ReaderBuilder};
+
+fn one_column(t: DataType) -> Arc<Schema> {
+    Arc::new(Schema::new(vec![Field::new("v", t, true)]))
+}
+
+fn arrow_json(t: &DataType, input: &str) -> Result<Vec<RecordBatch>, ArrowError> {
+    arrow_json::ReaderBuilder::new(one_column(t.clone()))
+        .build(input.as_bytes())?
+        .collect()
+}
+
+fn jitson(t: &DataType, input: &str, backend: Backend) -> Result<Vec<RecordBatch>, ArrowError> {
+    ReaderBuilder::new(one_column(t.clone()))
+        .with_backend(backend)
+        .build(input.as_bytes())?
+        .collect()
+}
+
+/// Prints what arrow-json does with `input` and checks that jitson refuses it.
+fn jitson_refuses(t: DataType, input: &str) -> Result<Vec<RecordBatch>, ArrowError> {
+    for backend in [Backend::Interpreter, Backend::Jit] {
+        let e = jitson(&t, input, backend).expect_err(input);
+        eprintln!("{t} {input}: jitson ({backend:?}): {e}");
+    }
+    let theirs = arrow_json(&t, input);
+    eprintln!("{t} {input}: arrow-json: {theirs:?}");
+    theirs
+}
+
+#[test]
+fn strings_in_numeric_columns() {
+    let theirs = jitson_refuses(DataType::Int64, r#"{"v": "42"}"#).unwrap();
+    assert_eq!(theirs[0].num_rows(), 1);
+}
+
+#[test]
+fn non_integers_in_integer_columns() {
+    jitson_refuses(DataType::Int64, r#"{"v": 1.5}"#).unwrap();
+}
+
+#[test]
+fn decimals_that_need_rounding() {
+    jitson_refuses(DataType::Decimal128(10, 2), r#"{"v": 1.005}"#).unwrap();
+}
+
+#[test]
+fn duplicate_keys() {
+    jitson_refuses(DataType::Int64, r#"{"v": 1, "v": 2}"#).unwrap();
+}
