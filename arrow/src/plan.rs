@@ -16,12 +16,16 @@ use arrow_array::{ArrayRef, RecordBatch, make_array};
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
 use arrow_data::ArrayDataBuilder;
 use arrow_schema::{ArrowError, DataType, Field, Fields, SchemaRef, TimeUnit};
+use core::ffi::c_void;
+
 use jitson_core::column::{
-    Column, ColumnLayout, Conflict, ParsedLayout, Shape, Store, column_append_text, column_node,
-    column_push_null, node,
+    Column, ColumnLayout, Conflict, ParsedLayout, Shape, Store, column_abandon_row,
+    column_append_text, column_node, column_push_null, node,
 };
 use jitson_core::decode::layout_of;
-use jitson_core::layout::{Kind, LayoutRef, StringLayout, StructLayout, TypeLayout};
+use jitson_core::layout::{
+    Kind, LayoutRef, MapLayout, SlotFn, StringLayout, StructLayout, TypeLayout,
+};
 
 use crate::parse;
 
@@ -314,6 +318,10 @@ impl Plan {
                     };
                     (Store::Struct, layout, template)
                 }
+                DataType::Map(entries, _) => {
+                    let (value, template) = self.map(field, entries, policy, count)?;
+                    (Store::Append, value, template)
+                }
                 other => {
                     return Err(ArrowError::NotYetImplemented(format!(
                         "column `{}`: type {other} is not supported by jitson-arrow",
@@ -330,6 +338,53 @@ impl Plan {
         });
         let expecting = self.keep_str(&format!("column {}", field.name()));
         let layout = self.keep(column_node(expecting, column));
+        Ok((layout, template))
+    }
+
+    /// A map column: a JSON object whose members become entries (key, value) of
+    /// the child struct column. Keys must be Utf8.
+    fn map(
+        &mut self,
+        field: &Field,
+        entries: &Field,
+        policy: Policy,
+        count: &mut usize,
+    ) -> Result<(&'static TypeLayout, ColumnTemplate), ArrowError> {
+        let unsupported =
+            |why: &str| ArrowError::NotYetImplemented(format!("column `{}`: {why}", field.name()));
+        let DataType::Struct(kv) = entries.data_type() else {
+            return Err(unsupported("map entries must be a struct"));
+        };
+        if kv.len() != 2 || *kv[0].data_type() != DataType::Utf8 {
+            return Err(unsupported("map keys must be Utf8"));
+        }
+        let (value, value_template) = self.column(&kv[1], policy, count)?;
+        let map = self.keep(MapLayout {
+            key: LayoutRef::Node(&TEXT_VALUE),
+            value: LayoutRef::Node(value),
+            new: map_new,
+            insert_with: map_insert_with,
+            insert: map_insert_parsed,
+        });
+        let layout = self.keep(TypeLayout {
+            drop: Some(column_abandon_row),
+            ..node("a map", 0, 1, Kind::Map(map))
+        });
+        let text = ColumnTemplate {
+            shape: Shape::Text,
+            width: 4,
+            children: Vec::new(),
+        };
+        let entries = ColumnTemplate {
+            shape: Shape::Struct,
+            width: 0,
+            children: vec![text, value_template],
+        };
+        let template = ColumnTemplate {
+            shape: Shape::List,
+            width: 4,
+            children: vec![entries],
+        };
         Ok((layout, template))
     }
 
@@ -361,6 +416,56 @@ impl Plan {
     }
 }
 
+/// A map column's value starts a row: nothing to do (entries are appended by
+/// `map_insert_with`, the row committed by the column kind).
+unsafe extern "C" fn map_new(_col: *mut u8) -> bool {
+    true
+}
+
+/// Appends one entry to a map column's entries: the key's text, then the value,
+/// decoded by the callback into the value column. On failure nothing is left
+/// appended for the entry.
+///
+/// # Safety
+/// `col` is a map column built by [`Plan::map`]; the key is readable UTF-8.
+unsafe extern "C" fn map_insert_with(
+    col: *mut u8,
+    key_ptr: *const u8,
+    key_len: usize,
+    decode: SlotFn,
+    ctx: *mut c_void,
+) -> bool {
+    // SAFETY: the shapes `Plan::map` built: one struct child with a text column
+    // and a value column. Raw pointers, because the callback writes to the value
+    // column while the entries column is reached through `col`.
+    unsafe {
+        let entries = (*col.cast::<Column>()).children;
+        let keys = (*entries).children;
+        let values = keys.add(1);
+        (*entries).reserve_row();
+        (*keys).reserve_row();
+        column_append_text(keys.cast(), key_ptr, key_len);
+        (*keys).commit_valid();
+        if !decode(ctx, values.cast()) {
+            (*keys).truncate((*keys).len - 1);
+            return false;
+        }
+        (*entries).commit_valid();
+    }
+    true
+}
+
+/// Maps with text keys never parse keys (the backends call `insert_with`).
+unsafe extern "C" fn map_insert_parsed(
+    _: *mut u8,
+    _: SlotFn,
+    _: *mut c_void,
+    _: SlotFn,
+    _: *mut c_void,
+) -> bool {
+    false
+}
+
 /// The Arrow array of one column's rows.
 fn array(data_type: &DataType, column: &Column) -> ArrayRef {
     let len = column.len;
@@ -387,6 +492,11 @@ fn array(data_type: &DataType, column: &Column) -> ArrayRef {
         DataType::Utf8 | DataType::LargeUtf8 => builder
             .add_buffer(Buffer::from_slice_ref(column.values()))
             .add_buffer(Buffer::from_slice_ref(column.data())),
+        DataType::Map(entries, _) => builder
+            .add_buffer(Buffer::from_slice_ref(column.values()))
+            .child_data(vec![
+                array(entries.data_type(), &column.children()[0]).to_data(),
+            ]),
         DataType::List(elem) | DataType::LargeList(elem) => builder
             .add_buffer(Buffer::from_slice_ref(column.values()))
             .child_data(vec![

@@ -140,3 +140,25 @@ fn top_level_array_and_concatenated_values() {
         }
     }
 }
+
+#[test]
+fn maps() {
+    let entries = Field::new(
+        "entries",
+        DataType::Struct(Fields::from(vec![
+            Field::new("keys", DataType::Utf8, false),
+            Field::new("values", DataType::Int64, true),
+        ])),
+        false,
+    );
+    let s = schema(vec![
+        Field::new("m", DataType::Map(Arc::new(entries), false), true),
+        Field::new("after", DataType::Int64, true),
+    ]);
+    let input = r#"{"m": {"a": 1, "b\u0020c": null, "é": 3}, "after": 1}
+{"m": {}}
+{"m": null, "after": 2}
+{"after": 3}
+"#;
+    same_as_arrow_json(s, input);
+}

@@ -382,6 +382,20 @@ pub unsafe extern "C" fn column_truncate(col: *mut Column, rows: usize) {
     unsafe { (*col).truncate(rows) }
 }
 
+/// Undoes what a row being decoded appended to a list-shaped column's child (a
+/// map's entries) before it was committed: the [`DropFn`](crate::layout::DropFn)
+/// of a map value, which the backends call when the map fails half-way.
+///
+/// # Safety
+/// `col` points to a live list-shaped [`Column`].
+pub unsafe extern "C" fn column_abandon_row(col: *mut u8) -> bool {
+    // SAFETY: the caller's guarantee.
+    let col = unsafe { &mut *col.cast::<Column>() };
+    let end = col.offset(col.len);
+    col.children_mut()[0].truncate(end);
+    true
+}
+
 /// Appends a null row: the [`InitFn`](crate::layout::InitFn) of an absent
 /// nullable field.
 ///

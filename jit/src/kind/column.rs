@@ -70,7 +70,11 @@ impl FnTranslator<'_, '_> {
             }
             Store::Append => {
                 self.emit_value(value, dst, failed);
-                Some(DATA_LEN)
+                // A map appends entries to its child; text, bytes to `data`.
+                match value.kind {
+                    jitson_core::layout::Kind::Map(_) => Some(usize::MAX),
+                    _ => Some(DATA_LEN),
+                }
             }
             Store::Struct => {
                 let children = self.load_field(dst, CHILDREN);
