@@ -16,6 +16,7 @@
 
 #[cfg(feature = "jit")]
 mod backend;
+mod infer;
 mod parse;
 mod plan;
 mod reader;
@@ -23,6 +24,7 @@ mod reader;
 use std::sync::Arc;
 
 pub use arrow_array::RecordBatch;
+pub use infer::{infer_schema, infer_schema_ref};
 pub use plan::MAX_COLUMNS;
 pub use reader::{Backend, Decoder, Reader, ReaderBuilder, RecordError};
 
