@@ -25,8 +25,13 @@ impl Jit {
         if !wanted {
             return Ok(None);
         }
-        let compiled = jitson_jit::probe(None)
-            .and_then(|()| jitson_jit::compile(plan.root, jitson_jit::CompileOptions::default()));
+        let options = jitson_jit::CompileOptions {
+            // As for derived types: `JITSON_PERF_MAP=1` names generated code
+            // for `perf` (docs/benchmarks.md, "Profiling").
+            perf_map: std::env::var_os("JITSON_PERF_MAP").is_some_and(|v| v == "1"),
+            ..Default::default()
+        };
+        let compiled = jitson_jit::probe(None).and_then(|()| jitson_jit::compile(plan.root, options));
         match compiled {
             Ok(compiled) => Ok(Some(Jit { compiled })),
             Err(_) if backend == Backend::Auto => Ok(None),

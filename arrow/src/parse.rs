@@ -72,15 +72,17 @@ pub(crate) fn coerced_number(from_number: jitson_core::column::ParseFn) -> Parse
 
 /// # Safety (all functions below)
 /// `ptr[..len]` is readable UTF-8; `dst` is room for the column's native type
-/// (or a text column for `append_text`); `message` is writable.
+/// (or a text column for `append_text`); `message` is writable or null.
 unsafe fn text<'a>(ptr: *const u8, len: usize) -> &'a str {
     // SAFETY: the backends pass validated text (see above).
     unsafe { core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len)) }
 }
 
-fn fail(message: *mut Option<Box<str>>, text: String) -> bool {
-    // SAFETY: `message` is writable (the `ParseFn` contract).
-    unsafe { *message = Some(text.into_boxed_str()) };
+fn fail(message: *mut Option<Box<str>>, text: impl FnOnce() -> String) -> bool {
+    if !message.is_null() {
+        // SAFETY: a non-null `message` is writable (the `ParseFn` contract).
+        unsafe { *message = Some(text().into_boxed_str()) };
+    }
     false
 }
 
@@ -115,7 +117,7 @@ unsafe fn write_parsed<T>(
             unsafe { dst.cast::<T>().write_unaligned(v) };
             true
         }
-        None => fail(message, format!("invalid {what}: {s:?}")),
+        None => fail(message, || format!("invalid {what}: {s:?}")),
     }
 }
 

@@ -487,7 +487,9 @@ pub struct ColumnLayout {
 /// Parses the text of one JSON scalar into `dst` (a fixed-width slot, or a
 /// column for text). `arg` is the layout's [`ParsedLayout::arg`] (a unit, a
 /// scale). Returns `true` when it wrote; on `false` it puts a message in
-/// `*message` ("invalid timestamp").
+/// `*message` ("invalid timestamp") unless `message` is null (the JIT's fast
+/// path passes null, and on failure lets the interpreter redo the value for its
+/// message).
 pub type ParseFn = unsafe extern "C" fn(
     dst: *mut u8,
     ptr: *const u8,

@@ -565,6 +565,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             }
             Kind::Array(a) => self.emit_array(layout, a, dst, unwind),
             Kind::Column(c) => self.emit_column(layout, c, dst, unwind),
+            Kind::Parsed(p) => self.emit_parsed(layout, p, dst, unwind),
             Kind::Tuple(t) if t.skipped.is_empty() => self.emit_tuple(layout, t, dst, unwind),
             Kind::Newtype(n) if n.skipped.is_empty() => {
                 // The field is the value: its code, at its offset.
@@ -582,7 +583,6 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             | Kind::Convert(_)
             | Kind::Serde(_)
             | Kind::Map(_)
-            | Kind::Parsed(_)
             | Kind::Unit => {
                 self.interpreted
                     .push(((layout.type_name)(), kind_not_lowered(&layout.kind)));
@@ -611,7 +611,6 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
         Kind::Serde(_) => "fields decoded through serde run in the interpreter",
         Kind::Map(_) => "maps with keys parsed from their text are not lowered",
         Kind::I128 | Kind::U128 => "128-bit integers are not lowered",
-        Kind::Parsed(_) => "scalars parsed from their text run in the interpreter",
         _ => "ignored values are skipped by the interpreter",
     }
 }

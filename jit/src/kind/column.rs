@@ -10,7 +10,8 @@
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
 use jitson_core::column::{
-    Column, ColumnLayout, Conflict, Store, column_push_null, column_reserve_row, column_truncate,
+    Column, ColumnLayout, Conflict, ParsedLayout, Store, column_push_null, column_reserve_row,
+    column_truncate,
 };
 use jitson_core::layout::TypeLayout;
 
@@ -89,6 +90,52 @@ impl FnTranslator<'_, '_> {
         self.emit_commit(dst, end, column.width as i64);
         self.b.ins().jump(cont, &[]);
 
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+
+    /// A scalar parsed from its text: a string without escapes is scanned in IR
+    /// and handed to the layout's `from_string` in place; anything else (an
+    /// escape, a number, a refusal, which then gets its message) goes to the
+    /// interpreter.
+    pub(crate) fn emit_parsed(
+        &mut self,
+        layout: &'static TypeLayout,
+        parsed: &ParsedLayout,
+        dst: Value,
+        unwind: Block,
+    ) {
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        match parsed.from_string {
+            Some(parse) => {
+                let c = self.peek_or(slow);
+                self.expect_byte(c, b'"', slow);
+                self.advance(1);
+                let text_start = self.get_pos();
+                let (end, high) = self.emit_scan_plain_string(slow);
+                self.emit_check_utf8(text_start, end, high, slow);
+                let ptr = self.b.ins().iadd(self.input, text_start);
+                let len = self.b.ins().isub(end, text_start);
+                let arg = self.b.ins().iconst(types::I64, parsed.arg as i64);
+                let no_message = self.b.ins().iconst(PTR, 0);
+                let ok = self
+                    .call_addr(
+                        parse as *const () as usize,
+                        &[PTR, PTR, PTR, types::I64, PTR],
+                        Some(types::I8),
+                        &[dst, ptr, len, arg, no_message],
+                    )
+                    .expect("returns bool");
+                let after = self.b.ins().iadd_imm_s(end, 1);
+                self.set_pos(after);
+                self.b.ins().brif(ok, cont, &[], slow, &[]);
+            }
+            None => {
+                self.b.ins().jump(slow, &[]);
+            }
+        }
         self.b.switch_to_block(slow);
         self.emit_interpret(layout, dst, start, cont, unwind);
         self.b.switch_to_block(cont);
