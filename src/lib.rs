@@ -109,11 +109,13 @@ pub use jitson_core::{
     RawValue,
 };
 pub use jitson_derive::Decode;
+pub use stream::{Values, decode_lines, from_reader, values};
 
 use jitson_core::error::ErrorCode;
 use jitson_core::layout::{self as layout_model, TypeLayout};
 
 mod jit;
+mod stream;
 
 #[doc(hidden)]
 pub mod __private {

@@ -31,7 +31,8 @@ impl Jit {
             perf_map: std::env::var_os("JITSON_PERF_MAP").is_some_and(|v| v == "1"),
             ..Default::default()
         };
-        let compiled = jitson_jit::probe(None).and_then(|()| jitson_jit::compile(plan.root, options));
+        let compiled =
+            jitson_jit::probe(None).and_then(|()| jitson_jit::compile(plan.root, options));
         match compiled {
             Ok(compiled) => Ok(Some(Jit { compiled })),
             Err(_) if backend == Backend::Auto => Ok(None),

@@ -8,6 +8,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, DataType, SchemaRef};
 use jitson_core::column::{Column, Conflict};
 use jitson_core::error::{Category, PathSegment};
+use jitson_core::text::ValueEnd;
 
 use crate::plan::{Plan, Policy};
 
@@ -147,7 +148,7 @@ impl crate::CompiledSchema {
             rows: 0,
             batch_size: self.batch_size,
             pending: Vec::new(),
-            scan: Scan::default(),
+            scan: ValueEnd::default(),
             framing: Framing::Start,
             offset: 0,
             records: 0,
@@ -179,7 +180,7 @@ pub struct Decoder {
     batch_size: usize,
     /// An incomplete record carried over from the previous `decode`.
     pending: Vec<u8>,
-    scan: Scan,
+    scan: ValueEnd,
     framing: Framing,
     /// Bytes consumed before the current call.
     offset: u64,
@@ -249,7 +250,7 @@ impl Decoder {
                 Err(e) if e.eof => {
                     // The record may go on in the next buffer: keep it, unless
                     // it visibly ends here (then the error stands).
-                    self.scan = Scan::default();
+                    self.scan = ValueEnd::default();
                     if self.scan.run(&buf[pos..]).is_some() {
                         return Err(e.into());
                     }
@@ -513,64 +514,6 @@ fn line_column(buf: &[u8], pos: usize) -> (u64, u64) {
 /// whole decode (perf, `examples/ndjson.rs`).
 fn count_newlines(bytes: &[u8]) -> u64 {
     bytecount::count(bytes, b'\n') as u64
-}
-
-/// Finds where one top-level JSON value ends without parsing it: a bracket
-/// counter that knows strings and escapes. Resumable across buffers. Used only
-/// to tell an incomplete record (kept for the next buffer) from a bad one.
-#[derive(Clone, Copy, Debug, Default)]
-struct Scan {
-    depth: u32,
-    started: bool,
-    in_string: bool,
-    escaped: bool,
-    scalar: bool,
-}
-
-impl Scan {
-    /// The offset in `bytes` just after the value, if it ends there.
-    fn run(&mut self, bytes: &[u8]) -> Option<usize> {
-        for (i, &b) in bytes.iter().enumerate() {
-            if self.in_string {
-                if self.escaped {
-                    self.escaped = false;
-                } else if b == b'\\' {
-                    self.escaped = true;
-                } else if b == b'"' {
-                    self.in_string = false;
-                    if self.depth == 0 {
-                        return Some(i + 1);
-                    }
-                }
-                continue;
-            }
-            if !self.started {
-                if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-                    continue;
-                }
-                self.started = true;
-            }
-            match b {
-                b'"' => self.in_string = true,
-                b'{' | b'[' => self.depth += 1,
-                b'}' | b']' if self.depth > 0 => {
-                    self.depth -= 1;
-                    if self.depth == 0 {
-                        return Some(i + 1);
-                    }
-                }
-                b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}' | b']'
-                    if self.depth == 0 && self.scalar =>
-                {
-                    return Some(i);
-                }
-                b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}' | b']' if self.depth == 0 => {}
-                _ if self.depth == 0 => self.scalar = true,
-                _ => {}
-            }
-        }
-        None
-    }
 }
 
 impl Plan {

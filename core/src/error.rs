@@ -38,6 +38,8 @@ pub enum ErrorKind {
     InvalidUtf8,
     /// The requested backend cannot run here.
     BackendUnavailable,
+    /// Reading the input failed (`from_reader`).
+    Io,
 }
 
 /// serde_json's error categories, for comparing with it: its `Error::classify()`.
@@ -51,6 +53,8 @@ pub enum Category {
     Data,
     /// Not about the input at all (an unavailable backend).
     Backend,
+    /// Reading the input failed.
+    Io,
 }
 
 /// The JSON type found where another was expected.
@@ -177,6 +181,8 @@ pub enum ErrorCode {
     /// User code panicked; the facade resumes the panic instead of returning this.
     Panicked,
     BackendUnavailable(&'static str),
+    /// Reading the input failed, with the I/O error's message.
+    Io(Box<str>),
 }
 
 impl ErrorCode {
@@ -220,6 +226,7 @@ impl ErrorCode {
             UnknownField { .. } => ErrorKind::UnknownField,
             DuplicateField(_) => ErrorKind::DuplicateField,
             BackendUnavailable(_) => ErrorKind::BackendUnavailable,
+            Io(_) => ErrorKind::Io,
         }
     }
 
@@ -243,6 +250,7 @@ impl ErrorCode {
                 Category::Syntax
             }
             ErrorKind::BackendUnavailable => Category::Backend,
+            ErrorKind::Io => Category::Io,
             _ => Category::Data,
         }
     }
@@ -334,6 +342,7 @@ impl fmt::Display for ErrorCode {
             DuplicateField(name) => write!(f, "duplicate field `{name}`"),
             Panicked => f.write_str("user code panicked during decoding"),
             BackendUnavailable(why) => write!(f, "backend unavailable: {why}"),
+            Io(message) => write!(f, "I/O error: {message}"),
         }
     }
 }
@@ -387,17 +396,7 @@ impl Error {
     #[cold]
     pub fn at(code: ErrorCode, input: &[u8], offset: usize) -> Error {
         let offset = offset.min(input.len());
-        let before = &input[..offset];
-        let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        // Columns count characters, not bytes, so count UTF-8 lead bytes.
-        let column = 1 + before[line_start..]
-            .iter()
-            .filter(|&&b| (b as i8) >= -0x40)
-            .count();
+        let (line, column) = line_column(input, offset);
         Error {
             inner: Box::new(ErrorImpl {
                 code,
@@ -407,6 +406,19 @@ impl Error {
                 path_rev: Vec::new(),
             }),
         }
+    }
+
+    /// The same error, for a value that was decoded from `input[start..]`: its
+    /// offset, line and column become positions in the whole of `input` (values
+    /// of a stream, records of NDJSON).
+    #[cold]
+    pub fn rebased(mut self, input: &[u8], start: usize) -> Error {
+        let offset = (start + self.inner.offset).min(input.len());
+        let (line, column) = line_column(input, offset);
+        self.inner.offset = offset;
+        self.inner.line = line;
+        self.inner.column = column;
+        self
     }
 
     /// An error not tied to input (an unavailable backend).
@@ -540,3 +552,19 @@ impl fmt::Debug for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// 1-based line and column (in characters) of byte `offset` of `input`.
+fn line_column(input: &[u8], offset: usize) -> (usize, usize) {
+    let before = &input[..offset];
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    // Columns count characters, not bytes, so count UTF-8 lead bytes.
+    let column = 1 + before[line_start..]
+        .iter()
+        .filter(|&&b| (b as i8) >= -0x40)
+        .count();
+    (line, column)
+}

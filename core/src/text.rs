@@ -724,3 +724,63 @@ mod tests {
         assert_eq!(ignore_value(&doc, 0, true), Ok(doc.len()));
     }
 }
+
+/// Finds where one JSON value ends without parsing it: a bracket counter that
+/// knows strings and escapes, resumable across buffers (start it on the value's
+/// first byte or the whitespace before it). It does not validate: it only cuts
+/// a stream into the spans that a decoder then checks (an incomplete record kept
+/// for the next buffer, the values of an NDJSON stream).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ValueEnd {
+    depth: u32,
+    started: bool,
+    in_string: bool,
+    escaped: bool,
+    scalar: bool,
+}
+
+impl ValueEnd {
+    /// The offset in `bytes` just after the value, if it ends there.
+    pub fn run(&mut self, bytes: &[u8]) -> Option<usize> {
+        for (i, &b) in bytes.iter().enumerate() {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                    if self.depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                continue;
+            }
+            if !self.started {
+                if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                    continue;
+                }
+                self.started = true;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' if self.depth > 0 => {
+                    self.depth -= 1;
+                    if self.depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}' | b']'
+                    if self.depth == 0 && self.scalar =>
+                {
+                    return Some(i);
+                }
+                b' ' | b'\t' | b'\n' | b'\r' | b',' | b'}' | b']' if self.depth == 0 => {}
+                _ if self.depth == 0 => self.scalar = true,
+                _ => {}
+            }
+        }
+        None
+    }
+}
