@@ -599,6 +599,11 @@ fn contenders<'a>(schema: &'a SchemaRef, compiled: &'a Compiled) -> Vec<Contende
             parallel.0.decode_parallel(input, chunk_bytes(input.len()))
         }),
     });
+    // `NDJSON_ONLY=<text>`: only the contenders whose name contains it (and
+    // arrow-json, the reference), for profiling one of them.
+    if let Ok(only) = std::env::var("NDJSON_ONLY") {
+        out.retain(|c| c.name == "arrow-json" || c.name.contains(&only));
+    }
     out
 }
 
@@ -800,8 +805,11 @@ fn print_compile(compiled: &Compiled, contenders: &[Contender], stats: &[Stats],
                 ms(compiled.jit_time),
                 ms(time),
                 code as f64 / 1024.0,
-                // Contender 2 is the JIT on one thread when the JIT compiled.
-                ms(compiled.jit_time) / per_mb[2]
+                ms(compiled.jit_time)
+                    / contenders
+                        .iter()
+                        .position(|c| c.name == "jitson-arrow JIT, 1 thread")
+                        .map_or(f64::NAN, |i| per_mb[i])
             ),
             None => println!("compile: JIT: the schema was not compiled (interpreter)"),
         },
