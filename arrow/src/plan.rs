@@ -10,6 +10,7 @@
 //! last handle to a plan frees its layouts and its machine code.
 
 use std::any::Any;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, make_array};
@@ -56,6 +57,8 @@ pub(crate) struct Plan {
     pub schema: SchemaRef,
     /// Empty columns of the right shapes, cloned for every decoder.
     template: Vec<ColumnTemplate>,
+    /// Column layouts by type and nullability, shared between columns.
+    shared: HashMap<(DataType, bool), (&'static TypeLayout, ColumnTemplate)>,
     arena: Vec<Box<dyn Any + Send + Sync>>,
 }
 
@@ -90,6 +93,7 @@ impl Plan {
             root: &TEXT_VALUE,
             schema: schema.clone(),
             template: Vec::new(),
+            shared: HashMap::new(),
             arena: Vec::new(),
         };
         let mut count = 0;
@@ -162,7 +166,9 @@ impl Plan {
         Ok((layout, templates))
     }
 
-    /// The column layout of `field` and its empty column.
+    /// The column layout of `field` and its empty column. Columns of the same
+    /// type and nullability share one layout (and so one compiled function):
+    /// compile time grows with the distinct column types, not the columns.
     fn column(
         &mut self,
         field: &Field,
@@ -175,6 +181,21 @@ impl Plan {
                 "more than {MAX_COLUMNS} columns (nested fields included)"
             )));
         }
+        let key = (field.data_type().clone(), field.is_nullable());
+        if let Some(shared) = self.shared.get(&key) {
+            return Ok(shared.clone());
+        }
+        let lowered = self.lower_column(field, policy, count)?;
+        self.shared.insert(key, lowered.clone());
+        Ok(lowered)
+    }
+
+    fn lower_column(
+        &mut self,
+        field: &Field,
+        policy: Policy,
+        count: &mut usize,
+    ) -> Result<(&'static TypeLayout, ColumnTemplate), ArrowError> {
         let fixed = |width| ColumnTemplate {
             shape: Shape::Fixed,
             width,
@@ -336,8 +357,9 @@ impl Plan {
             nullable: field.is_nullable(),
             conflict: policy.conflict,
         });
-        let expecting = self.keep_str(&format!("column {}", field.name()));
-        let layout = self.keep(column_node(expecting, column));
+        // What a list column expects, in serde's words; other columns' messages
+        // name their value's type ("i64").
+        let layout = self.keep(column_node("a sequence", column));
         Ok((layout, template))
     }
 
