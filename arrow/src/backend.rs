@@ -29,6 +29,8 @@ impl Jit {
             // As for derived types: `JITSON_PERF_MAP=1` names generated code
             // for `perf` (docs/benchmarks.md, "Profiling").
             perf_map: std::env::var_os("JITSON_PERF_MAP").is_some_and(|v| v == "1"),
+            // `JITSON_DUMP_IR=<dir>`: each function's IR and machine code.
+            dump_dir: std::env::var_os("JITSON_DUMP_IR").map(Into::into),
             ..Default::default()
         };
         let compiled =

@@ -57,9 +57,10 @@ fn scalars() {
         Field::new("f32", DataType::Float32, true),
         Field::new("f64", DataType::Float64, true),
         Field::new("n", DataType::Null, true),
+        Field::new("f16", DataType::Float16, true),
     ]);
-    let input = r#"{"b": true, "i8": -128, "i16": 32767, "i32": -5, "i64": 9007199254740993, "u8": 255, "u16": 0, "u32": 4294967295, "u64": 18446744073709551615, "f32": 1.5, "f64": -2.5e-3, "n": null}
-{"i64": -9223372036854775808, "b": false, "f64": 1e300, "f32": 3.4028235e38}
+    let input = r#"{"b": true, "i8": -128, "i16": 32767, "i32": -5, "i64": 9007199254740993, "u8": 255, "u16": 0, "u32": 4294967295, "u64": 18446744073709551615, "f32": 1.5, "f64": -2.5e-3, "n": null, "f16": 0.333}
+{"i64": -9223372036854775808, "b": false, "f64": 1e300, "f32": 3.4028235e38, "f16": -65504}
 {"i64": 0, "b": null, "i8": null, "f64": 0.1, "extra": {"x": [1, 2, {"y": null}]}}
 "#;
     same_as_arrow_json(s, input);
