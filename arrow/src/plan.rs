@@ -58,7 +58,8 @@ pub(crate) struct Plan {
     /// Empty columns of the right shapes, cloned for every decoder.
     template: Vec<ColumnTemplate>,
     /// Column layouts by type and nullability, shared between columns.
-    shared: HashMap<(DataType, bool), (&'static TypeLayout, ColumnTemplate)>,
+    /// (with how many columns, nested ones included, each stands for).
+    shared: HashMap<(DataType, bool), (&'static TypeLayout, ColumnTemplate, usize)>,
     arena: Vec<Box<dyn Any + Send + Sync>>,
 }
 
@@ -157,12 +158,11 @@ impl Plan {
             flatten: &[],
         });
         let expecting = self.keep_str(&format!("struct {name}"));
-        let layout = self.keep(node(
-            expecting,
-            fields.len() * size_of::<Column>(),
-            align_of::<Column>(),
-            Kind::Struct(st),
-        ));
+        // Size 0: a record is never a value in a stack temporary (it is decoded
+        // straight into its columns), so entering one reserves no stack for it
+        // (`jitson_core::stack::level_reserve`); with its true size, records of
+        // ~10,000 columns were refused on a 2 MiB stack.
+        let layout = self.keep(node(expecting, 0, align_of::<Column>(), Kind::Struct(st)));
         Ok((layout, templates))
     }
 
@@ -175,19 +175,31 @@ impl Plan {
         policy: Policy,
         count: &mut usize,
     ) -> Result<(&'static TypeLayout, ColumnTemplate), ArrowError> {
-        *count += 1;
-        if *count > MAX_COLUMNS {
-            return Err(ArrowError::SchemaError(format!(
-                "more than {MAX_COLUMNS} columns (nested fields included)"
-            )));
-        }
+        let too_many = |count: usize| {
+            (count > MAX_COLUMNS).then(|| {
+                ArrowError::SchemaError(format!(
+                    "more than {MAX_COLUMNS} columns (nested fields included)"
+                ))
+            })
+        };
         let key = (field.data_type().clone(), field.is_nullable());
-        if let Some(shared) = self.shared.get(&key) {
-            return Ok(shared.clone());
+        if let Some((layout, template, columns)) = self.shared.get(&key) {
+            // A shared layout still counts every column it stands for.
+            *count += columns;
+            return match too_many(*count) {
+                Some(e) => Err(e),
+                None => Ok((layout, template.clone())),
+            };
         }
-        let lowered = self.lower_column(field, policy, count)?;
-        self.shared.insert(key, lowered.clone());
-        Ok(lowered)
+        let before = *count;
+        *count += 1;
+        if let Some(e) = too_many(*count) {
+            return Err(e);
+        }
+        let (layout, template) = self.lower_column(field, policy, count)?;
+        self.shared
+            .insert(key, (layout, template.clone(), *count - before));
+        Ok((layout, template))
     }
 
     fn lower_column(

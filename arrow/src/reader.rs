@@ -7,7 +7,7 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, DataType, SchemaRef};
 use jitson_core::column::{Column, Conflict};
-use jitson_core::error::{Category, PathSegment};
+use jitson_core::error::PathSegment;
 use jitson_core::text::ValueEnd;
 
 use crate::plan::{Plan, Policy};
@@ -153,6 +153,8 @@ impl crate::CompiledSchema {
             offset: 0,
             records: 0,
             lines: 0,
+            carry: 0,
+            pending_at: (0, 0),
         }
     }
 }
@@ -188,6 +190,11 @@ pub struct Decoder {
     records: u64,
     /// Newlines in the bytes consumed before the current call.
     lines: u64,
+    /// Characters since the last of those newlines (columns of errors on the
+    /// line a call starts in count them).
+    carry: u64,
+    /// `lines` and `carry` where the pending record starts.
+    pending_at: (u64, u64),
 }
 
 impl std::fmt::Debug for Decoder {
@@ -209,7 +216,7 @@ impl Decoder {
     pub fn decode(&mut self, buf: &[u8]) -> Result<usize, ArrowError> {
         let result = self.decode_inner(buf);
         if let Ok(consumed) = result {
-            self.lines += count_newlines(&buf[..consumed]);
+            (self.lines, self.carry) = advance(self.lines, self.carry, &buf[..consumed]);
             self.offset += consumed as u64;
         }
         result
@@ -228,8 +235,8 @@ impl Decoder {
                     let record = std::mem::take(&mut self.pending);
                     let start = self.offset - (record.len() - end) as u64;
                     let mut at = 0;
-                    let lines = self.lines - count_newlines(&record[..record.len() - end]);
-                    self.record(&record, &mut at, start, lines)?;
+                    let (lines, carry) = self.pending_at;
+                    self.record(&record, &mut at, start, lines, carry)?;
                     self.pending = record;
                     self.pending.clear();
                     pos = end;
@@ -245,19 +252,20 @@ impl Decoder {
                 None => return Ok(buf.len()),
             };
             let mut at = pos;
-            match self.record(buf, &mut at, self.offset, self.lines) {
+            match self.record(buf, &mut at, self.offset, self.lines, self.carry) {
                 Ok(()) => pos = at,
-                Err(e) if e.eof => {
-                    // The record may go on in the next buffer: keep it, unless
-                    // it visibly ends here (then the error stands).
+                Err(e) => {
+                    // A record that fails may go on in the next buffer (a
+                    // truncated object, a number cut in two): keep it, unless it
+                    // visibly ends here, and then the error stands.
                     self.scan = ValueEnd::default();
                     if self.scan.run(&buf[pos..]).is_some() {
                         return Err(e.into());
                     }
+                    self.pending_at = advance(self.lines, self.carry, &buf[..pos]);
                     self.pending.extend_from_slice(&buf[pos..]);
                     return Ok(buf.len());
                 }
-                Err(e) => return Err(e.into()),
             }
         }
     }
@@ -306,6 +314,11 @@ impl Decoder {
 
     fn framing_error(&self, buf: &[u8], pos: usize, what: &str) -> Box<RecordError> {
         let (line, column) = line_column(buf, pos);
+        let column = if line == 1 {
+            self.carry + column
+        } else {
+            column
+        };
         Box::new(RecordError {
             record: self.records + self.rows as u64,
             line: self.lines + line,
@@ -315,18 +328,18 @@ impl Decoder {
             column_name: None,
             data_type: None,
             message: what.into(),
-            eof: false,
         })
     }
 
     /// Decodes the record at `*pos` of `input` (which starts at stream offset
-    /// `base`, after `lines` newlines).
+    /// `base`, after `lines` newlines and `carry` characters of its line).
     fn record(
         &mut self,
         input: &[u8],
         pos: &mut usize,
         base: u64,
         lines: u64,
+        carry: u64,
     ) -> Result<(), Box<RecordError>> {
         match self.plan.decode_record(input, pos, &mut self.columns) {
             Ok(()) => {
@@ -337,8 +350,7 @@ impl Decoder {
                 &self.plan.schema,
                 &e,
                 self.records + self.rows as u64,
-                base,
-                lines,
+                (base, lines, carry),
             ))),
         }
     }
@@ -359,9 +371,9 @@ impl Decoder {
         if !self.pending.is_empty() {
             let record = std::mem::take(&mut self.pending);
             let start = self.offset - record.len() as u64;
-            let lines = self.lines - count_newlines(&record);
+            let (lines, carry) = self.pending_at;
             let mut at = 0;
-            self.record(&record, &mut at, start, lines)?;
+            self.record(&record, &mut at, start, lines, carry)?;
             // A record that decodes once complete cannot have been pending.
             return Err(ArrowError::JsonError("incomplete record".into()));
         }
@@ -427,18 +439,18 @@ pub struct RecordError {
     /// What went wrong, in serde_json's words ("invalid type: string \"x\",
     /// expected i64").
     pub message: String,
-    /// The input ended inside the record.
-    eof: bool,
 }
 
 impl RecordError {
+    /// `at`: where the decoded slice starts: its stream offset, the newlines
+    /// before it, and the characters of its first line before it.
     fn new(
         schema: &SchemaRef,
         e: &jitson_core::Error,
         record: u64,
-        base: u64,
-        lines: u64,
+        at: (u64, u64, u64),
     ) -> RecordError {
+        let (base, lines, carry) = at;
         // The column: follow the path's field names through the schema.
         let mut fields = Some(schema.fields());
         let mut names: Vec<&str> = Vec::new();
@@ -465,13 +477,16 @@ impl RecordError {
         RecordError {
             record,
             line: lines + e.line() as u64,
-            column: e.column() as u64,
+            column: if e.line() == 1 {
+                carry + e.column() as u64
+            } else {
+                e.column() as u64
+            },
             byte: base + e.offset() as u64,
             path: e.path(),
             column_name: (!names.is_empty()).then(|| names.join(".")),
             data_type,
             message,
-            eof: e.classify() == Category::Eof,
         }
     }
 }
@@ -507,6 +522,20 @@ fn line_column(buf: &[u8], pos: usize) -> (u64, u64) {
         .rposition(|&b| b == b'\n')
         .map_or(0, |p| p + 1);
     (line, (pos - line_start + 1) as u64)
+}
+
+/// `(lines, carry)` after `bytes`: newlines counted, and the characters since
+/// the last one (or added to `carry` when there is none).
+fn advance(lines: u64, carry: u64, bytes: &[u8]) -> (u64, u64) {
+    let newlines = count_newlines(bytes);
+    if newlines == 0 {
+        return (lines, carry + bytecount::num_chars(bytes) as u64);
+    }
+    let last = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    (
+        lines + newlines,
+        bytecount::num_chars(&bytes[last..]) as u64,
+    )
 }
 
 /// Newlines in `bytes`: every consumed byte is counted, so that errors give
