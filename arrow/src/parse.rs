@@ -252,9 +252,8 @@ unsafe extern "C" fn timestamp_from_string(
     // SAFETY: forwarded.
     unsafe {
         write_parsed(dst, ptr, len, message, "timestamp", |s| {
-            let nanos = parse_timestamp_nanos(s)?;
-            Some(nanos.div_euclid(nanos_per_unit as i128) as i64)
-                .filter(|_| nanos.div_euclid(nanos_per_unit as i128) <= i64::MAX as i128)
+            let (secs, nanos) = parse_timestamp(s)?;
+            timestamp_in_unit(secs, nanos, nanos_per_unit)
         })
     }
 }
@@ -328,71 +327,87 @@ fn parse_date(b: &[u8]) -> Option<(i64, usize)> {
 
 /// RFC 3339 and its common relaxations (as arrow's `string_to_datetime` reads
 /// them): `YYYY-MM-DD`, then optionally `T` or a space, `HH:MM[:SS[.fraction]]`,
-/// and `Z`, `±HH:MM`, `±HHMM` or nothing (UTC). Nanoseconds since the epoch.
-pub(crate) fn parse_timestamp_nanos(s: &str) -> Option<i128> {
+/// and `Z`, `±HH:MM`, `±HHMM` or nothing (UTC). Seconds since the epoch and the
+/// nanoseconds past them (`0..1_000_000_000`); digits past the ninth are read
+/// and dropped. In `i64` throughout: no 128-bit arithmetic on this per-value
+/// path.
+pub(crate) fn parse_timestamp(s: &str) -> Option<(i64, u32)> {
     let b = s.as_bytes();
     let (days, mut i) = parse_date(b)?;
-    let mut nanos = i128::from(days) * 86_400 * 1_000_000_000;
-    if i == b.len() {
-        return Some(nanos);
-    }
-    if b[i] != b'T' && b[i] != b't' && b[i] != b' ' {
-        return None;
-    }
-    i += 1;
-    let hour = digits(b.get(i..i + 2)?)?;
-    if b.get(i + 2) != Some(&b':') {
-        return None;
-    }
-    let minute = digits(b.get(i + 3..i + 5)?)?;
-    i += 5;
-    let mut second = 0;
-    if b.get(i) == Some(&b':') {
-        second = digits(b.get(i + 1..i + 3)?)?;
-        i += 3;
-    }
-    if hour > 23 || minute > 59 || second > 60 {
-        return None;
-    }
-    nanos += i128::from(hour * 3600 + minute * 60 + second) * 1_000_000_000;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let start = i;
-        let mut fraction: i128 = 0;
-        while let Some(c) = b.get(i).filter(|c| c.is_ascii_digit()) {
-            if i - start < 9 {
-                fraction = fraction * 10 + i128::from(c - b'0');
-            }
-            i += 1;
-        }
-        if i == start {
+    let mut secs = days * 86_400;
+    let mut nanos = 0u32;
+    if i < b.len() {
+        if b[i] != b'T' && b[i] != b't' && b[i] != b' ' {
             return None;
         }
-        for _ in (i - start).min(9)..9 {
-            fraction *= 10;
+        i += 1;
+        let hour = digits(b.get(i..i + 2)?)?;
+        if b.get(i + 2) != Some(&b':') {
+            return None;
         }
-        nanos += fraction;
-    }
-    match b.get(i) {
-        None => Some(nanos),
-        Some(b'Z' | b'z') if i + 1 == b.len() => Some(nanos),
-        Some(&sign @ (b'+' | b'-')) => {
-            let rest = &b[i + 1..];
-            let (h, m) = match rest.len() {
-                5 if rest[2] == b':' => (digits(&rest[..2])?, digits(&rest[3..])?),
-                4 => (digits(&rest[..2])?, digits(&rest[2..])?),
-                2 => (digits(rest)?, 0),
-                _ => return None,
-            };
-            let offset = i128::from(h * 3600 + m * 60) * 1_000_000_000;
-            Some(if sign == b'+' {
-                nanos - offset
-            } else {
-                nanos + offset
-            })
+        let minute = digits(b.get(i + 3..i + 5)?)?;
+        i += 5;
+        let mut second = 0;
+        if b.get(i) == Some(&b':') {
+            second = digits(b.get(i + 1..i + 3)?)?;
+            i += 3;
         }
-        _ => None,
+        if hour > 23 || minute > 59 || second > 60 {
+            return None;
+        }
+        secs += i64::from(hour * 3600 + minute * 60 + second);
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let start = i;
+            while let Some(c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+                if i - start < 9 {
+                    nanos = nanos * 10 + u32::from(c - b'0');
+                }
+                i += 1;
+            }
+            if i == start {
+                return None;
+            }
+            for _ in (i - start).min(9)..9 {
+                nanos *= 10;
+            }
+        }
+        match b.get(i) {
+            None => {}
+            Some(b'Z' | b'z') if i + 1 == b.len() => {}
+            Some(&sign @ (b'+' | b'-')) => {
+                let rest = &b[i + 1..];
+                let (h, m) = match rest.len() {
+                    5 if rest[2] == b':' => (digits(&rest[..2])?, digits(&rest[3..])?),
+                    4 => (digits(&rest[..2])?, digits(&rest[2..])?),
+                    2 => (digits(rest)?, 0),
+                    _ => return None,
+                };
+                let offset = i64::from(h * 3600 + m * 60);
+                secs = if sign == b'+' {
+                    secs - offset
+                } else {
+                    secs + offset
+                };
+            }
+            _ => return None,
+        }
     }
+    Some((secs, nanos))
+}
+
+/// A timestamp in the unit of `nanos_per_unit` (1, 1e3, 1e6 or 1e9), rounded
+/// towards negative infinity as arrow does; `None` when it overflows `i64`.
+pub(crate) fn timestamp_in_unit(secs: i64, nanos: u32, nanos_per_unit: u64) -> Option<i64> {
+    let units_per_sec = (1_000_000_000 / nanos_per_unit) as i64;
+    secs.checked_mul(units_per_sec)?
+        .checked_add(i64::from(nanos) / nanos_per_unit as i64)
+}
+
+/// Nanoseconds since the epoch (tests).
+#[cfg(test)]
+fn parse_timestamp_nanos(s: &str) -> Option<i128> {
+    parse_timestamp(s).map(|(secs, nanos)| i128::from(secs) * 1_000_000_000 + i128::from(nanos))
 }
 
 #[cfg(test)]
@@ -417,6 +432,13 @@ mod tests {
         assert_eq!(parse_timestamp_nanos("2023-02-29"), None);
         assert_eq!(parse_timestamp_nanos("2024-01-01T25:00:00"), None);
         assert_eq!(parse_timestamp_nanos("2024-01-01T00:00:00Q"), None);
+        // Units round towards negative infinity; overflow is refused.
+        let (secs, nanos) = parse_timestamp("1969-12-31T23:59:59.9995Z").unwrap();
+        assert_eq!(timestamp_in_unit(secs, nanos, 1_000_000), Some(-1));
+        assert_eq!(timestamp_in_unit(secs, nanos, 1_000_000_000), Some(-1));
+        let (secs, nanos) = parse_timestamp("9999-12-31T23:59:59Z").unwrap();
+        assert_eq!(timestamp_in_unit(secs, nanos, 1), None);
+        assert!(timestamp_in_unit(secs, nanos, 1_000).is_some());
     }
 
     #[test]
