@@ -10,7 +10,7 @@ use jitson_core::column::{ParsedLayout, column_append_text};
 pub(crate) const fn timestamp_layout(nanos_per_unit: u64) -> ParsedLayout {
     ParsedLayout {
         from_string: Some(timestamp_from_string),
-        from_number: Some(integer_i64),
+        from_number: Some(parse_i64),
         from_bool: None,
         arg: nanos_per_unit,
     }
@@ -24,7 +24,7 @@ pub(crate) static TIMESTAMP_NS: ParsedLayout = timestamp_layout(1);
 /// Date32: `"YYYY-MM-DD"` or an integer count of days since 1970-01-01.
 pub(crate) static DATE32: ParsedLayout = ParsedLayout {
     from_string: Some(date32_from_string),
-    from_number: Some(integer_i32),
+    from_number: Some(parse_i32),
     from_bool: None,
     arg: 0,
 };
@@ -119,28 +119,6 @@ unsafe fn write_parsed<T>(
         }
         None => fail(message, || format!("invalid {what}: {s:?}")),
     }
-}
-
-unsafe extern "C" fn integer_i64(
-    dst: *mut u8,
-    ptr: *const u8,
-    len: usize,
-    _: u64,
-    message: *mut Option<Box<str>>,
-) -> bool {
-    // SAFETY: forwarded.
-    unsafe { write_parsed(dst, ptr, len, message, "i64", |s| s.parse::<i64>().ok()) }
-}
-
-unsafe extern "C" fn integer_i32(
-    dst: *mut u8,
-    ptr: *const u8,
-    len: usize,
-    _: u64,
-    message: *mut Option<Box<str>>,
-) -> bool {
-    // SAFETY: forwarded.
-    unsafe { write_parsed(dst, ptr, len, message, "i32", |s| s.parse::<i32>().ok()) }
 }
 
 macro_rules! coerced_parsers {

@@ -110,14 +110,7 @@ impl FnTranslator<'_, '_> {
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
         match parsed.from_string {
             Some(parse) => {
-                let c = self.peek_or(slow);
-                self.expect_byte(c, b'"', slow);
-                self.advance(1);
-                let text_start = self.get_pos();
-                let (end, high) = self.emit_scan_plain_string(slow);
-                self.emit_check_utf8(text_start, end, high, slow);
-                let ptr = self.b.ins().iadd(self.input, text_start);
-                let len = self.b.ins().isub(end, text_start);
+                let (ptr, len) = self.emit_plain_string_text(slow);
                 let arg = self.b.ins().iconst(types::I64, parsed.arg as i64);
                 let no_message = self.b.ins().iconst(PTR, 0);
                 let ok = self
@@ -128,8 +121,6 @@ impl FnTranslator<'_, '_> {
                         &[dst, ptr, len, arg, no_message],
                     )
                     .expect("returns bool");
-                let after = self.b.ins().iadd_imm_s(end, 1);
-                self.set_pos(after);
                 self.b.ins().brif(ok, cont, &[], slow, &[]);
             }
             None => {

@@ -290,6 +290,18 @@ impl FnTranslator<'_, '_> {
     fn emit_plain_string_into(&mut self, write: usize, dst: Value) -> (Value, Block) {
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        let (ptr, len) = self.emit_plain_string_text(slow);
+        self.call_addr(write, &[PTR, PTR, PTR], None, &[dst, ptr, len]);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(slow);
+        self.b.set_cold_block(slow);
+        (start, cont)
+    }
+
+    /// Skips whitespace and reads a string without escapes (checked to be UTF-8
+    /// when needed), leaving `pos` after it; returns a pointer to its text in the
+    /// input and its length. Anything else goes to `slow`.
+    pub(crate) fn emit_plain_string_text(&mut self, slow: Block) -> (Value, Value) {
         let c = self.peek_or(slow);
         self.expect_byte(c, b'"', slow);
         self.advance(1);
@@ -298,13 +310,9 @@ impl FnTranslator<'_, '_> {
         self.emit_check_utf8(text_start, end, high, slow);
         let ptr = self.b.ins().iadd(self.input, text_start);
         let len = self.b.ins().isub(end, text_start);
-        self.call_addr(write, &[PTR, PTR, PTR], None, &[dst, ptr, len]);
         let after = self.b.ins().iadd_imm_s(end, 1);
         self.set_pos(after);
-        self.b.ins().jump(cont, &[]);
-        self.b.switch_to_block(slow);
-        self.b.set_cold_block(slow);
-        (start, cont)
+        (ptr, len)
     }
 
     /// The string helper from `start`: unescapes into a reused buffer and hands
