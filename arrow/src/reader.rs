@@ -231,9 +231,14 @@ impl Decoder {
                     return Ok(buf.len());
                 }
                 Some(end) => {
-                    self.pending.extend_from_slice(&buf[..end]);
+                    // One byte past the end too: a scalar ends at the byte after
+                    // it, which its parser reads (and reports, if wrong) as the
+                    // whole input would have it.
+                    let lookahead = (end + 1).min(buf.len());
+                    let carried = self.pending.len();
+                    self.pending.extend_from_slice(&buf[..lookahead]);
                     let record = std::mem::take(&mut self.pending);
-                    let start = self.offset - (record.len() - end) as u64;
+                    let start = self.offset - carried as u64;
                     let mut at = 0;
                     let (lines, carry) = self.pending_at;
                     self.record(&record, &mut at, start, lines, carry)?;

@@ -217,8 +217,8 @@ fn a_million_columns_are_refused() {
             );
         }
     }
-    // Exactly the limit compiles, and decodes on a thread with a large stack
-    // (see `the_column_limit_decodes_on_a_2_mib_stack` for why a large one).
+    // Exactly the limit compiles and decodes (on a 2 MiB stack: see
+    // `the_column_limit_decodes_on_a_2_mib_stack`).
     let limit = schema(
         (0..MAX_COLUMNS)
             .map(|i| Field::new(format!("c{i}"), DataType::Int8, true))
@@ -226,7 +226,7 @@ fn a_million_columns_are_refused() {
     );
     for backend in BACKENDS {
         let compiled = compile(&limit, backend);
-        let batches = on_a_stack_of(64 << 20, move || {
+        let batches = on_a_stack_of(2 << 20, move || {
             decode(&compiled, b"{\"c65535\": 1, \"c0\": 2}\n").unwrap()
         });
         assert_eq!(batches[0].num_columns(), MAX_COLUMNS);
@@ -245,16 +245,15 @@ fn on_a_stack_of<T: Send + 'static>(bytes: usize, f: impl FnOnce() -> T + Send +
         .unwrap()
 }
 
-/// Finding (both backends): a record of more than about 10,500 columns fails
-/// on a thread with a 2 MiB stack (the default for spawned threads, test
-/// threads and rayon's workers, so `decode_parallel` too), and of more than
-/// about 43,300 on an 8 MiB main thread, with "recursion limit exceeded: the
-/// thread's stack is nearly full" at byte 0, although `compile` accepts up to
-/// `MAX_COLUMNS` (65,536). The stack check before entering a struct reserves
-/// `core::stack::level_reserve`: twice the struct's size, for a value built in
-/// a stack temporary. A record's struct is the decoder's array of `Column`s
-/// (96 bytes each), which lives on the heap, so 2 × 96 × 10,500 ≈ 2 MiB is
-/// reserved for nothing. The error is clean (no overflow).
+/// Regression test (found by this file, fixed in e0a294f): a record of more
+/// than about 10,500 columns failed on a thread with a 2 MiB stack (the default
+/// for spawned threads, test threads and rayon's workers, so `decode_parallel`
+/// too), and of more than about 43,300 on an 8 MiB main thread, with
+/// "recursion limit exceeded: the thread's stack is nearly full" at byte 0,
+/// although `compile` accepts up to `MAX_COLUMNS` (65,536): the stack check
+/// before entering a struct reserved twice the struct's size
+/// (`core::stack::level_reserve`, for a value built in a stack temporary),
+/// and a record's struct is the decoder's heap array of 96-byte `Column`s.
 #[test]
 fn the_column_limit_decodes_on_a_2_mib_stack() {
     for columns in [11_000, MAX_COLUMNS] {
@@ -490,12 +489,11 @@ fn byte_order_mark() {
     assert_eq!(text(&batches[0], 0).value(0), "\u{feff}x");
 }
 
-/// Finding: since columns of the same type and nullability share one layout
-/// (plan.rs, `Plan::column`), the columns of a shared struct type are counted
-/// once: 300 fields of one 300-field struct type (90,300 columns, "nested fields
-/// included" per `MAX_COLUMNS`' error) compile, and every decoder still
-/// allocates all 90,600 columns. Whether the limit should count columns or
-/// layouts is the library's call; this test states the documented rule.
+/// Regression test (found by this file, fixed in e0a294f): once columns of the
+/// same type and nullability shared one layout (`Plan::column`), the columns
+/// of a shared struct type were counted once, so 300 fields of one 300-field
+/// struct type (90,300 columns, "nested fields included" per `MAX_COLUMNS`'
+/// error) compiled, and every decoder still allocated all of them.
 #[test]
 fn shared_struct_types_count_every_column() {
     let inner: Fields = (0..300)
