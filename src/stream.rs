@@ -108,7 +108,7 @@ pub fn from_reader<T: Decode, R: std::io::Read>(mut reader: R) -> Result<T, Erro
 /// in the whole input.
 pub fn decode_lines<T: Decode + Send>(input: &[u8]) -> Result<Vec<T>, Error> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunks = split_lines(input, threads);
+    let chunks = text::line_chunks(input, input.len().div_ceil(threads));
     let results: Vec<Result<Vec<T>, Error>> = std::thread::scope(|scope| {
         let handles: Vec<_> = chunks
             .iter()
@@ -137,20 +137,4 @@ pub fn decode_lines<T: Decode + Send>(input: &[u8]) -> Result<Vec<T>, Error> {
         }
     }
     Ok(out)
-}
-
-/// Cuts `input` after newlines into at most `parts` ranges of similar size.
-fn split_lines(input: &[u8], parts: usize) -> Vec<std::ops::Range<usize>> {
-    let target = input.len().div_ceil(parts.max(1)).max(1);
-    let mut ranges = Vec::new();
-    let mut start = 0;
-    while start < input.len() {
-        let mut end = (start + target).min(input.len());
-        while end < input.len() && input[end - 1] != b'\n' {
-            end += 1;
-        }
-        ranges.push(start..end);
-        start = end;
-    }
-    ranges
 }

@@ -318,7 +318,8 @@ impl Decoder {
     }
 
     fn framing_error(&self, buf: &[u8], pos: usize, what: &str) -> Box<RecordError> {
-        let (line, column) = line_column(buf, pos);
+        let (line, column) = jitson_core::error::line_column(buf, pos);
+        let (line, column) = (line as u64, column as u64);
         let column = if line == 1 {
             self.carry + column
         } else {
@@ -518,17 +519,6 @@ impl From<Box<RecordError>> for ArrowError {
     }
 }
 
-/// 1-based line and column of `pos` in `buf`.
-fn line_column(buf: &[u8], pos: usize) -> (u64, u64) {
-    let before = &buf[..pos];
-    let line = count_newlines(before) + 1;
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |p| p + 1);
-    (line, (pos - line_start + 1) as u64)
-}
-
 /// `(lines, carry)` after `bytes`: newlines counted, and the characters since
 /// the last one (or added to `carry` when there is none).
 fn advance(lines: u64, carry: u64, bytes: &[u8]) -> (u64, u64) {
@@ -597,16 +587,7 @@ pub(crate) fn decode_parallel(
     chunk_bytes: usize,
 ) -> Result<Vec<RecordBatch>, ArrowError> {
     use rayon::prelude::*;
-    let mut chunks = Vec::new();
-    let mut start = 0;
-    while start < input.len() {
-        let mut end = (start + chunk_bytes.max(1)).min(input.len());
-        while end < input.len() && input[end - 1] != b'\n' {
-            end += 1;
-        }
-        chunks.push(start..end);
-        start = end;
-    }
+    let chunks = jitson_core::text::line_chunks(input, chunk_bytes);
     let results: Vec<ChunkResult> = chunks
         .par_iter()
         .map(|range| {

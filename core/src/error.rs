@@ -553,8 +553,9 @@ impl fmt::Debug for Error {
 
 impl std::error::Error for Error {}
 
-/// 1-based line and column (in characters) of byte `offset` of `input`.
-fn line_column(input: &[u8], offset: usize) -> (usize, usize) {
+/// 1-based line and column (in characters) of byte `offset` of `input`, as
+/// every [`Error`] gives them.
+pub fn line_column(input: &[u8], offset: usize) -> (usize, usize) {
     let before = &input[..offset];
     let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
     let line_start = before

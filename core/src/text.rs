@@ -784,3 +784,20 @@ impl ValueEnd {
         None
     }
 }
+
+/// Cuts `input` after newlines into ranges of about `target` bytes (each at
+/// least `target`, unless it is the last, and ending just after a `\n`): the
+/// chunks of NDJSON that parallel decoders take, one record never split.
+pub fn line_chunks(input: &[u8], target: usize) -> Vec<core::ops::Range<usize>> {
+    let mut ranges = Vec::new();
+    let mut start = 0;
+    while start < input.len() {
+        let mut end = (start + target.max(1)).min(input.len());
+        while end < input.len() && input[end - 1] != b'\n' {
+            end += 1;
+        }
+        ranges.push(start..end);
+        start = end;
+    }
+    ranges
+}
