@@ -121,59 +121,54 @@ unsafe fn write_parsed<T>(
     }
 }
 
-macro_rules! coerced_parsers {
-    ($($name:ident: $t:ty),*) => {$(
-        /// A number of this type from a number's or a string's text.
+/// Defines [`ParseFn`](jitson_core::column::ParseFn)s of one shape: `text`
+/// (the value's text) and `arg` (the layout's argument) go to the expression,
+/// whose `Some` is written to the slot and whose `None` is reported as an
+/// invalid `what`.
+macro_rules! parse_fns {
+    ($($(#[$doc:meta])* $name:ident($text:ident, $arg:ident) $what:literal => $parse:expr;)*) => {$(
+        $(#[$doc])*
         pub(crate) unsafe extern "C" fn $name(
             dst: *mut u8,
             ptr: *const u8,
             len: usize,
-            _: u64,
+            $arg: u64,
             message: *mut Option<Box<str>>,
         ) -> bool {
-            // SAFETY: forwarded.
-            unsafe {
-                write_parsed(dst, ptr, len, message, stringify!($t), |s| s.parse::<$t>().ok())
-            }
+            let _ = $arg;
+            // SAFETY: forwarded (the `ParseFn` contract).
+            unsafe { write_parsed(dst, ptr, len, message, $what, |$text| $parse) }
         }
     )*};
 }
-coerced_parsers!(
-    parse_i8: i8, parse_i16: i16, parse_i32: i32, parse_i64: i64,
-    parse_u8: u8, parse_u16: u16, parse_u32: u32, parse_u64: u64,
-    parse_f32: f32, parse_f64: f64
-);
 
-unsafe extern "C" fn float16(
-    dst: *mut u8,
-    ptr: *const u8,
-    len: usize,
-    _: u64,
-    message: *mut Option<Box<str>>,
-) -> bool {
-    // SAFETY: forwarded.
-    unsafe {
-        write_parsed(dst, ptr, len, message, "f16", |s| {
-            s.parse::<f32>().ok().map(half::f16::from_f32)
-        })
-    }
-}
-
-unsafe extern "C" fn decimal128(
-    dst: *mut u8,
-    ptr: *const u8,
-    len: usize,
-    arg: u64,
-    message: *mut Option<Box<str>>,
-) -> bool {
-    let precision = (arg >> 8) as u8;
-    let scale = arg as u8 as i8;
-    // SAFETY: forwarded.
-    unsafe {
-        write_parsed(dst, ptr, len, message, "decimal", |s| {
-            parse_decimal(s, precision, scale)
-        })
-    }
+parse_fns! {
+    parse_i8(s, arg) "i8" => s.parse::<i8>().ok();
+    parse_i16(s, arg) "i16" => s.parse::<i16>().ok();
+    parse_i32(s, arg) "i32" => s.parse::<i32>().ok();
+    parse_i64(s, arg) "i64" => s.parse::<i64>().ok();
+    parse_u8(s, arg) "u8" => s.parse::<u8>().ok();
+    parse_u16(s, arg) "u16" => s.parse::<u16>().ok();
+    parse_u32(s, arg) "u32" => s.parse::<u32>().ok();
+    parse_u64(s, arg) "u64" => s.parse::<u64>().ok();
+    parse_f32(s, arg) "f32" => s.parse::<f32>().ok();
+    parse_f64(s, arg) "f64" => s.parse::<f64>().ok();
+    /// Rounded to f32, then to f16, as arrow-json does.
+    float16(s, arg) "f16" => s.parse::<f32>().ok().map(half::f16::from_f32);
+    /// `arg`: see [`decimal_arg`].
+    decimal128(s, arg) "decimal" => parse_decimal(s, (arg >> 8) as u8, arg as u8 as i8);
+    /// `arg`: nanoseconds per unit.
+    timestamp_from_string(s, arg) "timestamp" => {
+        let (secs, nanos) = parse_timestamp(s)?;
+        timestamp_in_unit(secs, nanos, arg)
+    };
+    date32_from_string(s, arg) "date" => {
+        let b = s.as_bytes();
+        if b.len() != 10 {
+            return None;
+        }
+        i32::try_from(parse_date(b)?.0).ok()
+    };
 }
 
 /// The exact value of decimal text (`-12.345`, `1e3`) at `scale`, if it has at
@@ -218,42 +213,6 @@ pub(crate) fn parse_decimal(s: &str, precision: u8, scale: i8) -> Option<i128> {
         return None;
     }
     Some(if negative { -value } else { value })
-}
-
-unsafe extern "C" fn timestamp_from_string(
-    dst: *mut u8,
-    ptr: *const u8,
-    len: usize,
-    nanos_per_unit: u64,
-    message: *mut Option<Box<str>>,
-) -> bool {
-    // SAFETY: forwarded.
-    unsafe {
-        write_parsed(dst, ptr, len, message, "timestamp", |s| {
-            let (secs, nanos) = parse_timestamp(s)?;
-            timestamp_in_unit(secs, nanos, nanos_per_unit)
-        })
-    }
-}
-
-unsafe extern "C" fn date32_from_string(
-    dst: *mut u8,
-    ptr: *const u8,
-    len: usize,
-    _: u64,
-    message: *mut Option<Box<str>>,
-) -> bool {
-    // SAFETY: forwarded.
-    unsafe {
-        write_parsed(dst, ptr, len, message, "date", |s| {
-            let b = s.as_bytes();
-            if b.len() != 10 {
-                return None;
-            }
-            let (days, _) = parse_date(b)?;
-            i32::try_from(days).ok()
-        })
-    }
 }
 
 /// Days since 1970-01-01 of the proleptic Gregorian date (Howard Hinnant's
