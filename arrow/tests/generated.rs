@@ -892,13 +892,6 @@ fn split_agrees(whole: &Outcome, split: &Outcome) -> bool {
     whole == split
 }
 
-fn split_message(error: &Option<Failure>) -> &str {
-    match error {
-        Some(Failure::Record(e)) => &e.message,
-        _ => "",
-    }
-}
-
 /// The checks of `mutated_documents_agree`, for one case.
 fn check_agree(schema: &SchemaRef, input: &[u8], batch: usize, split: usize, policy: Policy) {
     let text = String::from_utf8_lossy(input);
