@@ -371,13 +371,15 @@ fn logs_schema() -> SchemaRef {
 // ---------------------------------------------------------------------------
 // The twitter data set.
 
-/// The corpus directory: `$JITSON_CORPUS`, or `../shared/corpus/bench` from the
-/// workspace root.
+/// The benchmark files: `bench/` under the corpus root, which is
+/// `$JITSON_CORPUS` (unset or empty: `../shared/corpus` beside the workspace),
+/// as for `examples/compare` and the tests.
 fn corpus_dir() -> PathBuf {
-    match std::env::var_os("JITSON_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/bench"),
-    }
+    let root = match std::env::var_os("JITSON_CORPUS") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
+    };
+    root.join("bench")
 }
 
 /// twitter.json's statuses as NDJSON, repeated to at least `min_bytes`, and the
