@@ -44,9 +44,15 @@ fn dump_writes_ir_and_disassembly() {
     let asm =
         std::fs::read_to_string(root.join("struct_Dumped_0.s")).expect("disassembly of the root");
     assert!(!asm.is_empty());
-    // The struct, and one function per distinct field layout (`u32`,
+    // The struct, and one member function per distinct field layout (`u32`,
     // `Vec<String>`; the strings are inline in the `Vec`'s loop).
     assert_eq!(files.len(), 6, "three functions, two files each: {files:?}");
+    assert!(
+        files
+            .iter()
+            .any(|f| f.starts_with("member_") && f.ends_with(".clif")),
+        "{files:?}"
+    );
 
     // Roots with the same description (`Vec<u8>` and `Vec<String>` are both "a
     // sequence") get directories of their own: no dump overwrites another.

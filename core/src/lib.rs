@@ -20,6 +20,7 @@ pub mod column;
 mod convert;
 pub mod decode;
 pub mod error;
+pub mod keys;
 pub mod layout;
 pub mod panic;
 pub mod raw;

@@ -6,6 +6,7 @@
 
 use std::cell::Cell;
 
+use jitson_core::keys::KeyTable;
 use jitson_core::layout::{MapLayout, SlotFn, StructLayout, TypeLayout};
 
 /// What generated code reads and writes besides its output. `repr(C)`: generated
@@ -147,6 +148,43 @@ pub(crate) unsafe extern "C" fn resolve_key(state: *mut JitState, st: *const Str
     }
 }
 
+/// Resolves the key at `state.pos` (its opening quote) when it missed the
+/// struct's speculation: a key without escapes or control bytes is looked up in
+/// `table`; anything else (and an unknown key with non-ASCII bytes, which must be
+/// checked to be UTF-8) goes to [`resolve_key`]. Same results as
+/// [`resolve_key`], which it is a faster path of.
+///
+/// # Safety
+/// As for [`resolve_key`]; `table` is `st`'s table, owned by the compiled module.
+pub(crate) unsafe extern "C" fn match_key(
+    state: *mut JitState,
+    st: *const StructLayout,
+    table: *const KeyTable,
+) -> i64 {
+    // SAFETY: generated code passes its own live state and the table it was
+    // compiled with (alive as long as the code).
+    let (input, start, table) = unsafe { ((*state).input(), (*state).pos + 1, &*table) };
+    let plain_end = input
+        .get(start..)
+        .and_then(|rest| {
+            rest.iter()
+                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+        })
+        .map(|n| start + n)
+        .filter(|&end| input[end] == b'"');
+    if let Some(end) = plain_end {
+        let key = &input[start..end];
+        let index = table.get(key);
+        if index.is_some() || key.is_ascii() {
+            // SAFETY: as above.
+            unsafe { (*state).pos = end + 1 };
+            return index.map_or(-1, |i| i as i64);
+        }
+    }
+    // SAFETY: as the caller guarantees.
+    unsafe { resolve_key(state, st) }
+}
+
 thread_local! {
     /// The unescape buffer of [`decode_string`], reused across calls.
     static SCRATCH: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
@@ -263,16 +301,60 @@ pub(crate) unsafe extern "C" fn skip_value(state: *mut JitState) -> bool {
     }
 }
 
-/// Writes an absent field's value for an optional layout behind `Box`es
-/// (`Box<Option<T>>`: a box holding `None`); see
-/// [`jitson_core::layout::write_missing`]. No user code runs.
+/// Fills what an object did not name, once every required field is known to be
+/// present: each field whose bit is clear in `seen` gets its default, or `None`
+/// (an optional layout), in declaration order; then every skipped field its
+/// initial value. The interpreter's `finish_struct` fills in the same order with
+/// the same functions. On a failure (a default or initialiser that panicked,
+/// stashed for the facade) it drops what it filled itself and returns `false`:
+/// the caller then owns exactly the fields in `seen`, as before the call.
 ///
 /// # Safety
-/// `layout` is a `&'static TypeLayout` and `dst` is room for it.
-pub(crate) unsafe extern "C" fn write_missing(layout: *const TypeLayout, dst: *mut u8) -> bool {
-    // SAFETY: generated code passes a layout embedded at compile time and the
-    // field's memory.
-    unsafe { jitson_core::layout::write_missing(&*layout, dst) }
+/// `st` is a `&'static StructLayout` with at most 64 decoded fields; exactly the
+/// fields marked in `seen` of the struct at `dst` are live, and no skipped field.
+pub(crate) unsafe extern "C" fn fill_absent(
+    st: *const StructLayout,
+    dst: *mut u8,
+    seen: u64,
+) -> bool {
+    // SAFETY: generated code passes a layout embedded at compile time.
+    let st = unsafe { &*st };
+    let mut filled = seen;
+    let mut inited = 0u64;
+    let mut ok = true;
+    for (i, field) in st.fields.iter().enumerate() {
+        if seen >> i & 1 == 1 {
+            continue;
+        }
+        // SAFETY: the field's memory is inside the struct and unwritten; a field
+        // without a default is optional (the caller checked the required ones).
+        ok = unsafe {
+            let at = dst.add(field.offset);
+            match field.default {
+                Some(init) => init(at),
+                None => jitson_core::layout::write_missing(field.layout.get(), at),
+            }
+        };
+        if !ok {
+            break;
+        }
+        filled |= 1 << i;
+    }
+    if ok {
+        for (j, skipped) in st.skipped.iter().enumerate() {
+            // SAFETY: the skipped field's memory is inside the struct and unwritten.
+            ok = unsafe { (skipped.init)(dst.add(skipped.offset)) };
+            if !ok {
+                break;
+            }
+            inited |= 1 << j;
+        }
+    }
+    if !ok {
+        // SAFETY: exactly these fields were written by this call.
+        unsafe { drop_written(st, dst, filled & !seen, inited) };
+    }
+    ok
 }
 
 /// Drops the fields of the struct at `dst` whose bit is set in `seen` (decoded

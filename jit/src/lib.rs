@@ -90,6 +90,12 @@ unsafe impl Sync for OwnedModule {}
 /// frees the code (the facade keeps every `Compiled` for the life of the process).
 pub struct Compiled {
     module: Option<OwnedModule>,
+    /// Data the code points to (struct key tables); freed after the code.
+    #[allow(
+        clippy::vec_box,
+        reason = "the code holds each table's address: it must not move"
+    )]
+    _key_tables: Vec<Box<jitson_core::keys::KeyTable>>,
     entry: EntryFn,
     /// Machine code bytes of all functions compiled for the root.
     pub code_bytes: usize,
@@ -208,34 +214,58 @@ fn needs_function(layout: &TypeLayout) -> bool {
     matches!(layout.kind, Kind::Struct(_))
 }
 
-/// The value functions to compile for `root`: the root, every struct reachable
-/// through lowered kinds, every distinct field layout, and every `Option`/`Box`
-/// payload and map value. Kinds the interpreter handles whole are not entered.
-fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
-    let mut out: Vec<&'static TypeLayout> = Vec::new();
-    let mut seen: Vec<LayoutId> = Vec::new();
-    let mut stack = vec![(root, true)];
-    while let Some((layout, wants_fn)) = stack.pop() {
-        let wants_fn = wants_fn || needs_function(layout);
-        if wants_fn {
-            if seen.contains(&layout.id()) {
-                continue;
-            }
-            seen.push(layout.id());
-            out.push(layout);
+/// What a generated function does with its layout.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum Role {
+    /// A value function: decodes one value (see the crate docs).
+    Value,
+    /// A member function: decodes a struct member's `: value` and what follows it
+    /// (`,` and the next key's quote, or `}`), and returns a [`MemberStatus`]. One
+    /// per distinct field layout in a module, shared by every field of that layout:
+    /// the struct function keeps only its key speculation and one call per field.
+    Member,
+}
+
+/// The functions to compile for `root`: a value function for the root, every
+/// struct reachable through lowered kinds, and every `Option`/`Box` payload, map
+/// value and enum payload; a member function for every distinct field layout of a
+/// compiled struct. Kinds the interpreter handles whole are not entered.
+fn collect_functions(root: &'static TypeLayout) -> Vec<(Role, &'static TypeLayout)> {
+    let mut out: Vec<(Role, &'static TypeLayout)> = Vec::new();
+    let has = |out: &[(Role, &TypeLayout)], role: Role, layout: &TypeLayout| {
+        out.iter().any(|&(r, l)| r == role && l.id() == layout.id())
+    };
+    // (layout, the role asked for; `None`: decoded inline by its parent).
+    let mut stack = vec![(root, Some(Role::Value))];
+    while let Some((layout, role)) = stack.pop() {
+        let value = role == Some(Role::Value) || needs_function(layout);
+        let member = role == Some(Role::Member);
+        let new_value = value && !has(&out, Role::Value, layout);
+        let new_member = member && !has(&out, Role::Member, layout);
+        if new_value {
+            out.push((Role::Value, layout));
+        }
+        if new_member {
+            out.push((Role::Member, layout));
+        }
+        // A layout with a function of either role was entered when it got it.
+        if (value || member) && !new_value && !new_member {
+            continue;
         }
         match &layout.kind {
-            // Every field's layout gets a function, which each field of that
-            // layout calls (see `emit_struct_function`).
             Kind::Struct(st) if translate::fits_bitmaps(st) => {
-                stack.extend(st.fields.iter().map(|f| (f.layout.get(), true)));
+                stack.extend(
+                    st.fields
+                        .iter()
+                        .map(|f| (f.layout.get(), Some(Role::Member))),
+                );
             }
-            Kind::Option(o) => stack.push((o.some.get(), true)),
-            Kind::Box(b) => stack.push((b.inner.get(), true)),
-            Kind::Vec(v) => stack.push((v.elem.get(), false)),
-            Kind::Map(m) if m.has_text_keys() => stack.push((m.value.get(), true)),
-            Kind::Array(a) => stack.push((a.elem.get(), false)),
-            Kind::Newtype(n) if n.skipped.is_empty() => stack.push((n.inner.get(), false)),
+            Kind::Option(o) => stack.push((o.some.get(), Some(Role::Value))),
+            Kind::Box(b) => stack.push((b.inner.get(), Some(Role::Value))),
+            Kind::Vec(v) => stack.push((v.elem.get(), None)),
+            Kind::Map(m) if m.has_text_keys() => stack.push((m.value.get(), Some(Role::Value))),
+            Kind::Array(a) => stack.push((a.elem.get(), None)),
+            Kind::Newtype(n) if n.skipped.is_empty() => stack.push((n.inner.get(), None)),
             // An externally tagged enum's payloads are decoded by their own
             // functions, which `decode_variant` calls back.
             Kind::Enum(e)
@@ -246,14 +276,14 @@ fn collect_functions(root: &'static TypeLayout) -> Vec<&'static TypeLayout> {
                     e.variants
                         .iter()
                         .filter_map(|v| v.payload.layout())
-                        .map(|l| (l, true)),
+                        .map(|l| (l, Some(Role::Value))),
                 );
             }
             // A column's value is emitted inline (a record's fields, being a
             // struct, get their function as every struct does).
-            Kind::Column(c) => stack.push((c.value.get(), false)),
+            Kind::Column(c) => stack.push((c.value.get(), None)),
             Kind::Tuple(t) if t.skipped.is_empty() => {
-                stack.extend(t.elems.iter().map(|e| (e.layout.get(), false)));
+                stack.extend(t.elems.iter().map(|e| (e.layout.get(), None)));
             }
             _ => {}
         }
@@ -346,13 +376,13 @@ fn compile_inner(
     sig.returns.push(AbiParam::new(types::I8));
 
     let layouts = collect_functions(root);
-    let mut ids: HashMap<LayoutId, FuncId> = HashMap::new();
-    for (i, layout) in layouts.iter().enumerate() {
-        let name = format!("jitson_{i}_{}", sanitize(layout.expecting));
+    let mut ids: HashMap<(Role, LayoutId), FuncId> = HashMap::new();
+    for (i, (role, layout)) in layouts.iter().enumerate() {
+        let name = function_name(i, *role, layout);
         let id = module
             .declare_function(&name, Linkage::Local, &sig)
             .map_err(|e| CompileError::Codegen(e.to_string()))?;
-        ids.insert(layout.id(), id);
+        ids.insert((*role, layout.id()), id);
     }
 
     let mut ctx = module.make_context();
@@ -360,7 +390,8 @@ fn compile_inner(
     let mut code_bytes = 0;
     let mut sizes = Vec::with_capacity(layouts.len());
     let mut interpreted = Vec::new();
-    for (i, layout) in layouts.iter().enumerate() {
+    let mut key_tables = Vec::new();
+    for (i, &(role, layout)) in layouts.iter().enumerate() {
         ctx.func.signature = sig.clone();
         let translated = translate::translate_function(
             &mut module,
@@ -371,19 +402,20 @@ fn compile_inner(
                 key_orders: &options.key_orders,
                 miss_counter: options.miss_counter.map(std::ptr::from_ref),
             },
-            layout,
+            (role, layout),
             call_conv,
         );
         interpreted.extend(translated.interpreted);
+        key_tables.extend(translated.key_tables);
         let dump_dir = options
             .dump_dir
             .as_ref()
             .map(|d| d.join(dump_dir_name(root)));
         if let Some(dir) = &dump_dir {
             ctx.set_disasm(true);
-            dump(dir, i, layout, &ctx, None);
+            dump(dir, &function_name(i, role, layout), &ctx, None);
         }
-        let id = ids[&layout.id()];
+        let id = ids[&(role, layout.id())];
         module
             .define_function(id, &mut ctx)
             .map_err(|e| CompileError::Codegen(format!("{e:?}")))?;
@@ -391,7 +423,12 @@ fn compile_inner(
             code_bytes += compiled.code_info().total_size as usize;
             sizes.push(compiled.code_info().total_size);
             if let Some(dir) = &dump_dir {
-                dump(dir, i, layout, &ctx, compiled.vcode.as_deref());
+                dump(
+                    dir,
+                    &function_name(i, role, layout),
+                    &ctx,
+                    compiled.vcode.as_deref(),
+                );
             }
         }
         module.clear_context(&mut ctx);
@@ -400,23 +437,24 @@ fn compile_inner(
         .finalize_definitions()
         .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?;
     if options.perf_map {
-        let functions = layouts
-            .iter()
-            .zip(&sizes)
-            .enumerate()
-            .map(|(i, (layout, size))| {
-                let address = module.get_finalized_function(ids[&layout.id()]);
-                // The dump's names: `jitson[<dump directory>]::<file name>`.
-                let name = format!(
-                    "jitson[{}]::{}_{i}",
-                    dump_dir_name(root),
-                    sanitize(layout.expecting)
-                );
-                (address, *size, name)
-            });
+        let functions =
+            layouts
+                .iter()
+                .zip(&sizes)
+                .enumerate()
+                .map(|(i, (&(role, layout), size))| {
+                    let address = module.get_finalized_function(ids[&(role, layout.id())]);
+                    // The dump's names: `jitson[<dump directory>]::<file name>`.
+                    let name = format!(
+                        "jitson[{}]::{}",
+                        dump_dir_name(root),
+                        function_name(i, role, layout)
+                    );
+                    (address, *size, name)
+                });
         write_perf_map(functions);
     }
-    let entry_ptr = module.get_finalized_function(ids[&root.id()]);
+    let entry_ptr = module.get_finalized_function(ids[&(Role::Value, root.id())]);
     // SAFETY: the root function was defined with the `EntryFn` signature (two
     // pointers in, a bool out, the host's C calling convention).
     let entry: EntryFn = unsafe { std::mem::transmute::<*const u8, EntryFn>(entry_ptr) };
@@ -424,6 +462,7 @@ fn compile_inner(
     interpreted.dedup();
     Ok(Compiled {
         module: Some(OwnedModule(module)),
+        _key_tables: key_tables,
         entry,
         code_bytes,
         compile_time: started.elapsed(),
@@ -469,9 +508,19 @@ fn sanitize(s: &str) -> String {
         .collect()
 }
 
-fn dump(dir: &std::path::Path, i: usize, layout: &TypeLayout, ctx: &Context, disasm: Option<&str>) {
+/// A function's name in the module, the dump and the perf map: its layout's
+/// description and its index, `member_` first for a member function.
+fn function_name(i: usize, role: Role, layout: &TypeLayout) -> String {
+    let prefix = match role {
+        Role::Value => "",
+        Role::Member => "member_",
+    };
+    format!("{prefix}{}_{i}", sanitize(layout.expecting))
+}
+
+fn dump(dir: &std::path::Path, name: &str, ctx: &Context, disasm: Option<&str>) {
     let _ = std::fs::create_dir_all(dir);
-    let base = dir.join(format!("{}_{i}", sanitize(layout.expecting)));
+    let base = dir.join(name);
     match disasm {
         None => {
             let _ = std::fs::write(base.with_extension("clif"), ctx.func.display().to_string());

@@ -24,6 +24,7 @@ use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
 use jitson_core::layout::{Kind, LayoutId, Tagging, TypeLayout};
 
+use crate::Role;
 use crate::helpers::{self, JitState};
 
 /// Structs with more fields than bits in the seen-bitmap variable are decoded by
@@ -43,6 +44,12 @@ pub(crate) const PTR: Type = types::I64;
 pub(crate) struct Translated {
     /// Layouts handed to the interpreter whole, with the reason.
     pub interpreted: Vec<(&'static str, &'static str)>,
+    /// Key tables the function's code points to: the module must own them.
+    #[allow(
+        clippy::vec_box,
+        reason = "the code holds each table's address: it must not move"
+    )]
+    pub key_tables: Vec<Box<jitson_core::keys::KeyTable>>,
 }
 
 /// Builds the IR of the value function for `layout` into `ctx.func`.
@@ -50,9 +57,9 @@ pub(crate) fn translate_function(
     module: &mut JITModule,
     ctx: &mut Context,
     fb_ctx: &mut FunctionBuilderContext,
-    ids: &HashMap<LayoutId, FuncId>,
+    ids: &HashMap<(Role, LayoutId), FuncId>,
     speculation: Speculation<'_>,
-    layout: &'static TypeLayout,
+    (role, layout): (Role, &'static TypeLayout),
     call_conv: CallConv,
 ) -> Translated {
     let frontend_config = module.isa().frontend_config();
@@ -63,6 +70,7 @@ pub(crate) fn translate_function(
     let (state, dst) = (b.block_params(entry)[0], b.block_params(entry)[1]);
     let mut t = FnTranslator::new(b, module, ids, speculation, state, call_conv);
     match &layout.kind {
+        _ if role == Role::Member => t.emit_member_function(layout, dst),
         Kind::Struct(st) if fits_bitmaps(st) => t.emit_struct_function(layout, st, dst),
         Kind::Struct(_) => {
             t.interpreted.push((
@@ -74,9 +82,13 @@ pub(crate) fn translate_function(
         _ => t.emit_value_function(layout, dst, false),
     }
     let interpreted = std::mem::take(&mut t.interpreted);
+    let key_tables = std::mem::take(&mut t.key_tables);
     t.b.seal_all_blocks();
     t.b.finalize(frontend_config);
-    Translated { interpreted }
+    Translated {
+        interpreted,
+        key_tables,
+    }
 }
 
 /// What a module's struct functions speculate on, and where they count misses.
@@ -102,8 +114,8 @@ pub(crate) fn state_flags() -> MemFlagsData {
 pub(crate) struct FnTranslator<'a, 'm> {
     pub b: FunctionBuilder<'a>,
     module: &'m mut JITModule,
-    ids: &'m HashMap<LayoutId, FuncId>,
-    func_refs: HashMap<LayoutId, FuncRef>,
+    ids: &'m HashMap<(Role, LayoutId), FuncId>,
+    func_refs: HashMap<(Role, LayoutId), FuncRef>,
     sigs: HashMap<(Vec<Type>, Option<Type>), SigRef>,
     call_conv: CallConv,
     /// `*mut JitState`.
@@ -114,6 +126,12 @@ pub(crate) struct FnTranslator<'a, 'm> {
     /// Offset of the next input byte.
     pub pos: Variable,
     pub interpreted: Vec<(&'static str, &'static str)>,
+    /// Key tables embedded in the code, handed to the module to own.
+    #[allow(
+        clippy::vec_box,
+        reason = "the code holds each table's address: it must not move"
+    )]
+    pub key_tables: Vec<Box<jitson_core::keys::KeyTable>>,
     /// Learned key orders, for struct speculation.
     pub key_orders: &'m jitson_core::layout::KeyOrders,
     /// Where struct functions count keys that missed their speculation.
@@ -124,7 +142,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
     fn new(
         mut b: FunctionBuilder<'a>,
         module: &'m mut JITModule,
-        ids: &'m HashMap<LayoutId, FuncId>,
+        ids: &'m HashMap<(Role, LayoutId), FuncId>,
         speculation: Speculation<'m>,
         state: Value,
         call_conv: CallConv,
@@ -152,6 +170,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             len,
             pos,
             interpreted: Vec::new(),
+            key_tables: Vec::new(),
             key_orders: speculation.key_orders,
             miss_counter: speculation.miss_counter,
         }
@@ -473,9 +492,14 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         self.b.ins().iconst(PTR, p as usize as i64)
     }
 
-    /// The generated function for `layout` in this module.
+    /// The generated value function for `layout` in this module.
     pub(crate) fn func_ref(&mut self, layout: &TypeLayout) -> FuncRef {
-        let id = layout.id();
+        self.role_func_ref(Role::Value, layout)
+    }
+
+    /// The generated function of `role` for `layout` in this module.
+    pub(crate) fn role_func_ref(&mut self, role: Role, layout: &TypeLayout) -> FuncRef {
+        let id = (role, layout.id());
         if let Some(r) = self.func_refs.get(&id) {
             return *r;
         }

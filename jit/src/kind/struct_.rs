@@ -1,25 +1,53 @@
 //! Structs. Twin: `fallback/src/kind/struct_.rs`.
 //!
-//! One generated function per struct layout; each field's value is a call to the
-//! generated function of the field's layout, one per distinct layout in the
-//! module. Keys are expected in the order learned from documents
-//! (`CompileOptions::key_orders`), else in declaration order; in declaration order: after field `i`, the code compares the next raw key bytes (plus the
-//! closing quote) against field `i + 1`'s name with wide loads and, on a match,
-//! goes straight to that field's value. Any other key goes to the dispatch: the key
-//! is scanned, then matched by length and word compares against every name and
-//! alias. A `seen` bitmap (one i64 variable) records written fields: a repeated key
-//! goes to the slow path (where the interpreter reports it), missing required
-//! fields too, and every exit that gives up drops exactly the fields written.
+//! One generated function per struct layout. Keys are expected in the order
+//! learned from documents (`CompileOptions::key_orders`), else in declaration
+//! order: after field `i`, the code compares the next raw key bytes (plus the
+//! closing quote) against the name of the field expected next with wide loads
+//! and, on a match, calls that field's member function. A member function (one
+//! per distinct field layout in the module, shared by every field of that layout)
+//! decodes `: value` and what follows it, and returns a [`MemberStatus`]; per
+//! field, the struct function is the speculative compare, the call and a status
+//! test (issue 10: compile time follows the IR per field, and this is about a
+//! third of what inline `:`/`,` handling and an inline key dispatch cost).
+//!
+//! Any other key goes to the `match_key` helper, which finds it in the struct's
+//! [`KeyTable`] (or unescapes and validates it) and returns the field index for
+//! a jump table, or -1 for an unknown key, whose value is skipped. A `seen`
+//! bitmap (one i64 variable) records written fields: a repeated key goes to the
+//! slow path (where the interpreter reports it), missing required fields too, and
+//! every exit that gives up drops exactly the fields written.
 //!
 //! Names containing `"`, `\` or control characters can only appear escaped in
-//! JSON; they are never compared raw, and keys with escapes take the slow path.
+//! JSON; they are never compared raw.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
-use jitson_core::layout::{Kind, StructLayout, TypeLayout};
+use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, Value, types};
+use jitson_core::keys::KeyTable;
+use jitson_core::layout::{StructLayout, TypeLayout};
 
+use crate::Role;
 use crate::helpers;
 use crate::translate::{FnTranslator, PTR};
+
+/// What a member function returns (an `i8`): whether it wrote the value, and
+/// where the struct goes next.
+#[derive(Clone, Copy)]
+#[repr(i8)]
+pub(crate) enum MemberStatus {
+    /// Written; `,` consumed; `pos` at the next key's opening quote.
+    Next = 0,
+    /// Written; `pos` at the closing `}`.
+    Close = 1,
+    /// Written, but followed by neither `,` and a key nor `}`: the struct gives
+    /// up (the interpreter decodes it whole, and reports what is wrong).
+    WrittenBail = 2,
+    /// Nothing written (no `:` after the key): the struct gives up.
+    Bail = 3,
+    /// The value failed for good (the interpreter could not decode it):
+    /// nothing written.
+    Failed = 4,
+}
 
 /// Whether `name` can be compared against raw key bytes.
 fn is_plain(name: &str) -> bool {
@@ -39,10 +67,8 @@ impl FnTranslator<'_, '_> {
         let start = self.get_pos();
         let depth0 = self.load_depth();
         let seen = self.b.declare_var(types::I64);
-        let skipped_seen = self.b.declare_var(types::I64);
         let zero = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(seen, zero);
-        self.b.def_var(skipped_seen, zero);
 
         let (bail, unwind, finish, close, dispatch) = (
             self.b.create_block(),
@@ -91,7 +117,13 @@ impl FnTranslator<'_, '_> {
             self.b.ins().jump(value_blocks[i], &[]);
         }
 
-        // Field i's value, then `,` and the next key (speculating i + 1), or `}`.
+        // Field i's member: a repeated key gives up; otherwise the member
+        // function of the field's layout decodes `: value` and what follows, and
+        // says where to go next. Every field of one layout calls the same
+        // function, so a struct's code is its key speculation and this call per
+        // field (issue 10: compile time follows the IR per field).
+        let after = self.b.create_block();
+        let status = self.b.append_block_param(after, types::I8);
         for (i, field) in fields.iter().enumerate() {
             self.b.switch_to_block(value_blocks[i]);
             let s = self.b.use_var(seen);
@@ -99,23 +131,50 @@ impl FnTranslator<'_, '_> {
             let fresh = self.b.create_block();
             self.b.ins().brif(bit, bail, &[], fresh, &[]);
             self.b.switch_to_block(fresh);
-            self.emit_colon(bail);
-            // The value is decoded by its layout's function, shared by every
-            // field of that layout in the module: a struct's code is its keys
-            // and this call per field, not a copy of the value's parser per
-            // field. Half the machine code (and compile time) of inline copies on
-            // the seed `Order`, and faster too (docs/benchmarks.md).
             let at = self.b.ins().iadd_imm_s(dst, field.offset as i64);
-            self.emit_call_function(field.layout.get(), at, unwind);
-            let s = self.b.use_var(seen);
-            let s = self.b.ins().bor_imm_s(s, 1i64 << i);
+            let f = self.role_func_ref(Role::Member, field.layout.get());
+            self.store_pos();
+            let call = self.b.ins().call(f, &[self.state, at]);
+            let st = self.b.inst_results(call)[0];
+            self.load_pos();
+            // Statuses below `Bail` wrote the value: mark it, for the drop on
+            // every exit that gives up.
+            let written =
+                self.b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedLessThan, st, MemberStatus::Bail as i64);
+            let written = self.b.ins().uextend(types::I64, written);
+            let written = self.b.ins().ishl_imm_s(written, i as i64);
+            let s = self.b.ins().bor(s, written);
             self.b.def_var(seen, s);
-            self.emit_after_member(close, key_after(i), bail);
+            let next = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::Equal, st, MemberStatus::Next as i64);
+            self.b
+                .ins()
+                .brif(next, key_after(i), &[], after, &[BlockArg::Value(st)]);
         }
+        // Any status but `Next`, from any field.
+        self.b.switch_to_block(after);
+        let is_close = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, status, MemberStatus::Close as i64);
+        let not_close = self.b.create_block();
+        self.b.ins().brif(is_close, close, &[], not_close, &[]);
+        self.b.switch_to_block(not_close);
+        let failed = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, status, MemberStatus::Failed as i64);
+        self.b.ins().brif(failed, unwind, &[], bail, &[]);
 
-        // Dispatch: scan the key, match it by length and content. A key here
-        // missed the speculation: counted, when asked, so the facade can tell
-        // documents whose order drifted from the one compiled.
+        // Dispatch: a key that missed the speculation. Counted, when asked, so the
+        // facade can tell documents whose order drifted from the one compiled;
+        // then resolved by a helper, which unescapes and validates it and
+        // continues here: no whole-struct slow path, so a document full of
+        // escaped or reordered keys costs no re-decoding.
         self.b.switch_to_block(dispatch);
         if let Some(counter) = self.miss_counter {
             let addr = self.const_ptr(counter);
@@ -128,72 +187,19 @@ impl FnTranslator<'_, '_> {
                 one,
             );
         }
-        let key_quote = self.get_pos();
-        self.advance(1);
-        let key_start = self.get_pos();
-        // Keys with escapes (or anything unusual) are resolved by a helper, which
-        // unescapes them and continues here: no whole-struct slow path, so a
-        // document full of escaped keys costs no re-decoding.
-        let resolve = self.b.create_block();
-        let (key_end, high) = self.emit_scan_plain_string(resolve);
-        self.advance(1);
-        let key_len = self.b.ins().isub(key_end, key_start);
-        let mut names: Vec<(&str, usize)> = Vec::new();
-        for (i, f) in fields.iter().enumerate() {
-            names.extend(
-                std::iter::once(f.name)
-                    .chain(f.aliases.iter().copied())
-                    .map(|name| (name, i)),
-            );
-        }
-        names.retain(|(name, _)| is_plain(name));
-        let mut lengths: Vec<usize> = names.iter().map(|(name, _)| name.len()).collect();
-        lengths.sort_unstable();
-        lengths.dedup();
-        let unknown = self.b.create_block();
-        for len in lengths {
-            let (same_len, next_len) = (self.b.create_block(), self.b.create_block());
-            let is_len = self.b.ins().icmp_imm_s(IntCC::Equal, key_len, len as i64);
-            self.b.ins().brif(is_len, same_len, &[], next_len, &[]);
-            self.b.switch_to_block(same_len);
-            for &(name, i) in names.iter().filter(|(name, _)| name.len() == len) {
-                let next = self.b.create_block();
-                let eq = self.bytes_equal(key_start, name.as_bytes());
-                self.b.ins().brif(eq, value_blocks[i], &[], next, &[]);
-                self.b.switch_to_block(next);
-            }
-            self.b.ins().jump(unknown, &[]);
-            self.b.switch_to_block(next_len);
-        }
-        self.b.ins().jump(unknown, &[]);
-
-        // An unknown key: skip its value (validated), unless denied. Keys with
-        // non-ASCII bytes take the slow path, which validates them.
-        self.b.switch_to_block(unknown);
-        let non_ascii = self
-            .b
-            .ins()
-            .band_imm_s(high, 0x8080_8080_8080_8080_u64 as i64);
-        let (plain_unknown, checked_unknown) = (self.b.create_block(), self.b.create_block());
-        self.b
-            .ins()
-            .brif(non_ascii, resolve, &[], plain_unknown, &[]);
-        self.b.switch_to_block(plain_unknown);
-        self.b.ins().jump(checked_unknown, &[]);
-
-        // The helper: `pos` back on the key's quote; it returns the field index,
-        // -1 for an unknown key (checked to be UTF-8), or -2 for a malformed key.
-        self.b.switch_to_block(resolve);
-        self.b.set_cold_block(resolve);
-        self.set_pos(key_quote);
+        // `pos` is on the key's quote; the helper returns the field index, -1
+        // for an unknown key (checked to be UTF-8), or -2 for a malformed key.
         self.store_pos();
+        let table = Box::new(KeyTable::new(st));
+        let table_ptr = self.const_ptr(&raw const *table);
+        self.key_tables.push(table);
         let st_ptr = self.const_ptr(st as *const StructLayout);
         let index = self
             .call_addr(
-                helpers::resolve_key as *const () as usize,
-                &[PTR, PTR],
+                helpers::match_key as *const () as usize,
+                &[PTR, PTR, PTR],
                 Some(types::I64),
-                &[self.state, st_ptr],
+                &[self.state, st_ptr, table_ptr],
             )
             .expect("returns the index");
         self.load_pos();
@@ -201,15 +207,13 @@ impl FnTranslator<'_, '_> {
         for (i, block) in value_blocks.iter().enumerate() {
             switch.set_entry(i as u128, *block);
         }
-        let (not_field, resolved_unknown) = (self.b.create_block(), self.b.create_block());
+        let (not_field, checked_unknown) = (self.b.create_block(), self.b.create_block());
         switch.emit(&mut self.b, index, not_field);
         self.b.switch_to_block(not_field);
         let is_unknown = self.b.ins().icmp_imm_s(IntCC::Equal, index, -1);
         self.b
             .ins()
-            .brif(is_unknown, resolved_unknown, &[], bail, &[]);
-        self.b.switch_to_block(resolved_unknown);
-        self.b.ins().jump(checked_unknown, &[]);
+            .brif(is_unknown, checked_unknown, &[], bail, &[]);
 
         // An unknown key whose text is valid: skip its value (validated), unless
         // unknown fields are denied (then the interpreter reports it).
@@ -240,7 +244,7 @@ impl FnTranslator<'_, '_> {
 
         self.b.switch_to_block(finish);
         self.store_depth(depth0);
-        self.emit_finish(st, dst, seen, skipped_seen, bail, unwind);
+        self.emit_finish(st, dst, seen, bail, unwind);
         self.store_pos();
         self.ret(true);
 
@@ -248,7 +252,7 @@ impl FnTranslator<'_, '_> {
         // the whole struct from its start.
         self.b.switch_to_block(bail);
         self.b.set_cold_block(bail);
-        self.emit_drop_written(st, dst, seen, skipped_seen);
+        self.emit_drop_written(st, dst, seen);
         self.store_depth(depth0);
         let (ok_block, fail_block) = (self.b.create_block(), self.b.create_block());
         self.emit_interpret(layout, dst, start, ok_block, fail_block);
@@ -260,9 +264,48 @@ impl FnTranslator<'_, '_> {
         // A field's value failed for good (the interpreter could not decode it).
         self.b.switch_to_block(unwind);
         self.b.set_cold_block(unwind);
-        self.emit_drop_written(st, dst, seen, skipped_seen);
+        self.emit_drop_written(st, dst, seen);
         self.store_depth(depth0);
         self.ret(false);
+    }
+
+    /// The body of a member function for `layout` (see [`MemberStatus`]): entered
+    /// with `pos` after a key's closing quote; decodes `:`, the value into `dst`,
+    /// and `,` with the next key's quote, or stops before `}`.
+    pub(crate) fn emit_member_function(&mut self, layout: &'static TypeLayout, dst: Value) {
+        let (unwritten, failed, written_bail, close) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.emit_colon(unwritten);
+        self.emit_value(layout, dst, failed);
+        let c = self.peek_or(written_bail);
+        self.branch_if_byte(c, b'}', close);
+        self.expect_byte(c, b',', written_bail);
+        self.advance(1);
+        let c = self.peek_or(written_bail);
+        self.expect_byte(c, b'"', written_bail);
+        self.store_pos();
+        self.ret_status(MemberStatus::Next);
+        self.b.switch_to_block(close);
+        self.store_pos();
+        self.ret_status(MemberStatus::Close);
+        for (block, status) in [
+            (written_bail, MemberStatus::WrittenBail),
+            (unwritten, MemberStatus::Bail),
+            (failed, MemberStatus::Failed),
+        ] {
+            self.b.switch_to_block(block);
+            self.b.set_cold_block(block);
+            self.ret_status(status);
+        }
+    }
+
+    fn ret_status(&mut self, status: MemberStatus) {
+        let v = self.b.ins().iconst(types::I8, status as i64);
+        self.b.ins().return_(&[v]);
     }
 
     /// `:` after a key, or `bail`.
@@ -285,23 +328,27 @@ impl FnTranslator<'_, '_> {
     }
 
     /// Fills what the object did not name: a missing required field goes to
-    /// `bail` (the interpreter reports it) before anything is filled; then
-    /// defaults, `None`s and skipped fields, with a panicking default to `unwind`.
+    /// `bail` (the interpreter reports it) before anything is filled; then, if a
+    /// field with a default or an optional layout is absent, or the struct has
+    /// skipped fields, one call to the `fill_absent` helper, to `unwind` if a
+    /// default panicked (the helper drops what it filled). One call rather than a
+    /// test and a call per field: the IR of a struct stays its keys.
     fn emit_finish(
         &mut self,
         st: &'static StructLayout,
         dst: Value,
         seen: cranelift_frontend::Variable,
-        skipped_seen: cranelift_frontend::Variable,
         bail: Block,
         unwind: Block,
     ) {
-        let required = st
-            .fields
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| f.default.is_none() && !f.layout.get().is_optional())
-            .fold(0u64, |m, (i, _)| m | 1 << i);
+        let (mut required, mut fillable) = (0u64, 0u64);
+        for (i, f) in st.fields.iter().enumerate() {
+            if f.default.is_none() && !f.layout.get().is_optional() {
+                required |= 1 << i;
+            } else {
+                fillable |= 1 << i;
+            }
+        }
         let s = self.b.use_var(seen);
         let present = self.b.ins().band_imm_s(s, required as i64);
         let all = self
@@ -311,82 +358,51 @@ impl FnTranslator<'_, '_> {
         let complete = self.b.create_block();
         self.b.ins().brif(all, complete, &[], bail, &[]);
         self.b.switch_to_block(complete);
-
-        for (i, field) in st.fields.iter().enumerate() {
-            let field_layout = field.layout.get();
-            let fill_with = match (&field.default, &field_layout.kind) {
-                (Some(init), _) => Missing::Default(*init),
-                (None, Kind::Option(o)) => Missing::None(o.write_none),
-                (None, _) if field_layout.is_optional() => Missing::BoxedNone(field_layout),
-                _ => continue,
-            };
-            let (fill, next) = (self.b.create_block(), self.b.create_block());
-            let s = self.b.use_var(seen);
-            let bit = self.b.ins().band_imm_s(s, 1i64 << i);
-            self.b.ins().brif(bit, next, &[], fill, &[]);
-            self.b.switch_to_block(fill);
-            let at = self.b.ins().iadd_imm_s(dst, field.offset as i64);
-            let ok = match fill_with {
-                Missing::None(write_none) => {
-                    self.call_addr(write_none as usize, &[PTR], None, &[at]);
-                    None
-                }
-                Missing::Default(init) => {
-                    self.call_addr(init as usize, &[PTR], Some(types::I8), &[at])
-                }
-                Missing::BoxedNone(layout) => {
-                    let layout = self.const_ptr(layout);
-                    self.call_addr(
-                        helpers::write_missing as *const () as usize,
-                        &[PTR, PTR],
-                        Some(types::I8),
-                        &[layout, at],
-                    )
-                }
-            };
-            if let Some(ok) = ok {
-                let filled = self.b.create_block();
-                self.b.ins().brif(ok, filled, &[], unwind, &[]);
-                self.b.switch_to_block(filled);
-            }
-            let s = self.b.use_var(seen);
-            let s = self.b.ins().bor_imm_s(s, 1i64 << i);
-            self.b.def_var(seen, s);
-            self.b.ins().jump(next, &[]);
-            self.b.switch_to_block(next);
+        if fillable == 0 && st.skipped.is_empty() {
+            return;
         }
-        for (j, skipped) in st.skipped.iter().enumerate() {
-            let at = self.b.ins().iadd_imm_s(dst, skipped.offset as i64);
-            let ok = self
-                .call_addr(skipped.init as usize, &[PTR], Some(types::I8), &[at])
-                .expect("returns bool");
-            let filled = self.b.create_block();
-            self.b.ins().brif(ok, filled, &[], unwind, &[]);
-            self.b.switch_to_block(filled);
-            let s = self.b.use_var(skipped_seen);
-            let s = self.b.ins().bor_imm_s(s, 1i64 << j);
-            self.b.def_var(skipped_seen, s);
+        let (fill, done) = (self.b.create_block(), self.b.create_block());
+        if st.skipped.is_empty() {
+            let present = self.b.ins().band_imm_s(s, fillable as i64);
+            let all = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::Equal, present, fillable as i64);
+            self.b.ins().brif(all, done, &[], fill, &[]);
+        } else {
+            self.b.ins().jump(fill, &[]);
         }
+        self.b.switch_to_block(fill);
+        let st_ptr = self.const_ptr(st as *const StructLayout);
+        let ok = self
+            .call_addr(
+                helpers::fill_absent as *const () as usize,
+                &[PTR, PTR, types::I64],
+                Some(types::I8),
+                &[st_ptr, dst, s],
+            )
+            .expect("returns bool");
+        self.b.ins().brif(ok, done, &[], unwind, &[]);
+        self.b.switch_to_block(done);
     }
 
-    /// Drops every field whose bit is set in `seen` / `skipped_seen`.
-    /// Drops the fields marked in `seen` and the skipped fields marked in
-    /// `skipped_seen`, through the `drop_written` helper: a cold path (errors and
-    /// slow paths), so one call instead of a test and a call per field.
+    /// Drops the fields marked in `seen` through the `drop_written` helper: a
+    /// cold path (errors and slow paths), so one call instead of a test and a
+    /// call per field. No skipped field is live while `seen` is in use (they are
+    /// initialised last, by `fill_absent`).
     fn emit_drop_written(
         &mut self,
         st: &'static StructLayout,
         dst: Value,
         seen: cranelift_frontend::Variable,
-        skipped_seen: cranelift_frontend::Variable,
     ) {
-        let needs_drop = st.fields.iter().any(|f| f.layout.get().drop.is_some())
-            || st.skipped.iter().any(|f| f.drop.is_some());
+        let needs_drop = st.fields.iter().any(|f| f.layout.get().drop.is_some());
         if !needs_drop {
             return;
         }
         let st_ptr = self.const_ptr(st as *const StructLayout);
-        let (s, k) = (self.b.use_var(seen), self.b.use_var(skipped_seen));
+        let s = self.b.use_var(seen);
+        let k = self.b.ins().iconst(types::I64, 0);
         self.call_addr(
             helpers::drop_written as *const () as usize,
             &[PTR, PTR, types::I64, types::I64],
@@ -394,14 +410,4 @@ impl FnTranslator<'_, '_> {
             &[st_ptr, dst, s, k],
         );
     }
-}
-
-/// How an absent field is filled.
-enum Missing {
-    /// Its `default` (user code; may fail with a stashed panic).
-    Default(jitson_core::layout::InitFn),
-    /// `Option`'s `write_none`.
-    None(unsafe extern "C" fn(*mut u8)),
-    /// An optional layout behind `Box`es ([`TypeLayout::is_optional`]).
-    BoxedNone(&'static TypeLayout),
 }

@@ -1,0 +1,149 @@
+//! Key tables: a struct's field names and aliases in an open-addressing hash
+//! table, for finding the field a raw key names in a few compares whatever the
+//! struct's size. Generated code tries the key it speculates on inline and asks
+//! the table only on a miss (`jitson_jit`'s `match_key` helper); a linear search
+//! over thirty names costs several times as much once keys arrive out of the
+//! order compiled.
+//!
+//! The hash reads at most the first and last eight bytes of the key and its
+//! length (the approach of simdjson's and sonic's key hashing: field names of one
+//! struct almost always differ there), mixed by one multiplication (Fibonacci
+//! hashing, Knuth TAOCP vol. 3, 6.4).
+
+use crate::layout::StructLayout;
+
+/// One occupied slot: a name and the index of the field it names.
+type Slot = Option<(&'static [u8], u32)>;
+
+/// A struct's names (`Field::name` and every alias) to field index.
+#[derive(Debug)]
+pub struct KeyTable {
+    /// A power of two in length, at most half full; `None` ends a probe.
+    slots: Box<[Slot]>,
+    /// `64 - log2(slots.len())`: the hash's top bits pick the first slot.
+    shift: u32,
+}
+
+impl KeyTable {
+    /// The table of `st`'s names. A name given twice (a field's name and another's
+    /// alias) resolves to the first field, as [`StructLayout`]'s linear search
+    /// does.
+    pub fn new(st: &StructLayout) -> KeyTable {
+        let names = st.fields.iter().enumerate().flat_map(|(i, f)| {
+            std::iter::once(f.name)
+                .chain(f.aliases.iter().copied())
+                .map(move |name| (name.as_bytes(), i as u32))
+        });
+        let count = names.clone().count();
+        let bits = (2 * count).max(2).next_power_of_two().trailing_zeros();
+        let mut table = KeyTable {
+            slots: vec![None; 1 << bits].into_boxed_slice(),
+            shift: 64 - bits,
+        };
+        for (name, index) in names {
+            if table.get(name).is_none() {
+                let mut slot = table.first_slot(name);
+                while table.slots[slot].is_some() {
+                    slot = (slot + 1) & (table.slots.len() - 1);
+                }
+                table.slots[slot] = Some((name, index));
+            }
+        }
+        table
+    }
+
+    /// The index of the field `key` (raw, unescaped bytes) names, if any.
+    #[inline]
+    pub fn get(&self, key: &[u8]) -> Option<usize> {
+        let mask = self.slots.len() - 1;
+        let mut slot = self.first_slot(key);
+        loop {
+            match self.slots[slot] {
+                None => return None,
+                Some((name, index)) if name == key => return Some(index as usize),
+                Some(_) => slot = (slot + 1) & mask,
+            }
+        }
+    }
+
+    fn first_slot(&self, key: &[u8]) -> usize {
+        (hash(key) >> self.shift) as usize
+    }
+}
+
+/// The first and last (up to) eight bytes and the length, multiplied by 2^64/φ.
+fn hash(key: &[u8]) -> u64 {
+    let n = key.len();
+    let word = |bytes: &[u8]| {
+        let mut w = [0u8; 8];
+        w[..bytes.len()].copy_from_slice(bytes);
+        u64::from_le_bytes(w)
+    };
+    let (head, tail) = if n >= 8 {
+        (word(&key[..8]), word(&key[n - 8..]))
+    } else {
+        (word(key), 0)
+    };
+    (head ^ tail.rotate_left(29) ^ (n as u64) << 56).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::{Field, Kind, LayoutRef, StructLayout, TypeLayout};
+
+    static U8: TypeLayout = TypeLayout::of::<u8>("u8", Kind::U8);
+
+    fn field(name: &'static str, aliases: &'static [&'static str]) -> Field {
+        Field {
+            name,
+            aliases,
+            offset: 0,
+            layout: LayoutRef::Node(&U8),
+            default: None,
+        }
+    }
+
+    #[test]
+    fn finds_every_name_and_alias_and_nothing_else() {
+        let names: Vec<&'static str> = (0..60)
+            .map(|i| &*Box::leak(format!("field_name_{i}").into_boxed_str()))
+            .chain([
+                "a",
+                "",
+                "id",
+                "ids",
+                "x_long_common_prefix_1",
+                "x_long_common_prefix_2",
+            ])
+            .collect();
+        let mut fields: Vec<Field> = names.iter().map(|n| field(n, &[])).collect();
+        fields.push(field("renamed", &["alias_one", "a"]));
+        let st = StructLayout {
+            name: "Many",
+            fields: Box::leak(fields.into_boxed_slice()),
+            skipped: &[],
+            deny_unknown_fields: false,
+            flatten: &[],
+        };
+        let table = KeyTable::new(&st);
+        for (i, f) in st.fields.iter().enumerate() {
+            assert_eq!(table.get(f.name.as_bytes()), Some(i), "{}", f.name);
+        }
+        assert_eq!(table.get(b"alias_one"), Some(st.fields.len() - 1));
+        // "a" is a field's name before it is the last field's alias.
+        assert_eq!(
+            table.get(b"a"),
+            st.fields.iter().position(|f| f.name == "a")
+        );
+        for miss in [
+            "field_name_60",
+            "b",
+            "field_name_",
+            "x_long_common_prefix_3",
+            "Id",
+        ] {
+            assert_eq!(table.get(miss.as_bytes()), None, "{miss}");
+        }
+    }
+}
