@@ -90,12 +90,9 @@ unsafe impl Sync for OwnedModule {}
 /// frees the code (the facade keeps every `Compiled` for the life of the process).
 pub struct Compiled {
     module: Option<OwnedModule>,
-    /// Data the code points to (struct key tables); freed after the code.
-    #[allow(
-        clippy::vec_box,
-        reason = "the code holds each table's address: it must not move"
-    )]
-    _key_tables: Vec<Box<jitson_core::keys::KeyTable>>,
+    /// Data the code points to (key tables, capacity hints); freed after the
+    /// code.
+    _data: translate::ModuleData,
     entry: EntryFn,
     /// Machine code bytes of all functions compiled for the root.
     pub code_bytes: usize,
@@ -390,7 +387,7 @@ fn compile_inner(
     let mut code_bytes = 0;
     let mut sizes = Vec::with_capacity(layouts.len());
     let mut interpreted = Vec::new();
-    let mut key_tables = Vec::new();
+    let mut data = translate::ModuleData::default();
     for (i, &(role, layout)) in layouts.iter().enumerate() {
         ctx.func.signature = sig.clone();
         let translated = translate::translate_function(
@@ -406,7 +403,7 @@ fn compile_inner(
             call_conv,
         );
         interpreted.extend(translated.interpreted);
-        key_tables.extend(translated.key_tables);
+        data.extend(translated.data);
         let dump_dir = options
             .dump_dir
             .as_ref()
@@ -462,7 +459,7 @@ fn compile_inner(
     interpreted.dedup();
     Ok(Compiled {
         module: Some(OwnedModule(module)),
-        _key_tables: key_tables,
+        _data: data,
         entry,
         code_bytes,
         compile_time: started.elapsed(),

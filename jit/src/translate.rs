@@ -44,12 +44,31 @@ pub(crate) const PTR: Type = types::I64;
 pub(crate) struct Translated {
     /// Layouts handed to the interpreter whole, with the reason.
     pub interpreted: Vec<(&'static str, &'static str)>,
-    /// Key tables the function's code points to: the module must own them.
-    #[allow(
-        clippy::vec_box,
-        reason = "the code holds each table's address: it must not move"
-    )]
+    /// Data the function's code points to: the module must own it.
+    pub data: ModuleData,
+}
+
+/// Data generated code points to, owned by the compiled module and freed after
+/// its code. Boxed one by one: the code holds each item's address, so none may
+/// move when the vectors grow.
+#[derive(Default)]
+#[allow(
+    clippy::vec_box,
+    reason = "the code holds each item's address: it must not move"
+)]
+pub(crate) struct ModuleData {
+    /// Struct key tables (`match_key`).
     pub key_tables: Vec<Box<jitson_core::keys::KeyTable>>,
+    /// Per-`Vec`-site capacity hints: the length the site's last vector had
+    /// (bounded), reserved at its next vector's first element.
+    pub capacity_hints: Vec<Box<std::sync::atomic::AtomicUsize>>,
+}
+
+impl ModuleData {
+    pub(crate) fn extend(&mut self, other: ModuleData) {
+        self.key_tables.extend(other.key_tables);
+        self.capacity_hints.extend(other.capacity_hints);
+    }
 }
 
 /// Builds the IR of the value function for `layout` into `ctx.func`.
@@ -82,13 +101,10 @@ pub(crate) fn translate_function(
         _ => t.emit_value_function(layout, dst, false),
     }
     let interpreted = std::mem::take(&mut t.interpreted);
-    let key_tables = std::mem::take(&mut t.key_tables);
+    let data = std::mem::take(&mut t.data);
     t.b.seal_all_blocks();
     t.b.finalize(frontend_config);
-    Translated {
-        interpreted,
-        key_tables,
-    }
+    Translated { interpreted, data }
 }
 
 /// What a module's struct functions speculate on, and where they count misses.
@@ -126,12 +142,8 @@ pub(crate) struct FnTranslator<'a, 'm> {
     /// Offset of the next input byte.
     pub pos: Variable,
     pub interpreted: Vec<(&'static str, &'static str)>,
-    /// Key tables embedded in the code, handed to the module to own.
-    #[allow(
-        clippy::vec_box,
-        reason = "the code holds each table's address: it must not move"
-    )]
-    pub key_tables: Vec<Box<jitson_core::keys::KeyTable>>,
+    /// Data the code points to, handed to the module to own.
+    pub data: ModuleData,
     /// Learned key orders, for struct speculation.
     pub key_orders: &'m jitson_core::layout::KeyOrders,
     /// Where struct functions count keys that missed their speculation.
@@ -170,7 +182,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             len,
             pos,
             interpreted: Vec::new(),
-            key_tables: Vec::new(),
+            data: ModuleData::default(),
             key_orders: speculation.key_orders,
             miss_counter: speculation.miss_counter,
         }

@@ -9,7 +9,10 @@ use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
 use jitson_core::layout::{ArrayLayout, TupleLayout, TypeLayout, VecLayout};
 
 use crate::helpers;
-use crate::translate::{FnTranslator, PTR};
+use crate::translate::{FnTranslator, PTR, state_flags};
+
+/// The most a capacity hint reserves, in bytes of elements.
+const HINT_BYTES: usize = 64 << 10;
 
 impl FnTranslator<'_, '_> {
     pub(crate) fn emit_vec(
@@ -70,16 +73,30 @@ impl FnTranslator<'_, '_> {
         let full = self.b.ins().icmp(IntCC::Equal, n, c);
         self.b.ins().brif(full, grow, &[], write, &[]);
 
+        // The first element reserves what this site's last vector held (at least
+        // one), later ones one more (`Vec` doubles): a site whose vectors have
+        // similar lengths allocates once per vector (issue 10: allocs/op).
         self.b.switch_to_block(grow);
         self.b.set_cold_block(grow);
         self.call_addr(vec.set_len as usize, &[PTR, PTR], None, &[dst, n]);
+        let hint = Box::new(std::sync::atomic::AtomicUsize::new(0));
+        let hint_ptr = &raw const *hint;
+        self.data.capacity_hints.push(hint);
+        let hint_addr = self.const_ptr(hint_ptr);
+        // Plain word loads and stores: on every JIT target an aligned word
+        // access is single-copy atomic, which is all a hint needs (threads may
+        // race on it; any value read is a length some vector had).
+        let hinted = self.b.ins().load(PTR, state_flags(), hint_addr, 0);
         let one = self.b.ins().iconst(PTR, 1);
+        let hinted = self.b.ins().umax(hinted, one);
+        let first = self.b.ins().icmp_imm_s(IntCC::Equal, n, 0);
+        let additional = self.b.ins().select(first, hinted, one);
         let grown = self
             .call_addr(
                 vec.reserve as usize,
                 &[PTR, PTR],
                 Some(types::I8),
-                &[dst, one],
+                &[dst, additional],
             )
             .expect("returns");
         let (grown_ok, oom) = (self.b.create_block(), self.b.create_block());
@@ -133,6 +150,28 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(done);
         let n = self.b.use_var(len);
         self.call_addr(vec.set_len as usize, &[PTR, PTR], None, &[dst, n]);
+        // Remember the length: the larger of this one and the old hint less an
+        // eighth, so a site whose lengths vary reserves near the largest recent
+        // one, and after shorter vectors decays back; bounded to 64 KiB of
+        // elements, so one huge array does not make the next small ones
+        // over-allocate much. Written only when it changed, so threads decoding
+        // alike do not contend for the line.
+        // (The address again: a constant made in `grow` does not dominate here.)
+        let hint_addr = self.const_ptr(hint_ptr);
+        let old = self.b.ins().load(PTR, state_flags(), hint_addr, 0);
+        let eighth = self.b.ins().ushr_imm_s(old, 3);
+        let decayed = self.b.ins().isub(old, eighth);
+        let remembered = self.b.ins().umax(n, decayed);
+        let bound = (HINT_BYTES / elem.size.max(1)).max(1) as i64;
+        let bound = self.b.ins().iconst(PTR, bound);
+        let remembered = self.b.ins().umin(remembered, bound);
+        let changed = self.b.ins().icmp(IntCC::NotEqual, old, remembered);
+        let (store_hint, stored) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(changed, store_hint, &[], stored, &[]);
+        self.b.switch_to_block(store_hint);
+        self.b.ins().store(state_flags(), remembered, hint_addr, 0);
+        self.b.ins().jump(stored, &[]);
+        self.b.switch_to_block(stored);
         self.store_depth(depth);
         self.b.ins().jump(cont, &[]);
 

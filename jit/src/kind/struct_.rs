@@ -192,7 +192,7 @@ impl FnTranslator<'_, '_> {
         self.store_pos();
         let table = Box::new(KeyTable::new(st));
         let table_ptr = self.const_ptr(&raw const *table);
-        self.key_tables.push(table);
+        self.data.key_tables.push(table);
         let st_ptr = self.const_ptr(st as *const StructLayout);
         let index = self
             .call_addr(
