@@ -162,7 +162,9 @@ pub struct CompileOptions {
     /// Write each function's IR (`.clif`) and disassembly (`.s`) under
     /// `<dump_dir>/<root type>/`.
     pub dump_dir: Option<PathBuf>,
-    /// Replace the executable-memory provider (tests use one that refuses).
+    /// Replace the executable-memory provider (tests use one that refuses). All
+    /// of the compile's code then goes there: the process-wide library of
+    /// shared functions is not used.
     pub memory_provider: Option<Box<dyn JITMemoryProvider + Send>>,
     /// Append each function's address, size and name to `/tmp/perf-<pid>.map`, the
     /// file `perf report` reads to name samples in JIT code (the perf-map
@@ -249,43 +251,47 @@ fn collect_functions(root: &'static TypeLayout) -> Vec<(Role, &'static TypeLayou
         if (value || member) && !new_value && !new_member {
             continue;
         }
-        match &layout.kind {
-            Kind::Struct(st) if translate::fits_bitmaps(st) => {
-                stack.extend(
-                    st.fields
-                        .iter()
-                        .map(|f| (f.layout.get(), Some(Role::Member))),
-                );
-            }
-            Kind::Option(o) => stack.push((o.some.get(), Some(Role::Value))),
-            Kind::Box(b) => stack.push((b.inner.get(), Some(Role::Value))),
-            Kind::Vec(v) => stack.push((v.elem.get(), None)),
-            Kind::Map(m) if m.has_text_keys() => stack.push((m.value.get(), Some(Role::Value))),
-            Kind::Array(a) => stack.push((a.elem.get(), None)),
-            Kind::Newtype(n) if n.skipped.is_empty() => stack.push((n.inner.get(), None)),
-            // An externally tagged enum's payloads are decoded by their own
-            // functions, which `decode_variant` calls back.
-            Kind::Enum(e)
-                if e.tagging == jitson_core::layout::Tagging::External
-                    && !e.has_untagged_variants() =>
-            {
-                stack.extend(
-                    e.variants
-                        .iter()
-                        .filter_map(|v| v.payload.layout())
-                        .map(|l| (l, Some(Role::Value))),
-                );
-            }
-            // A column's value is emitted inline (a record's fields, being a
-            // struct, get their function as every struct does).
-            Kind::Column(c) => stack.push((c.value.get(), None)),
-            Kind::Tuple(t) if t.skipped.is_empty() => {
-                stack.extend(t.elems.iter().map(|e| (e.layout.get(), None)));
-            }
-            _ => {}
-        }
+        stack.extend(lowered_children(layout));
     }
     out
+}
+
+/// The layouts generated code for `layout` reaches, with the function each
+/// needs (`None`: decoded inline). Kinds the interpreter handles whole reach
+/// nothing.
+fn lowered_children(layout: &'static TypeLayout) -> Vec<(&'static TypeLayout, Option<Role>)> {
+    match &layout.kind {
+        Kind::Struct(st) if translate::fits_bitmaps(st) => st
+            .fields
+            .iter()
+            .map(|f| (f.layout.get(), Some(Role::Member)))
+            .collect(),
+        Kind::Option(o) => vec![(o.some.get(), Some(Role::Value))],
+        Kind::Box(b) => vec![(b.inner.get(), Some(Role::Value))],
+        Kind::Vec(v) => vec![(v.elem.get(), None)],
+        Kind::Map(m) if m.has_text_keys() => vec![(m.value.get(), Some(Role::Value))],
+        Kind::Array(a) => vec![(a.elem.get(), None)],
+        Kind::Newtype(n) if n.skipped.is_empty() => vec![(n.inner.get(), None)],
+        // An externally tagged enum's payloads are decoded by their own
+        // functions, which `decode_variant` calls back.
+        Kind::Enum(e)
+            if e.tagging == jitson_core::layout::Tagging::External
+                && !e.has_untagged_variants() =>
+        {
+            e.variants
+                .iter()
+                .filter_map(|v| v.payload.layout())
+                .map(|l| (l, Some(Role::Value)))
+                .collect()
+        }
+        // A column's value is emitted inline (a record's fields, being a
+        // struct, get their function as every struct does).
+        Kind::Column(c) => vec![(c.value.get(), None)],
+        Kind::Tuple(t) if t.skipped.is_empty() => {
+            t.elems.iter().map(|e| (e.layout.get(), None)).collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Address space reserved for one module's code and data, in bytes.
@@ -351,13 +357,106 @@ pub fn compile(
 
 fn compile_inner(
     root: &'static TypeLayout,
-    options: CompileOptions,
+    mut options: CompileOptions,
 ) -> Result<Compiled, CompileError> {
     let started = Instant::now();
+    let memory_provider = options.memory_provider.take();
+    let functions = collect_functions(root);
+    // Functions that depend on nothing but their layout come from the library,
+    // compiled once per process; the rest (the root, and everything that
+    // reaches a struct, whose code depends on key orders) are this module's. A
+    // caller that brings its own memory provider gets all of its code there.
+    let use_library = memory_provider.is_none();
+    let (shared, local): (Vec<_>, Vec<_>) = functions.iter().partition(|&&(role, layout)| {
+        use_library && !(role == Role::Value && layout.id() == root.id()) && shareable(layout)
+    });
+    let from_library = library::provide(&shared, &options)?;
+    let dump_name = dump_dir_name(root);
+    let built = build_module(
+        &local,
+        &from_library.addresses,
+        &options,
+        memory_provider,
+        &dump_name,
+    )?;
+    let module = built.module;
+    let entry_ptr = module.get_finalized_function(built.ids[&(Role::Value, root.id())]);
+    // SAFETY: the root function was defined with the `EntryFn` signature (two
+    // pointers in, a bool out, the host's C calling convention).
+    let entry: EntryFn = unsafe { std::mem::transmute::<*const u8, EntryFn>(entry_ptr) };
+    let mut interpreted = built.interpreted;
+    interpreted.extend(from_library.interpreted);
+    interpreted.sort();
+    interpreted.dedup();
+    Ok(Compiled {
+        module: Some(OwnedModule(module)),
+        _data: built.data,
+        entry,
+        code_bytes: built.code_bytes + from_library.code_bytes,
+        compile_time: started.elapsed(),
+        functions: local.len() + from_library.compiled,
+        interpreted,
+    })
+}
+
+/// Whether the code of `layout`'s functions depends on its layout alone, so one
+/// copy can serve every module: a type's layout (run-time layouts are owned by
+/// their schema and die with it) reaching no struct (struct functions speculate
+/// on key orders learned per root) and no column.
+fn shareable(layout: &'static TypeLayout) -> bool {
+    let mut stack = vec![layout];
+    let mut seen: Vec<LayoutId> = Vec::new();
+    while let Some(layout) = stack.pop() {
+        if !matches!(layout.id(), LayoutId::Type(_)) {
+            return false;
+        }
+        if seen.contains(&layout.id()) {
+            continue;
+        }
+        seen.push(layout.id());
+        match &layout.kind {
+            Kind::Struct(_) | Kind::Column(_) => return false,
+            _ => stack.extend(lowered_children(layout).into_iter().map(|(l, _)| l)),
+        }
+    }
+    true
+}
+
+/// A module compiled: its code, and what the compile reports.
+struct Built {
+    module: JITModule,
+    ids: HashMap<(Role, LayoutId), FuncId>,
+    /// Machine code bytes of all functions defined.
+    code_bytes: usize,
+    interpreted: Vec<(&'static str, &'static str)>,
+    data: translate::ModuleData,
+}
+
+/// The name an imported library function is declared under: its address, which
+/// the module's symbol lookup reads back.
+const LIBRARY_SYMBOL: &str = "jitson_library_";
+
+/// Lowers `functions` to IR and compiles them into one new, finalized module.
+/// `imports` are library functions (by address) the code may call; every other
+/// function it calls is among `functions`. Writes dumps under
+/// `<dump_dir>/<dump_name>/` and perf-map lines as asked.
+fn build_module(
+    functions: &[(Role, &'static TypeLayout)],
+    imports: &HashMap<(Role, LayoutId), usize>,
+    options: &CompileOptions,
+    memory_provider: Option<Box<dyn JITMemoryProvider + Send>>,
+    dump_name: &str,
+) -> Result<Built, CompileError> {
     let isa = build_isa()?;
     let call_conv = isa.default_call_conv();
     let mut jit_builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
-    let provider: Box<dyn JITMemoryProvider + Send> = match options.memory_provider {
+    jit_builder.symbol_lookup_fn(Box::new(|name| {
+        let hex = name.strip_prefix(LIBRARY_SYMBOL)?;
+        usize::from_str_radix(hex, 16)
+            .ok()
+            .map(std::ptr::with_exposed_provenance)
+    }));
+    let provider: Box<dyn JITMemoryProvider + Send> = match memory_provider {
         Some(provider) => provider,
         None => Box::new(
             ArenaMemoryProvider::new_with_size(CODE_RESERVE)
@@ -372,23 +471,30 @@ fn compile_inner(
     sig.params.push(AbiParam::new(types::I64));
     sig.returns.push(AbiParam::new(types::I8));
 
-    let layouts = collect_functions(root);
+    let codegen = |e: cranelift_module::ModuleError| CompileError::Codegen(e.to_string());
     let mut ids: HashMap<(Role, LayoutId), FuncId> = HashMap::new();
-    for (i, (role, layout)) in layouts.iter().enumerate() {
-        let name = function_name(i, *role, layout);
+    for (&key, &address) in imports {
+        let name = format!("{LIBRARY_SYMBOL}{address:x}");
         let id = module
-            .declare_function(&name, Linkage::Local, &sig)
-            .map_err(|e| CompileError::Codegen(e.to_string()))?;
-        ids.insert((*role, layout.id()), id);
+            .declare_function(&name, Linkage::Import, &sig)
+            .map_err(codegen)?;
+        ids.insert(key, id);
+    }
+    for (i, &(role, layout)) in functions.iter().enumerate() {
+        let id = module
+            .declare_function(&function_name(i, role, layout), Linkage::Local, &sig)
+            .map_err(codegen)?;
+        ids.insert((role, layout.id()), id);
     }
 
     let mut ctx = module.make_context();
     let mut fb_ctx = FunctionBuilderContext::new();
     let mut code_bytes = 0;
-    let mut sizes = Vec::with_capacity(layouts.len());
+    let mut sizes = Vec::with_capacity(functions.len());
     let mut interpreted = Vec::new();
     let mut data = translate::ModuleData::default();
-    for (i, &(role, layout)) in layouts.iter().enumerate() {
+    let dump_dir = options.dump_dir.as_ref().map(|d| d.join(dump_name));
+    for (i, &(role, layout)) in functions.iter().enumerate() {
         ctx.func.signature = sig.clone();
         let translated = translate::translate_function(
             &mut module,
@@ -404,10 +510,6 @@ fn compile_inner(
         );
         interpreted.extend(translated.interpreted);
         data.extend(translated.data);
-        let dump_dir = options
-            .dump_dir
-            .as_ref()
-            .map(|d| d.join(dump_dir_name(root)));
         if let Some(dir) = &dump_dir {
             ctx.set_disasm(true);
             dump(dir, &function_name(i, role, layout), &ctx, None);
@@ -434,38 +536,114 @@ fn compile_inner(
         .finalize_definitions()
         .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?;
     if options.perf_map {
-        let functions =
-            layouts
-                .iter()
-                .zip(&sizes)
-                .enumerate()
-                .map(|(i, (&(role, layout), size))| {
-                    let address = module.get_finalized_function(ids[&(role, layout.id())]);
-                    // The dump's names: `jitson[<dump directory>]::<file name>`.
-                    let name = format!(
-                        "jitson[{}]::{}",
-                        dump_dir_name(root),
-                        function_name(i, role, layout)
-                    );
-                    (address, *size, name)
-                });
-        write_perf_map(functions);
+        let named = functions
+            .iter()
+            .zip(&sizes)
+            .enumerate()
+            .map(|(i, (&(role, layout), size))| {
+                let address = module.get_finalized_function(ids[&(role, layout.id())]);
+                // The dump's names: `jitson[<dump directory>]::<file name>`.
+                let name = format!("jitson[{dump_name}]::{}", function_name(i, role, layout));
+                (address, *size, name)
+            });
+        write_perf_map(named);
     }
-    let entry_ptr = module.get_finalized_function(ids[&(Role::Value, root.id())]);
-    // SAFETY: the root function was defined with the `EntryFn` signature (two
-    // pointers in, a bool out, the host's C calling convention).
-    let entry: EntryFn = unsafe { std::mem::transmute::<*const u8, EntryFn>(entry_ptr) };
-    interpreted.sort();
-    interpreted.dedup();
-    Ok(Compiled {
-        module: Some(OwnedModule(module)),
-        _data: data,
-        entry,
+    Ok(Built {
+        module,
+        ids,
         code_bytes,
-        compile_time: started.elapsed(),
-        functions: layouts.len(),
         interpreted,
+        data,
     })
+}
+
+/// The library: functions whose code depends on their layout alone
+/// ([`shareable`]: scalars, strings, and sequences, options and maps of them),
+/// compiled once per process and called by address from every module that
+/// needs them. A process decoding many types made of the same field types
+/// (sonic's case of 3,000 structs, bytedance/sonic #703) compiles each
+/// `member_i64` or `member_String` once rather than once per type.
+mod library {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    use jitson_core::layout::{LayoutId, TypeLayout};
+
+    use super::{CompileError, CompileOptions, OwnedModule, Role, build_module};
+
+    /// What the library holds. Its modules are never freed: their functions may
+    /// be called from any module compiled later, for the rest of the process;
+    /// their number is bounded by the number of distinct field types.
+    #[derive(Default)]
+    struct Library {
+        addresses: HashMap<(Role, LayoutId), usize>,
+        modules: Vec<OwnedModule>,
+        /// Owned for as long as the modules (never freed).
+        data: Vec<super::translate::ModuleData>,
+    }
+
+    static LIBRARY: Mutex<Option<Library>> = Mutex::new(None);
+
+    /// What a compile got from the library.
+    pub(super) struct Provided {
+        /// The address of every function asked for.
+        pub addresses: HashMap<(Role, LayoutId), usize>,
+        /// Functions compiled into the library by this call, their code bytes,
+        /// and the layouts in them handed to the interpreter.
+        pub compiled: usize,
+        pub code_bytes: usize,
+        pub interpreted: Vec<(&'static str, &'static str)>,
+    }
+
+    /// The addresses of `functions`, compiling (into one new library module,
+    /// under the library's lock, so each is compiled once) those it lacks.
+    pub(super) fn provide(
+        functions: &[(Role, &'static TypeLayout)],
+        options: &CompileOptions,
+    ) -> Result<Provided, CompileError> {
+        // A panic while the lock was held (caught by `compile`) left the map
+        // as it was before that build: still consistent.
+        let mut guard = LIBRARY.lock().unwrap_or_else(|p| p.into_inner());
+        let library = guard.get_or_insert_with(Library::default);
+        let missing: Vec<(Role, &'static TypeLayout)> = functions
+            .iter()
+            .copied()
+            .filter(|&(role, layout)| !library.addresses.contains_key(&(role, layout.id())))
+            .collect();
+        let (mut compiled, mut code_bytes, mut interpreted) = (0, 0, Vec::new());
+        if !missing.is_empty() {
+            // Everything a shareable function calls is shareable, so what the
+            // missing ones call is in the library or among them.
+            let imports: HashMap<(Role, LayoutId), usize> = library.addresses.clone();
+            let built = build_module(&missing, &imports, options, None, "library")?;
+            for &(role, layout) in &missing {
+                let address = built
+                    .module
+                    .get_finalized_function(built.ids[&(role, layout.id())]);
+                library
+                    .addresses
+                    .insert((role, layout.id()), address.addr());
+            }
+            compiled = missing.len();
+            code_bytes = built.code_bytes;
+            interpreted = built.interpreted;
+            library.modules.push(OwnedModule(built.module));
+            library.data.push(built.data);
+        }
+        let addresses = functions
+            .iter()
+            .map(|&(role, layout)| {
+                let key = (role, layout.id());
+                (key, library.addresses[&key])
+            })
+            .collect();
+        Ok(Provided {
+            addresses,
+            compiled,
+            code_bytes,
+            interpreted,
+        })
+    }
 }
 
 /// Appends `address size name` lines (hexadecimal) to `/tmp/perf-<pid>.map`, one

@@ -73,9 +73,13 @@ impl FnTranslator<'_, '_> {
         let full = self.b.ins().icmp(IntCC::Equal, n, c);
         self.b.ins().brif(full, grow, &[], write, &[]);
 
-        // The first element reserves what this site's last vector held (at least
-        // one), later ones one more (`Vec` doubles): a site whose vectors have
-        // similar lengths allocates once per vector (issue 10: allocs/op).
+        // The first element reserves one and a half times the smaller of the
+        // lengths of this site's last two vectors (at least one), later ones one
+        // more (`Vec` doubles): a site whose vectors have similar lengths
+        // allocates once per vector (issue 10: allocs/op), no vector holds more
+        // spare room than doubling could leave it, and one long vector among
+        // short ones is not followed by short ones holding its capacity. The hint word packs the
+        // two lengths, each bounded (below 2^32), as `previous << 32 | last`.
         self.b.switch_to_block(grow);
         self.b.set_cold_block(grow);
         self.call_addr(vec.set_len as usize, &[PTR, PTR], None, &[dst, n]);
@@ -85,8 +89,13 @@ impl FnTranslator<'_, '_> {
         let hint_addr = self.const_ptr(hint_ptr);
         // Plain word loads and stores: on every JIT target an aligned word
         // access is single-copy atomic, which is all a hint needs (threads may
-        // race on it; any value read is a length some vector had).
-        let hinted = self.b.ins().load(PTR, state_flags(), hint_addr, 0);
+        // race on it; any value read is a pair of lengths vectors had).
+        let word = self.b.ins().load(PTR, state_flags(), hint_addr, 0);
+        let previous = self.b.ins().ushr_imm_s(word, 32);
+        let last = self.b.ins().band_imm_s(word, 0xffff_ffff);
+        let hinted = self.b.ins().umin(previous, last);
+        let half = self.b.ins().ushr_imm_s(hinted, 1);
+        let hinted = self.b.ins().iadd(hinted, half);
         let one = self.b.ins().iconst(PTR, 1);
         let hinted = self.b.ins().umax(hinted, one);
         let first = self.b.ins().icmp_imm_s(IntCC::Equal, n, 0);
@@ -150,21 +159,18 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(done);
         let n = self.b.use_var(len);
         self.call_addr(vec.set_len as usize, &[PTR, PTR], None, &[dst, n]);
-        // Remember the length: the larger of this one and the old hint less an
-        // eighth, so a site whose lengths vary reserves near the largest recent
-        // one, and after shorter vectors decays back; bounded to 64 KiB of
-        // elements, so one huge array does not make the next small ones
-        // over-allocate much. Written only when it changed, so threads decoding
-        // alike do not contend for the line.
+        // Remember the length, bounded to 64 KiB of elements (so even a pair of
+        // huge arrays makes the next short vector over-allocate that much at
+        // most, once), after the last one. Written only when it changed, so
+        // threads decoding alike do not contend for the line.
         // (The address again: a constant made in `grow` does not dominate here.)
         let hint_addr = self.const_ptr(hint_ptr);
         let old = self.b.ins().load(PTR, state_flags(), hint_addr, 0);
-        let eighth = self.b.ins().ushr_imm_s(old, 3);
-        let decayed = self.b.ins().isub(old, eighth);
-        let remembered = self.b.ins().umax(n, decayed);
         let bound = (HINT_BYTES / elem.size.max(1)).max(1) as i64;
         let bound = self.b.ins().iconst(PTR, bound);
-        let remembered = self.b.ins().umin(remembered, bound);
+        let length = self.b.ins().umin(n, bound);
+        let last = self.b.ins().ishl_imm_s(old, 32);
+        let remembered = self.b.ins().bor(last, length);
         let changed = self.b.ins().icmp(IntCC::NotEqual, old, remembered);
         let (store_hint, stored) = (self.b.create_block(), self.b.create_block());
         self.b.ins().brif(changed, store_hint, &[], stored, &[]);

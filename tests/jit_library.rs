@@ -1,0 +1,80 @@
+//! The JIT's library: functions whose code depends on their layout alone (here
+//! `member_i64`, `member_String` and `member_Vec<String>`) are compiled once per
+//! process and called by every module that needs them. A second type made of
+//! the same field types compiles only its own struct function, and both decode
+//! as the interpreter does. One test in its own binary: it reads process-wide
+//! compile statistics.
+
+use jitson::{Backend, Decoder};
+
+#[derive(jitson::Decode, Debug, PartialEq)]
+struct First {
+    id: i64,
+    name: String,
+    tags: Vec<String>,
+}
+
+#[derive(jitson::Decode, Debug, PartialEq)]
+struct Second {
+    count: i64,
+    label: String,
+    words: Vec<String>,
+    more: Vec<String>,
+}
+
+#[test]
+fn second_type_of_the_same_field_types_compiles_only_its_struct() {
+    if !Backend::Jit.is_available() {
+        eprintln!("NOTICE: no JIT in this build");
+        return;
+    }
+    let first_doc = br#"{"id": -3, "name": "a\"b", "tags": ["x", "", "z\u00e9"]}"#;
+    let second_doc = br#"{"count": 7, "label": "l", "words": [], "more": ["m"]}"#;
+    let jit = |f: &dyn Fn()| {
+        let before = jitson::stats().code_bytes;
+        f();
+        jitson::stats().code_bytes - before
+    };
+    let first_code = jit(&|| {
+        let v = Decoder::<First>::with_backend(Backend::Jit)
+            .decode_slice(first_doc)
+            .unwrap();
+        assert_eq!(
+            v,
+            Decoder::<First>::with_backend(Backend::Interpreter)
+                .decode_slice(first_doc)
+                .unwrap()
+        );
+    });
+    let second_code = jit(&|| {
+        let v = Decoder::<Second>::with_backend(Backend::Jit)
+            .decode_slice(second_doc)
+            .unwrap();
+        assert_eq!(
+            v,
+            Decoder::<Second>::with_backend(Backend::Interpreter)
+                .decode_slice(second_doc)
+                .unwrap()
+        );
+    });
+    assert!(first_code > 0 && second_code > 0);
+    // `First` compiled its struct and the three members; `Second`, with one
+    // field more, only its struct.
+    assert!(
+        second_code * 2 < first_code,
+        "first type {first_code} bytes of code, second {second_code}"
+    );
+    // Errors inside a library function still unwind through both modules.
+    for bad in [
+        &br#"{"count": 7, "label": "l", "words": [1], "more": []}"#[..],
+        br#"{"count": 7, "label": "l", "words": ["a", "b"#,
+        br#"{"count": "7", "label": "l", "words": [], "more": []}"#,
+    ] {
+        let jit = Decoder::<Second>::with_backend(Backend::Jit).decode_slice(bad);
+        let interpreter = Decoder::<Second>::with_backend(Backend::Interpreter).decode_slice(bad);
+        assert_eq!(
+            jit.map_err(|e| e.to_string()),
+            interpreter.map_err(|e| e.to_string())
+        );
+    }
+}
