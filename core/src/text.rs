@@ -188,13 +188,111 @@ const F64_POW10: [f64; 23] = [
 /// Powers of ten exactly representable in f32.
 const F32_POW10: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
 
+/// The 128-bit significands of `5^q` for `q` in `-19..=19` (index `q + 19`),
+/// as `(high, low)` halves, normalised so the top bit is set: exact for `q >= 0`;
+/// for `q < 0`, `floor(2^b / 5^-q) + 1` with `b = 127 + ceil(log2 5^-q)` (the
+/// table of Lemire, "Number Parsing at a Gigabyte per Second", 2021, section 7,
+/// computed here by long division at compile time).
+const POW5_128: [(u64, u64); 39] = {
+    let mut table = [(0u64, 0u64); 39];
+    let mut q: i32 = -19;
+    while q <= 19 {
+        let mut p: u128 = 1;
+        let mut k = 0;
+        while k < q.unsigned_abs() {
+            p *= 5;
+            k += 1;
+        }
+        let value: u128 = if q >= 0 {
+            p << p.leading_zeros()
+        } else {
+            // z = ceil(log2 p); quotient of 2^(127 + z) by p, one bit at a time.
+            let z = 128 - (p - 1).leading_zeros();
+            let mut quotient: u128 = 0;
+            let mut remainder: u128 = 0;
+            let mut bit = 0;
+            while bit <= 127 + z {
+                // Bits of 2^(127 + z), most significant first.
+                remainder = (remainder << 1) | (bit == 0) as u128;
+                quotient <<= 1;
+                if remainder >= p {
+                    remainder -= p;
+                    quotient |= 1;
+                }
+                bit += 1;
+            }
+            quotient + 1
+        };
+        table[(q + 19) as usize] = ((value >> 64) as u64, value as u64);
+        q += 1;
+    }
+    table
+};
+
+/// `mantissa × 10^exponent`, correctly rounded (round-half-even) to f64, for a
+/// non-zero mantissa and an exponent in `-19..=19`; `None` otherwise. The
+/// Eisel–Lemire algorithm (Lemire 2021, as in fast_float and fast-float2): one
+/// or two 64×64-bit products with the table's `5^q` give the significand, and
+/// in this exponent range the result is never ambiguous. For numbers whose
+/// digits are already in a register (generated code, the interpreter's
+/// scanner), this skips the second pass over the text a text parser makes.
+pub fn decimal_to_f64(mantissa: u64, exponent: i32) -> Option<f64> {
+    const EXPLICIT_BITS: i32 = 52;
+    if mantissa == 0 || !(-19..=19).contains(&exponent) {
+        return None;
+    }
+    let lz = mantissa.leading_zeros() as i32;
+    let w = mantissa << lz;
+    let (table_hi, table_lo) = POW5_128[(exponent + 19) as usize];
+    let first = u128::from(w) * u128::from(table_hi);
+    let (mut lo, mut hi) = (first as u64, (first >> 64) as u64);
+    // Only the top 55 bits matter; refine when the bits below them are all ones.
+    let mask = u64::MAX >> (EXPLICIT_BITS + 3);
+    if hi & mask == mask {
+        let second = u128::from(w) * u128::from(table_lo);
+        let second_hi = (second >> 64) as u64;
+        lo = lo.wrapping_add(second_hi);
+        if second_hi > lo {
+            hi += 1;
+        }
+    }
+    let upper = (hi >> 63) as i32;
+    let mut significand = hi >> (upper + 64 - EXPLICIT_BITS - 3);
+    // floor(log2(10^q)) + 63, exact for |q| <= 10^4 (217706 / 2^16 ≈ log2 10).
+    let power = ((217_706 * exponent) >> 16) + 63;
+    let mut biased = power + upper - lz + 1023;
+    // A tie (exactly halfway) can only occur for exponents in -4..=23; there, a
+    // product with nothing below the kept bits rounds to even, not up.
+    if lo <= 1
+        && (-4..=23).contains(&exponent)
+        && significand & 3 == 1
+        && significand << (upper + 64 - EXPLICIT_BITS - 3) == hi
+    {
+        significand &= !1;
+    }
+    significand += significand & 1;
+    significand >>= 1;
+    if significand >= 2 << EXPLICIT_BITS {
+        significand = 1 << EXPLICIT_BITS;
+        biased += 1;
+    }
+    significand &= !(1 << EXPLICIT_BITS);
+    // Values here lie in [10^-19, 2^64 · 10^19): always normal and finite.
+    debug_assert!((1..0x7ff).contains(&biased));
+    Some(f64::from_bits(
+        significand | (biased as u64) << EXPLICIT_BITS,
+    ))
+}
+
 impl Number {
     /// The value as the nearest f64 (round-half-even), or `FloatOutOfRange` when it
     /// is infinite.
     ///
     /// Fast path (Clinger 1990): a significand below 2^53 and a power of ten up to
     /// 10^22 are both exact in f64, so one multiplication or division rounds
-    /// correctly. Everything else goes to fast-float2, which is correctly rounded.
+    /// correctly. Then [`decimal_to_f64`] (Eisel–Lemire on the significand already
+    /// scanned) for a decimal exponent within ±19. Everything else goes to
+    /// fast-float2, which is correctly rounded.
     pub fn to_f64(&self, input: &[u8]) -> Result<f64, LexError> {
         if !self.overflow && self.mantissa < (1 << 53) && (-22..=22).contains(&self.exponent) {
             let m = self.mantissa as f64;
@@ -203,6 +301,12 @@ impl Number {
             } else {
                 m / F64_POW10[(-self.exponent) as usize]
             };
+            return Ok(if self.negative { -v } else { v });
+        }
+        if !self.overflow
+            && let Ok(exponent) = i32::try_from(self.exponent)
+            && let Some(v) = decimal_to_f64(self.mantissa, exponent)
+        {
             return Ok(if self.negative { -v } else { v });
         }
         let v: f64 = fast_float2::parse(&input[self.start..self.end])
@@ -666,6 +770,59 @@ fn ignore_key_colon(input: &[u8], pos: usize, validate_utf8: bool) -> Result<usi
 
 #[cfg(test)]
 mod tests {
+
+    /// `decimal_to_f64` against fast-float2 (correctly rounded) on the text
+    /// `<m>e<exponent>`: random mantissas of every length, every exponent in
+    /// range, and values built to sit on or next to a rounding tie.
+    #[test]
+    fn decimal_to_f64_is_correctly_rounded() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            // xorshift64*
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        };
+        let check = |m: u64, e: i32| {
+            let expected: f64 = fast_float2::parse(format!("{m}e{e}").as_bytes()).unwrap();
+            assert_eq!(decimal_to_f64(m, e), Some(expected), "{m}e{e}");
+        };
+        for _ in 0..200_000 {
+            let digits = 1 + next() % 20;
+            let m = (next() % 10u64.saturating_pow(digits as u32)).max(1);
+            let e = (next() % 39) as i32 - 19;
+            check(m, e);
+            check(u64::MAX - next() % 1000, e);
+        }
+        // Ties and near-ties: 54-bit odd significands (exactly halfway between two
+        // doubles) times powers of two, and their neighbours, at every exponent.
+        for _ in 0..2_000 {
+            let half = (1u64 << 53) | next() >> 11 | 1;
+            for shift in 0..10 {
+                for delta in [-1i64, 0, 1] {
+                    let m = ((half << shift) as i64 + delta) as u64;
+                    for e in -19..=19 {
+                        check(m, e);
+                    }
+                }
+            }
+        }
+        // Exact ties scaled by powers of ten: (2^53 + 1) · 2^k / 10^j · 10^j.
+        for k in 0..11 {
+            for j in 0..=19 {
+                if let Some(m) = ((1u64 << 53) + 1)
+                    .checked_shl(k)
+                    .and_then(|m| m.checked_mul(10u64.pow(j.min(2))))
+                {
+                    check(m, -(j.min(2) as i32));
+                }
+            }
+        }
+        assert_eq!(decimal_to_f64(1, 20), None);
+        assert_eq!(decimal_to_f64(1, -20), None);
+        assert_eq!(decimal_to_f64(0, -5), None);
+    }
     use super::*;
 
     #[test]

@@ -410,6 +410,30 @@ pub(crate) extern "C" fn allocation_failed(size: usize) -> ! {
     )
 }
 
+/// Writes `±significand / 10^fraction_digits`, correctly rounded
+/// ([`jitson_core::text::decimal_to_f64`]), to `dst`; `false` (nothing written)
+/// outside its range (a zero significand, more than 19 fraction digits): the
+/// caller then converts the text. No user code runs.
+///
+/// # Safety
+/// `dst` is valid for an f64 write.
+pub(crate) unsafe extern "C" fn decimal_f64(
+    significand: u64,
+    fraction_digits: i64,
+    negative: bool,
+    dst: *mut u8,
+) -> bool {
+    let Some(v) = i32::try_from(fraction_digits)
+        .ok()
+        .and_then(|f| jitson_core::text::decimal_to_f64(significand, -f))
+    else {
+        return false;
+    };
+    // SAFETY: as the caller guarantees.
+    unsafe { dst.cast::<f64>().write(if negative { -v } else { v }) };
+    true
+}
+
 /// Converts the text of a well-formed JSON number (`ptr[..len]`, already scanned
 /// by generated code) to the nearest f64 (fast-float2, correctly rounded) and
 /// writes it to `dst`. `false` if the value is infinite (the interpreter then

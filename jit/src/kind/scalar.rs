@@ -208,7 +208,9 @@ impl FnTranslator<'_, '_> {
     /// A decimal number. Fast path (Clinger 1990): at most 19 significant digits,
     /// a significand below 2^53 (2^24 for f32), at most 22 (10) fraction digits and
     /// no exponent part: one correctly rounded division by an exact power of ten
-    /// gives the correctly rounded value. Any other well-formed number is scanned
+    /// gives the correctly rounded value. An f64 of up to 19 digits without an
+    /// exponent goes to `helpers::decimal_f64` (Eisel–Lemire on the significand
+    /// scanned). Any other well-formed number is scanned
     /// in IR and converted by fast-float2 (`helpers::parse_f64` / `parse_f32`,
     /// correctly rounded); malformed or infinite ones go to the interpreter.
     pub(crate) fn emit_float(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
@@ -288,7 +290,25 @@ impl FnTranslator<'_, '_> {
             .icmp_imm_s(IntCC::SignedLessThanOrEqual, f, max_frac);
         let fast = self.b.ins().band(small_m, small_f);
         let compute = self.b.create_block();
-        self.b.ins().brif(fast, compute, &[], text, &[]);
+        if is_f32 {
+            self.b.ins().brif(fast, compute, &[], text, &[]);
+        } else {
+            // Up to 19 digits and no exponent, beyond Clinger's bounds:
+            // Eisel–Lemire on the significand already in a register
+            // (`jitson_core::text::decimal_to_f64`), no second pass over the text.
+            let exact = self.b.create_block();
+            self.b.ins().brif(fast, compute, &[], exact, &[]);
+            self.b.switch_to_block(exact);
+            let ok = self
+                .call_addr(
+                    helpers::decimal_f64 as *const () as usize,
+                    &[types::I64, types::I64, types::I8, PTR],
+                    Some(types::I8),
+                    &[m, f, neg, dst],
+                )
+                .expect("returns bool");
+            self.b.ins().brif(ok, cont, &[], text, &[]);
+        }
 
         self.b.switch_to_block(compute);
         let mf = self.b.ins().fcvt_from_uint(fty, m);
