@@ -283,22 +283,43 @@ pub(crate) unsafe extern "C" fn insert_escaped_key(
     unsafe { (map.insert_with)(dst, key.as_ptr(), key.len(), decode, state.cast()) }
 }
 
-/// Skips one value (an unknown field's) at `state.pos`, validating it.
+/// Skips an unknown field's member, `state.pos` just after its key: `:`, the
+/// value (validated), then `,` and the next key's opening quote, or `}`; answers
+/// as a member function does (`kind/struct_.rs`, `MemberStatus`): `Next` with
+/// `state.pos` on the next key's quote, `Close` with it on the `}`, or `Bail`
+/// for anything else (the struct gives up; the interpreter reports what is
+/// wrong).
 ///
 /// # Safety
 /// `state` is live and describes a live input.
-pub(crate) unsafe extern "C" fn skip_value(state: *mut JitState) -> bool {
+pub(crate) unsafe extern "C" fn skip_member(state: *mut JitState) -> i8 {
+    use crate::kind::MemberStatus;
+    use jitson_core::text::{ignore_value, skip_ws};
     // SAFETY: generated code passes its own live state.
     let state = unsafe { &mut *state };
     // SAFETY: the state describes a live input.
     let input = unsafe { state.input() };
-    match jitson_core::text::ignore_value(input, state.pos, state.validate_utf8 != 0) {
-        Ok(end) => {
-            state.pos = end;
-            true
-        }
-        Err(_) => false,
+    let colon = skip_ws(input, state.pos);
+    if input.get(colon) != Some(&b':') {
+        return MemberStatus::Bail as i8;
     }
+    let Ok(end) = ignore_value(input, colon + 1, state.validate_utf8 != 0) else {
+        return MemberStatus::Bail as i8;
+    };
+    let after = skip_ws(input, end);
+    let (status, pos) = match input.get(after) {
+        Some(b'}') => (MemberStatus::Close, after),
+        Some(b',') => {
+            let quote = skip_ws(input, after + 1);
+            if input.get(quote) != Some(&b'"') {
+                return MemberStatus::Bail as i8;
+            }
+            (MemberStatus::Next, quote)
+        }
+        _ => return MemberStatus::Bail as i8,
+    };
+    state.pos = pos;
+    status as i8
 }
 
 /// Fills what an object did not name, once every required field is known to be

@@ -10,3 +10,5 @@ mod scalar;
 mod seq;
 mod string;
 mod struct_;
+
+pub(crate) use struct_::MemberStatus;
