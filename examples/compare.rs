@@ -28,7 +28,8 @@
 //! allocates each `String`, `Vec` and `Box` once, at its final size, and nothing
 //! else, has `allocs/op == owned/op`.
 //!
-//! Run: `cargo run --release --example compare` (add `-- --quick` for fewer rounds).
+//! Run: `cargo run --release --example compare` (add `-- --quick` for fewer rounds;
+//! `COMPARE_ONLY=<text>` keeps the data sets whose name contains it).
 
 #[path = "models/everyday.rs"]
 mod everyday;
@@ -296,6 +297,9 @@ fn run<T>(data: &str, docs: &[Vec<u8>], rounds: usize) -> Vec<Row>
 where
     T: Decode + DeserializeOwned + PartialEq + Debug + 'static,
 {
+    if only().is_some_and(|only| !data.contains(&only)) {
+        return Vec::new();
+    }
     let contenders = contenders::<T>();
     let reference: Vec<T> = docs
         .iter()
@@ -695,6 +699,13 @@ fn per_op(x: f64) -> String {
     }
 }
 
+/// `COMPARE_ONLY=<text>`: run only the throughput tables of the data sets whose
+/// name contains it, and none of the other tables (to profile one data set:
+/// docs/jit.md, "Profiling").
+fn only() -> Option<String> {
+    std::env::var("COMPARE_ONLY").ok().filter(|o| !o.is_empty())
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let rounds = if quick { 5 } else { 15 };
@@ -711,8 +722,12 @@ fn main() {
     println!("JIT available: {jit}");
     let mut latency = Vec::new();
     let order_doc = generate(1, 9, Order::generate).remove(0);
-    latency.push(first_call::<Order>("Order (30 fields)", &order_doc));
-    if let Some(dir) = models::corpus_dir() {
+    if only().is_none() {
+        latency.push(first_call::<Order>("Order (30 fields)", &order_doc));
+    }
+    if only().is_none()
+        && let Some(dir) = models::corpus_dir()
+    {
         let twitter = std::fs::read(dir.join("twitter.json")).expect("read twitter.json");
         latency.push(first_call::<models::twitter::Twitter>(
             "twitter model (whole)",
@@ -784,7 +799,9 @@ fn main() {
         &tagged,
         rounds,
     ));
-    borrowed_table(&events, rounds);
+    if only().is_none() {
+        borrowed_table(&events, rounds);
+    }
 
     match models::corpus_dir() {
         Some(dir) => {
@@ -804,7 +821,9 @@ fn main() {
                 &read("canada.json"),
                 rounds,
             ));
-            key_order_table(&read("twitter.json")[0], rounds);
+            if only().is_none() {
+                key_order_table(&read("twitter.json")[0], rounds);
+            }
         }
         None => println!(
             "NOTICE: ../shared/corpus/bench not found (set JITSON_CORPUS); corpus files skipped.\n"
