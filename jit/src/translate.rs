@@ -429,6 +429,12 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
     /// Whether `input[p..p + bytes.len()]` equals `bytes`, as an i8 truth value,
     /// compared 8, 4, 2 and 1 bytes at a time. The caller has checked the bounds.
     pub(crate) fn bytes_equal(&mut self, p: Value, bytes: &[u8]) -> Value {
+        self.bytes_equal_at(p, 0, bytes)
+    }
+
+    /// [`Self::bytes_equal`] for `input[p + skip..]`: the offset goes into the
+    /// loads' immediates, not into an addition.
+    pub(crate) fn bytes_equal_at(&mut self, p: Value, skip: usize, bytes: &[u8]) -> Value {
         let addr = self.b.ins().iadd(self.input, p);
         let mut diff: Option<Value> = None;
         let mut off = 0usize;
@@ -449,7 +455,10 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
                 2 => i64::from(i16::from_ne_bytes(word[..2].try_into().expect("2 bytes"))),
                 _ => i64::from(word[0] as i8),
             };
-            let loaded = self.b.ins().load(ty, input_flags(), addr, off as i32);
+            let loaded = self
+                .b
+                .ins()
+                .load(ty, input_flags(), addr, (skip + off) as i32);
             let loaded = if ty == types::I64 {
                 loaded
             } else {

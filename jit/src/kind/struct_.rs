@@ -108,8 +108,7 @@ impl FnTranslator<'_, '_> {
             let mut quoted = field.name.as_bytes().to_vec();
             quoted.push(b'"');
             self.require(p, quoted.len() as i64 + 1, dispatch);
-            let text = self.b.ins().iadd_imm_s(p, 1);
-            let eq = self.bytes_equal(text, &quoted);
+            let eq = self.bytes_equal_at(p, 1, &quoted);
             let matched = self.b.create_block();
             self.b.ins().brif(eq, matched, &[], dispatch, &[]);
             self.b.switch_to_block(matched);
@@ -122,8 +121,13 @@ impl FnTranslator<'_, '_> {
         // says where to go next. Every field of one layout calls the same
         // function, so a struct's code is its key speculation and this call per
         // field (issue 10: compile time follows the IR per field).
+        // `after` takes every status but `Next`, with `seen` as it was before
+        // the call: the call's bit is set on the way in, and `after` keeps it
+        // only if the value was written (the shared block does that test, not
+        // every field).
         let after = self.b.create_block();
         let status = self.b.append_block_param(after, types::I8);
+        let unmarked = self.b.append_block_param(after, types::I64);
         for (i, field) in fields.iter().enumerate() {
             self.b.switch_to_block(value_blocks[i]);
             let s = self.b.use_var(seen);
@@ -137,26 +141,31 @@ impl FnTranslator<'_, '_> {
             let call = self.b.ins().call(f, &[self.state, at]);
             let st = self.b.inst_results(call)[0];
             self.load_pos();
-            // Statuses below `Bail` wrote the value: mark it, for the drop on
-            // every exit that gives up.
-            let written =
-                self.b
-                    .ins()
-                    .icmp_imm_s(IntCC::UnsignedLessThan, st, MemberStatus::Bail as i64);
-            let written = self.b.ins().uextend(types::I64, written);
-            let written = self.b.ins().ishl_imm_s(written, i as i64);
-            let s = self.b.ins().bor(s, written);
-            self.b.def_var(seen, s);
+            let marked = self.b.ins().bor_imm_s(s, 1i64 << i);
+            self.b.def_var(seen, marked);
             let next = self
                 .b
                 .ins()
                 .icmp_imm_s(IntCC::Equal, st, MemberStatus::Next as i64);
+            self.b.ins().brif(
+                next,
+                key_after(i),
+                &[],
+                after,
+                &[BlockArg::Value(st), BlockArg::Value(s)],
+            );
+        }
+        // Any status but `Next`, from any field (and from an unknown key's
+        // member, which sets no bit). Statuses below `Bail` wrote the value:
+        // its bit stays, for the drop on every exit that gives up.
+        self.b.switch_to_block(after);
+        let written =
             self.b
                 .ins()
-                .brif(next, key_after(i), &[], after, &[BlockArg::Value(st)]);
-        }
-        // Any status but `Next`, from any field.
-        self.b.switch_to_block(after);
+                .icmp_imm_s(IntCC::UnsignedLessThan, status, MemberStatus::Bail as i64);
+        let marked = self.b.use_var(seen);
+        let s = self.b.ins().select(written, marked, unmarked);
+        self.b.def_var(seen, s);
         let is_close = self
             .b
             .ins()
@@ -223,6 +232,7 @@ impl FnTranslator<'_, '_> {
         if st.deny_unknown_fields {
             self.b.ins().jump(bail, &[]);
         } else {
+            let current = self.b.use_var(seen);
             self.store_pos();
             let st = self
                 .call_addr(
@@ -237,9 +247,13 @@ impl FnTranslator<'_, '_> {
                 .b
                 .ins()
                 .icmp_imm_s(IntCC::Equal, st, MemberStatus::Next as i64);
-            self.b
-                .ins()
-                .brif(next, dispatch, &[], after, &[BlockArg::Value(st)]);
+            self.b.ins().brif(
+                next,
+                dispatch,
+                &[],
+                after,
+                &[BlockArg::Value(st), BlockArg::Value(current)],
+            );
         }
 
         self.b.switch_to_block(close);
