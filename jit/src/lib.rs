@@ -1,15 +1,19 @@
 //! jitson-jit: the Cranelift backend.
 //!
 //! [`compile`] lowers a root [`TypeLayout`] and every layout reachable from it to
-//! Cranelift IR and compiles one native function per *value function*: every
-//! struct layout, the root, and each payload of an `Option` or `Box`. All of them
-//! live in one `JITModule` and call each other directly (recursion is a call).
+//! Cranelift IR and compiles one native function per *value function* (every
+//! struct layout, the root, and each payload of an `Option` or `Box`) and per
+//! *member function* (each distinct field layout: `: value` and what follows).
+//! The root's functions live in one `JITModule` and call each other directly
+//! (recursion is a call); functions that depend on their layout alone come from
+//! the process-wide library (`mod library`) and are called by address.
 //!
 //! # The generated-code ABI
 //!
 //! Every generated function has the C signature
-//! `extern "C" fn(state: *mut JitState, dst: *mut u8) -> bool` — the same as the
-//! layout model's `SlotFn`, so a generated function is passed straight to
+//! `extern "C" fn(state: *mut JitState, dst: *mut u8) -> bool` (a member
+//! function returns an `i8` status instead, `kind/struct_.rs`) — the same as the
+//! layout model's `SlotFn`, so a value function is passed straight to
 //! `Option`'s `decode_some` or `Box`'s `decode_new` as the callback. It decodes one
 //! value starting at `state.pos` (leading whitespace allowed) into `dst` and
 //! returns `true` with `state.pos` after the value, or `false` with nothing live at
