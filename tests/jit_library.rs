@@ -30,33 +30,8 @@ fn second_type_of_the_same_field_types_compiles_only_its_struct() {
     }
     let first_doc = br#"{"id": -3, "name": "a\"b", "tags": ["x", "", "z\u00e9"]}"#;
     let second_doc = br#"{"count": 7, "label": "l", "words": [], "more": ["m"]}"#;
-    let jit = |f: &dyn Fn()| {
-        let before = jitson::stats().code_bytes;
-        f();
-        jitson::stats().code_bytes - before
-    };
-    let first_code = jit(&|| {
-        let v = Decoder::<First>::with_backend(Backend::Jit)
-            .decode_slice(first_doc)
-            .unwrap();
-        assert_eq!(
-            v,
-            Decoder::<First>::with_backend(Backend::Interpreter)
-                .decode_slice(first_doc)
-                .unwrap()
-        );
-    });
-    let second_code = jit(&|| {
-        let v = Decoder::<Second>::with_backend(Backend::Jit)
-            .decode_slice(second_doc)
-            .unwrap();
-        assert_eq!(
-            v,
-            Decoder::<Second>::with_backend(Backend::Interpreter)
-                .decode_slice(second_doc)
-                .unwrap()
-        );
-    });
+    let first_code = compiled_bytes::<First>(first_doc);
+    let second_code = compiled_bytes::<Second>(second_doc);
     assert!(first_code > 0 && second_code > 0);
     // `First` compiled its struct and the three members; `Second`, with one
     // field more, only its struct.
@@ -77,4 +52,19 @@ fn second_type_of_the_same_field_types_compiles_only_its_struct() {
             interpreter.map_err(|e| e.to_string())
         );
     }
+}
+
+/// Decodes `doc` with the JIT (compiling `T`) and the interpreter, checks they
+/// agree, and returns the bytes of code the compile added.
+fn compiled_bytes<T: jitson::Decode + PartialEq + std::fmt::Debug>(doc: &[u8]) -> u64 {
+    let before = jitson::stats().code_bytes;
+    let jit = Decoder::<T>::with_backend(Backend::Jit)
+        .decode_slice(doc)
+        .unwrap();
+    let added = jitson::stats().code_bytes - before;
+    let interpreter = Decoder::<T>::with_backend(Backend::Interpreter)
+        .decode_slice(doc)
+        .unwrap();
+    assert_eq!(jit, interpreter);
+    added
 }

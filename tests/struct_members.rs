@@ -1,7 +1,7 @@
 //! Hostile tests for the JIT struct functions (member functions, KeyTable /
 //! match_key, fill_absent, Vec capacity hints). Every document is decoded by every
 //! backend (Interpreter, Jit, Auto; slice and str) and by serde_json, which must
-//! agree; types holding `Live` also check that nothing leaks or is dropped twice.
+//! agree; types holding `Counted` also check that nothing leaks or is dropped twice.
 
 mod common;
 
@@ -9,72 +9,21 @@ use std::cell::Cell;
 use std::fmt::Debug;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use common::counted::{Counted, live};
 use common::oracle::agree;
 use jitson::{Backend, Decode, Decoder};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 // ---------------------------------------------------------------------------
-// A string that counts live instances (this thread), decodable by both sides.
+// `Counted` (tests/common/counted.rs) counts live instances on this thread,
+// whether decoded by jitson or by serde_json, and defaults to a counted value.
 
 thread_local! {
-    static LIVE: Cell<isize> = const { Cell::new(0) };
     static PANIC_DEFAULT: Cell<bool> = const { Cell::new(true) };
 }
 
-fn live() -> isize {
-    LIVE.get()
-}
-
-#[derive(Debug, PartialEq)]
-pub struct Live(String);
-
-impl Live {
-    fn new(s: &str) -> Live {
-        LIVE.set(LIVE.get() + 1);
-        Live(s.to_owned())
-    }
-}
-
-impl Default for Live {
-    fn default() -> Live {
-        Live::new("default")
-    }
-}
-
-impl Drop for Live {
-    fn drop(&mut self) {
-        LIVE.set(LIVE.get() - 1);
-    }
-}
-
-impl<'de> Deserialize<'de> for Live {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Live, D::Error> {
-        let s = String::deserialize(d)?;
-        Ok(Live::new(&s))
-    }
-}
-
-/// # Safety
-/// `dst` is valid for a `Live` write; the bytes are UTF-8.
-unsafe extern "C" fn write_live(dst: *mut u8, ptr: *const u8, len: usize) {
-    unsafe {
-        let s = std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len));
-        dst.cast::<Live>().write(Live::new(s));
-    }
-}
-
-unsafe impl jitson::HasLayout for Live {
-    type Static = Self;
-    const LAYOUT: &'static jitson::__private::TypeLayout = &jitson::__private::TypeLayout::of::<Live>(
-        "a string",
-        jitson::__private::Kind::String(&jitson::__private::StringLayout { write: write_live }),
-    );
-}
-
-unsafe impl<'de> jitson::DecodeBorrowed<'de> for Live {}
-
-/// Backends + serde_json agree on `doc`, and no `Live` leaks or is dropped twice.
+/// Backends + serde_json agree on `doc`, and no `Counted` leaks or is dropped twice.
 #[track_caller]
 fn check<T: Decode + DeserializeOwned + PartialEq + Debug>(doc: &[u8]) -> bool {
     let before = live();
@@ -144,10 +93,10 @@ include!("struct_members_support/gen.rs");
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
 struct Five {
     a: u32,
-    b: Live,
-    c: Option<Live>,
+    b: Counted,
+    c: Option<Counted>,
     #[serde(default)]
-    d: Vec<Live>,
+    d: Vec<Counted>,
     #[serde(alias = "ee", alias = "e2")]
     e: String,
 }
@@ -292,7 +241,7 @@ struct Names {
     emoji: Option<u32>,
     #[serde(rename = "back\\slash")]
     bs: Option<u32>,
-    plain: Option<Live>,
+    plain: Option<Counted>,
 }
 
 #[test]
@@ -505,7 +454,7 @@ fn long_prefix_and_colliding_names() {
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 struct Strict {
-    a: Live,
+    a: Counted,
     #[serde(alias = "bb")]
     b: Option<u8>,
     #[serde(skip)]
@@ -526,7 +475,7 @@ struct Outer {
     #[serde(default)]
     inner: Option<Box<Five>>,
     empty: Empty,
-    tail: Live,
+    tail: Counted,
 }
 
 #[test]
@@ -581,15 +530,15 @@ fn strict_empty_nested() {
 // ---------------------------------------------------------------------------
 // Defaults, skips, container default; a panicking default.
 
-fn mk_live() -> Live {
-    Live::new("made")
+fn mk_live() -> Counted {
+    Counted::new("made")
 }
 
-fn boom() -> Live {
+fn boom() -> Counted {
     if PANIC_DEFAULT.get() {
         panic!("review boom default")
     }
-    Live::new("no boom")
+    Counted::new("no boom")
 }
 
 #[derive(Debug, PartialEq)]
@@ -607,31 +556,31 @@ impl Default for PanicDefault {
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
 struct Defaults {
     #[serde(default = "mk_live")]
-    a0: Live,
-    opt: Option<Live>,
+    a0: Counted,
+    opt: Option<Counted>,
     #[serde(default)]
-    v: Vec<Live>,
-    req: Live,
+    v: Vec<Counted>,
+    req: Counted,
     #[serde(default = "mk_live")]
-    a1: Live,
+    a1: Counted,
     #[serde(skip)]
-    sk: Live,
+    sk: Counted,
 }
 
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
 #[serde(default)]
 struct ContainerDefault {
-    a: Live,
+    a: Counted,
     b: u32,
-    c: Option<Live>,
+    c: Option<Counted>,
 }
 
 impl Default for ContainerDefault {
     fn default() -> Self {
         ContainerDefault {
-            a: Live::new("cd"),
+            a: Counted::new("cd"),
             b: 42,
-            c: Some(Live::new("cdc")),
+            c: Some(Counted::new("cdc")),
         }
     }
 }
@@ -669,38 +618,38 @@ fn defaults_and_skips() {
 
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
 struct Boom {
-    a: Live,
+    a: Counted,
     #[serde(default = "mk_live")]
-    before: Live,
-    c: Option<Live>,
+    before: Counted,
+    c: Option<Counted>,
     #[serde(default)]
-    v: Vec<Live>,
+    v: Vec<Counted>,
     #[serde(default = "boom")]
-    b: Live,
+    b: Counted,
     #[serde(default = "mk_live")]
-    after: Live,
+    after: Counted,
 }
 
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
 struct BoomSkip {
-    a: Live,
+    a: Counted,
     #[serde(default = "mk_live")]
-    before: Live,
-    c: Option<Live>,
+    before: Counted,
+    c: Option<Counted>,
     #[serde(skip)]
-    s1: Live,
+    s1: Counted,
     #[serde(skip)]
     s2: PanicDefault,
     #[serde(skip)]
-    s3: Live,
+    s3: Counted,
 }
 
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
 struct BoomOuter {
-    first: Live,
+    first: Counted,
     list: Vec<Boom>,
     skips: Vec<BoomSkip>,
-    last: Option<Live>,
+    last: Option<Counted>,
 }
 
 /// Decodes with `backend`, expecting a panic whose message contains `message`.
@@ -801,7 +750,7 @@ struct Small {
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
 struct Vecs {
     xs: Vec<u64>,
-    ls: Vec<Live>,
+    ls: Vec<Counted>,
     ss: Vec<Small>,
     nested: Vec<Vec<u8>>,
     zst: Vec<Empty>,
@@ -969,10 +918,10 @@ fn zz_stats_sanity() {
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
 struct FiveN<const N: usize> {
     a: u32,
-    b: Live,
-    c: Option<Live>,
+    b: Counted,
+    c: Option<Counted>,
     #[serde(default)]
-    d: Vec<Live>,
+    d: Vec<Counted>,
     #[serde(alias = "ee", alias = "e2")]
     e: String,
 }
@@ -1053,12 +1002,12 @@ fn mk_u8() -> u8 {
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
 enum E {
     S {
-        a: Live,
+        a: Counted,
         #[serde(default = "boom")]
-        b: Live,
-        c: Option<Live>,
+        b: Counted,
+        c: Option<Counted>,
     },
-    T(Live, Live),
+    T(Counted, Counted),
     N(FiveN<0>),
     U,
 }
@@ -1067,7 +1016,7 @@ enum E {
 struct Holder {
     es: Vec<E>,
     m: std::collections::BTreeMap<String, FiveN<0>>,
-    h: std::collections::HashMap<String, Vec<Live>>,
+    h: std::collections::HashMap<String, Vec<Counted>>,
     #[serde(default = "mk_u8")]
     z: u8,
 }
@@ -1116,14 +1065,14 @@ fn enums_and_maps_of_structs() {
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
 #[serde(tag = "type")]
 enum Tagged {
-    A { x: Live },
+    A { x: Counted },
     B,
 }
 
 #[cfg(feature = "serde")]
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
 struct Flat {
-    k: Live,
+    k: Counted,
     #[serde(flatten)]
     rest: std::collections::BTreeMap<String, u8>,
 }
@@ -1132,15 +1081,15 @@ struct Flat {
 #[cfg(feature = "serde")]
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
 struct Mixed {
-    l: Live,
+    l: Counted,
     c: char,
     v: serde_json::Value,
     big: i128,
-    m: std::collections::HashMap<u32, Live>,
+    m: std::collections::HashMap<u32, Counted>,
     t: Tagged,
     b65: Option<Big65>,
     flat: Flat,
-    tail: Option<Live>,
+    tail: Option<Counted>,
 }
 
 #[cfg(feature = "serde")]
@@ -1178,7 +1127,7 @@ fn interpreted_fields_inside_compiled_structs() {
 
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
 struct Node {
-    v: Live,
+    v: Counted,
     #[serde(default)]
     kids: Vec<Node>,
     next: Option<Box<Node>>,
@@ -1331,8 +1280,8 @@ fn some_seven() -> Option<u32> {
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
 struct Optionals {
     oo: Option<Option<u32>>,
-    bo: Box<Option<Live>>,
-    ob: Option<Box<Live>>,
+    bo: Box<Option<Counted>>,
+    ob: Option<Box<Counted>>,
     bobo: Box<Option<Box<Option<u32>>>>,
     #[serde(default = "some_seven")]
     ds: Option<u32>,
@@ -1360,27 +1309,31 @@ fn optionals_and_zero_sized() {
     }
 }
 
-/// A string whose Drop panics for "boom" (counted).
+/// A string whose Drop panics for "boom", counted through the `Counted` it holds
+/// (dropped after the panic unwinds out of `drop`, so the count stays right).
 #[derive(Debug, PartialEq)]
-pub struct PanicDrop(String);
+pub struct PanicDrop(Counted);
 
 impl Drop for PanicDrop {
     fn drop(&mut self) {
-        LIVE.set(LIVE.get() - 1);
-        if self.0 == "boom" && !std::thread::panicking() {
+        if self.0.0 == "boom" && !std::thread::panicking() {
             panic!("review drop of boom");
         }
     }
 }
 
+/// # Safety
+/// `dst` is valid for a `PanicDrop` write; the bytes are UTF-8.
 unsafe extern "C" fn write_panic_drop(dst: *mut u8, ptr: *const u8, len: usize) {
-    LIVE.set(LIVE.get() + 1);
+    // SAFETY: as the caller guarantees.
     unsafe {
         let s = std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len));
-        dst.cast::<PanicDrop>().write(PanicDrop(s.to_owned()));
+        dst.cast::<PanicDrop>().write(PanicDrop(Counted::new(s)));
     }
 }
 
+// SAFETY: `write_panic_drop` writes a whole PanicDrop; size, alignment and drop
+// come from the type.
 unsafe impl jitson::HasLayout for PanicDrop {
     type Static = Self;
     const LAYOUT: &'static jitson::__private::TypeLayout =
@@ -1392,6 +1345,7 @@ unsafe impl jitson::HasLayout for PanicDrop {
         );
 }
 
+// SAFETY: PanicDrop owns its data.
 unsafe impl<'de> jitson::DecodeBorrowed<'de> for PanicDrop {}
 
 #[derive(jitson::Decode, Debug, PartialEq)]

@@ -15,9 +15,32 @@ pub fn live() -> isize {
     LIVE.get()
 }
 
-/// A string that counts how many are alive. Only decoding creates counted ones.
+/// A string that counts how many are alive: decoding, [`Counted::new`],
+/// `Default` and serde's `Deserialize` create counted ones (so a test can compare
+/// with serde_json and count both sides); building the tuple directly does not.
 #[derive(Debug, PartialEq)]
 pub struct Counted(pub String);
+
+impl Counted {
+    /// A counted value.
+    pub fn new(s: &str) -> Counted {
+        LIVE.set(LIVE.get() + 1);
+        Counted(s.to_owned())
+    }
+}
+
+impl Default for Counted {
+    fn default() -> Counted {
+        Counted::new("default")
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Counted {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Counted, D::Error> {
+        let s = String::deserialize(d)?;
+        Ok(Counted::new(&s))
+    }
+}
 
 impl Drop for Counted {
     fn drop(&mut self) {
@@ -28,11 +51,10 @@ impl Drop for Counted {
 /// # Safety
 /// `dst` is valid for a `Counted` write; the bytes are UTF-8.
 unsafe extern "C" fn write_counted(dst: *mut u8, ptr: *const u8, len: usize) {
-    LIVE.set(LIVE.get() + 1);
     // SAFETY: as the caller guarantees.
     unsafe {
         let s = std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len));
-        dst.cast::<Counted>().write(Counted(s.to_owned()));
+        dst.cast::<Counted>().write(Counted::new(s));
     }
 }
 

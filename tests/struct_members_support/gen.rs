@@ -264,7 +264,7 @@ struct Big64Live {
     #[serde(default)] field_name_60: u32,
     #[serde(default)] field_name_61: u32,
     #[serde(default)] field_name_62: u32,
-    field_name_63: Live,
+    field_name_63: Counted,
 }
 
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
