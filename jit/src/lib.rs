@@ -626,9 +626,16 @@ mod library {
             .collect();
         let (mut compiled, mut code_bytes, mut interpreted) = (0, 0, Vec::new());
         if !missing.is_empty() {
-            // Everything a shareable function calls is shareable, so what the
-            // missing ones call is in the library or among them.
-            let imports: HashMap<(Role, LayoutId), usize> = library.addresses.clone();
+            // Everything a shareable function calls is shareable and reachable
+            // from the same root, so among `functions`: what the missing ones
+            // call is one of those already in the library, or missing too.
+            let imports: HashMap<(Role, LayoutId), usize> = functions
+                .iter()
+                .filter_map(|&(role, layout)| {
+                    let key = (role, layout.id());
+                    library.addresses.get(&key).map(|&address| (key, address))
+                })
+                .collect();
             let built = build_module(&missing, "speed", &imports, options, None, "library")?;
             for &(role, layout) in &missing {
                 let address = built
