@@ -227,7 +227,9 @@ fn utf8(b: &[u8]) -> Result<&str, String> {
 fn contenders<T: Decode + DeserializeOwned + 'static>() -> Vec<Contender<T>> {
     let mut list: Vec<Contender<T>> = Vec::new();
     for backend in [Backend::Jit, Backend::Interpreter] {
-        let decoder = Decoder::<T>::with_backend(backend);
+        // `Wait`: the JIT's optimising tier from the start (no switch during
+        // the timing); `examples/tiers.rs` in `benches/` measures the baseline.
+        let decoder = Decoder::<T>::with_backend(backend).tiering(Tiering::Wait);
         if let Err(e) = decoder.warm_up() {
             eprintln!("note: jitson backend `{}` skipped: {e}", backend.name());
             continue;
@@ -536,17 +538,23 @@ fn key_order_table(twitter: &[u8], rounds: usize) {
     let orders = [KeyOrder::AsGiven, KeyOrder::Sorted, KeyOrder::Reversed];
     let docs: Vec<Vec<u8>> = orders.iter().map(|&o| reorder(twitter, o)).collect();
     let expected: Twitter = serde_json::from_slice(twitter).unwrap();
-    let declared = Decoder::<Twitter>::with_backend(Backend::Jit);
+    let declared = Decoder::<Twitter>::with_backend(Backend::Jit).tiering(Tiering::Wait);
     if declared.warm_up().is_err() {
         return;
     }
-    // One learned root per order; each learns from its first document.
+    // One learned root per order; each learns from its first document, then
+    // decodes until its optimising tier (promoted, on the learned order) runs.
     fn learned<R: Decode>(doc: &[u8]) -> Decoder<R> {
         let auto = Decoder::<R>::new().tiering(Tiering::Background);
-        let switches = jitson::stats().tier_switches;
+        let (switches, promotions) = (jitson::stats().tier_switches, jitson::stats().promotions);
         auto.decode_slice(doc).expect("decodes");
         while jitson::stats().tier_switches == switches {
             std::thread::sleep(Duration::from_millis(1));
+        }
+        while std::env::var_os("JITSON_STRUCTS").is_none()
+            && jitson::stats().promotions == promotions
+        {
+            auto.decode_slice(doc).expect("decodes");
         }
         auto
     }
@@ -611,7 +619,7 @@ fn key_order_table(twitter: &[u8], rounds: usize) {
 fn borrowed_table(events: &[Vec<u8>], rounds: usize) {
     use everyday::PushEventRef;
     type Borrowing = Box<dyn for<'a> Fn(&'a [u8]) -> PushEventRef<'a>>;
-    let jit = Decoder::<PushEventRef<'_>>::with_backend(Backend::Jit);
+    let jit = Decoder::<PushEventRef<'_>>::with_backend(Backend::Jit).tiering(Tiering::Wait);
     let jit_ok = jit.warm_up().is_ok();
     let mut contenders: Vec<(&str, Borrowing)> = vec![
         (

@@ -65,6 +65,8 @@ pub(crate) struct CacheStats {
     pub learned_orders: u64,
     /// Recompiles for a key order that drifted.
     pub relearns: u64,
+    /// Optimising compiles of hot types.
+    pub promotions: u64,
 }
 
 /// Where a type stands for tiered `Backend::Auto` decodes.
@@ -102,12 +104,13 @@ cfg_jit! {
 
     use std::any::TypeId;
     use std::hash::{BuildHasherDefault, Hasher};
-    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
     use std::sync::{Arc, Mutex, OnceLock};
 
     use dashmap::DashMap;
     use jitson_core::layout::KeyOrders;
     pub(crate) use jitson_jit::{Compiled, JitState};
+    use jitson_jit::StructLowering;
 
     /// Hashes a `TypeId`, which is already a hash: keeps its last 8 bytes.
     #[derive(Default)]
@@ -130,23 +133,36 @@ cfg_jit! {
         }
     }
 
-    /// One type's cache entry: its compiled decoder once there is one (or why there
-    /// is none), whether a background compile was queued for it, and the state of
-    /// its key-order speculation (see [`check_drift`]).
+    /// One type's cache entry: its compiled decoders (or why there is none),
+    /// whether a background compile was queued for it, the state of its
+    /// key-order speculation (see [`check_drift`]) and how much it has decoded
+    /// (see [`promote`]).
     struct Entry {
+        /// The first compile: the baseline tier (`StructLowering::Table`).
         done: OnceLock<Result<&'static Compiled, String>>,
         queued: AtomicBool,
         /// Keys that missed their struct's speculation, counted by the generated
         /// code (leaked like the code: entries live as long as the process).
         misses: &'static AtomicU64,
-        /// JIT decodes of the background tier, counted in steps of
-        /// [`DRIFT_CHECK_EVERY`] per thread.
+        /// JIT decodes of the background tier, added per thread every
+        /// [`DRIFT_CHECK_EVERY`] decodes or [`FLUSH_BYTES`].
         decodes: AtomicU64,
+        /// Input bytes decoded by compiled code, added likewise.
+        bytes: AtomicU64,
         /// Set once the misses say the documents' key order drifted from the
         /// compiled one; then the next decode re-learns it.
         relearn: AtomicBool,
         /// The decoder compiled for the re-learned order (at most one per type).
         relearned: OnceLock<Result<&'static Compiled, String>>,
+        /// Set once the optimising compile was queued.
+        promoting: AtomicBool,
+        /// The optimising tier (`StructLowering::Unrolled`): compiled once the
+        /// type is hot ([`PROMOTE_BYTES`]), or first with [`Want::Optimized`].
+        optimized: OnceLock<Result<&'static Compiled, String>>,
+        /// The decoder compiled last of `relearned` and `optimized` (null until
+        /// one is): it replaces `done`. Compiled decoders are leaked, so the
+        /// pointer stays valid.
+        latest: AtomicPtr<Compiled>,
     }
 
     impl Default for Entry {
@@ -156,30 +172,70 @@ cfg_jit! {
                 queued: AtomicBool::new(false),
                 misses: Box::leak(Box::new(AtomicU64::new(0))),
                 decodes: AtomicU64::new(0),
+                bytes: AtomicU64::new(0),
                 relearn: AtomicBool::new(false),
                 relearned: OnceLock::new(),
+                promoting: AtomicBool::new(false),
+                optimized: OnceLock::new(),
+                latest: AtomicPtr::new(std::ptr::null_mut()),
             }
         }
     }
 
     impl Entry {
-        /// The decoder to run: the re-learned one once it exists.
-        fn current(&self) -> Option<&Result<&'static Compiled, String>> {
-            match self.relearned.get() {
-                Some(relearned @ Ok(_)) => Some(relearned),
-                _ => self.done.get(),
+        /// The decoder to run: the last one compiled.
+        fn current(&self) -> Option<Result<&'static Compiled, &'static str>> {
+            let latest = self.latest.load(Ordering::Acquire);
+            if !latest.is_null() {
+                // SAFETY: `latest` only ever holds leaked `&'static Compiled`s.
+                return Some(Ok(unsafe { &*latest }));
             }
+            self.done.get().map(|done| done.as_ref().copied().map_err(|e| leak_reason(e)))
         }
+    }
+
+    /// Which compiled tier a caller asks for.
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    pub(crate) enum Want {
+        /// Whatever is compiled, else the baseline tier (cheap to compile);
+        /// promoted to the optimising tier in the background once hot.
+        Baseline,
+        /// The optimising tier (`Tiering::Wait`: every decode on the final code).
+        Optimized,
     }
 
     /// How often (in JIT decodes per thread) the background tier checks whether
     /// documents' key order drifted from the compiled speculation.
     const DRIFT_CHECK_EVERY: u32 = 1024;
 
+    /// Input bytes a thread decodes before it adds them to its type's count
+    /// (whichever of this and [`DRIFT_CHECK_EVERY`] comes first).
+    const FLUSH_BYTES: u64 = 1 << 20;
+
+    /// Input bytes a type decodes on the baseline tier before the optimising
+    /// tier is compiled for it. At the baseline's 280–820 MB/s (docs/benchmarks.md)
+    /// that is 40–120 ms of decoding, more than the optimising compile of any
+    /// model measured (Order 3 ms, twitter 29 ms): a type is promoted once it
+    /// has spent more time decoding than its promotion will cost, and the
+    /// unrolled code is 10–15 % faster on struct-heavy documents.
+    const PROMOTE_BYTES: u64 = 32 << 20;
+
     /// Misses per decode, averaged since the compile, above which the key order
     /// counts as drifted (a document in the compiled order misses only on unknown
     /// keys and absent fields).
     const DRIFT_MISSES_PER_DECODE: u64 = 4;
+
+    /// `JITSON_STRUCTS=table` or `=unrolled`: every compile lowers structs that
+    /// way and nothing is promoted (for tests of each lowering, and for
+    /// measuring one against the other); read once.
+    fn forced_lowering() -> Option<StructLowering> {
+        static FORCED: OnceLock<Option<StructLowering>> = OnceLock::new();
+        *FORCED.get_or_init(|| match std::env::var("JITSON_STRUCTS").as_deref() {
+            Ok("table") => Some(StructLowering::Table),
+            Ok("unrolled") => Some(StructLowering::Unrolled),
+            _ => None,
+        })
+    }
 
     type Slot = Arc<Entry>;
 
@@ -193,8 +249,6 @@ cfg_jit! {
         STATS.get_or_init(Default::default)
     }
 
-    /// Whether the JIT can run in this process: probed once, by compiling and
-    /// calling a trivial decoder (the OS may refuse executable memory).
     /// Whether `JITSON_PERF_MAP` is set to a value other than empty or `0`; read
     /// once.
     fn perf_map_enabled() -> bool {
@@ -205,6 +259,8 @@ cfg_jit! {
     /// The probe's result, once there is one.
     static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
 
+    /// Whether the JIT can run in this process: probed once, by compiling and
+    /// calling a trivial decoder (the OS may refuse executable memory).
     pub(crate) fn available() -> Result<(), &'static str> {
         match PROBE.get_or_init(|| jitson_jit::probe(None).map_err(|e| e.to_string())) {
             Ok(()) => Ok(()),
@@ -223,56 +279,202 @@ cfg_jit! {
         r
     }
 
-    /// The last decoder a thread used, and how many more of its decodes until the
-    /// next drift check.
-    type Last = Option<(TypeId, &'static Compiled, u32)>;
+    /// The last decoder a thread used, and what it decoded since it last
+    /// reported to the type's entry.
+    #[derive(Clone, Copy)]
+    struct Last {
+        /// The layout last decoded (compared by address first: the same call
+        /// site passes the same `T::LAYOUT`, and the layouts reaching this cache
+        /// are all `'static`, never freed, so an equal address is the same
+        /// layout) and its type.
+        layout: &'static TypeLayout,
+        id: TypeId,
+        compiled: &'static Compiled,
+        decodes: u32,
+        bytes: u64,
+    }
 
     thread_local! {
         /// The last decoder this thread used: most programs decode one type in a
         /// loop, and this spares them the map lookup.
-        static LAST: std::cell::Cell<Last> = const { std::cell::Cell::new(None) };
+        static LAST: std::cell::Cell<Option<Last>> = const { std::cell::Cell::new(None) };
+        /// Reports what `LAST` has not reported yet when the thread exits (its
+        /// destructor is registered by the thread's first [`remember`]), so
+        /// threads that each decode a little still add up to a promotion.
+        static FLUSH_AT_EXIT: FlushAtExit = const { FlushAtExit };
     }
 
-    fn last() -> Last {
+    struct FlushAtExit;
+
+    impl Drop for FlushAtExit {
+        fn drop(&mut self) {
+            // Counts only: a thread-local destructor must not start a compile
+            // (that may spawn a worker); the next `remember` of the type, on
+            // any thread, promotes it.
+            flush_last(false);
+        }
+    }
+
+    /// Adds this thread's unreported counts to their type's entry and clears
+    /// `LAST`; promotes the type if that makes it hot and `promote` allows.
+    fn flush_last(promote: bool) {
+        let Some(last) = last() else {
+            return;
+        };
+        set_last(None);
+        report(last.id, last.layout, u64::from(last.decodes), last.bytes, promote);
+    }
+
+    fn last() -> Option<Last> {
         // `try_with`: a decode may run from another thread-local's destructor.
         LAST.try_with(std::cell::Cell::get).ok().flatten()
     }
 
-    fn set_last(last: Last) {
+    fn set_last(last: Option<Last>) {
         let _ = LAST.try_with(|cell| cell.set(last));
     }
 
-    /// The compiled decoder for `layout`, compiling it on first use.
-    pub(crate) fn compiled(layout: &'static TypeLayout) -> Result<&'static Compiled, &'static str> {
-        let id = (layout.type_id)();
-        if let Some((last_id, compiled, _)) = last()
-            && last_id == id
-        {
-            return Ok(compiled);
+    /// Counts a decode of `len` bytes on this thread's last decoder; `Some` with
+    /// the counts to report once [`DRIFT_CHECK_EVERY`] decodes or [`FLUSH_BYTES`]
+    /// have accumulated (the thread then looks its type up again).
+    fn count_decode(last: Last, len: usize) -> Option<(u64, u64)> {
+        let decodes = last.decodes + 1;
+        let bytes = last.bytes.saturating_add(len as u64);
+        if decodes < DRIFT_CHECK_EVERY && bytes < FLUSH_BYTES {
+            set_last(Some(Last { decodes, bytes, ..last }));
+            return None;
         }
-        let result = compiled_slow(layout, id);
+        set_last(None);
+        Some((u64::from(decodes), bytes))
+    }
+
+    /// Remembers `compiled` as this thread's decoder of `slot`'s type `id`, with
+    /// this decode counted, after reporting what the thread's previous decoder
+    /// had not (a thread alternating between types loses no counts), and
+    /// promotes the type if it is hot (counts reported by exiting threads).
+    fn remember(
+        slot: &Slot,
+        layout: &'static TypeLayout,
+        id: TypeId,
+        compiled: &'static Compiled,
+        len: usize,
+    ) {
+        flush_last(true);
+        promote_if_hot(slot, layout);
+        let _ = FLUSH_AT_EXIT.try_with(|_| {});
+        set_last(Some(Last { layout, id, compiled, decodes: 1, bytes: len as u64 }));
+    }
+
+    /// This thread's last decoder if it decoded `layout`'s type.
+    #[inline]
+    fn last_for(layout: &'static TypeLayout) -> Option<Last> {
+        let last = last()?;
+        (std::ptr::eq(last.layout, layout) || last.id == (layout.type_id)()).then_some(last)
+    }
+
+    /// The compiled decoder for `layout`, compiling it on the calling thread on
+    /// first use (the tier `want` says); `len` is the input's length, counted
+    /// towards promotion.
+    pub(crate) fn compiled(
+        layout: &'static TypeLayout,
+        want: Want,
+        len: usize,
+    ) -> Result<&'static Compiled, &'static str> {
+        if let Some(last) = last_for(layout)
+            && (want == Want::Baseline || is_final(last.compiled))
+        {
+            match count_decode(last, len) {
+                None => return Ok(last.compiled),
+                Some((decodes, bytes)) => {
+                    report(last.id, layout, decodes, bytes, true);
+                }
+            }
+        }
+        let id = (layout.type_id)();
+        let (slot, result) = compiled_slow(layout, id, want);
         if let Ok(compiled) = result {
-            set_last(Some((id, compiled, DRIFT_CHECK_EVERY)));
+            remember(&slot, layout, id, compiled, len);
         }
         result
     }
 
-    fn compiled_slow(layout: &'static TypeLayout, id: TypeId) -> Result<&'static Compiled, &'static str> {
-        // A read lock on one shard, no allocation.
-        if let Some(slot) = cache().get(&id)
-            && let Some(done) = slot.done.get()
-        {
-            return done.as_ref().copied().map_err(|e| leak_reason(e));
-        }
-        let slot: Slot = cache().entry(id).or_default().clone();
-        compile_into(&slot, layout, Compiler::Caller, KeyOrders::default())
+    /// Whether `compiled` is the optimising tier, or a forced lowering's.
+    fn is_final(compiled: &Compiled) -> bool {
+        forced_lowering().is_some() || compiled.structs == StructLowering::Unrolled
     }
 
-    /// Compiles `layout`, speculating on `key_orders` and counting misses into
-    /// `misses`; records the outcome in the stats.
+    /// The entry of type `id`, and its decoder for `want` (compiled here if
+    /// there is none).
+    fn compiled_slow(
+        layout: &'static TypeLayout,
+        id: TypeId,
+        want: Want,
+    ) -> (Slot, Result<&'static Compiled, &'static str>) {
+        // A read lock on one shard, no allocation.
+        let slot: Slot = match cache().get(&id) {
+            Some(slot) => match slot.current() {
+                Some(Ok(compiled)) if want == Want::Baseline || is_final(compiled) => {
+                    return (slot.clone(), Ok(compiled));
+                }
+                Some(Err(why)) => return (slot.clone(), Err(why)),
+                _ => slot.clone(),
+            },
+            None => cache().entry(id).or_default().clone(),
+        };
+        let version = match want {
+            Want::Optimized if forced_lowering().is_none() => Version::Optimized,
+            _ => Version::First,
+        };
+        let result = compile_into(&slot, layout, Compiler::Caller, version, None);
+        (slot, result)
+    }
+
+
+    /// Queues the optimising compile of `slot`'s type once it is hot:
+    /// [`PROMOTE_BYTES`] decoded by compiled code, unless a lowering is forced.
+    /// Once per type.
+    fn promote_if_hot(slot: &Slot, layout: &'static TypeLayout) {
+        if slot.bytes.load(Ordering::Relaxed) >= PROMOTE_BYTES
+            && forced_lowering().is_none()
+            && slot.optimized.get().is_none()
+            && !slot.promoting.swap(true, Ordering::AcqRel)
+        {
+            promote(slot.clone(), layout);
+        }
+    }
+
+    /// Adds a thread's counts to the entry of type `id` (`layout`'s), then, if
+    /// `promote`, [`promote_if_hot`]; returns the entry.
+    fn report(
+        id: TypeId,
+        layout: &'static TypeLayout,
+        decodes: u64,
+        bytes: u64,
+        promote: bool,
+    ) -> Option<Slot> {
+        let slot = cache().get(&id).map(|slot| slot.clone())?;
+        slot.decodes.fetch_add(decodes, Ordering::Relaxed);
+        slot.bytes.fetch_add(bytes, Ordering::Relaxed);
+        if promote {
+            promote_if_hot(&slot, layout);
+        }
+        Some(slot)
+    }
+
+    /// Queues the compile of `layout`'s optimising tier on a background worker,
+    /// speculating on the key orders of the decoder it replaces.
+    fn promote(slot: Slot, layout: &'static TypeLayout) {
+        tier::submit(Box::new(move || {
+            let _ = compile_into(&slot, layout, Compiler::Promote, Version::Optimized, None);
+        }));
+    }
+
+    /// Compiles `layout` with `structs`, speculating on `key_orders` and counting
+    /// misses into `misses`; records the outcome in the stats.
     fn compile_layout(
         layout: &'static TypeLayout,
         compiler: Compiler,
+        structs: StructLowering,
         key_orders: KeyOrders,
         misses: &'static AtomicU64,
     ) -> Result<&'static Compiled, String> {
@@ -287,6 +489,7 @@ cfg_jit! {
             perf_map: perf_map_enabled(),
             key_orders,
             miss_counter: Some(misses),
+            structs,
         };
         let result = jitson_jit::compile(layout, options);
         let mut stats = stats_cell().lock().unwrap_or_else(|p| p.into_inner());
@@ -297,6 +500,7 @@ cfg_jit! {
                     Compiler::Caller => {}
                     Compiler::Background => stats.tier_switches += 1,
                     Compiler::Relearn => stats.relearns += 1,
+                    Compiler::Promote => stats.promotions += 1,
                 }
                 stats.learned_orders += learned;
                 stats.compile_time_total += compiled.compile_time;
@@ -318,57 +522,111 @@ cfg_jit! {
     }
 
     /// Who compiles: the caller's thread, or a background worker (a tier switch,
-    /// or a recompile for a key order that drifted).
+    /// a recompile for a key order that drifted, or a promotion).
     #[derive(Clone, Copy, PartialEq, Eq)]
     enum Compiler {
         Caller,
         Background,
         Relearn,
+        Promote,
     }
 
-    /// Fills `slot` with `layout`'s compiled decoder unless it is filled; waits if
-    /// another thread is compiling it. Returns the slot's content.
+    /// Which of an entry's decoders a compile fills.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Version {
+        /// `done`: the baseline tier (or the forced lowering).
+        First,
+        /// `relearned`: the current tier, for a new key order.
+        Relearned,
+        /// `optimized`: the optimising tier, on the current key orders.
+        Optimized,
+    }
+
+    /// Fills `version` of `slot` with a decoder for `layout` unless it is
+    /// filled; waits if another thread is compiling it. Speculates on
+    /// `key_orders`, or (`None`) on those of the decoder it replaces. Returns
+    /// the version's content.
     fn compile_into(
         slot: &Entry,
         layout: &'static TypeLayout,
         compiler: Compiler,
-        key_orders: KeyOrders,
+        version: Version,
+        key_orders: Option<KeyOrders>,
     ) -> Result<&'static Compiled, &'static str> {
         let started = std::time::Instant::now();
-        let was_ready = slot.done.get().is_some();
-        // The shard lock is released: compile inside the once-cell only.
-        let done = if compiler == Compiler::Relearn {
-            slot.relearned.get_or_init(|| compile_layout(layout, compiler, key_orders, slot.misses))
-        } else {
-            slot.done.get_or_init(|| compile_layout(layout, compiler, key_orders, slot.misses))
+        let cell = match version {
+            Version::First => &slot.done,
+            Version::Relearned => &slot.relearned,
+            Version::Optimized => &slot.optimized,
         };
+        let was_ready = cell.get().is_some();
+        // The shard lock is released: compile inside the once-cell only.
+        let done = cell.get_or_init(|| {
+            let optimized = matches!(slot.optimized.get(), Some(Ok(_)));
+            let structs = match (forced_lowering(), version) {
+                (Some(forced), _) => forced,
+                (None, Version::Optimized) => StructLowering::Unrolled,
+                (None, Version::Relearned) if optimized => StructLowering::Unrolled,
+                (None, _) => StructLowering::Table,
+            };
+            let key_orders = key_orders.unwrap_or_else(|| match slot.current() {
+                Some(Ok(current)) => current.key_orders.clone(),
+                _ => KeyOrders::default(),
+            });
+            let result = compile_layout(layout, compiler, structs, key_orders, slot.misses);
+            if version != Version::First
+                && let Ok(compiled) = result
+            {
+                install(slot, compiled);
+            }
+            result
+        });
         if compiler == Compiler::Caller && !was_ready {
             stats_cell().lock().unwrap_or_else(|p| p.into_inner()).caller_wait += started.elapsed();
         }
         done.as_ref().copied().map_err(|e| leak_reason(e))
     }
 
+    /// Makes `compiled` the decoder `slot` serves, unless that would replace
+    /// optimising-tier code with baseline code: a relearn compiled in the
+    /// baseline tier may finish after a promotion (or a `Tiering::Wait`
+    /// caller's compile) did.
+    fn install(slot: &Entry, compiled: &'static Compiled) {
+        let new = std::ptr::from_ref(compiled).cast_mut();
+        let mut current = slot.latest.load(Ordering::Acquire);
+        loop {
+            // SAFETY: `latest` only ever holds leaked `&'static Compiled`s.
+            let downgrade = !current.is_null()
+                && unsafe { &*current }.structs == StructLowering::Unrolled
+                && compiled.structs == StructLowering::Table;
+            if downgrade {
+                return;
+            }
+            match slot.latest.compare_exchange(current, new, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return,
+                Err(now) => current = now,
+            }
+        }
+    }
+
     /// The compiled decoder for `layout` if it is ready; otherwise queues its
     /// compile on a background worker (once per type) and returns at once. Never
-    /// compiles, probes or waits on the calling thread. Every
-    /// [`DRIFT_CHECK_EVERY`] decodes on a thread it also checks the type's key
-    /// order for drift ([`check_drift`]).
-    pub(crate) fn compiled_or_queue(layout: &'static TypeLayout) -> Tier {
-        let id = (layout.type_id)();
-        if let Some((last_id, compiled, countdown)) = last()
-            && last_id == id
-        {
-            if countdown > 1 {
-                set_last(Some((id, compiled, countdown - 1)));
-                return Tier::Ready(compiled);
-            }
-            set_last(None);
-            if let Some(slot) = cache().get(&id).map(|slot| slot.clone())
+    /// compiles, probes or waits on the calling thread. `len` is the input's
+    /// length: every [`DRIFT_CHECK_EVERY`] decodes (or [`FLUSH_BYTES`]) on a
+    /// thread it reports them to the type's entry, which may promote the type,
+    /// and checks its key order for drift ([`check_drift`]).
+    pub(crate) fn compiled_or_queue(layout: &'static TypeLayout, len: usize) -> Tier {
+        if let Some(last) = last_for(layout) {
+            let Some((decodes, bytes)) = count_decode(last, len) else {
+                return Tier::Ready(last.compiled);
+            };
+            if let Some(slot) = report(last.id, layout, decodes, bytes, true)
                 && let Some(tier) = check_drift(slot, layout)
             {
                 return tier;
             }
         }
+        let id = (layout.type_id)();
         // Whether this process can run generated code is probed once, by the first
         // background job; until then every type is still compiling.
         if let Some(Err(why)) = PROBE.get() {
@@ -377,11 +635,10 @@ cfg_jit! {
         let slot: Slot = match cache().get(&id) {
             Some(slot) => match slot.current() {
                 Some(Ok(compiled)) => {
-                    let compiled = *compiled;
-                    set_last(Some((id, compiled, DRIFT_CHECK_EVERY)));
+                    remember(&slot, layout, id, compiled, len);
                     return Tier::Ready(compiled);
                 }
-                Some(Err(why)) => return Tier::Failed(leak_reason(why)),
+                Some(Err(why)) => return Tier::Failed(why),
                 None => slot.clone(),
             },
             None => cache().entry(id).or_default().clone(),
@@ -405,10 +662,7 @@ cfg_jit! {
     /// Once per type, so documents in no stable order cannot make it recompile
     /// forever. `None`: carry on with the current decoder.
     fn check_drift(slot: Slot, layout: &'static TypeLayout) -> Option<Tier> {
-        let decodes = slot
-            .decodes
-            .fetch_add(u64::from(DRIFT_CHECK_EVERY), Ordering::Relaxed)
-            + u64::from(DRIFT_CHECK_EVERY);
+        let decodes = slot.decodes.load(Ordering::Relaxed);
         let misses = slot.misses.load(Ordering::Relaxed);
         let drifted = misses > DRIFT_MISSES_PER_DECODE * decodes;
         if drifted && slot.relearned.get().is_none() && !slot.relearn.swap(true, Ordering::AcqRel) {
@@ -444,9 +698,13 @@ cfg_jit! {
         fn drop(&mut self) {
             let (slot, layout, compiler) = (self.slot.clone(), self.layout, self.compiler);
             let orders = std::mem::take(&mut self.orders);
+            let version = match compiler {
+                Compiler::Relearn => Version::Relearned,
+                _ => Version::First,
+            };
             tier::submit(Box::new(move || {
                 if available().is_ok() {
-                    let _ = compile_into(&slot, layout, compiler, orders);
+                    let _ = compile_into(&slot, layout, compiler, version, Some(orders));
                 }
             }));
         }
@@ -491,7 +749,14 @@ cfg_no_jit! {
         Err("this build has no JIT (the `jit` feature is off, or Cranelift does not support this target)")
     }
 
-    pub(crate) fn compiled(_layout: &'static TypeLayout) -> Result<&'static Compiled, &'static str> {
+    /// Which compiled tier a caller asks for (nothing is compiled in this build).
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    pub(crate) enum Want {
+        Baseline,
+        Optimized,
+    }
+
+    pub(crate) fn compiled(_layout: &'static TypeLayout, _want: Want, _len: usize) -> Result<&'static Compiled, &'static str> {
         Err("this build has no JIT")
     }
 
@@ -499,7 +764,7 @@ cfg_no_jit! {
         CacheStats::default()
     }
 
-    pub(crate) fn compiled_or_queue(_layout: &'static TypeLayout) -> Tier {
+    pub(crate) fn compiled_or_queue(_layout: &'static TypeLayout, _len: usize) -> Tier {
         Tier::Unavailable("this build has no JIT")
     }
 

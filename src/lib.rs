@@ -97,6 +97,10 @@
 //!   [`Backend::Auto`] use the interpreter.
 //! - `JITSON_DUMP_IR=<dir>` writes the Cranelift IR (`.clif`) and disassembly
 //!   (`.s`) of every function the JIT compiles into `<dir>` (see `docs/jit.md`).
+//! - `JITSON_TIERING=wait` makes [`Tiering::Wait`] the default (see [`Tiering`]).
+//! - `JITSON_STRUCTS=table` or `=unrolled` lowers every struct one way, the
+//!   baseline or the optimising tier's, and turns promotion off (read once).
+//! - `JITSON_PERF_MAP=1` lists compiled functions in `/tmp/perf-<pid>.map`.
 
 use std::any::TypeId;
 use std::marker::PhantomData;
@@ -174,19 +178,25 @@ impl Backend {
 /// The process default is [`Tiering::Background`], or [`Tiering::Wait`] when the
 /// environment has `JITSON_TIERING=wait` (read once); [`Decoder::tiering`]
 /// overrides it per decoder. [`Backend::Jit`] and [`warm_up`] always compile on
-/// the calling thread.
+/// the calling thread (the baseline tier, or with `Wait` the optimising one).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Tiering {
     /// The first decodes of a type run on the interpreter while a background
-    /// worker (a small bounded pool, one compile per type) compiles it; later
-    /// decodes switch to the compiled code as soon as it is ready. No decode ever
-    /// waits for a compile. The tiers of a language VM, applied to bytedance/sonic's
-    /// design, whose first decode of each type compiled on the request path.
+    /// worker (a small bounded pool, one compile per type) compiles its baseline
+    /// tier (struct tables, see `docs/jit.md`, "Tiers"); later decodes switch to
+    /// the compiled code as soon as it is ready. Once the type has decoded
+    /// 32 MiB on it, a worker compiles the optimising tier (unrolled struct
+    /// functions) and decodes switch again. No decode ever waits for a compile.
+    /// The tiers of a language VM (V8's Sparkplug and TurboFan), applied to
+    /// bytedance/sonic's design, whose first decode of each type compiled on the
+    /// request path. With [`Backend::Jit`], the baseline is compiled on the
+    /// calling thread, then promoted the same way.
     #[default]
     Background,
-    /// The first decode of a type compiles it on the calling thread and waits
-    /// (concurrent first decodes share that one compile); every decode runs on
-    /// compiled code. For benchmarks and tests that need determinism.
+    /// The first decode of a type compiles its optimising tier on the calling
+    /// thread and waits (concurrent first decodes share that one compile); every
+    /// decode runs on that final code, with no tier switch. For benchmarks and
+    /// tests that need determinism.
     Wait,
 }
 
@@ -225,10 +235,20 @@ enum Fallback {
     CompileFailed,
 }
 
-/// Tries the JIT for `layout`: available, then compiled.
-fn jit_engine(layout: &'static TypeLayout) -> Result<Engine, (Fallback, &'static str)> {
+/// Tries the JIT for `layout`: available, then compiled (the optimising tier
+/// with `Tiering::Wait`, else whatever is compiled or the baseline tier), for an
+/// input of `len` bytes.
+fn jit_engine(
+    layout: &'static TypeLayout,
+    tiering: Tiering,
+    len: usize,
+) -> Result<Engine, (Fallback, &'static str)> {
     jit::available().map_err(|why| (Fallback::JitUnavailable, why))?;
-    jit::compiled(layout)
+    let want = match tiering {
+        Tiering::Wait => jit::Want::Optimized,
+        Tiering::Background => jit::Want::Baseline,
+    };
+    jit::compiled(layout, want, len)
         .map(Engine::Jit)
         .map_err(|why| (Fallback::CompileFailed, why))
 }
@@ -242,9 +262,10 @@ fn choose_engine(
     backend: Backend,
     tiering: Tiering,
     layout: &'static TypeLayout,
+    len: usize,
 ) -> Result<(Engine, Option<jit::Learner>), Error> {
     if backend == Backend::Auto && tiering == Tiering::Background && !jit_disabled_by_env() {
-        let engine = match jit::compiled_or_queue(layout) {
+        let engine = match jit::compiled_or_queue(layout, len) {
             jit::Tier::Ready(compiled) => Engine::Jit(compiled),
             jit::Tier::Compiling => {
                 STATS.tiered_decodes.fetch_add(1, Ordering::Relaxed);
@@ -265,25 +286,30 @@ fn choose_engine(
         };
         return Ok((engine, None));
     }
-    Ok((choose_engine_counting(backend, layout, true)?, None))
+    Ok((
+        choose_engine_counting(backend, tiering, layout, len, true)?,
+        None,
+    ))
 }
 
 /// [`choose_engine`], optionally without counting a fallback (for warm-up, which
 /// decodes nothing).
 fn choose_engine_counting(
     backend: Backend,
+    tiering: Tiering,
     layout: &'static TypeLayout,
+    len: usize,
     count: bool,
 ) -> Result<Engine, Error> {
     match backend {
         Backend::Interpreter => Ok(Engine::Interpreter),
-        Backend::Jit => jit_engine(layout)
+        Backend::Jit => jit_engine(layout, tiering, len)
             .map_err(|(_, why)| Error::without_position(ErrorCode::BackendUnavailable(why))),
         Backend::Auto => {
             let attempt = if jit_disabled_by_env() {
                 Err((Fallback::DisabledByEnv, "JITSON_DISABLE_JIT is set"))
             } else {
-                jit_engine(layout)
+                jit_engine(layout, tiering, len)
             };
             Ok(attempt.unwrap_or_else(|(fallback, why)| {
                 if count {
@@ -415,7 +441,7 @@ impl<T> Decoder<T> {
     where
         T: HasLayout,
     {
-        choose_engine_counting(self.backend, T::LAYOUT, false)?;
+        choose_engine_counting(self.backend, self.tiering, T::LAYOUT, 0, false)?;
         prepare(T::LAYOUT);
         Ok(())
     }
@@ -426,7 +452,7 @@ impl<T> Decoder<T> {
     where
         T: HasLayout,
     {
-        let (engine, learner) = choose_engine(self.backend, self.tiering, T::LAYOUT)?;
+        let (engine, learner) = choose_engine(self.backend, self.tiering, T::LAYOUT, input.len())?;
         // Whatever this decode stashes and does not resume is gone when it returns
         // or unwinds; a decode run from a `Drop` inside another keeps its own.
         let _panics = jitson_core::panic::Scope::enter();
@@ -551,9 +577,11 @@ pub fn from_str<'de, T: DecodeBorrowed<'de>>(input: &'de str) -> Result<T, Error
 /// Prepares decoding documents whose root is a `T`, now, so the first such decode
 /// pays nothing extra (as bytedance/sonic's `Pretouch`, but including every
 /// dependent type): with [`Backend::Auto`] and the JIT available, compiles `T`'s
-/// decoder, which contains the code for every type reachable from `T` as it
-/// appears inside a `T`; afterwards no decode of `T` compiles anything (see
-/// [`Stats::layouts_compiled`]).
+/// decoder (its baseline tier: 0.1 ms for a 30-field struct), which contains the
+/// code for every type reachable from `T` as it appears inside a `T`; afterwards
+/// no decode of `T` compiles on its own thread (see
+/// [`Stats::layouts_compiled`]): once `T` is hot, a background worker compiles
+/// its optimising tier ([`Stats::promotions`]).
 ///
 /// A type reachable from `T` but decoded on its own (`from_slice::<U>` where `T`
 /// has a `U` field) is the root of another decoder, which compiles on its first
@@ -672,6 +700,10 @@ pub struct Stats {
     /// Types compiled again because their documents' key order drifted from the
     /// compiled speculation (at most once per type; see `docs/jit.md`, "Tiers").
     pub key_order_relearns: u64,
+    /// Types compiled again in the optimising tier (unrolled struct functions)
+    /// once hot: after 32 MiB of input decoded by their baseline tier (see
+    /// `docs/jit.md`, "Tiers").
+    pub promotions: u64,
 }
 
 impl Stats {
@@ -720,6 +752,7 @@ pub fn stats() -> Stats {
         compile_worker_error: cache.worker_spawn_error,
         learned_key_orders: cache.learned_orders,
         key_order_relearns: cache.relearns,
+        promotions: cache.promotions,
     }
 }
 
@@ -731,7 +764,7 @@ mod tests {
     fn backend_choice() {
         let layout = <u8 as HasLayout>::LAYOUT;
         assert_eq!(
-            choose_engine(Backend::Interpreter, Tiering::Wait, layout)
+            choose_engine(Backend::Interpreter, Tiering::Wait, layout, 0)
                 .unwrap()
                 .0
                 .name(),
@@ -743,13 +776,13 @@ mod tests {
             "interpreter"
         };
         assert_eq!(
-            choose_engine(Backend::Auto, Tiering::Wait, layout)
+            choose_engine(Backend::Auto, Tiering::Wait, layout, 0)
                 .unwrap()
                 .0
                 .name(),
             expected
         );
-        match choose_engine(Backend::Jit, Tiering::Wait, layout) {
+        match choose_engine(Backend::Jit, Tiering::Wait, layout, 0) {
             Ok((engine, _)) => assert_eq!(engine.name(), "jit"),
             Err(err) => {
                 assert!(!Backend::Jit.is_available());

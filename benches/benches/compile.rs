@@ -2,9 +2,11 @@
 //!
 //! 1. Criterion group `compile`: `jitson_jit::compile` called directly (outside the
 //!    facade's cache, so every iteration compiles from scratch) for the seed types
-//!    and the whole corpus models: `jitson_jit::compile/Order` is the 30-field
-//!    layout, `jitson_jit::compile/Twitter` everything reachable from the
-//!    twitter.json root. The compiled module is freed outside the timing.
+//!    and the whole corpus models, in both tiers: `jitson_jit::compile/Order` is
+//!    the 30-field layout's optimising tier (unrolled structs),
+//!    `jitson_jit::compile_baseline/Order` its baseline tier (struct tables),
+//!    `…/Twitter` everything reachable from the twitter.json root. The compiled
+//!    module is freed outside the timing.
 //! 2. Printed before that: the first decode (compile included, through the
 //!    facade's cache) of a type never decoded before, issued alone and then while
 //!    other threads also make their first decode of new types. Each trial uses
@@ -30,31 +32,42 @@ mod jit {
     use jitson_benches::models::{canada::Canada, citm::CitmCatalog, twitter::Twitter};
     use jitson_benches::seed::{Account, Order, User};
     use jitson_benches::{corpus_dir, one};
-    use jitson_jit::{CompileOptions, compile};
+    use jitson_jit::{CompileOptions, StructLowering, compile};
 
     fn compile_one<T: Decode>(
         c: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
         name: &str,
     ) {
-        let compiled = compile(<T as jitson::HasLayout>::LAYOUT, CompileOptions::default())
-            .unwrap_or_else(|e| panic!("compiling {name}: {e}"));
-        println!(
-            "{name}: {} functions, {} bytes of code, {:?} (first compile in this process){}",
-            compiled.functions,
-            compiled.code_bytes,
-            compiled.compile_time,
-            if compiled.interpreted.is_empty() {
-                String::new()
-            } else {
-                format!("; interpreted: {:?}", compiled.interpreted)
-            }
-        );
-        drop(compiled);
-        c.bench_function(format!("jitson_jit::compile/{name}"), |b| {
-            b.iter_with_large_drop(|| {
-                compile(<T as jitson::HasLayout>::LAYOUT, CompileOptions::default()).unwrap()
-            })
-        });
+        // The optimising tier under the bench's historical name, then the
+        // baseline tier.
+        for (bench, structs) in [
+            ("jitson_jit::compile", StructLowering::Unrolled),
+            ("jitson_jit::compile_baseline", StructLowering::Table),
+        ] {
+            let options = || CompileOptions {
+                structs,
+                ..Default::default()
+            };
+            let compiled = compile(<T as jitson::HasLayout>::LAYOUT, options())
+                .unwrap_or_else(|e| panic!("compiling {name}: {e}"));
+            println!(
+                "{name} ({structs:?}): {} functions, {} bytes of code, {:?} (first compile in this process){}",
+                compiled.functions,
+                compiled.code_bytes,
+                compiled.compile_time,
+                if compiled.interpreted.is_empty() {
+                    String::new()
+                } else {
+                    format!("; interpreted: {:?}", compiled.interpreted)
+                }
+            );
+            drop(compiled);
+            c.bench_function(format!("{bench}/{name}"), |b| {
+                b.iter_with_large_drop(|| {
+                    compile(<T as jitson::HasLayout>::LAYOUT, options()).unwrap()
+                })
+            });
+        }
     }
 
     /// `warm_up` of 1,000 distinct struct types (`Fresh<User, 0>` ..

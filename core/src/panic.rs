@@ -33,6 +33,7 @@ thread_local! {
 }
 
 /// Removes and returns the pending payload.
+#[inline]
 fn take() -> Option<Payload> {
     PAYLOAD
         .try_with(Cell::take)

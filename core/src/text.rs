@@ -105,6 +105,7 @@ pub fn scan_number(input: &[u8], pos: usize) -> Result<Number, LexError> {
             }
         }
         Some(b'1'..=b'9') => {
+            add_digit_runs(input, &mut pos, &mut mantissa);
             while let Some(&d @ b'0'..=b'9') = input.get(pos) {
                 if !overflow && !push_digit(&mut mantissa, d) {
                     overflow = true;
@@ -127,6 +128,9 @@ pub fn scan_number(input: &[u8], pos: usize) -> Result<Number, LexError> {
             None => return Err((ErrorCode::EofWhileParsingNumber, input.len())),
             Some(b'0'..=b'9') => {}
             Some(_) => return Err((ErrorCode::InvalidNumber, pos)),
+        }
+        if !overflow {
+            exponent -= add_digit_runs(input, &mut pos, &mut mantissa) as i64;
         }
         while let Some(&d @ b'0'..=b'9') = input.get(pos) {
             if !overflow {
@@ -171,6 +175,71 @@ pub fn scan_number(input: &[u8], pos: usize) -> Result<Number, LexError> {
         is_integer,
         overflow,
     })
+}
+
+/// The largest significand eight more digits can extend without overflowing
+/// a `u64` (`99_999_999_999 * 10^8 + 99_999_999 < 2^64`).
+const SWAR_MANTISSA_LIMIT: u64 = 99_999_999_999;
+
+/// `10^k` for `k` in `0..=8`: the scale of a run of `k` digits added at once
+/// (here and in the JIT's digit loop, which loads it by address).
+pub static POW10_U64: [u64; 9] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+/// Adds the digits at `*pos` to `mantissa`, eight at a time ([`leading_digits`])
+/// while that cannot overflow, and moves `*pos` past them; returns how many it
+/// added. The byte-by-byte loop after it takes what is left (the last digits
+/// near the end of the input, or those that may overflow).
+#[inline(always)]
+fn add_digit_runs(input: &[u8], pos: &mut usize, mantissa: &mut u64) -> usize {
+    let start = *pos;
+    while *mantissa <= SWAR_MANTISSA_LIMIT
+        && let Some((k, value)) = leading_digits(input, *pos)
+    {
+        *mantissa = *mantissa * POW10_U64[k] + value;
+        *pos += k;
+        if k < 8 {
+            break;
+        }
+    }
+    *pos - start
+}
+
+/// The run of ASCII digits at the start of `input[pos..pos + 8]` and its value,
+/// read as one little-endian word (SWAR: the scheme of simdjson's
+/// `parse_eight_digits_unrolled`, Lemire 2018); `None` where fewer than eight
+/// bytes remain or the first is not a digit. The JIT's twin is `emit_digits` in
+/// `jit/src/kind/scalar.rs`.
+#[inline(always)]
+fn leading_digits(input: &[u8], pos: usize) -> Option<(usize, u64)> {
+    let bytes: [u8; 8] = input.get(pos..pos + 8)?.try_into().ok()?;
+    let w = u64::from_le_bytes(bytes);
+    // A byte is a digit iff its high nibble is 3, also after adding 6. A carry
+    // out of a byte at or above 0xFA spoils only the bytes after a non-digit.
+    let high = w & 0xF0F0_F0F0_F0F0_F0F0;
+    let high6 = w.wrapping_add(0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0;
+    let bad = (high ^ 0x3030_3030_3030_3030) | (high6 ^ 0x3030_3030_3030_3030);
+    let k = (bad.trailing_zeros() / 8) as usize;
+    if k == 0 {
+        return None;
+    }
+    // The digits moved to the top bytes (the bytes below read as leading zeros),
+    // then pairs, quads and the two halves combined.
+    let v = w.wrapping_sub(0x3030_3030_3030_3030) << (8 * (8 - k));
+    let pairs = v.wrapping_mul(10).wrapping_add(v >> 8);
+    let quads = (pairs & 0x0000_00FF_0000_00FF)
+        .wrapping_mul(100 + (1_000_000 << 32))
+        .wrapping_add(((pairs >> 16) & 0x0000_00FF_0000_00FF).wrapping_mul(1 + (10_000 << 32)));
+    Some((k, quads >> 32))
 }
 
 /// Validates and discards the number at `pos`.
@@ -770,6 +839,42 @@ fn ignore_key_colon(input: &[u8], pos: usize, validate_utf8: bool) -> Result<usi
 
 #[cfg(test)]
 mod tests {
+
+    /// `leading_digits` against a byte loop on every window of a stream mixing
+    /// digits with the bytes around them and those whose carry crosses a byte
+    /// (`/`, `:`, 0xFA..=0xFF).
+    #[test]
+    fn leading_digits_match_a_byte_loop() {
+        let alphabet: &[u8] = b"0123456789012345678901234567890123456789/:.e-\xfa\xff";
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let stream: Vec<u8> = (0..200_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                match x % 61 {
+                    58 => 0xFA,
+                    59 => 0xFF,
+                    60 => 0xFE,
+                    r => alphabet[(r as usize) % alphabet.len()],
+                }
+            })
+            .collect();
+        for pos in 0..stream.len() {
+            let run = stream[pos..]
+                .iter()
+                .take(8)
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            let expected = (pos + 8 <= stream.len() && run > 0).then(|| {
+                let value = stream[pos..pos + run]
+                    .iter()
+                    .fold(0u64, |v, &d| v * 10 + u64::from(d - b'0'));
+                (run, value)
+            });
+            assert_eq!(leading_digits(&stream, pos), expected, "at {pos}");
+        }
+    }
 
     /// `decimal_to_f64` against fast-float2 (correctly rounded) on the text
     /// `<m>e<exponent>`: random mantissas of every length, every exponent in

@@ -306,20 +306,31 @@ pub(crate) unsafe extern "C" fn skip_member(state: *mut JitState) -> i8 {
     let Ok(end) = ignore_value(input, colon + 1, state.validate_utf8 != 0) else {
         return MemberStatus::Bail as i8;
     };
+    match after_member(input, end) {
+        Some((status, pos)) => {
+            state.pos = pos;
+            status as i8
+        }
+        None => MemberStatus::Bail as i8,
+    }
+}
+
+/// What follows a member's value ending at `end`: `}` (the status `Close`, with
+/// the offset of the `}`), or `,` and the next key's opening quote (`Next`,
+/// with the offset of the quote); `None` for anything else. The test generated
+/// member functions make in IR after their value, for the members decoded here.
+pub(crate) fn after_member(input: &[u8], end: usize) -> Option<(crate::kind::MemberStatus, usize)> {
+    use crate::kind::MemberStatus;
+    use jitson_core::text::skip_ws;
     let after = skip_ws(input, end);
-    let (status, pos) = match input.get(after) {
-        Some(b'}') => (MemberStatus::Close, after),
+    match input.get(after) {
+        Some(b'}') => Some((MemberStatus::Close, after)),
         Some(b',') => {
             let quote = skip_ws(input, after + 1);
-            if input.get(quote) != Some(&b'"') {
-                return MemberStatus::Bail as i8;
-            }
-            (MemberStatus::Next, quote)
+            (input.get(quote) == Some(&b'"')).then_some((MemberStatus::Next, quote))
         }
-        _ => return MemberStatus::Bail as i8,
-    };
-    state.pos = pos;
-    status as i8
+        _ => None,
+    }
 }
 
 /// Fills what an object did not name, once every required field is known to be

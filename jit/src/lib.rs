@@ -107,6 +107,11 @@ pub struct Compiled {
     /// Layouts reached from the root whose values are always decoded by the
     /// interpreter, with the reason (a kind not lowered, too many fields).
     pub interpreted: Vec<(&'static str, &'static str)>,
+    /// The key orders the struct functions speculate on, and how they were
+    /// lowered (`CompileOptions`), so a later compile can keep the one and
+    /// change the other.
+    pub key_orders: jitson_core::layout::KeyOrders,
+    pub structs: StructLowering,
 }
 
 /// The signature of every generated function.
@@ -182,6 +187,23 @@ pub struct CompileOptions {
     /// misses its struct's speculation, so the caller can tell when documents
     /// drift from the order compiled.
     pub miss_counter: Option<&'static std::sync::atomic::AtomicU64>,
+    /// How struct functions are lowered.
+    pub structs: StructLowering,
+}
+
+/// How a struct's function is lowered (issue 10's tiers). Both keep the same
+/// contract, speculate on the same key order and call the same member functions
+/// for the values; they differ in what is compiled per struct.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StructLowering {
+    /// Per field, the key compare, the member call and the status test in IR
+    /// (`kind/struct_.rs`): about 30 IR instructions per field and 240 per
+    /// struct.
+    #[default]
+    Unrolled,
+    /// A table per struct, walked by one Rust function compiled with the crate
+    /// (`kind/struct_table.rs`); the struct's own function is a call.
+    Table,
 }
 
 fn build_isa(opt_level: &str) -> Result<OwnedTargetIsa, CompileError> {
@@ -233,7 +255,10 @@ pub(crate) enum Role {
 /// struct reachable through lowered kinds, and every `Option`/`Box` payload, map
 /// value and enum payload; a member function for every distinct field layout of a
 /// compiled struct. Kinds the interpreter handles whole are not entered.
-fn collect_functions(root: &'static TypeLayout) -> Vec<(Role, &'static TypeLayout)> {
+fn collect_functions(
+    root: &'static TypeLayout,
+    structs: StructLowering,
+) -> Vec<(Role, &'static TypeLayout)> {
     let mut out: Vec<(Role, &'static TypeLayout)> = Vec::new();
     let has = |out: &[(Role, &TypeLayout)], role: Role, layout: &TypeLayout| {
         out.iter().any(|&(r, l)| r == role && l.id() == layout.id())
@@ -255,20 +280,36 @@ fn collect_functions(root: &'static TypeLayout) -> Vec<(Role, &'static TypeLayou
         if (value || member) && !new_value && !new_member {
             continue;
         }
-        stack.extend(lowered_children(layout));
+        stack.extend(lowered_children(layout, structs));
     }
     out
 }
 
 /// The layouts generated code for `layout` reaches, with the function each
 /// needs (`None`: decoded inline). Kinds the interpreter handles whole reach
-/// nothing.
-fn lowered_children(layout: &'static TypeLayout) -> Vec<(&'static TypeLayout, Option<Role>)> {
+/// nothing. A struct's fields need member functions; under
+/// [`StructLowering::Table`] a field that is itself a table-lowered struct needs
+/// only that struct's function (its table), since the walker decodes the
+/// member around it.
+fn lowered_children(
+    layout: &'static TypeLayout,
+    structs: StructLowering,
+) -> Vec<(&'static TypeLayout, Option<Role>)> {
     match &layout.kind {
         Kind::Struct(st) if translate::fits_bitmaps(st) => st
             .fields
             .iter()
-            .map(|f| (f.layout.get(), Some(Role::Member)))
+            .map(|f| {
+                let field = f.layout.get();
+                match &field.kind {
+                    Kind::Struct(inner)
+                        if structs == StructLowering::Table && translate::fits_bitmaps(inner) =>
+                    {
+                        (field, Some(Role::Value))
+                    }
+                    _ => (field, Some(Role::Member)),
+                }
+            })
             .collect(),
         Kind::Option(o) => vec![(o.some.get(), Some(Role::Value))],
         Kind::Box(b) => vec![(b.inner.get(), Some(Role::Value))],
@@ -365,7 +406,7 @@ fn compile_inner(
 ) -> Result<Compiled, CompileError> {
     let started = Instant::now();
     let memory_provider = options.memory_provider.take();
-    let functions = collect_functions(root);
+    let functions = collect_functions(root, options.structs);
     // Functions that depend on nothing but their layout come from the library,
     // compiled once per process; the rest (the root, and everything that
     // reaches a struct, whose code depends on key orders) are this module's. A
@@ -401,6 +442,8 @@ fn compile_inner(
         compile_time: started.elapsed(),
         functions: local.len() + from_library.compiled,
         interpreted,
+        key_orders: options.key_orders,
+        structs: options.structs,
     })
 }
 
@@ -421,7 +464,11 @@ fn shareable(layout: &'static TypeLayout) -> bool {
         seen.push(layout.id());
         match &layout.kind {
             Kind::Struct(_) | Kind::Column(_) => return false,
-            _ => stack.extend(lowered_children(layout).into_iter().map(|(l, _)| l)),
+            _ => stack.extend(
+                lowered_children(layout, StructLowering::Unrolled)
+                    .into_iter()
+                    .map(|(l, _)| l),
+            ),
         }
     }
     true
@@ -518,6 +565,7 @@ fn build_module(
             translate::Speculation {
                 key_orders: &options.key_orders,
                 miss_counter: options.miss_counter.map(std::ptr::from_ref),
+                structs: options.structs,
             },
             (role, layout),
             call_conv,
@@ -549,6 +597,33 @@ fn build_module(
     module
         .finalize_definitions()
         .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?;
+    // Struct tables point to the member functions, whose addresses exist now,
+    // and to the tables of fields that are table-lowered structs.
+    let tables: HashMap<LayoutId, *const kind::StructTable> = data
+        .struct_tables
+        .iter()
+        .map(|t| (t.layout().id(), &raw const **t))
+        .collect();
+    for table in &mut data.struct_tables {
+        for (i, field) in table.struct_layout().fields.iter().enumerate() {
+            let id = field.layout.get().id();
+            if let Some(&nested) = tables.get(&id) {
+                table.set_nested(i, nested);
+                continue;
+            }
+            let key = (Role::Member, id);
+            let address = match imports.get(&key) {
+                Some(&address) => std::ptr::with_exposed_provenance::<u8>(address),
+                None => module.get_finalized_function(ids[&key]),
+            };
+            // SAFETY: the member function was defined (here or in the library)
+            // with the member signature: two pointers in, an `i8` status out,
+            // the host's C calling convention.
+            let member =
+                unsafe { std::mem::transmute::<*const u8, kind::struct_table::MemberFn>(address) };
+            table.set_member(i, member);
+        }
+    }
     if options.perf_map {
         let named = functions
             .iter()
@@ -742,8 +817,7 @@ pub fn probe(
             dump_dir: None,
             memory_provider,
             perf_map: false,
-            key_orders: Default::default(),
-            miss_counter: None,
+            ..Default::default()
         },
     )?;
     let input = b"true";

@@ -24,8 +24,8 @@ use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
 use jitson_core::layout::{Kind, LayoutId, Tagging, TypeLayout};
 
-use crate::Role;
 use crate::helpers::{self, JitState};
+use crate::{Role, StructLowering};
 
 /// Structs with more fields than bits in the seen-bitmap variable are decoded by
 /// the interpreter whole.
@@ -59,6 +59,9 @@ pub(crate) struct Translated {
 pub(crate) struct ModuleData {
     /// Struct key tables (`match_key`).
     pub key_tables: Vec<Box<jitson_core::keys::KeyTable>>,
+    /// Struct tables (`StructLowering::Table`), completed with their member
+    /// functions' addresses once the module is finalized.
+    pub struct_tables: Vec<Box<crate::kind::StructTable>>,
     /// Per-`Vec`-site capacity hints: the length the site's last vector had
     /// (bounded), reserved at its next vector's first element.
     pub capacity_hints: Vec<Box<std::sync::atomic::AtomicUsize>>,
@@ -67,6 +70,7 @@ pub(crate) struct ModuleData {
 impl ModuleData {
     pub(crate) fn extend(&mut self, other: ModuleData) {
         self.key_tables.extend(other.key_tables);
+        self.struct_tables.extend(other.struct_tables);
         self.capacity_hints.extend(other.capacity_hints);
     }
 }
@@ -90,7 +94,10 @@ pub(crate) fn translate_function(
     let mut t = FnTranslator::new(b, module, ids, speculation, state, call_conv);
     match &layout.kind {
         _ if role == Role::Member => t.emit_member_function(layout, dst),
-        Kind::Struct(st) if fits_bitmaps(st) => t.emit_struct_function(layout, st, dst),
+        Kind::Struct(st) if fits_bitmaps(st) => match speculation.structs {
+            StructLowering::Unrolled => t.emit_struct_function(layout, st, dst),
+            StructLowering::Table => t.emit_struct_thunk(layout, st, dst),
+        },
         Kind::Struct(_) => {
             t.interpreted.push((
                 (layout.type_name)(),
@@ -114,6 +121,8 @@ pub(crate) struct Speculation<'a> {
     pub key_orders: &'a jitson_core::layout::KeyOrders,
     /// Incremented for every key that misses its speculation.
     pub miss_counter: Option<*const std::sync::atomic::AtomicU64>,
+    /// How struct functions are lowered.
+    pub structs: StructLowering,
 }
 
 /// Memory flags for input loads: may be unaligned; bounds are checked before.

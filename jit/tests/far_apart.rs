@@ -95,6 +95,7 @@ fn scattered_chunks_are_a_compile_error_not_a_panic() {
             perf_map: false,
             key_orders: Default::default(),
             miss_counter: None,
+            ..Default::default()
         },
     );
     match result {
@@ -130,6 +131,7 @@ fn an_exhausted_reservation_is_a_compile_error() {
             perf_map: false,
             key_orders: Default::default(),
             miss_counter: None,
+            ..Default::default()
         },
     );
     assert!(

@@ -10,5 +10,7 @@ mod scalar;
 mod seq;
 mod string;
 mod struct_;
+pub(crate) mod struct_table;
 
 pub(crate) use struct_::MemberStatus;
+pub(crate) use struct_table::StructTable;

@@ -49,8 +49,22 @@ pub(crate) enum MemberStatus {
     Failed = 4,
 }
 
+/// The fields that must be present (no default, not optional) and those filled
+/// when absent, as bitmaps by field index (at most 64 fields).
+pub(super) fn presence_masks(st: &StructLayout) -> (u64, u64) {
+    let (mut required, mut fillable) = (0u64, 0u64);
+    for (i, f) in st.fields.iter().enumerate() {
+        if f.default.is_none() && !f.layout.get().is_optional() {
+            required |= 1 << i;
+        } else {
+            fillable |= 1 << i;
+        }
+    }
+    (required, fillable)
+}
+
 /// Whether `name` can be compared against raw key bytes.
-fn is_plain(name: &str) -> bool {
+pub(super) fn is_plain(name: &str) -> bool {
     name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\')
 }
 
@@ -287,6 +301,35 @@ impl FnTranslator<'_, '_> {
         self.ret(false);
     }
 
+    /// The body of a struct's function under [`crate::StructLowering::Table`]: a call
+    /// to [`struct_table::walk`] with the struct's table (built here, owned by
+    /// the module, its member functions set once the module is finalized).
+    pub(crate) fn emit_struct_thunk(
+        &mut self,
+        layout: &'static TypeLayout,
+        st: &'static StructLayout,
+        dst: Value,
+    ) {
+        let order = self.key_orders.speculation(st);
+        let table = Box::new(super::StructTable::new(
+            layout,
+            st,
+            &order,
+            self.miss_counter,
+        ));
+        let table_ptr = self.const_ptr(&raw const *table);
+        self.data.struct_tables.push(table);
+        let ok = self
+            .call_addr(
+                super::struct_table::walk as *const () as usize,
+                &[PTR, PTR, PTR],
+                Some(types::I8),
+                &[self.state, dst, table_ptr],
+            )
+            .expect("returns bool");
+        self.b.ins().return_(&[ok]);
+    }
+
     /// The body of a member function for `layout` (see [`MemberStatus`]): entered
     /// with `pos` after a key's closing quote; decodes `:`, the value into `dst`,
     /// and `,` with the next key's quote, or stops before `}`.
@@ -347,14 +390,7 @@ impl FnTranslator<'_, '_> {
         bail: Block,
         unwind: Block,
     ) {
-        let (mut required, mut fillable) = (0u64, 0u64);
-        for (i, f) in st.fields.iter().enumerate() {
-            if f.default.is_none() && !f.layout.get().is_optional() {
-                required |= 1 << i;
-            } else {
-                fillable |= 1 << i;
-            }
-        }
+        let (required, fillable) = presence_masks(st);
         let s = self.b.use_var(seen);
         let present = self.b.ins().band_imm_s(s, required as i64);
         let all = self

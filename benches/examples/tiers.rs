@@ -1,0 +1,129 @@
+//! The JIT's two tiers side by side: for each model, the compile time and the
+//! decode throughput of the baseline tier (`StructLowering::Table`: a table per
+//! struct, walked by one Rust function) and of the optimising tier
+//! (`StructLowering::Unrolled`: per-field IR), both compiled directly with
+//! `jitson_jit::compile` (outside the facade's cache) and timed interleaved in
+//! one process, medians of `ROUNDS` rounds.
+//!
+//! Run: `cargo run --release -p jitson-benches --example tiers` (`--quick`: 3
+//! rounds). Data: the seed types generated here; twitter, citm_catalog and
+//! canada from the corpus when present.
+
+use std::time::Instant;
+
+use jitson::{Decode, HasLayout};
+use jitson_benches::models::{canada::Canada, citm::CitmCatalog, twitter::Twitter};
+use jitson_benches::seed::{Account, Order, Rng, User};
+use jitson_jit::{CompileOptions, Compiled, JitState, StructLowering, compile};
+use serde::Serialize;
+
+/// Runs `compiled` (compiled for `T`) on `doc`; panics unless it decodes.
+fn decode<T: Decode>(compiled: &Compiled, doc: &[u8]) {
+    let mut out = std::mem::MaybeUninit::<T>::uninit();
+    let mut state = JitState::new(doc, 128, true);
+    // SAFETY: `compiled` was compiled for `T`'s layout and `out` is room for a
+    // `T`; `state` borrows `doc` for the call.
+    let ok = unsafe { compiled.call(&mut state, out.as_mut_ptr().cast()) };
+    assert!(ok, "decodes");
+    // SAFETY: the call returned true: `out` holds a `T`.
+    unsafe { out.assume_init_drop() };
+}
+
+/// The median of `v`.
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Compiles `T` both ways (median of 5 compiles each) and times both on `docs`.
+fn row<T: Decode>(name: &str, docs: &[Vec<u8>], rounds: usize) {
+    let build = |structs| {
+        let options = || CompileOptions {
+            structs,
+            ..Default::default()
+        };
+        let mut times: Vec<f64> = (0..5)
+            .map(|_| {
+                let c = compile(<T as HasLayout>::LAYOUT, options()).expect("compiles");
+                c.compile_time.as_secs_f64()
+            })
+            .collect();
+        let compiled = compile(<T as HasLayout>::LAYOUT, options()).expect("compiles");
+        (compiled, median(&mut times))
+    };
+    let (table, table_compile) = build(StructLowering::Table);
+    let (unrolled, unrolled_compile) = build(StructLowering::Unrolled);
+    let bytes: usize = docs.iter().map(Vec::len).sum();
+    // About 20 ms per turn.
+    let reps = (10_000_000 / bytes).max(1);
+    let (mut t_table, mut t_unrolled) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        for (compiled, times) in [(&table, &mut t_table), (&unrolled, &mut t_unrolled)] {
+            let start = Instant::now();
+            for _ in 0..reps {
+                for doc in docs {
+                    decode::<T>(compiled, std::hint::black_box(doc));
+                }
+            }
+            times.push(start.elapsed().as_secs_f64() / reps as f64);
+        }
+    }
+    let (a, b) = (median(&mut t_table), median(&mut t_unrolled));
+    let ms = |s: f64| format!("{:.2} ms", s * 1e3);
+    let mbs = |s: f64| format!("{:.0} MB/s", bytes as f64 / s / 1e6);
+    println!(
+        "| {name} | {} | {} | {} | {} | {:.2}x |",
+        ms(table_compile),
+        ms(unrolled_compile),
+        mbs(a),
+        mbs(b),
+        a / b
+    );
+}
+
+/// `n` generated documents, one value each.
+fn documents<T: Serialize>(n: u64, seed: u64, make: impl Fn(&mut Rng, u64) -> T) -> Vec<Vec<u8>> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|i| serde_json::to_vec(&make(&mut rng, i)).expect("serialise"))
+        .collect()
+}
+
+fn main() {
+    if !jitson::Backend::Jit.is_available() {
+        println!("the JIT is not available here");
+        return;
+    }
+    let rounds = if std::env::args().any(|a| a == "--quick") {
+        3
+    } else {
+        11
+    };
+    println!(
+        "| data | compile, baseline (table) | compile, optimising (unrolled) | decode, baseline | decode, optimising | optimising speed-up |\n|---|---:|---:|---:|---:|---:|"
+    );
+    row::<User>(
+        "User (2,000 docs)",
+        &documents(2000, 1, User::generate),
+        rounds,
+    );
+    row::<Order>(
+        "Order (2,000 docs)",
+        &documents(2000, 2, Order::generate),
+        rounds,
+    );
+    row::<Account>(
+        "Account (2,000 docs)",
+        &documents(2000, 3, Account::generate),
+        rounds,
+    );
+    match jitson_benches::corpus_dir() {
+        Some(dir) => {
+            let read = |f: &str| vec![std::fs::read(dir.join(f)).expect("corpus file")];
+            row::<Twitter>("twitter.json", &read("twitter.json"), rounds);
+            row::<CitmCatalog>("citm_catalog.json", &read("citm_catalog.json"), rounds);
+            row::<Canada>("canada.json", &read("canada.json"), rounds);
+        }
+        None => println!("{}", jitson_benches::NO_CORPUS),
+    }
+}

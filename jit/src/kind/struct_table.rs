@@ -1,0 +1,414 @@
+//! Structs, table-driven lowering ([`StructLowering::Table`](crate::StructLowering)).
+//! Twin of the unrolled lowering in `struct_.rs`, with the same contract and the
+//! same helpers; twin of `fallback/src/kind/struct_.rs`.
+//!
+//! A struct's generated function is a thunk: it calls [`walk`] with the struct's
+//! [`StructTable`], built at compile time. `walk` is Rust, compiled once with the
+//! crate: it skips `{`, speculates on the next key from the table (the learned
+//! order, else declaration order), calls the field's generated member function
+//! through the table, and follows the [`MemberStatus`] it returns, exactly as the
+//! unrolled code does in IR. Values are decoded by generated code either way;
+//! what the table saves is the struct's own IR (about 30 instructions per field
+//! and 240 per struct, issue 10), so compiling a struct costs a table rather than
+//! Cranelift time.
+//!
+//! The idea of a compiled tier that is mostly data follows baseline compilers
+//! such as V8's Sparkplug, which emit calls into shared builtins in place of
+//! specialised code.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use jitson_core::keys::KeyTable;
+use jitson_core::layout::{StructLayout, TypeLayout};
+use jitson_core::text::skip_ws;
+
+use crate::helpers::{self, JitState};
+use crate::kind::MemberStatus;
+
+/// A generated member function (see [`MemberStatus`]).
+pub(crate) type MemberFn = unsafe extern "C" fn(*mut JitState, *mut u8) -> i8;
+
+/// No field: the next key is not speculated on.
+const NONE: usize = usize::MAX;
+
+/// One field of a [`StructTable`].
+struct FieldEntry {
+    /// The field layout's member function ([`unset_member`] until the module is
+    /// finalized).
+    member: MemberFn,
+    /// For a field that is itself a table-lowered struct, its table (set with
+    /// the member functions; null otherwise): the walker decodes the member
+    /// around it, [`nested_member`], and no member function is compiled.
+    nested: *const StructTable,
+    /// Byte offset of the field in the struct.
+    offset: usize,
+    /// The field expected after this one (`NONE`: none).
+    next: usize,
+    /// How the key is compared, and the length of the name with its closing
+    /// quote.
+    compare: Compare,
+    quoted_len: usize,
+    /// The name and its closing quote, zero-padded to 32 bytes as four
+    /// native-endian words, and masks of its bytes (`Compare::Words`).
+    words: [u64; 4],
+    masks: [u64; 4],
+    /// The name and its closing quote (`Compare::Bytes`).
+    quoted: Box<[u8]>,
+}
+
+/// How a key is compared with a field's name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Compare {
+    /// Up to 16 bytes with the quote: two 8-byte loads where 16 bytes remain.
+    Words2,
+    /// Up to 32 bytes: four 8-byte loads where 32 bytes remain.
+    Words4,
+    /// Longer: a slice compare.
+    Bytes,
+    /// Never raw (see `struct_::is_plain`): every key goes to
+    /// [`helpers::match_key`].
+    Never,
+}
+
+impl FieldEntry {
+    /// Whether the key whose opening quote is at `quote` is this field's name.
+    #[inline(always)]
+    fn key_at(&self, input: &[u8], quote: usize) -> bool {
+        let at = quote + 1;
+        match self.compare {
+            Compare::Words2 if at + 16 <= input.len() => self.words_equal::<2>(input, at),
+            Compare::Words4 if at + 32 <= input.len() => self.words_equal::<4>(input, at),
+            Compare::Never => false,
+            _ => input.get(at..at + self.quoted_len) == Some(&self.quoted[..]),
+        }
+    }
+
+    /// Whether the `8 * N` bytes at `at` (inside the input) match the name's
+    /// first `N` words under their masks.
+    #[inline(always)]
+    fn words_equal<const N: usize>(&self, input: &[u8], at: usize) -> bool {
+        debug_assert!(at + 8 * N <= input.len());
+        let mut diff = 0;
+        for i in 0..N {
+            // SAFETY: the caller checked `at + 8 * N <= input.len()`, so the
+            // 8-byte read at `at + 8 * i` is inside the input; it is unaligned.
+            let w = unsafe {
+                input
+                    .as_ptr()
+                    .add(at + 8 * i)
+                    .cast::<u64>()
+                    .read_unaligned()
+            };
+            diff |= (w ^ self.words[i]) & self.masks[i];
+        }
+        diff == 0
+    }
+}
+
+/// The member function a table holds until its module is finalized: gives up.
+unsafe extern "C" fn unset_member(_: *mut JitState, _: *mut u8) -> i8 {
+    MemberStatus::Bail as i8
+}
+
+/// What [`walk`] needs to decode one struct layout: per field its member
+/// function, offset, name and successor in the speculated order, and the key
+/// table for keys that miss. Owned by the compiled module (boxed: the thunk
+/// holds its address).
+pub(crate) struct StructTable {
+    layout: &'static TypeLayout,
+    st: &'static StructLayout,
+    keys: KeyTable,
+    fields: Box<[FieldEntry]>,
+    /// The field speculated first (`NONE`: none).
+    first: usize,
+    /// Stack the level reserves (`jitson_core::stack::level_reserve`).
+    reserve: usize,
+    /// Fields that must be present, and fields filled when absent.
+    required: u64,
+    fillable: u64,
+    /// Whether any field needs dropping (else the give-up paths skip the call).
+    needs_drop: bool,
+    /// Where keys that miss the speculation are counted.
+    miss_counter: Option<*const AtomicU64>,
+}
+
+// SAFETY: the table is read-only once the module is finalized (`set_member` and
+// `set_nested` run before any code can see it); the nested tables it points to
+// are owned by the same module, and the counter is an atomic that lives as long
+// as the code.
+unsafe impl Send for StructTable {}
+// SAFETY: as above.
+unsafe impl Sync for StructTable {}
+
+impl StructTable {
+    /// The table for `st`, speculating on `order` (field indices, as
+    /// `KeyOrders::speculation` gives them). Member functions are set later.
+    pub(crate) fn new(
+        layout: &'static TypeLayout,
+        st: &'static StructLayout,
+        order: &[usize],
+        miss_counter: Option<*const AtomicU64>,
+    ) -> StructTable {
+        let mut fields: Vec<FieldEntry> = st
+            .fields
+            .iter()
+            .map(|field| {
+                let plain = super::struct_::is_plain(field.name);
+                let mut quoted = field.name.as_bytes().to_vec();
+                quoted.push(b'"');
+                let compare = match quoted.len() {
+                    _ if !plain => Compare::Never,
+                    ..=16 => Compare::Words2,
+                    17..=32 => Compare::Words4,
+                    _ => Compare::Bytes,
+                };
+                let (mut padded, mut mask) = ([0u8; 32], [0u8; 32]);
+                if matches!(compare, Compare::Words2 | Compare::Words4) {
+                    padded[..quoted.len()].copy_from_slice(&quoted);
+                    mask[..quoted.len()].fill(0xff);
+                }
+                let word = |b: &[u8; 32], i: usize| {
+                    u64::from_ne_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes"))
+                };
+                let words = |b: &[u8; 32]| [word(b, 0), word(b, 1), word(b, 2), word(b, 3)];
+                FieldEntry {
+                    member: unset_member,
+                    nested: std::ptr::null(),
+                    offset: field.offset,
+                    next: NONE,
+                    compare,
+                    quoted_len: quoted.len(),
+                    words: words(&padded),
+                    masks: words(&mask),
+                    quoted: quoted.into_boxed_slice(),
+                }
+            })
+            .collect();
+        for pair in order.windows(2) {
+            fields[pair[0]].next = pair[1];
+        }
+        let (required, fillable) = super::struct_::presence_masks(st);
+        StructTable {
+            layout,
+            st,
+            keys: KeyTable::new(st),
+            fields: fields.into_boxed_slice(),
+            first: order.first().copied().unwrap_or(NONE),
+            reserve: jitson_core::stack::level_reserve(layout),
+            required,
+            fillable,
+            needs_drop: st.fields.iter().any(|f| f.layout.get().drop.is_some()),
+            miss_counter,
+        }
+    }
+
+    /// The struct layout whose fields the table's entries are, by index.
+    pub(crate) fn struct_layout(&self) -> &'static StructLayout {
+        self.st
+    }
+
+    /// Sets field `i`'s member function (once its module is finalized).
+    pub(crate) fn set_member(&mut self, i: usize, member: MemberFn) {
+        self.fields[i].member = member;
+    }
+
+    /// Sets the table of field `i`, a table-lowered struct owned by the same
+    /// module.
+    pub(crate) fn set_nested(&mut self, i: usize, nested: *const StructTable) {
+        self.fields[i].nested = nested;
+    }
+
+    /// The struct layout this table decodes.
+    pub(crate) fn layout(&self) -> &'static TypeLayout {
+        self.layout
+    }
+}
+
+/// How a struct's members ended.
+enum Exit {
+    /// `}` consumed; `seen` holds the fields written.
+    Closed,
+    /// The fast path gives up: the interpreter decodes the struct from its start.
+    Bail,
+    /// A value failed for good.
+    Failed,
+}
+
+/// The value function of a struct lowered to a table: decodes the object at
+/// `state.pos` into `dst` as the unrolled struct function does, and returns
+/// `true` with `state.pos` after it, or `false` with nothing live at `dst`.
+/// Gives up to the interpreter (from the struct's start) where the unrolled code
+/// does: a repeated key, a missing required field, a malformed member.
+///
+/// # Safety
+/// `state` is live and describes a live input; `dst` is room for the struct;
+/// `table` was built for the struct and its member functions are set. Called only
+/// from generated code.
+pub(crate) unsafe extern "C" fn walk(
+    state: *mut JitState,
+    dst: *mut u8,
+    table: *const StructTable,
+) -> bool {
+    // SAFETY: as the caller guarantees; the table lives as long as the code.
+    let (st, t) = unsafe { (&mut *state, &*table) };
+    let start = st.pos;
+    let depth = st.remaining_depth;
+    let mut seen = 0u64;
+    // SAFETY: as the caller guarantees.
+    let mut exit = unsafe { members(st, dst, t, &mut seen) };
+    st.remaining_depth = depth;
+    if let Exit::Closed = exit {
+        if seen & t.required != t.required {
+            exit = Exit::Bail;
+        } else if (t.fillable & !seen != 0 || !t.st.skipped.is_empty())
+            // SAFETY: every required field is written and exactly `seen` is live.
+            && !unsafe { helpers::fill_absent(t.st, dst, seen) }
+        {
+            exit = Exit::Failed;
+        }
+    }
+    if !matches!(exit, Exit::Closed) && t.needs_drop {
+        // SAFETY: exactly the fields in `seen` were written (`fill_absent`
+        // dropped what it filled when it failed).
+        unsafe { helpers::drop_written(t.st, dst, seen, 0) };
+    }
+    match exit {
+        Exit::Closed => true,
+        Exit::Failed => false,
+        Exit::Bail => {
+            st.pos = start;
+            // SAFETY: `dst` holds nothing live again; the layout is the struct's.
+            unsafe { helpers::interpret_value(st, t.layout, dst) }
+        }
+    }
+}
+
+/// `{`, the members and `}`; records written fields in `seen`.
+///
+/// # Safety
+/// As for [`walk`].
+#[inline(always)]
+unsafe fn members(st: &mut JitState, dst: *mut u8, t: &StructTable, seen: &mut u64) -> Exit {
+    // SAFETY: the state describes a live input.
+    let input = unsafe { std::slice::from_raw_parts(st.input, st.len) };
+    let open = skip_ws(input, st.pos);
+    if input.get(open) != Some(&b'{') {
+        return Exit::Bail;
+    }
+    let entered = st.remaining_depth.wrapping_sub(1);
+    if entered == 0 || !jitson_core::stack::has_room(st.stack_limit, t.reserve) {
+        return Exit::Bail;
+    }
+    st.remaining_depth = entered;
+    let mut pos = skip_ws(input, open + 1);
+    match input.get(pos) {
+        Some(b'}') => {
+            st.pos = pos + 1;
+            return Exit::Closed;
+        }
+        Some(b'"') => {}
+        _ => return Exit::Bail,
+    }
+    let mut expect = t.first;
+    loop {
+        // `pos` is on a key's opening quote.
+        let i = match t.fields.get(expect) {
+            Some(f) if f.key_at(input, pos) => {
+                pos += 1 + f.quoted_len;
+                expect
+            }
+            _ => {
+                if let Some(counter) = t.miss_counter {
+                    // SAFETY: the counter outlives the code (`CompileOptions`).
+                    unsafe { (*counter).fetch_add(1, Ordering::Relaxed) };
+                }
+                st.pos = pos;
+                // SAFETY: the state is live, `pos` is on a quote, and the key
+                // table is the struct's.
+                let index = unsafe { helpers::match_key(st, t.st, &t.keys) };
+                if index == -1 && !t.st.deny_unknown_fields {
+                    // SAFETY: the state is live, `pos` after the key.
+                    let status = unsafe { helpers::skip_member(st) };
+                    pos = st.pos;
+                    match status {
+                        s if s == MemberStatus::Next as i8 => {
+                            expect = NONE;
+                            continue;
+                        }
+                        s if s == MemberStatus::Close as i8 => break,
+                        _ => return Exit::Bail,
+                    }
+                }
+                let Ok(index) = usize::try_from(index) else {
+                    return Exit::Bail;
+                };
+                pos = st.pos;
+                index
+            }
+        };
+        let bit = 1u64 << i;
+        if *seen & bit != 0 {
+            return Exit::Bail;
+        }
+        let f = &t.fields[i];
+        st.pos = pos;
+        // SAFETY: the member function (or the nested table) was compiled for
+        // the field's layout and decodes into the field's memory, inside the
+        // struct.
+        let status = unsafe {
+            let at = dst.add(f.offset);
+            if f.nested.is_null() {
+                (f.member)(st, at)
+            } else {
+                nested_member(st, at, f.nested)
+            }
+        };
+        pos = st.pos;
+        match status {
+            s if s == MemberStatus::Next as i8 => {
+                *seen |= bit;
+                expect = f.next;
+            }
+            s if s == MemberStatus::Close as i8 => {
+                *seen |= bit;
+                break;
+            }
+            s if s == MemberStatus::WrittenBail as i8 => {
+                *seen |= bit;
+                return Exit::Bail;
+            }
+            s if s == MemberStatus::Bail as i8 => return Exit::Bail,
+            _ => return Exit::Failed,
+        }
+    }
+    // `pos` is on the closing `}`.
+    st.pos = pos + 1;
+    Exit::Closed
+}
+
+/// A member whose value is a table-lowered struct: `:`, the struct ([`walk`]
+/// with its table), and what follows, with the statuses of a generated member
+/// function.
+///
+/// # Safety
+/// As for [`walk`], with `table` the field's struct table.
+unsafe fn nested_member(st: &mut JitState, dst: *mut u8, table: *const StructTable) -> i8 {
+    // SAFETY: the state describes a live input.
+    let input = unsafe { std::slice::from_raw_parts(st.input, st.len) };
+    let colon = skip_ws(input, st.pos);
+    if input.get(colon) != Some(&b':') {
+        return MemberStatus::Bail as i8;
+    }
+    st.pos = colon + 1;
+    // SAFETY: as the caller guarantees.
+    if !unsafe { walk(st, dst, table) } {
+        return MemberStatus::Failed as i8;
+    }
+    match helpers::after_member(input, st.pos) {
+        Some((status, pos)) => {
+            st.pos = pos;
+            status as i8
+        }
+        None => MemberStatus::WrittenBail as i8,
+    }
+}
