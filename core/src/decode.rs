@@ -323,24 +323,16 @@ unsafe extern "C" fn vec_new<T>(dst: *mut u8) {
 }
 
 /// # Safety
-/// `vec` points to a live `Vec<T>`.
-unsafe extern "C" fn vec_reserve<T>(vec: *mut u8, additional: usize) -> bool {
+/// `dst` is valid for a `Vec<T>` write.
+unsafe extern "C" fn vec_with_capacity<T>(dst: *mut u8, len: usize) -> *mut u8 {
+    let mut vec = Vec::<T>::new();
+    if vec.try_reserve_exact(len).is_err() {
+        return std::ptr::null_mut();
+    }
+    let buffer = vec.as_mut_ptr().cast();
     // SAFETY: as the caller guarantees.
-    unsafe { (*vec.cast::<Vec<T>>()).try_reserve(additional).is_ok() }
-}
-
-/// # Safety
-/// `vec` points to a live `Vec<T>`.
-unsafe extern "C" fn vec_as_mut_ptr<T>(vec: *mut u8) -> *mut u8 {
-    // SAFETY: as the caller guarantees.
-    unsafe { (*vec.cast::<Vec<T>>()).as_mut_ptr().cast() }
-}
-
-/// # Safety
-/// `vec` points to a live `Vec<T>`.
-unsafe extern "C" fn vec_capacity<T>(vec: *mut u8) -> usize {
-    // SAFETY: as the caller guarantees.
-    unsafe { (*vec.cast::<Vec<T>>()).capacity() }
+    unsafe { dst.cast::<Vec<T>>().write(vec) };
+    buffer
 }
 
 /// # Safety
@@ -360,9 +352,7 @@ unsafe impl<T: HasLayout> HasLayout for Vec<T> {
         Kind::Vec(&VecLayout {
             elem: LayoutRef::Lazy(layout_of::<T>),
             new: vec_new::<T::Static>,
-            reserve: vec_reserve::<T::Static>,
-            as_mut_ptr: vec_as_mut_ptr::<T::Static>,
-            capacity: vec_capacity::<T::Static>,
+            with_capacity: vec_with_capacity::<T::Static>,
             set_len: vec_set_len::<T::Static>,
         }),
     );

@@ -285,21 +285,19 @@ pub struct BoxLayout {
     pub decode_new: DecodeIntoFn,
 }
 
-/// `Vec<T>`: a backend writes elements straight into reserved capacity and calls out
-/// only to grow.
+/// `Vec<T>`: a backend decodes the elements onto its element stack
+/// ([`crate::elements`]) and, at `]`, moves them into a vector allocated for
+/// exactly their number.
 #[derive(Debug)]
 pub struct VecLayout {
     /// The layout of `T`.
     pub elem: LayoutRef,
     /// Writes an empty vector (no allocation) to `dst`.
     pub new: unsafe extern "C" fn(dst: *mut u8),
-    /// Reserves room for `additional` more elements past the current length; `false`
-    /// if the allocation failed or the size overflowed.
-    pub reserve: unsafe extern "C" fn(vec: *mut u8, additional: usize) -> bool,
-    /// The element buffer.
-    pub as_mut_ptr: unsafe extern "C" fn(vec: *mut u8) -> *mut u8,
-    /// The capacity, in elements.
-    pub capacity: unsafe extern "C" fn(vec: *mut u8) -> usize,
+    /// Writes an empty vector with room for exactly `len` elements to `dst` and
+    /// returns its buffer; null (nothing written) if the allocation failed or the
+    /// size overflowed.
+    pub with_capacity: unsafe extern "C" fn(dst: *mut u8, len: usize) -> *mut u8,
     /// Sets the length; the first `len` elements must be initialised.
     pub set_len: unsafe extern "C" fn(vec: *mut u8, len: usize),
 }

@@ -19,6 +19,7 @@
 pub mod column;
 mod convert;
 pub mod decode;
+pub mod elements;
 pub mod error;
 pub mod keys;
 pub mod layout;

@@ -181,6 +181,8 @@ pub(crate) struct Parser<'a> {
     key_orders: Option<&'a mut KeyOrders>,
     /// Unescaped text of the last string with escapes.
     scratch: Vec<u8>,
+    /// Where vectors' elements are decoded before the vector is allocated.
+    elements: jitson_core::elements::Leased,
     /// A key the next struct or map decoded skips: an internally tagged enum's
     /// tag, when the object is decoded as the variant's payload.
     skip_key: Option<&'static str>,
@@ -199,6 +201,7 @@ impl<'a> Parser<'a> {
             stack_limit,
             key_orders: None,
             scratch: Vec::new(),
+            elements: jitson_core::elements::Elements::lease(),
             skip_key: None,
             buffered: 0,
             validate_utf8: options.validate_utf8,

@@ -32,6 +32,9 @@ pub struct JitState {
     /// Set when a slow path failed because the stack was nearly full: a decode
     /// that fails for that reason may still succeed from a shallower frame.
     pub stack_exhausted: u32,
+    /// Where vectors' elements are decoded before the vector is allocated
+    /// (`jitson_core::elements`); generated code bumps its `top`.
+    pub elements: jitson_core::elements::Leased,
 }
 
 impl JitState {
@@ -46,6 +49,7 @@ impl JitState {
             validate_utf8: u32::from(validate_utf8),
             stack_limit: jitson_core::stack::limit(),
             stack_exhausted: 0,
+            elements: jitson_core::elements::Elements::lease(),
         }
     }
 
@@ -440,6 +444,72 @@ pub(crate) extern "C" fn allocation_failed(size: usize) -> ! {
         std::alloc::Layout::from_size_align(size.max(1), 1)
             .unwrap_or(std::alloc::Layout::new::<u8>()),
     )
+}
+
+/// Pushes room for an element of `size` bytes (not zero) aligned to `align`
+/// when the element stack's current chunk is full ([`Elements::grow`]); returns
+/// its address. Aborts if memory runs out, as `Vec` growth does.
+///
+/// # Safety
+/// `state` is live.
+///
+/// [`Elements::grow`]: jitson_core::elements::Elements::grow
+pub(crate) unsafe extern "C" fn elements_grow(
+    state: *mut JitState,
+    size: usize,
+    align: usize,
+) -> *mut u8 {
+    // SAFETY: generated code passes its own live state.
+    unsafe { (*state).elements.grow(size, align) }
+}
+
+/// At a vector's `]`: writes to `dst` the vector of the `n` elements pushed since
+/// the mark (`chunk`, `top`), allocated for exactly `n`, and pops them
+/// ([`Elements::finish_vec`]). Aborts if the allocation fails.
+///
+/// # Safety
+/// `state` is live; the element stack holds `n` initialised values of `vec`'s
+/// element pushed since the mark; `vec` is `'static`; `dst` is room for the vector.
+///
+/// [`Elements::finish_vec`]: jitson_core::elements::Elements::finish_vec
+pub(crate) unsafe extern "C" fn elements_finish_vec(
+    state: *mut JitState,
+    chunk: usize,
+    top: *mut u8,
+    n: usize,
+    vec: *const jitson_core::layout::VecLayout,
+    dst: *mut u8,
+) {
+    // SAFETY: as the caller guarantees; the layout was embedded at compile time.
+    unsafe {
+        let vec = &*vec;
+        let elem = vec.elem.get();
+        let mark = jitson_core::elements::Mark { chunk, top };
+        if !(*state).elements.finish_vec(mark, n, elem, vec, dst) {
+            allocation_failed(elem.size.saturating_mul(n));
+        }
+    }
+}
+
+/// On leaving a vector early: drops the `n` elements pushed since the mark
+/// (`chunk`, `top`) and pops them ([`Elements::discard_vec`]); a panicking
+/// `Drop` is stashed.
+///
+/// # Safety
+/// `state` is live; the element stack holds `n` initialised values of `elem`
+/// pushed since the mark; `elem` is `'static`.
+///
+/// [`Elements::discard_vec`]: jitson_core::elements::Elements::discard_vec
+pub(crate) unsafe extern "C" fn elements_discard_vec(
+    state: *mut JitState,
+    chunk: usize,
+    top: *mut u8,
+    n: usize,
+    elem: *const TypeLayout,
+) {
+    let mark = jitson_core::elements::Mark { chunk, top };
+    // SAFETY: as the caller guarantees.
+    unsafe { (*state).elements.discard_vec(mark, n, &*elem) };
 }
 
 /// Writes `±significand / 10^fraction_digits`, correctly rounded

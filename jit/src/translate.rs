@@ -62,16 +62,12 @@ pub(crate) struct ModuleData {
     /// Struct tables (`StructLowering::Table`), completed with their member
     /// functions' addresses once the module is finalized.
     pub struct_tables: Vec<Box<crate::kind::StructTable>>,
-    /// Per-`Vec`-site capacity hints: the length the site's last vector had
-    /// (bounded), reserved at its next vector's first element.
-    pub capacity_hints: Vec<Box<std::sync::atomic::AtomicUsize>>,
 }
 
 impl ModuleData {
     pub(crate) fn extend(&mut self, other: ModuleData) {
         self.key_tables.extend(other.key_tables);
         self.struct_tables.extend(other.struct_tables);
-        self.capacity_hints.extend(other.capacity_hints);
     }
 }
 
@@ -676,6 +672,12 @@ pub(crate) const STATE_POS: usize = std::mem::offset_of!(JitState, pos);
 pub(crate) const STATE_STACK_LIMIT: usize = std::mem::offset_of!(JitState, stack_limit);
 pub(crate) const STATE_DEPTH: usize = std::mem::offset_of!(JitState, remaining_depth);
 pub(crate) const STATE_VALIDATE: usize = std::mem::offset_of!(JitState, validate_utf8);
+pub(crate) const STATE_ELEMENTS_TOP: usize =
+    std::mem::offset_of!(JitState, elements) + jitson_core::elements::Leased::TOP;
+pub(crate) const STATE_ELEMENTS_END: usize =
+    std::mem::offset_of!(JitState, elements) + jitson_core::elements::Leased::END;
+pub(crate) const STATE_ELEMENTS_CURRENT: usize =
+    std::mem::offset_of!(JitState, elements) + jitson_core::elements::Leased::CURRENT;
 
 /// An offset as Cranelift's immediate.
 pub(crate) fn offset_of(offset: usize) -> i32 {

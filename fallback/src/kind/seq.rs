@@ -52,8 +52,9 @@ impl Parser<'_> {
         }
     }
 
-    /// A JSON array of any length. Elements are decoded in place into the vector's
-    /// spare capacity; the length is published before each growth and at the end.
+    /// A JSON array of any length: the elements are decoded onto the element
+    /// stack and moved, at `]`, into a vector allocated for exactly their number
+    /// ([`jitson_core::elements`]).
     ///
     /// # Safety
     /// `dst` is valid for a write of the vector type.
@@ -64,49 +65,44 @@ impl Parser<'_> {
         dst: *mut u8,
     ) -> Result<(), Error> {
         let empty = self.begin_seq(layout)?;
-        // SAFETY: `dst` is room for the vector (caller); every call below gets the
-        // live vector, and elements are written only below its capacity.
-        unsafe {
-            (vec.new)(dst);
-            if empty {
-                self.leave();
-                return Ok(());
-            }
-            let elem = vec.elem.get();
-            let mut len = 0usize;
-            let mut cap = (vec.capacity)(dst);
-            let mut base = (vec.as_mut_ptr)(dst);
-            let result = loop {
-                if len == cap {
-                    (vec.set_len)(dst, len);
-                    if !(vec.reserve)(dst, 1) {
-                        std::alloc::handle_alloc_error(
-                            std::alloc::Layout::from_size_align_unchecked(
-                                elem.size.max(1),
-                                elem.align,
-                            ),
-                        );
-                    }
-                    cap = (vec.capacity)(dst);
-                    base = (vec.as_mut_ptr)(dst);
-                }
-                if let Err(e) = self.decode_value(elem, base.add(len * elem.size)) {
-                    break Err(at_segment(e, || PathSegment::Index(len)));
-                }
-                len += 1;
-                match self.end_seq_element() {
-                    Ok(AfterElement::More) => {}
-                    Ok(AfterElement::End) => break Ok(()),
-                    Err(e) => break Err(e),
-                }
-            };
-            (vec.set_len)(dst, len);
+        if empty {
+            // SAFETY: `dst` is room for the vector (caller).
+            unsafe { (vec.new)(dst) };
             self.leave();
-            if result.is_err() {
-                drop_value(layout, dst);
-            }
-            result
+            return Ok(());
         }
+        let elem = vec.elem.get();
+        let mark = self.elements.mark();
+        let mut len = 0usize;
+        let result = loop {
+            let slot = self.elements.push_value(elem);
+            // SAFETY: `slot` is room for one `elem`, below everything pushed
+            // since (nested vectors pop what they push).
+            if let Err(e) = unsafe { self.decode_value(elem, slot) } {
+                break Err(at_segment(e, || PathSegment::Index(len)));
+            }
+            len += 1;
+            match self.end_seq_element() {
+                Ok(AfterElement::More) => {}
+                Ok(AfterElement::End) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        self.leave();
+        // SAFETY: `len` values of `elem` were pushed since `mark`, each
+        // initialised; `dst` is room for the vector (caller).
+        unsafe {
+            if result.is_err() {
+                self.elements.discard_vec(mark, len, elem);
+            } else if !self.elements.finish_vec(mark, len, elem, vec, dst) {
+                let size = elem.size.saturating_mul(len).max(1);
+                std::alloc::handle_alloc_error(
+                    std::alloc::Layout::from_size_align(size, elem.align)
+                        .unwrap_or(std::alloc::Layout::new::<u8>()),
+                );
+            }
+        }
+        result
     }
 
     /// A JSON array of exactly `N` elements into `[T; N]`.

@@ -1,24 +1,26 @@
 //! `Vec<T>` and `[T; N]`. Twin: `fallback/src/kind/seq.rs`.
 //!
-//! The element loop runs in IR with the vector's buffer pointer, length and
-//! capacity in variables; it calls the layout's functions only to grow (after
-//! publishing the length, so the elements move with the buffer) and at the end.
+//! A vector's elements are decoded onto the element stack
+//! (`jitson_core::elements`): the element loop bumps the stack's `top` in IR
+//! and calls out only when a chunk is full. At `]` one helper call allocates
+//! the vector for exactly the elements' number and moves them in; leaving early,
+//! another drops them.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
+use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, Value};
 use jitson_core::layout::{ArrayLayout, TupleLayout, TypeLayout, VecLayout};
 
 use crate::helpers;
-use crate::translate::{FnTranslator, PTR, state_flags};
-
-/// The most a capacity hint reserves, in bytes of elements.
-const HINT_BYTES: usize = 64 << 10;
+use crate::translate::{
+    FnTranslator, PTR, STATE_ELEMENTS_CURRENT, STATE_ELEMENTS_END, STATE_ELEMENTS_TOP, offset_of,
+    state_flags,
+};
 
 impl FnTranslator<'_, '_> {
     pub(crate) fn emit_vec(
         &mut self,
         layout: &'static TypeLayout,
-        vec: &VecLayout,
+        vec: &'static VecLayout,
         dst: Value,
         unwind: Block,
     ) {
@@ -26,115 +28,41 @@ impl FnTranslator<'_, '_> {
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
         let depth = self.emit_open_container(b'[', layout, slow);
-        self.call_addr(vec.new as usize, &[PTR], None, &[dst]);
+        // Where this vector begins on the element stack: `finish` and `discard`
+        // return the stack there.
+        let mark_chunk = self.b.ins().load(
+            PTR,
+            state_flags(),
+            self.state,
+            offset_of(STATE_ELEMENTS_CURRENT),
+        );
+        let mark_top = self.b.ins().load(
+            PTR,
+            state_flags(),
+            self.state,
+            offset_of(STATE_ELEMENTS_TOP),
+        );
 
         let len = self.b.declare_var(PTR);
         let zero = self.b.ins().iconst(PTR, 0);
         self.b.def_var(len, zero);
-        // Blocks that leave with the vector live: publish the length, drop it.
-        let (vec_slow, vec_unwind, done) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
+        // Blocks that leave with elements on the stack: drop them.
+        let (vec_slow, vec_unwind) = (self.b.create_block(), self.b.create_block());
 
         let c = self.peek_or(vec_slow);
-        let (empty, first) = (self.b.create_block(), self.b.create_block());
+        let (empty, element) = (self.b.create_block(), self.b.create_block());
         let is_end = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b']'));
-        self.b.ins().brif(is_end, empty, &[], first, &[]);
+        self.b.ins().brif(is_end, empty, &[], element, &[]);
 
         self.b.switch_to_block(empty);
         self.advance(1);
+        self.call_addr(vec.new as usize, &[PTR], None, &[dst]);
         self.store_depth(depth);
         self.b.ins().jump(cont, &[]);
 
-        self.b.switch_to_block(first);
-        let cap = self.b.declare_var(PTR);
-        let base = self.b.declare_var(PTR);
-        let v = self
-            .call_addr(vec.capacity as usize, &[PTR], Some(PTR), &[dst])
-            .expect("returns");
-        self.b.def_var(cap, v);
-        let v = self
-            .call_addr(vec.as_mut_ptr as usize, &[PTR], Some(PTR), &[dst])
-            .expect("returns");
-        self.b.def_var(base, v);
-        let (element, grow, write) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        self.b.ins().jump(element, &[]);
-
-        // One element: grow if full, decode into the next slot.
+        // One element, at the next slot of the stack.
         self.b.switch_to_block(element);
-        let n = self.b.use_var(len);
-        let c = self.b.use_var(cap);
-        let full = self.b.ins().icmp(IntCC::Equal, n, c);
-        self.b.ins().brif(full, grow, &[], write, &[]);
-
-        // The first element reserves one and a half times the smaller of the
-        // lengths of this site's last two vectors (at least one), later ones one
-        // more (`Vec` doubles): a site whose vectors have similar lengths
-        // allocates once per vector (issue 10: allocs/op), no vector holds more
-        // spare room than doubling could leave it, and one long vector among
-        // short ones is not followed by short ones holding its capacity. The hint word packs the
-        // two lengths, each bounded (below 2^32), as `previous << 32 | last`.
-        self.b.switch_to_block(grow);
-        self.b.set_cold_block(grow);
-        self.call_addr(vec.set_len as usize, &[PTR, PTR], None, &[dst, n]);
-        let hint = Box::new(std::sync::atomic::AtomicUsize::new(0));
-        let hint_ptr = &raw const *hint;
-        self.data.capacity_hints.push(hint);
-        let hint_addr = self.const_ptr(hint_ptr);
-        // Plain word loads and stores: on every JIT target an aligned word
-        // access is single-copy atomic, which is all a hint needs (threads may
-        // race on it; any value read is a pair of lengths vectors had).
-        let word = self.b.ins().load(PTR, state_flags(), hint_addr, 0);
-        let previous = self.b.ins().ushr_imm_s(word, 32);
-        let last = self.b.ins().band_imm_s(word, 0xffff_ffff);
-        let hinted = self.b.ins().umin(previous, last);
-        let half = self.b.ins().ushr_imm_s(hinted, 1);
-        let hinted = self.b.ins().iadd(hinted, half);
-        let one = self.b.ins().iconst(PTR, 1);
-        let hinted = self.b.ins().umax(hinted, one);
-        let first = self.b.ins().icmp_imm_s(IntCC::Equal, n, 0);
-        let additional = self.b.ins().select(first, hinted, one);
-        let grown = self
-            .call_addr(
-                vec.reserve as usize,
-                &[PTR, PTR],
-                Some(types::I8),
-                &[dst, additional],
-            )
-            .expect("returns");
-        let (grown_ok, oom) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(grown, grown_ok, &[], oom, &[]);
-        self.b.switch_to_block(oom);
-        let size = self.b.ins().iconst(PTR, elem.size as i64);
-        self.call_addr(
-            helpers::allocation_failed as *const () as usize,
-            &[PTR],
-            None,
-            &[size],
-        );
-        self.b.ins().jump(grown_ok, &[]);
-        self.b.switch_to_block(grown_ok);
-        let v = self
-            .call_addr(vec.capacity as usize, &[PTR], Some(PTR), &[dst])
-            .expect("returns");
-        self.b.def_var(cap, v);
-        let v = self
-            .call_addr(vec.as_mut_ptr as usize, &[PTR], Some(PTR), &[dst])
-            .expect("returns");
-        self.b.def_var(base, v);
-        self.b.ins().jump(write, &[]);
-
-        self.b.switch_to_block(write);
-        let n = self.b.use_var(len);
-        let offset = self.b.ins().imul_imm_s(n, elem.size as i64);
-        let bp = self.b.use_var(base);
-        let slot = self.b.ins().iadd(bp, offset);
+        let slot = self.emit_push_element(elem);
         self.emit_value(elem, slot, vec_unwind);
         let n = self.b.use_var(len);
         let n = self.b.ins().iadd_imm_s(n, 1);
@@ -152,44 +80,32 @@ impl FnTranslator<'_, '_> {
         let trailing = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b']'));
         self.b.ins().brif(trailing, vec_slow, &[], element, &[]);
 
+        // `]`: the vector, allocated once.
         self.b.switch_to_block(close);
         self.advance(1);
-        self.b.ins().jump(done, &[]);
-
-        self.b.switch_to_block(done);
         let n = self.b.use_var(len);
-        self.call_addr(vec.set_len as usize, &[PTR, PTR], None, &[dst, n]);
-        // Remember the length, bounded to 64 KiB of elements (so even a pair of
-        // huge arrays makes the next short vector over-allocate that much at
-        // most, once), after the last one. Written only when it changed, so
-        // threads decoding alike do not contend for the line.
-        // (The address again: a constant made in `grow` does not dominate here.)
-        let hint_addr = self.const_ptr(hint_ptr);
-        let old = self.b.ins().load(PTR, state_flags(), hint_addr, 0);
-        let bound = (HINT_BYTES / elem.size.max(1)).max(1) as i64;
-        let bound = self.b.ins().iconst(PTR, bound);
-        let length = self.b.ins().umin(n, bound);
-        let last = self.b.ins().ishl_imm_s(old, 32);
-        let remembered = self.b.ins().bor(last, length);
-        let changed = self.b.ins().icmp(IntCC::NotEqual, old, remembered);
-        let (store_hint, stored) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(changed, store_hint, &[], stored, &[]);
-        self.b.switch_to_block(store_hint);
-        self.b.ins().store(state_flags(), remembered, hint_addr, 0);
-        self.b.ins().jump(stored, &[]);
-        self.b.switch_to_block(stored);
+        let vec_ptr = self.const_ptr(vec);
+        self.call_addr(
+            helpers::elements_finish_vec as *const () as usize,
+            &[PTR; 6],
+            None,
+            &[self.state, mark_chunk, mark_top, n, vec_ptr, dst],
+        );
         self.store_depth(depth);
         self.b.ins().jump(cont, &[]);
 
-        // Leaving early: the vector holds `len` elements; drop it whole.
+        // Leaving early: `len` elements are on the stack; drop them.
         for (block, target) in [(vec_slow, slow), (vec_unwind, unwind)] {
             self.b.switch_to_block(block);
             self.b.set_cold_block(block);
             let n = self.b.use_var(len);
-            self.call_addr(vec.set_len as usize, &[PTR, PTR], None, &[dst, n]);
-            if let Some(drop) = layout.drop {
-                self.call_drop(drop, dst);
-            }
+            let elem_ptr = self.const_ptr(elem);
+            self.call_addr(
+                helpers::elements_discard_vec as *const () as usize,
+                &[PTR; 5],
+                None,
+                &[self.state, mark_chunk, mark_top, n, elem_ptr],
+            );
             self.store_depth(depth);
             self.b.ins().jump(target, &[]);
         }
@@ -197,6 +113,69 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(slow);
         self.emit_interpret(layout, dst, start, cont, unwind);
         self.b.switch_to_block(cont);
+    }
+
+    /// Pushes room for one `elem` on the element stack: the stack's `top`
+    /// aligned, if the chunk has room past it, else `helpers::elements_grow`.
+    /// A zero-sized element gets a dangling aligned address and pushes nothing,
+    /// as `Elements::push_value`.
+    fn emit_push_element(&mut self, elem: &TypeLayout) -> Value {
+        if elem.size == 0 {
+            return self.b.ins().iconst(PTR, elem.align as i64);
+        }
+        let top = self.b.ins().load(
+            PTR,
+            state_flags(),
+            self.state,
+            offset_of(STATE_ELEMENTS_TOP),
+        );
+        let end = self.b.ins().load(
+            PTR,
+            state_flags(),
+            self.state,
+            offset_of(STATE_ELEMENTS_END),
+        );
+        let slot = if elem.align > 1 {
+            let bumped = self.b.ins().iadd_imm_s(top, elem.align as i64 - 1);
+            self.b.ins().band_imm_s(bumped, -(elem.align as i64))
+        } else {
+            top
+        };
+        let next = self.b.ins().iadd_imm_s(slot, elem.size as i64);
+        let full = self.b.ins().icmp(IntCC::UnsignedGreaterThan, next, end);
+        let (bump, grow, pushed) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let at = self.b.append_block_param(pushed, PTR);
+        self.b.ins().brif(full, grow, &[], bump, &[]);
+
+        self.b.switch_to_block(bump);
+        self.b.ins().store(
+            state_flags(),
+            next,
+            self.state,
+            offset_of(STATE_ELEMENTS_TOP),
+        );
+        self.b.ins().jump(pushed, &[BlockArg::Value(slot)]);
+
+        self.b.switch_to_block(grow);
+        self.b.set_cold_block(grow);
+        let size = self.b.ins().iconst(PTR, elem.size as i64);
+        let align = self.b.ins().iconst(PTR, elem.align as i64);
+        let grown = self
+            .call_addr(
+                helpers::elements_grow as *const () as usize,
+                &[PTR; 3],
+                Some(PTR),
+                &[self.state, size, align],
+            )
+            .expect("returns");
+        self.b.ins().jump(pushed, &[BlockArg::Value(grown)]);
+
+        self.b.switch_to_block(pushed);
+        at
     }
 }
 
