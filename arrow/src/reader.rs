@@ -565,6 +565,7 @@ impl Plan {
                 pos,
                 MAX_DEPTH,
                 jitson_core::stack::limit(),
+                &mut jitson_core::elements::Elements::lease(),
                 self.root,
                 dst,
                 true,

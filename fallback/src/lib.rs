@@ -131,15 +131,18 @@ unsafe fn decode_document(
 /// escape, a long number, a kind it does not lower, any error) to the interpreter:
 /// same input, same position, same depth, hence the same result. `stack_limit`
 /// is the decode's stack limit ([`jitson_core::stack::limit`], taken when the
-/// whole decode began).
+/// whole decode began); vectors are decoded onto `elements`, the decode's element
+/// stack (the JIT's own: this value nests inside what the JIT has pushed).
 ///
 /// # Safety
 /// As for [`decode`]; `*pos` is at most `input.len()`.
+#[allow(clippy::too_many_arguments, reason = "the JIT's state, field by field")]
 pub unsafe fn decode_value_at(
     input: &[u8],
     pos: &mut usize,
     remaining_depth: u32,
     stack_limit: usize,
+    elements: &mut jitson_core::elements::Elements,
     layout: &'static TypeLayout,
     dst: *mut u8,
     validate_utf8: bool,
@@ -148,7 +151,7 @@ pub unsafe fn decode_value_at(
         max_depth: remaining_depth,
         validate_utf8,
     };
-    let mut parser = Parser::new(input, &options, stack_limit);
+    let mut parser = Parser::with_elements(input, &options, stack_limit, Stack::Shared(elements));
     parser.pos = *pos;
     // SAFETY: forwarded from the caller.
     unsafe { parser.decode_value(layout, dst)? };
@@ -182,7 +185,7 @@ pub(crate) struct Parser<'a> {
     /// Unescaped text of the last string with escapes.
     scratch: Vec<u8>,
     /// Where vectors' elements are decoded before the vector is allocated.
-    elements: jitson_core::elements::Leased,
+    elements: Stack<'a>,
     /// A key the next struct or map decoded skips: an internally tagged enum's
     /// tag, when the object is decoded as the variant's payload.
     skip_key: Option<&'static str>,
@@ -192,8 +195,43 @@ pub(crate) struct Parser<'a> {
     validate_utf8: bool,
 }
 
+/// A parser's element stack: its own, or the one of the JIT decode it serves.
+enum Stack<'a> {
+    Own(jitson_core::elements::Leased),
+    Shared(&'a mut jitson_core::elements::Elements),
+}
+
+impl std::ops::Deref for Stack<'_> {
+    type Target = jitson_core::elements::Elements;
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Stack::Own(leased) => leased,
+            Stack::Shared(elements) => elements,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Stack<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        match self {
+            Stack::Own(leased) => leased,
+            Stack::Shared(elements) => elements,
+        }
+    }
+}
+
 impl<'a> Parser<'a> {
     fn new(input: &'a [u8], options: &Options, stack_limit: usize) -> Self {
+        let elements = Stack::Own(jitson_core::elements::Elements::lease());
+        Parser::with_elements(input, options, stack_limit, elements)
+    }
+
+    fn with_elements(
+        input: &'a [u8],
+        options: &Options,
+        stack_limit: usize,
+        elements: Stack<'a>,
+    ) -> Self {
         Parser {
             input,
             pos: 0,
@@ -201,7 +239,7 @@ impl<'a> Parser<'a> {
             stack_limit,
             key_orders: None,
             scratch: Vec::new(),
-            elements: jitson_core::elements::Elements::lease(),
+            elements,
             skip_key: None,
             buffered: 0,
             validate_utf8: options.validate_utf8,

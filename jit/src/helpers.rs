@@ -88,6 +88,7 @@ pub(crate) unsafe extern "C" fn interpret_value(
                 &mut pos,
                 state.remaining_depth,
                 state.stack_limit,
+                &mut state.elements,
                 layout,
                 dst,
                 state.validate_utf8 != 0,
