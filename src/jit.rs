@@ -241,7 +241,12 @@ cfg_jit! {
 
     fn cache() -> &'static DashMap<TypeId, Slot, BuildHasherDefault<TypeIdHasher>> {
         static CACHE: OnceLock<DashMap<TypeId, Slot, BuildHasherDefault<TypeIdHasher>>> = OnceLock::new();
-        CACHE.get_or_init(DashMap::default)
+        // A fixed shard count: dashmap's default derives it from
+        // `available_parallelism`, which reads cgroup files (~50 µs here) on the
+        // first decode's path. Sixteen shards suit the few threads that insert
+        // (each type once); reads take a shard's read lock only on a thread's
+        // change of type.
+        CACHE.get_or_init(|| DashMap::with_hasher_and_shard_amount(Default::default(), 16))
     }
 
     fn stats_cell() -> &'static Mutex<CacheStats> {

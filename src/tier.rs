@@ -62,7 +62,9 @@ pub(crate) fn submit(job: Job) {
     state.queue.push_back(job);
     // A busy worker takes the job when it is done: wake one only if one waits.
     let wake = state.idle > 0;
-    if state.idle == 0 && state.workers < max_workers() {
+    // The first worker is started without asking for the bound (always at least
+    // one): it computes the bound itself, off the caller's path.
+    if state.idle == 0 && (state.workers == 0 || state.workers < max_workers()) {
         let spawned = std::thread::Builder::new()
             .name("jitson-compile".into())
             .spawn(work);
@@ -82,6 +84,7 @@ pub(crate) fn submit(job: Job) {
 /// A worker: runs queued jobs forever. A panicking job (a bug: compiles catch their
 /// own panics) is contained so the worker survives.
 fn work() {
+    max_workers();
     let pool = pool();
     loop {
         let job = {
