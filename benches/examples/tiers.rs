@@ -13,9 +13,8 @@ use std::time::Instant;
 
 use jitson::{Decode, HasLayout};
 use jitson_benches::models::{canada::Canada, citm::CitmCatalog, twitter::Twitter};
-use jitson_benches::seed::{Account, Order, Rng, User};
+use jitson_benches::seed::{Account, Order, User};
 use jitson_jit::{CompileOptions, Compiled, JitState, StructLowering, compile};
-use serde::Serialize;
 
 /// Runs `compiled` (compiled for `T`) on `doc`; panics unless it decodes.
 fn decode<T: Decode>(compiled: &Compiled, doc: &[u8]) {
@@ -82,13 +81,6 @@ fn row<T: Decode>(name: &str, docs: &[Vec<u8>], rounds: usize) {
 }
 
 /// `n` generated documents, one value each.
-fn documents<T: Serialize>(n: u64, seed: u64, make: impl Fn(&mut Rng, u64) -> T) -> Vec<Vec<u8>> {
-    let mut rng = Rng::new(seed);
-    (0..n)
-        .map(|i| serde_json::to_vec(&make(&mut rng, i)).expect("serialise"))
-        .collect()
-}
-
 fn main() {
     if !jitson::Backend::Jit.is_available() {
         println!("the JIT is not available here");
@@ -104,17 +96,17 @@ fn main() {
     );
     row::<User>(
         "User (2,000 docs)",
-        &documents(2000, 1, User::generate),
+        &jitson_benches::documents(2000, 1, User::generate),
         rounds,
     );
     row::<Order>(
         "Order (2,000 docs)",
-        &documents(2000, 2, Order::generate),
+        &jitson_benches::documents(2000, 2, Order::generate),
         rounds,
     );
     row::<Account>(
         "Account (2,000 docs)",
-        &documents(2000, 3, Account::generate),
+        &jitson_benches::documents(2000, 3, Account::generate),
         rounds,
     );
     match jitson_benches::corpus_dir() {

@@ -22,6 +22,19 @@ pub mod seed;
 
 use seed::Rng;
 
+/// `n` documents, each one value `make` builds from an `Rng` seeded with
+/// `seed` (the same sequence every run), serialised by serde_json.
+pub fn documents<T: Serialize>(
+    n: u64,
+    seed: u64,
+    make: impl Fn(&mut Rng, u64) -> T,
+) -> Vec<Vec<u8>> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|i| serde_json::to_vec(&make(&mut rng, i)).expect("serialise"))
+        .collect()
+}
+
 /// The directory holding `twitter.json`, `citm_catalog.json` and `canada.json`, or
 /// `None` (the corpus groups are then skipped with a notice).
 ///

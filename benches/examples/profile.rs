@@ -1,0 +1,56 @@
+//! A decode loop to profile: one data set, one backend, nothing else in the
+//! process. With `JITSON_PERF_MAP=1`, `perf report` names the generated
+//! functions (see docs/jit.md, "Profiling").
+//!
+//! Run: `cargo run --release -p jitson-benches --example profile -- DATA [SECONDS]`
+//! where DATA is `twitter`, `citm` or `canada` (from the corpus) or `user`,
+//! `order`, `account` (2,000 generated documents); `JITSON_DISABLE_JIT=1`
+//! profiles the interpreter. Every decode waits for the optimising tier
+//! (`Tiering::Wait`), so no sample lands in a compile after the first.
+
+use std::time::{Duration, Instant};
+
+use jitson::{Decode, Decoder, Tiering};
+use jitson_benches::documents;
+use jitson_benches::models::{canada::Canada, citm::CitmCatalog, twitter::Twitter};
+use jitson_benches::seed::{Account, Order, User};
+
+/// Decodes each of `docs` in turn for `seconds`; prints decodes per second.
+fn spin<T: Decode>(docs: &[Vec<u8>], seconds: f64) {
+    let decoder = Decoder::<T>::new().tiering(Tiering::Wait);
+    let end = Instant::now() + Duration::from_secs_f64(seconds);
+    let (mut decodes, mut bytes) = (0u64, 0usize);
+    let start = Instant::now();
+    while Instant::now() < end {
+        for doc in docs {
+            std::hint::black_box(decoder.decode_slice(doc).expect("decodes"));
+            bytes += doc.len();
+        }
+        decodes += docs.len() as u64;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "{decodes} decodes, {:.0} ns/op, {:.0} MB/s",
+        secs * 1e9 / decodes as f64,
+        bytes as f64 / secs / 1e6
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let data = args.first().map_or("twitter", String::as_str);
+    let seconds = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(5.0);
+    let corpus = |name: &str| {
+        let dir = jitson_benches::corpus_dir().expect("the corpus is needed for this data set");
+        vec![std::fs::read(dir.join(name)).expect("reads the corpus file")]
+    };
+    match data {
+        "twitter" => spin::<Twitter>(&corpus("twitter.json"), seconds),
+        "citm" => spin::<CitmCatalog>(&corpus("citm_catalog.json"), seconds),
+        "canada" => spin::<Canada>(&corpus("canada.json"), seconds),
+        "user" => spin::<User>(&documents(2000, 1, User::generate), seconds),
+        "order" => spin::<Order>(&documents(2000, 2, Order::generate), seconds),
+        "account" => spin::<Account>(&documents(2000, 3, Account::generate), seconds),
+        other => panic!("unknown data set {other}: twitter, citm, canada, user, order, account"),
+    }
+}
