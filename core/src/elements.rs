@@ -131,11 +131,11 @@ fn align_up(addr: *mut u8, align: usize) -> *mut u8 {
 }
 
 impl Elements {
-    /// The thread's cached stack (empty if another decode on this thread holds
-    /// it, or the thread is exiting); given back when the lease drops.
+    /// An empty stack for one decode. It takes the thread's cached chunks at its
+    /// first push (a decode without vectors never touches the cache), and gives
+    /// them back when the lease drops.
     pub fn lease() -> Leased {
-        let elements = CACHED.try_with(Cell::take).ok().flatten();
-        Leased(elements.unwrap_or_default())
+        Leased(Elements::default())
     }
 
     /// Where the next vector begins.
@@ -165,6 +165,15 @@ impl Elements {
     /// if needed, and pushes the element there.
     #[cold]
     pub fn grow(&mut self, size: usize, align: usize) -> *mut u8 {
+        if self.chunks.is_empty() {
+            // The first push of this lease: adopt the thread's cached chunks
+            // (none if another decode on this thread holds them, or the thread
+            // is exiting). Nothing is pushed yet, so `top` stays null: marks
+            // taken so far mean "before the first chunk", as they did.
+            if let Some(cached) = CACHED.try_with(Cell::take).ok().flatten() {
+                self.chunks = cached.chunks;
+            }
+        }
         let index = if self.top.is_null() {
             0
         } else {
@@ -405,6 +414,9 @@ impl std::ops::DerefMut for Leased {
 
 impl Drop for Leased {
     fn drop(&mut self) {
+        if self.0.chunks.is_empty() {
+            return;
+        }
         let mut elements = std::mem::take(&mut self.0);
         elements.reset();
         // Whichever of two stacks (this one, one put back by a decode nested in
