@@ -465,18 +465,7 @@ impl<T> Decoder<T> {
             match unsafe { jit::run(compiled, input, self.max_depth, validate_utf8, dst) } {
                 Ok(end) if jitson_core::text::skip_ws(input, end) == input.len() => {
                     // SAFETY: the compiled decoder wrote a whole T.
-                    let value = unsafe { out.assume_init() };
-                    // A slow path may have dropped a partly built value before the
-                    // interpreter rebuilt it; a `Drop` that panicked there resumes
-                    // now (dropping the result), not in some later decode.
-                    // The drop runs under `catch` too: a second panic there must
-                    // not unwind past the first one's payload.
-                    if jitson_core::panic::is_pending() {
-                        jitson_core::panic::catch(|| drop(value));
-                        jitson_core::panic::resume();
-                        unreachable!("a pending panic resumes");
-                    }
-                    return Ok(value);
+                    return Ok(unsafe { decoded(out) });
                 }
                 Ok(_) => {
                     // Trailing characters: the interpreter below reports them.
@@ -501,7 +490,7 @@ impl<T> Decoder<T> {
             );
             return result.map(|()| {
                 // SAFETY: the interpreter wrote a whole T.
-                unsafe { out.assume_init() }
+                unsafe { decoded(out) }
             });
         }
         debug_assert_eq!(engine.name(), "interpreter");
@@ -517,7 +506,7 @@ impl<T> Decoder<T> {
             learner.as_mut().map(jit::Learner::orders),
         )?;
         // SAFETY: on success the interpreter has written a whole T.
-        Ok(unsafe { out.assume_init() })
+        Ok(unsafe { decoded(out) })
     }
 
     /// Decodes with the interpreter into `dst` (room for a T); resumes a panic
@@ -553,6 +542,26 @@ impl<T> Decoder<T> {
         }
         result
     }
+}
+
+/// The value a successful decode wrote to `out`, unless a panic from user code
+/// is still pending: a `Drop` that panicked while the decode dropped a partly
+/// built value it then rebuilt (a JIT slow path, an untagged enum's next
+/// variant). Then the value is dropped and the panic resumes now, whichever
+/// backend decoded, not in some later decode. The drop runs under `catch`: a
+/// second panic there must not unwind past the first one's payload.
+///
+/// # Safety
+/// `out` holds a whole `T`.
+unsafe fn decoded<T>(out: MaybeUninit<T>) -> T {
+    // SAFETY: as the caller guarantees.
+    let value = unsafe { out.assume_init() };
+    if jitson_core::panic::is_pending() {
+        jitson_core::panic::catch(|| drop(value));
+        jitson_core::panic::resume();
+        unreachable!("a pending panic resumes");
+    }
+    value
 }
 
 /// Decodes a `T` from UTF-8 bytes with [`Backend::Auto`]; strings are checked to be

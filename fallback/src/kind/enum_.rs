@@ -551,10 +551,13 @@ impl Parser<'_> {
 
 /// Errors that are not a variant's mismatch: an untagged search stops at them.
 fn ends_search(e: &Error) -> bool {
+    // A `Drop` that panicked while a failed variant's partial payload was
+    // dropped is stashed, not in `e`: it ends the search too, and the facade
+    // resumes it.
     matches!(
         e.code(),
         ErrorCode::Panicked | ErrorCode::DepthLimitExceeded | ErrorCode::StackExhausted
-    )
+    ) || jitson_core::panic::is_pending()
 }
 
 /// Whether a value of `layout` may start with the byte `b` (conservative: `true`
