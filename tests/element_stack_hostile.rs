@@ -717,7 +717,9 @@ impl Exact for Checked {
     }
 }
 
-/// `deserialize_with` running a jitson decode of its own.
+/// `deserialize_with` running a jitson decode of its own (needs jitson's
+/// `serde` feature, as `deserialize_with` does).
+#[cfg(feature = "serde")]
 fn via_jitson<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Vec<u32>>, D::Error> {
     let s = String::deserialize(d)?;
     let ours = Decoder::<Vec<Vec<u32>>>::with_backend(next_backend())
@@ -729,6 +731,7 @@ fn via_jitson<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Vec<u32>>, D
     Ok(ours)
 }
 
+#[cfg(feature = "serde")]
 #[derive(Decode, Deserialize, Debug, PartialEq)]
 struct Escape {
     #[serde(deserialize_with = "via_jitson")]
@@ -736,6 +739,7 @@ struct Escape {
     v: Vec<Counted>,
 }
 
+#[cfg(feature = "serde")]
 impl Exact for Escape {
     fn exact(&self) -> bool {
         self.v.exact()
@@ -1414,6 +1418,13 @@ fn decoding_inside_default_fn_try_from_and_deserialize_with() {
         }
     }));
     check_rounds::<Vec<WithDefault>>(&doc, 1);
+    #[cfg(feature = "serde")]
+    deserialize_with_decoding_inside();
+}
+
+/// The `deserialize_with` half of the test above.
+#[cfg(feature = "serde")]
+fn deserialize_with_decoding_inside() {
     let doc = join((0..700).map(|i| {
         format!(
             r#"{{"inner":"{}","v":["p","q"]}}"#,
