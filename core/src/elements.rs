@@ -297,8 +297,8 @@ impl Elements {
 
     /// Writes to `dst` a vector, allocated for exactly `n` elements, of the `n`
     /// values of `elem` pushed (by [`Elements::push_value`]) since `mark`, and pops
-    /// them. Returns `false` if the allocation failed: then nothing is written and
-    /// the elements are dropped (a panicking `Drop` stashed).
+    /// them. Aborts (`handle_alloc_error`) if the allocation fails, as `Vec`'s
+    /// own growth does.
     ///
     /// # Safety
     /// The stack holds exactly `n` initialised values of `elem` pushed since
@@ -310,20 +310,21 @@ impl Elements {
         elem: &TypeLayout,
         vec: &VecLayout,
         dst: *mut u8,
-    ) -> bool {
+    ) {
         // SAFETY: as the caller guarantees; `with_capacity` gives room for `n`.
         unsafe {
             let buffer = (vec.with_capacity)(dst, n);
             if buffer.is_null() {
-                self.discard_vec(mark, n, elem);
-                return false;
+                let size = elem.size.saturating_mul(n).max(1);
+                std::alloc::handle_alloc_error(
+                    Layout::from_size_align(size, elem.align).unwrap_or(Layout::new::<u8>()),
+                );
             }
             if elem.size != 0 {
                 self.finish(mark, n, elem.size, elem.align, buffer);
             }
             (vec.set_len)(dst, n);
         }
-        true
     }
 
     /// Drops the `n` values of `elem` pushed since `mark` and pops them. Returns

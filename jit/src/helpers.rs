@@ -439,14 +439,6 @@ pub(crate) unsafe extern "C" fn is_utf8(ptr: *const u8, len: usize) -> bool {
     simdutf8::basic::from_utf8(bytes).is_ok()
 }
 
-/// Called when a vector cannot grow: aborts like any failed Rust allocation.
-pub(crate) extern "C" fn allocation_failed(size: usize) -> ! {
-    std::alloc::handle_alloc_error(
-        std::alloc::Layout::from_size_align(size.max(1), 1)
-            .unwrap_or(std::alloc::Layout::new::<u8>()),
-    )
-}
-
 /// Pushes room for an element of `size` bytes (not zero) aligned to `align`
 /// when the element stack's current chunk is full ([`Elements::grow`]); returns
 /// its address. Aborts if memory runs out, as `Vec` growth does.
@@ -466,7 +458,7 @@ pub(crate) unsafe extern "C" fn elements_grow(
 
 /// At a vector's `]`: writes to `dst` the vector of the `n` elements pushed since
 /// the mark (`chunk`, `top`), allocated for exactly `n`, and pops them
-/// ([`Elements::finish_vec`]). Aborts if the allocation fails.
+/// ([`Elements::finish_vec`], which aborts if the allocation fails).
 ///
 /// # Safety
 /// `state` is live; the element stack holds `n` initialised values of `vec`'s
@@ -484,11 +476,10 @@ pub(crate) unsafe extern "C" fn elements_finish_vec(
     // SAFETY: as the caller guarantees; the layout was embedded at compile time.
     unsafe {
         let vec = &*vec;
-        let elem = vec.elem.get();
         let mark = jitson_core::elements::Mark { chunk, top };
-        if !(*state).elements.finish_vec(mark, n, elem, vec, dst) {
-            allocation_failed(elem.size.saturating_mul(n));
-        }
+        (*state)
+            .elements
+            .finish_vec(mark, n, vec.elem.get(), vec, dst);
     }
 }
 

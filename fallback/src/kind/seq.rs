@@ -94,12 +94,8 @@ impl Parser<'_> {
         unsafe {
             if result.is_err() {
                 self.elements.discard_vec(mark, len, elem);
-            } else if !self.elements.finish_vec(mark, len, elem, vec, dst) {
-                let size = elem.size.saturating_mul(len).max(1);
-                std::alloc::handle_alloc_error(
-                    std::alloc::Layout::from_size_align(size, elem.align)
-                        .unwrap_or(std::alloc::Layout::new::<u8>()),
-                );
+            } else {
+                self.elements.finish_vec(mark, len, elem, vec, dst);
             }
         }
         result
