@@ -215,7 +215,7 @@ cfg_jit! {
     /// Input bytes a type decodes on the baseline tier before the optimising
     /// tier is compiled for it. At the baseline's 280–820 MB/s (docs/benchmarks.md)
     /// that is 40–120 ms of decoding, more than the optimising compile of any
-    /// model measured (Order 3 ms, twitter 29 ms): a type is promoted once it
+    /// model measured (Order 1.1 ms, twitter 10.5 ms): a type is promoted once it
     /// has spent more time decoding than its promotion will cost, and the
     /// unrolled code is 10–15 % faster on struct-heavy documents.
     const PROMOTE_BYTES: u64 = 32 << 20;
