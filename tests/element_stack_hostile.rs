@@ -450,6 +450,7 @@ macro_rules! string_kind {
                     "a string",
                     jitson::__private::Kind::String(&jitson::__private::StringLayout {
                         write: $write,
+                        read: None,
                     }),
                 );
         }
@@ -591,6 +592,7 @@ unsafe impl jitson::HasLayout for Reentrant {
             "a string",
             jitson::__private::Kind::String(&jitson::__private::StringLayout {
                 write: write_reentrant,
+                read: None,
             }),
         );
 }

@@ -278,6 +278,7 @@ unsafe impl jitson::HasLayout for Counted {
             "a string",
             jitson::__private::Kind::String(&jitson::__private::StringLayout {
                 write: write_counted,
+                read: None,
             }),
         );
 }

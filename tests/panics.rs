@@ -47,6 +47,7 @@ unsafe impl jitson::HasLayout for Tracked {
             "a string",
             jitson::__private::Kind::String(&jitson::__private::StringLayout {
                 write: write_tracked,
+                read: None,
             }),
         );
 }

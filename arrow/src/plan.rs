@@ -42,6 +42,7 @@ pub(crate) struct Policy {
 /// Text appended to a text column.
 static TEXT: StringLayout = StringLayout {
     write: column_append_text,
+    read: None,
 };
 static TEXT_VALUE: TypeLayout = node("a string", 0, 1, Kind::String(&TEXT));
 
@@ -145,6 +146,7 @@ impl Plan {
                 } else {
                     None
                 },
+                skip_if: None,
             });
             templates.push(template);
         }
@@ -399,6 +401,7 @@ impl Plan {
             new: map_new,
             insert_with: map_insert_with,
             insert: map_insert_parsed,
+            for_each: None,
         });
         let layout = self.keep(TypeLayout {
             drop: Some(column_abandon_row),

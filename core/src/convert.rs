@@ -55,6 +55,7 @@ const fn converted<T: ConvertFrom>(expecting: &'static str) -> TypeLayout {
         Kind::Convert(&ConvertLayout {
             from: LayoutRef::Lazy(layout_of::<T::Source>),
             convert: convert_fn::<T>,
+            into: None,
         }),
     )
 }
@@ -233,9 +234,12 @@ parsed! {
 // Duration, from serde's `{"secs": u64, "nanos": u32}`.
 
 /// serde's wire form of a `Duration`.
-struct DurationParts {
-    secs: u64,
-    nanos: u32,
+#[doc(hidden)]
+pub struct DurationParts {
+    /// Whole seconds.
+    pub secs: u64,
+    /// Nanoseconds within the second.
+    pub nanos: u32,
 }
 
 // SAFETY: both fields are described at their `offset_of!` offsets with their own
@@ -253,6 +257,7 @@ unsafe impl HasLayout for DurationParts {
                     offset: core::mem::offset_of!(DurationParts, secs),
                     layout: LayoutRef::Lazy(layout_of::<u64>),
                     default: None,
+                    skip_if: None,
                 },
                 Field {
                     name: "nanos",
@@ -260,6 +265,7 @@ unsafe impl HasLayout for DurationParts {
                     offset: core::mem::offset_of!(DurationParts, nanos),
                     layout: LayoutRef::Lazy(layout_of::<u32>),
                     default: None,
+                    skip_if: None,
                 },
             ],
             skipped: &[],

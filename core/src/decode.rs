@@ -159,6 +159,7 @@ unsafe impl HasLayout for String {
         "a string",
         Kind::String(&StringLayout {
             write: write_string,
+            read: Some(read_text::<String>),
         }),
     );
 }
@@ -170,8 +171,25 @@ unsafe impl HasLayout for Box<str> {
         "a string",
         Kind::String(&StringLayout {
             write: write_box_str,
+            read: Some(read_text::<Box<str>>),
         }),
     );
+}
+
+/// Reads the text of any string type (a [`ReadStrFn`](crate::layout::ReadStrFn)).
+///
+/// # Safety
+/// `src` points to a live `S`; `len` is valid for writes.
+pub(crate) unsafe extern "C" fn read_text<S: AsRef<str>>(
+    src: *const u8,
+    len: *mut usize,
+) -> *const u8 {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let text = (*src.cast::<S>()).as_ref();
+        len.write(text.len());
+        text.as_ptr()
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -216,6 +234,7 @@ unsafe impl HasLayout for &str {
         Kind::BorrowedStr(&BorrowedStrLayout {
             borrow: write_borrowed_str,
             own: None,
+            read: read_text::<&'static str>,
         }),
     );
 }
@@ -232,6 +251,7 @@ unsafe impl HasLayout for Cow<'_, str> {
         Kind::BorrowedStr(&BorrowedStrLayout {
             borrow: write_cow_borrowed,
             own: Some(write_cow_owned),
+            read: read_text::<Cow<'static, str>>,
         }),
     );
 }
@@ -264,6 +284,30 @@ unsafe extern "C" fn option_decode_some<T>(dst: *mut u8, decode: SlotFn, ctx: *m
     true
 }
 
+/// The payload of an `Option<T>`, null for `None`.
+///
+/// # Safety
+/// `src` points to a live `Option<T>`.
+pub(crate) unsafe extern "C" fn option_get<T>(src: *const u8) -> *const u8 {
+    // SAFETY: as the caller guarantees.
+    match unsafe { &*src.cast::<Option<T>>() } {
+        Some(value) => core::ptr::from_ref(value).cast(),
+        None => core::ptr::null(),
+    }
+}
+
+/// The target of any pointer to `T` (`Box<T>`, `&T`, `Rc<T>`, `Arc<T>`).
+///
+/// # Safety
+/// `src` points to a live `P`.
+pub(crate) unsafe extern "C" fn deref_get<P: core::ops::Deref<Target = T>, T: ?Sized>(
+    src: *const u8,
+) -> *const u8 {
+    // SAFETY: as the caller guarantees.
+    let target: &T = unsafe { &*src.cast::<P>() };
+    core::ptr::from_ref(target).cast()
+}
+
 // SAFETY: the functions write whole `Option<T>` values (through `T::Static`, the
 // same type up to lifetimes, hence the same layout); `some` is T's own layout.
 unsafe impl<T: HasLayout> HasLayout for Option<T> {
@@ -274,6 +318,7 @@ unsafe impl<T: HasLayout> HasLayout for Option<T> {
             some: LayoutRef::Lazy(layout_of::<T>),
             write_none: option_write_none::<T::Static>,
             decode_some: option_decode_some::<T::Static>,
+            get: option_get::<T::Static>,
         }),
     );
 }
@@ -305,6 +350,7 @@ unsafe impl<T: HasLayout> HasLayout for Box<T> {
         Kind::Box(&BoxLayout {
             inner: LayoutRef::Lazy(layout_of::<T>),
             decode_new: box_decode_new::<T::Static>,
+            get: deref_get::<Box<T::Static>, T::Static>,
         }),
     );
 }
@@ -343,6 +389,22 @@ unsafe extern "C" fn vec_set_len<T>(vec: *mut u8, len: usize) {
     unsafe { (*vec.cast::<Vec<T>>()).set_len(len) }
 }
 
+/// The elements of any contiguous sequence of `T` (`Vec<T>`, `Box<[T]>`, `&[T]`).
+///
+/// # Safety
+/// `src` points to a live `S`; `len` is valid for writes.
+pub(crate) unsafe extern "C" fn slice_of<S: AsRef<[T]>, T>(
+    src: *const u8,
+    len: *mut usize,
+) -> *const u8 {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let slice = (*src.cast::<S>()).as_ref();
+        len.write(slice.len());
+        slice.as_ptr().cast()
+    }
+}
+
 // SAFETY: the functions operate on a whole Vec<T> only through Vec's API (as
 // `Vec<T::Static>`, the same type up to lifetimes).
 unsafe impl<T: HasLayout> HasLayout for Vec<T> {
@@ -354,6 +416,7 @@ unsafe impl<T: HasLayout> HasLayout for Vec<T> {
             new: vec_new::<T::Static>,
             with_capacity: vec_with_capacity::<T::Static>,
             set_len: vec_set_len::<T::Static>,
+            as_slice: slice_of::<Vec<T::Static>, T::Static>,
         }),
     );
 }
@@ -434,9 +497,50 @@ tuple! {
 // ---------------------------------------------------------------------------
 // Maps
 
-/// The map operations jitson needs, implemented for the std maps.
-pub(crate) trait AnyMap<K, V>: Default {
+/// The map operations jitson needs to decode, implemented for the std maps.
+pub(crate) trait AnyMap<K, V>: Default + EachEntry<K, V> {
     fn put(&mut self, key: K, value: V);
+}
+
+/// The map operation jitson needs to encode: every entry, in iteration order.
+pub(crate) trait EachEntry<K, V> {
+    fn each(&self, f: impl FnMut(&K, &V) -> bool) -> bool;
+}
+
+impl<K, V, S> EachEntry<K, V> for HashMap<K, V, S> {
+    fn each(&self, mut f: impl FnMut(&K, &V) -> bool) -> bool {
+        self.iter().all(|(k, v)| f(k, v))
+    }
+}
+
+impl<K, V> EachEntry<K, V> for BTreeMap<K, V> {
+    fn each(&self, mut f: impl FnMut(&K, &V) -> bool) -> bool {
+        self.iter().all(|(k, v)| f(k, v))
+    }
+}
+
+/// A map's [`ForEachFn`](crate::layout::ForEachFn).
+///
+/// # Safety
+/// `src` points to a live `M`; `entry` is called with pointers to live keys
+/// and values of the map.
+pub(crate) unsafe extern "C" fn map_for_each<M: EachEntry<K, V>, K, V>(
+    src: *const u8,
+    entry: crate::layout::EntryFn,
+    ctx: *mut c_void,
+) -> bool {
+    // SAFETY: as the caller guarantees.
+    let map = unsafe { &*src.cast::<M>() };
+    map.each(|k, v| {
+        // SAFETY: `entry` keeps the EntryFn contract; both pointers are live.
+        unsafe {
+            entry(
+                ctx,
+                core::ptr::from_ref(k).cast(),
+                core::ptr::from_ref(v).cast(),
+            )
+        }
+    })
 }
 
 impl<K: Eq + core::hash::Hash, V, S: BuildHasher + Default> AnyMap<K, V> for HashMap<K, V, S> {
@@ -548,6 +652,7 @@ where
             new: map_new::<Self::Static, K::Static, V::Static>,
             insert_with: map_insert_with::<Self::Static, K::Static, V::Static, K>,
             insert: map_insert::<Self::Static, K::Static, V::Static>,
+            for_each: Some(map_for_each::<Self::Static, K::Static, V::Static>),
         }),
     );
 }
@@ -576,6 +681,7 @@ where
             new: map_new::<Self::Static, K::Static, V::Static>,
             insert_with: map_insert_with::<Self::Static, K::Static, V::Static, K>,
             insert: map_insert::<Self::Static, K::Static, V::Static>,
+            for_each: Some(map_for_each::<Self::Static, K::Static, V::Static>),
         }),
     );
 }

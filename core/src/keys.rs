@@ -101,6 +101,7 @@ mod tests {
             offset: 0,
             layout: LayoutRef::Node(&U8),
             default: None,
+            skip_if: None,
         }
     }
 

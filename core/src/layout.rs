@@ -244,11 +244,35 @@ pub enum Kind {
     Parsed(&'static crate::column::ParsedLayout),
 }
 
-/// Creates owned text (`String`, `Box<str>`, `RawValue`) from UTF-8 bytes.
+/// Reads the text of a string value at `src` (encoding): returns a pointer to
+/// its UTF-8 bytes and writes their number to `*len`. The bytes stay valid while
+/// the value does.
+pub type ReadStrFn = unsafe extern "C" fn(src: *const u8, len: *mut usize) -> *const u8;
+
+/// Reads the value behind `src` (encoding): `Option`'s payload (null for
+/// `None`), a `Box`'s or a reference's target.
+pub type GetFn = unsafe extern "C" fn(src: *const u8) -> *const u8;
+
+/// A backend's callback that encodes the value at `value` (encoding's twin of
+/// [`SlotFn`]). Returns `false` when it failed, having recorded why in `ctx`.
+pub type EncodeSlotFn = unsafe extern "C" fn(ctx: *mut c_void, value: *const u8) -> bool;
+
+/// A backend's callback for one map entry: the key and the value, each a
+/// pointer to a live value of the map's key and value layouts.
+pub type EntryFn = unsafe extern "C" fn(ctx: *mut c_void, key: *const u8, value: *const u8) -> bool;
+
+/// Iterates a map for encoding (see [`MapLayout::for_each`]).
+pub type ForEachFn = unsafe extern "C" fn(src: *const u8, entry: EntryFn, ctx: *mut c_void) -> bool;
+
+/// Creates owned text (`String`, `Box<str>`, `RawValue`) from UTF-8 bytes, and
+/// reads it back.
 #[derive(Debug)]
 pub struct StringLayout {
     /// Writes the text `ptr[..len]` (valid UTF-8) to `dst`.
     pub write: unsafe extern "C" fn(dst: *mut u8, ptr: *const u8, len: usize),
+    /// Reads the text (encoding); `None` where the layout cannot be encoded
+    /// (run-time column layouts).
+    pub read: Option<ReadStrFn>,
 }
 
 /// `&'de str` and `Cow<'de, str>`.
@@ -262,6 +286,8 @@ pub struct BorrowedStrLayout {
     /// for strings with escapes; `None` when the type can only borrow (`&str`:
     /// an escaped string is an invalid type, as in serde_json).
     pub own: Option<unsafe extern "C" fn(dst: *mut u8, ptr: *const u8, len: usize)>,
+    /// Reads the text (encoding).
+    pub read: ReadStrFn,
 }
 
 /// `Option<T>`.
@@ -273,6 +299,8 @@ pub struct OptionLayout {
     pub write_none: unsafe extern "C" fn(dst: *mut u8),
     /// Decodes a `T` through the callback and writes `Some(value)` to `dst`.
     pub decode_some: DecodeIntoFn,
+    /// The payload of the option at `src`, null for `None` (encoding).
+    pub get: GetFn,
 }
 
 /// `Box<T>`.
@@ -283,6 +311,9 @@ pub struct BoxLayout {
     /// Allocates, decodes a `T` into the allocation through the callback, and writes
     /// the box to `dst`; frees the allocation if the callback fails.
     pub decode_new: DecodeIntoFn,
+    /// The boxed value of the box at `src` (encoding); also serves references
+    /// (`&T`), which encode as their target.
+    pub get: GetFn,
 }
 
 /// `Vec<T>`: a backend decodes the elements onto its element stack
@@ -300,6 +331,9 @@ pub struct VecLayout {
     pub with_capacity: unsafe extern "C" fn(dst: *mut u8, len: usize) -> *mut u8,
     /// Sets the length; the first `len` elements must be initialised.
     pub set_len: unsafe extern "C" fn(vec: *mut u8, len: usize),
+    /// The elements of the sequence at `src` (encoding): a pointer to the first
+    /// of `*len` contiguous elements. Also serves slices (`&[T]`, `Box<[T]>`).
+    pub as_slice: unsafe extern "C" fn(src: *const u8, len: *mut usize) -> *const u8,
 }
 
 /// `[T; N]`: elements at `i * elem.size`, as Rust guarantees for arrays.
@@ -345,6 +379,10 @@ pub struct MapLayout {
         decode_value: SlotFn,
         value_ctx: *mut c_void,
     ) -> bool,
+    /// Calls `entry` on every entry of the map at `src`, in the map's iteration
+    /// order, until it returns `false` (encoding). Returns whether every call
+    /// returned `true`. `None` where the layout cannot be encoded.
+    pub for_each: Option<ForEachFn>,
 }
 
 impl MapLayout {
@@ -398,7 +436,15 @@ pub struct Field {
     /// unless its layout is optional ([`TypeLayout::is_optional`]: `Option<T>`,
     /// also behind `Box`es), which becomes `None` (as in serde).
     pub default: Option<InitFn>,
+    /// Encoding: `#[serde(skip_serializing_if = "path")]`, called with the
+    /// field's address (see [`SkipFn`]). `None` in layouts built for decoding.
+    pub skip_if: Option<SkipFn>,
 }
+
+/// Whether a field is left out of the output (`skip_serializing_if`): writes
+/// the predicate's answer to `*skip` and returns `true`, or returns `false` if
+/// the predicate panicked (the payload is stashed).
+pub type SkipFn = unsafe extern "C" fn(field: *const u8, skip: *mut bool) -> bool;
 
 impl Field {
     /// Whether `key` names this field.
@@ -433,13 +479,31 @@ pub type ConvertFn = unsafe extern "C" fn(
     message: *mut Option<Box<str>>,
 ) -> bool;
 
-/// A type decoded as another and converted (`from`, `try_from`).
+/// Encoding's conversion: builds the value to write in place of the one at
+/// `src` (`#[serde(into = "..")]`, a set's elements as a sequence, a `Mutex`'s
+/// content), calls `encode` on it and drops it. Returns what `encode`
+/// returned, or `false` when the conversion failed: its message is then in
+/// `*message`, or, if it panicked, the payload is stashed and `*message` left
+/// `None`.
+pub type IntoFn = unsafe extern "C" fn(
+    src: *const u8,
+    encode: EncodeSlotFn,
+    ctx: *mut c_void,
+    message: *mut Option<Box<str>>,
+) -> bool;
+
+/// A type decoded as another and converted (`from`, `try_from`), or encoded
+/// as another (`into`).
 #[derive(Debug)]
 pub struct ConvertLayout {
-    /// The source type's layout.
+    /// The other type's layout: the source when decoding, the target when
+    /// encoding.
     pub from: LayoutRef,
     /// Decodes the source and converts it (see [`ConvertFn`]).
     pub convert: ConvertFn,
+    /// Converts for encoding (see [`IntoFn`]); `None` in layouts built for
+    /// decoding only.
+    pub into: Option<IntoFn>,
 }
 
 /// Decodes the JSON text `ptr[..len]` (one valid value, UTF-8) with a serde
@@ -457,11 +521,22 @@ pub type SerdeFn = unsafe extern "C" fn(
 /// report it as a depth error rather than a refused value.
 pub const DEPTH_LIMIT_MESSAGE: &str = "recursion limit exceeded";
 
-/// A field decoded through serde (see [`Kind::Serde`]).
+/// Encodes the value at `src` with a serde serializer (serde_json's compact
+/// one), appending its JSON text to `*out` (a backend writing pretty output
+/// re-formats it: [`crate::write::write_pretty_from_compact`]). Returns `true`
+/// on success; on `false` the serializer's message is in `*message`, or, if it
+/// panicked, the payload is stashed and `*message` left `None`.
+pub type SerializeFn =
+    unsafe extern "C" fn(src: *const u8, out: *mut Vec<u8>, message: *mut Option<Box<str>>) -> bool;
+
+/// A field decoded or encoded through serde (see [`Kind::Serde`]).
 #[derive(Debug)]
 pub struct SerdeLayout {
     /// Runs the field's deserializer on the value's text.
     pub decode: SerdeFn,
+    /// Runs the field's serializer (`serialize_with`, `with`, the type's
+    /// `Serialize`); `None` in layouts built for decoding.
+    pub encode: Option<SerializeFn>,
 }
 
 /// A tuple or a tuple struct: element `i` of the JSON array is `elems[i]`.
@@ -532,7 +607,22 @@ pub struct EnumLayout {
     pub write: unsafe extern "C" fn(dst: *mut u8, index: usize),
     /// Decodes and writes a variant with data (see [`DecodeVariantFn`]).
     pub decode_variant: DecodeVariantFn,
+    /// Encoding: which variant the value at `src` is (see [`VariantOfFn`]);
+    /// `None` in layouts built for decoding.
+    pub variant_of: Option<VariantOfFn>,
 }
+
+/// Tells which variant the enum value at `src` is and writes its payload's
+/// view to `payload`: for a data variant, a value of the variant's payload
+/// layout in an encode layout (references to the variant's fields, laid out as
+/// that layout says; at most [`VARIANT_VIEW_SIZE`] bytes, aligned to 8).
+/// Returns the variant's index in [`EnumLayout::variants`], or `usize::MAX` for
+/// a variant that is never written (`skip_serializing`: serde's error "the
+/// enum variant E::V cannot be serialized").
+pub type VariantOfFn = unsafe extern "C" fn(src: *const u8, payload: *mut u8) -> usize;
+
+/// The room a [`VariantOfFn`] may write: references to at most 64 fields.
+pub const VARIANT_VIEW_SIZE: usize = 64 * 16;
 
 /// serde's enum representations (serde.rs, "Enum representations").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -823,6 +913,7 @@ mod tests {
                 offset: 0,
                 layout: LayoutRef::Lazy(crate::decode::layout_of::<u8>),
                 default: None,
+                skip_if: None,
             }
         }
         [field("a"), field("b"), field("c"), field("d")]

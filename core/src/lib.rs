@@ -17,9 +17,11 @@
 //! they need.
 
 pub mod column;
-mod convert;
+#[doc(hidden)]
+pub mod convert;
 pub mod decode;
 pub mod elements;
+pub mod encode;
 pub mod error;
 pub mod keys;
 pub mod layout;
@@ -29,6 +31,7 @@ pub mod raw;
 pub mod serde_bridge;
 pub mod stack;
 pub mod text;
+pub mod write;
 
 pub use decode::{Decode, DecodeBorrowed, HasLayout};
 pub use error::{Category, Error, ErrorCode, ErrorKind, Found, PathSegment};

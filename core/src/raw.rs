@@ -53,13 +53,27 @@ unsafe extern "C" fn write_raw(dst: *mut u8, ptr: *const u8, len: usize) {
     }
 }
 
+/// # Safety
+/// `src` points to a live `RawValue`; `len` is valid for writes.
+unsafe extern "C" fn read_raw(src: *const u8, len: *mut usize) -> *const u8 {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let text = (*src.cast::<RawValue>()).get();
+        len.write(text.len());
+        text.as_ptr()
+    }
+}
+
 // SAFETY: the layout describes RawValue: `write_raw` writes a whole RawValue, and
 // size, alignment and drop come from the type itself.
 unsafe impl HasLayout for RawValue {
     type Static = Self;
     const LAYOUT: &'static TypeLayout = &TypeLayout::of::<RawValue>(
         "any JSON value",
-        Kind::RawValue(&StringLayout { write: write_raw }),
+        Kind::RawValue(&StringLayout {
+            write: write_raw,
+            read: Some(read_raw),
+        }),
     );
 }
 

@@ -259,6 +259,7 @@ unsafe impl crate::decode::HasLayout for serde_json::Value {
             "any JSON value",
             crate::layout::Kind::Serde(&crate::layout::SerdeLayout {
                 decode: write_value_direct,
+                encode: Some(crate::encode::serialize_fn::<serde_json::Value>),
             }),
         );
 }
@@ -267,6 +268,12 @@ crate::decode::owned! { [] serde_json::Value; }
 // `Map<String, Value>`: a map like any other (its keys are strings, its values
 // `Value`s), so it can also be the `#[serde(flatten)]` map that collects the
 // keys no field claims.
+impl crate::decode::EachEntry<String, serde_json::Value> for JsonMap {
+    fn each(&self, mut f: impl FnMut(&String, &serde_json::Value) -> bool) -> bool {
+        self.iter().all(|(k, v)| f(k, v))
+    }
+}
+
 impl crate::decode::AnyMap<String, serde_json::Value>
     for serde_json::Map<String, serde_json::Value>
 {
@@ -288,6 +295,7 @@ unsafe impl crate::decode::HasLayout for JsonMap {
             new: crate::decode::map_new::<JsonMap, String, serde_json::Value>,
             insert_with: crate::decode::map_insert_with::<JsonMap, String, serde_json::Value, String>,
             insert: crate::decode::map_insert::<JsonMap, String, serde_json::Value>,
+            for_each: Some(crate::decode::map_for_each::<JsonMap, String, serde_json::Value>),
         }),
     );
 }
@@ -329,6 +337,7 @@ unsafe impl crate::decode::HasLayout for Box<serde_json::value::RawValue> {
             "any JSON value",
             crate::layout::Kind::Serde(&crate::layout::SerdeLayout {
                 decode: write_boxed_raw,
+                encode: Some(crate::encode::serialize_fn::<Box<serde_json::value::RawValue>>),
             }),
         );
 }

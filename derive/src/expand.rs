@@ -110,6 +110,7 @@ fn expand_convert(input: &DeriveInput, container: &ContainerAttrs) -> syn::Resul
         ::jitson::__private::Kind::Convert(&::jitson::__private::ConvertLayout {
             from: ::jitson::__private::LayoutRef::Lazy(::jitson::__private::layout_of::<#source>),
             convert: <Self as #helpers_trait>::__jitson_convert,
+            into: ::core::option::Option::None,
         })
     };
     Ok(decode_impl(
@@ -494,6 +495,7 @@ fn field_entry(
             offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
             layout: #layout,
             default: #default,
+            skip_if: ::core::option::Option::None,
         }
     }
 }
@@ -576,6 +578,7 @@ fn serde_fns(input: &DeriveInput, field: &StructField<'_>) -> Vec<HelperFn> {
                     #expecting,
                     ::jitson::__private::Kind::Serde(&::jitson::__private::SerdeLayout {
                         decode: <Self as #helpers>::#decode_fn,
+                        encode: ::core::option::Option::None,
                     }),
                 )
             },
@@ -838,6 +841,7 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
             deny_unknown_fields: #deny_unknown_fields,
             write: <Self as #helpers_trait>::__jitson_write_variant,
             decode_variant: <Self as #helpers_trait>::__jitson_decode_variant,
+            variant_of: ::core::option::Option::None,
         })
     };
     let borrowing: Vec<TokenStream> = variants

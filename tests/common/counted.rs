@@ -79,6 +79,7 @@ unsafe impl jitson::HasLayout for Counted {
             "a string",
             jitson::__private::Kind::String(&jitson::__private::StringLayout {
                 write: write_counted,
+                read: None,
             }),
         );
 }
@@ -119,6 +120,7 @@ unsafe impl jitson::HasLayout for PanicDrop {
             "a string",
             jitson::__private::Kind::String(&jitson::__private::StringLayout {
                 write: write_panic_drop,
+                read: None,
             }),
         );
 }

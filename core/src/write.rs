@@ -1,0 +1,400 @@
+//! What a value *is* when written: the JSON text of strings, integers, floats
+//! and literals, appended to a byte buffer. Where the value is read from (a
+//! struct offset, an Arrow column) is the caller's business; both encoders
+//! (the interpreter's and the JIT's helpers) and the Arrow writer format through
+//! these functions, so each value's text is defined once.
+//!
+//! # The reference
+//!
+//! serde_json's bytes, at the version in the lock file (1.0.154):
+//!
+//! - integers as `itoa` writes them (serde_json uses it), 128-bit included;
+//! - finite floats as `zmij` writes them (serde_json's formatter since 1.0.147:
+//!   shortest round-trip digits, `1e16`, `1e-7`, `0.0`, `-0.0`; an `f32` is
+//!   formatted as an `f32`, never widened); NaN and ±infinity as `null`;
+//! - strings with serde_json's escapes: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`,
+//!   `\t`, every other byte below 0x20 as `\u00XX` with lower-case hex; DEL and
+//!   U+2028/U+2029 passed through unescaped.
+//!
+//! Two options change bytes, each off by default ([`Escape`]): HTML-safe
+//! escaping (`<`, `>`, `&`, U+2028 and U+2029 as `\u003c`, `\u003e`, `\u0026`,
+//! `\u2028`, `\u2029`, as Go's `encoding/json` and sonic write them) and ASCII
+//! output (every non-ASCII character as `\uXXXX`, astral ones as a surrogate
+//! pair, lower-case hex).
+
+/// Which characters of a string are escaped beyond JSON's required ones.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Escape {
+    /// `<`, `>`, `&`, U+2028 and U+2029 as `\u` escapes, so the text can sit
+    /// inside an HTML `<script>` element.
+    pub html: bool,
+    /// Every non-ASCII character as `\uXXXX` (surrogate pairs above U+FFFF).
+    pub ascii: bool,
+}
+
+impl Escape {
+    /// serde_json's escaping: only what JSON requires.
+    pub const JSON: Escape = Escape {
+        html: false,
+        ascii: false,
+    };
+
+    /// Whether this is serde_json's escaping.
+    #[inline]
+    pub fn is_json(self) -> bool {
+        !self.html && !self.ascii
+    }
+}
+
+/// What byte `b` is written as inside a string, when JSON requires an escape:
+/// the letter after the backslash (`b'u'` for `\u00XX`), or 0 for none.
+const fn escape_letter(b: u8) -> u8 {
+    match b {
+        0x08 => b'b',
+        0x09 => b't',
+        0x0A => b'n',
+        0x0C => b'f',
+        0x0D => b'r',
+        b'"' => b'"',
+        b'\\' => b'\\',
+        0x00..=0x1F => b'u',
+        _ => 0,
+    }
+}
+
+/// [`escape_letter`] for every byte.
+static ESCAPE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = escape_letter(i as u8);
+        i += 1;
+    }
+    table
+};
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Appends `s` as a JSON string, quotes included, with serde_json's escapes.
+#[inline]
+pub fn write_str(out: &mut Vec<u8>, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push(b'"');
+    write_str_contents(out, s.as_bytes());
+    out.push(b'"');
+}
+
+/// Appends `s` as a JSON string with the given escaping.
+#[inline]
+pub fn write_str_escaped(out: &mut Vec<u8>, s: &str, escape: Escape) {
+    if escape.is_json() {
+        return write_str(out, s);
+    }
+    out.reserve(s.len() + 2);
+    out.push(b'"');
+    write_str_contents_with(out, s, escape);
+    out.push(b'"');
+}
+
+/// The index of the first byte of `bytes[from..]` that JSON requires escaping
+/// (a control byte, `"` or `\`), or `bytes.len()`. Eight bytes at a time.
+#[inline]
+pub fn find_escape(bytes: &[u8], mut from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    while from + 8 <= bytes.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[from..from + 8]);
+        let w = u64::from_le_bytes(word);
+        // A byte is flagged when it is below 0x20, or equal to '"' or '\\'.
+        // Each test sets the high bit of a flagged byte; bytes >= 0x80 are
+        // masked out by `!w`, so UTF-8 continuation bytes never match.
+        let below = w.wrapping_sub(ONES * 0x20);
+        let quote = (w ^ (ONES * b'"' as u64)).wrapping_sub(ONES);
+        let backslash = (w ^ (ONES * b'\\' as u64)).wrapping_sub(ONES);
+        let hits = (below | quote | backslash) & !w & HIGHS;
+        if hits != 0 {
+            // The lowest flagged byte is exact: borrows only run upwards.
+            return from + (hits.trailing_zeros() / 8) as usize;
+        }
+        from += 8;
+    }
+    while from < bytes.len() && ESCAPE[bytes[from] as usize] == 0 {
+        from += 1;
+    }
+    from
+}
+
+/// Appends the escaped contents of a string (no quotes), serde_json's way.
+#[inline]
+pub fn write_str_contents(out: &mut Vec<u8>, bytes: &[u8]) {
+    let mut start = 0;
+    loop {
+        let at = find_escape(bytes, start);
+        out.extend_from_slice(&bytes[start..at]);
+        if at == bytes.len() {
+            return;
+        }
+        write_escape(out, bytes[at]);
+        start = at + 1;
+    }
+}
+
+/// Appends the escape of one byte that JSON requires escaping.
+#[cold]
+fn write_escape(out: &mut Vec<u8>, b: u8) {
+    match ESCAPE[b as usize] {
+        b'u' => out.extend_from_slice(&[
+            b'\\',
+            b'u',
+            b'0',
+            b'0',
+            HEX[(b >> 4) as usize],
+            HEX[(b & 0xF) as usize],
+        ]),
+        letter => out.extend_from_slice(&[b'\\', letter]),
+    }
+}
+
+/// Appends `\uXXXX` for one UTF-16 code unit.
+fn write_u_escape(out: &mut Vec<u8>, unit: u16) {
+    out.extend_from_slice(&[
+        b'\\',
+        b'u',
+        HEX[(unit >> 12) as usize & 0xF],
+        HEX[(unit >> 8) as usize & 0xF],
+        HEX[(unit >> 4) as usize & 0xF],
+        HEX[unit as usize & 0xF],
+    ]);
+}
+
+/// The contents of a string with HTML-safe or ASCII escaping, char by char
+/// (these options are off by default; this path is not tuned).
+fn write_str_contents_with(out: &mut Vec<u8>, s: &str, escape: Escape) {
+    for c in s.chars() {
+        let code = c as u32;
+        if code < 0x80 {
+            let b = code as u8;
+            if ESCAPE[b as usize] != 0 {
+                write_escape(out, b);
+            } else if escape.html && matches!(b, b'<' | b'>' | b'&') {
+                write_u_escape(out, u16::from(b));
+            } else {
+                out.push(b);
+            }
+        } else if escape.ascii {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                write_u_escape(out, *unit);
+            }
+        } else if escape.html && (code == 0x2028 || code == 0x2029) {
+            write_u_escape(out, code as u16);
+        } else {
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+    }
+}
+
+/// An integer kind that serde_json writes with `itoa`.
+pub trait Integer: itoa::Integer + Copy {}
+impl<T: itoa::Integer + Copy> Integer for T {}
+
+/// Appends an integer, as serde_json writes it.
+#[inline]
+pub fn write_int<T: Integer>(out: &mut Vec<u8>, value: T) {
+    let mut buffer = itoa::Buffer::new();
+    out.extend_from_slice(buffer.format(value).as_bytes());
+}
+
+/// Appends an integer between quotes, as serde_json writes an integer map key.
+#[inline]
+pub fn write_int_key<T: Integer>(out: &mut Vec<u8>, value: T) {
+    out.push(b'"');
+    write_int(out, value);
+    out.push(b'"');
+}
+
+/// Appends an `f64`: its shortest round-trip text when finite (zmij, as
+/// serde_json), `null` otherwise.
+#[inline]
+pub fn write_f64(out: &mut Vec<u8>, value: f64) {
+    if value.is_finite() {
+        let mut buffer = zmij::Buffer::new();
+        out.extend_from_slice(buffer.format_finite(value).as_bytes());
+    } else {
+        out.extend_from_slice(b"null");
+    }
+}
+
+/// Appends an `f32`, formatted as an `f32` (never widened to `f64`), `null`
+/// when not finite.
+#[inline]
+pub fn write_f32(out: &mut Vec<u8>, value: f32) {
+    if value.is_finite() {
+        let mut buffer = zmij::Buffer::new();
+        out.extend_from_slice(buffer.format_finite(value).as_bytes());
+    } else {
+        out.extend_from_slice(b"null");
+    }
+}
+
+/// Appends `true` or `false`.
+#[inline]
+pub fn write_bool(out: &mut Vec<u8>, value: bool) {
+    out.extend_from_slice(if value { b"true" } else { b"false" });
+}
+
+/// Appends a newline and `level` indentation units (pretty output).
+#[inline]
+pub fn write_newline_indent(out: &mut Vec<u8>, level: usize, unit: &[u8]) {
+    out.push(b'\n');
+    for _ in 0..level {
+        out.extend_from_slice(unit);
+    }
+}
+
+/// Appends compact JSON text (one valid value, as serde_json's compact writer
+/// gives it) pretty-printed as serde_json's pretty writer would write it at
+/// `level` units deep: each element and member on its own line, `": "` after
+/// keys, empty containers as `[]` and `{}`. Strings are copied unchanged.
+pub fn write_pretty_from_compact(out: &mut Vec<u8>, text: &[u8], mut level: usize, unit: &[u8]) {
+    let mut i = 0;
+    while i < text.len() {
+        let b = text[i];
+        match b {
+            b'"' => {
+                // Copy the string, escapes included, through its closing quote.
+                let start = i;
+                i += 1;
+                while text[i] != b'"' {
+                    i += if text[i] == b'\\' { 2 } else { 1 };
+                }
+                out.extend_from_slice(&text[start..=i]);
+            }
+            b'[' | b'{' => {
+                out.push(b);
+                let close = if b == b'[' { b']' } else { b'}' };
+                if text.get(i + 1) == Some(&close) {
+                    out.push(close);
+                    i += 1;
+                } else {
+                    level += 1;
+                    write_newline_indent(out, level, unit);
+                }
+            }
+            b']' | b'}' => {
+                level -= 1;
+                write_newline_indent(out, level, unit);
+                out.push(b);
+            }
+            b',' => {
+                out.push(b',');
+                write_newline_indent(out, level, unit);
+            }
+            b':' => out.extend_from_slice(b": "),
+            _ => out.push(b),
+        }
+        i += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn escaped(s: &str) -> String {
+        let mut out = Vec::new();
+        write_str(&mut out, s);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn escapes_as_serde_json_at_every_position() {
+        let specials = [
+            "\"", "\\", "\n", "\r", "\t", "\u{8}", "\u{c}", "\u{0}", "\u{1f}", "\u{7f}", "é",
+            "\u{2028}", "😀",
+        ];
+        for special in specials {
+            for pad in 0..40 {
+                let s = format!("{}{special}{}", "a".repeat(pad), "b".repeat(pad % 9));
+                assert_eq!(escaped(&s), serde_json::to_string(&s).unwrap(), "{s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn find_escape_agrees_with_the_table() {
+        for b in 0..=255u8 {
+            for pos in 0..17 {
+                let mut bytes = vec![b'x'; 20];
+                bytes[pos] = b;
+                let expect = if ESCAPE[b as usize] != 0 { pos } else { 20 };
+                assert_eq!(find_escape(&bytes, 0), expect, "byte {b:#x} at {pos}");
+            }
+        }
+    }
+
+    #[test]
+    fn pretty_from_compact_is_serde_jsons_pretty() {
+        let value =
+            serde_json::json!({"a": [1, [], {}, {"b": "x,y:[z]\\\"{"}], "c": {"d": null}, "e": []});
+        let compact = serde_json::to_vec(&value).unwrap();
+        let mut out = Vec::new();
+        write_pretty_from_compact(&mut out, &compact, 0, b"  ");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            serde_json::to_string_pretty(&value).unwrap()
+        );
+    }
+
+    #[test]
+    fn html_and_ascii() {
+        let mut out = Vec::new();
+        let both = Escape {
+            html: true,
+            ascii: true,
+        };
+        write_str_escaped(&mut out, "<a&b>\u{2028}é😀\n", both);
+        assert_eq!(
+            out,
+            br#""\u003ca\u0026b\u003e\u2028\u00e9\ud83d\ude00\n""#.to_vec()
+        );
+    }
+
+    #[test]
+    fn floats_and_ints_as_serde_json() {
+        let floats = [
+            0.0,
+            -0.0,
+            1.0,
+            1e15,
+            1e16,
+            1e-5,
+            1e-6,
+            1e-7,
+            123.456,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::MAX,
+            0.1 + 0.2,
+        ];
+        for f in floats {
+            let mut out = Vec::new();
+            write_f64(&mut out, f);
+            assert_eq!(out, serde_json::to_vec(&f).unwrap(), "{f}");
+            let g = f as f32;
+            let mut out = Vec::new();
+            write_f32(&mut out, g);
+            assert_eq!(out, serde_json::to_vec(&g).unwrap(), "{g}");
+        }
+        for f in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let mut out = Vec::new();
+            write_f64(&mut out, f);
+            assert_eq!(out, b"null");
+        }
+        let mut out = Vec::new();
+        write_int(&mut out, i128::MIN);
+        assert_eq!(out, serde_json::to_vec(&i128::MIN).unwrap());
+    }
+}
