@@ -108,16 +108,22 @@ use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+pub use encode::{
+    Encoder, to_string, to_string_pretty, to_vec, to_vec_pretty, to_writer, to_writer_lines,
+    to_writer_pretty, warm_up_encode,
+};
+pub use jitson_core::encode::Encode;
 pub use jitson_core::{
     Category, Decode, DecodeBorrowed, Error, ErrorKind, HasLayout, IgnoredAny, PathSegment,
     RawValue,
 };
-pub use jitson_derive::Decode;
+pub use jitson_derive::{Decode, Encode};
 pub use stream::{Values, decode_lines, from_reader, values};
 
 use jitson_core::error::ErrorCode;
 use jitson_core::layout::{self as layout_model, TypeLayout};
 
+mod encode;
 mod jit;
 mod stream;
 
@@ -129,6 +135,7 @@ pub mod __private {
         Decode, DecodeBorrowed, HasLayout, convert_with, decode_variant_with, default_init,
         init_with, layout_of, write_value,
     };
+    pub use jitson_core::encode::{Encode, encode_layout_of, never_write_variant, skip_with};
     pub use jitson_core::error::{ErrorCode, Found};
     pub use jitson_core::layout::*;
     pub use std::boxed::Box;

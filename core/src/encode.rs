@@ -581,3 +581,28 @@ iterated! {
     [T: Encode<Static = T> + 'static] VecDeque<T> => T;
     [T: Encode<Static = T> + 'static] LinkedList<T> => T;
 }
+
+/// Runs a `skip_serializing_if` predicate on the field at `field`, writing its
+/// answer to `*skip`: the body of the [`SkipFn`](crate::layout::SkipFn)s the
+/// derive generates. Returns `false` if the predicate panicked (stashed).
+///
+/// # Safety
+/// `field` points to a live `T`; `skip` is valid for writes.
+pub unsafe fn skip_with<T>(
+    field: *const u8,
+    skip: *mut bool,
+    predicate: impl FnOnce(&T) -> bool,
+) -> bool {
+    crate::panic::catch(|| {
+        // SAFETY: as the caller guarantees.
+        unsafe { skip.write(predicate(&*field.cast::<T>())) }
+    })
+}
+
+/// The `write` slot of an encode layout's enum (see the module docs); aborts.
+///
+/// # Safety
+/// Always safe to call; it never returns.
+pub unsafe extern "C" fn never_write_variant(_dst: *mut u8, _index: usize) {
+    never_decoded()
+}

@@ -183,6 +183,11 @@ pub enum ErrorCode {
     BackendUnavailable(&'static str),
     /// Reading the input failed, with the I/O error's message.
     Io(Box<str>),
+    /// Encoding: a map key that is a float and not finite (serde_json's refusal).
+    FloatKeyMustBeFinite,
+    /// Encoding: a layout built for decoding only (a run-time column layout), or
+    /// a value serde refuses to write; the text says which.
+    NotEncodable(Box<str>),
 }
 
 impl ErrorCode {
@@ -209,6 +214,7 @@ impl ErrorCode {
             | TrailingCharacters
             | ExpectedNumericKey
             | ExpectedDoubleQuote
+            | FloatKeyMustBeFinite
             | Panicked => ErrorKind::Syntax,
             FloatOutOfRange | NumberOutOfRange | IntOutOfRange { .. } => {
                 ErrorKind::NumberOutOfRange
@@ -216,9 +222,11 @@ impl ErrorCode {
             InvalidUtf8 => ErrorKind::InvalidUtf8,
             DepthLimitExceeded | StackExhausted => ErrorKind::DepthLimit,
             InvalidType { .. } | InvalidEnumType { .. } => ErrorKind::InvalidType,
-            NotOneChar | UnknownVariant { .. } | NoMatchingVariant { .. } | Conversion(_) => {
-                ErrorKind::InvalidValue
-            }
+            NotOneChar
+            | UnknownVariant { .. }
+            | NoMatchingVariant { .. }
+            | Conversion(_)
+            | NotEncodable(_) => ErrorKind::InvalidValue,
             InvalidLength { .. } | TupleLength { .. } | SeqTooLong { .. } | ArrayTooLong { .. } => {
                 ErrorKind::InvalidLength
             }
@@ -343,6 +351,8 @@ impl fmt::Display for ErrorCode {
             Panicked => f.write_str("user code panicked during decoding"),
             BackendUnavailable(why) => write!(f, "backend unavailable: {why}"),
             Io(message) => write!(f, "I/O error: {message}"),
+            FloatKeyMustBeFinite => f.write_str("float key must be finite (got NaN or +/-inf)"),
+            NotEncodable(text) => f.write_str(text),
         }
     }
 }
@@ -524,6 +534,10 @@ fn push_name(out: &mut String, name: &str) {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.inner.code)?;
+        if self.inner.line == 0 && !self.inner.path_rev.is_empty() {
+            // An encoding error: no input, but a place in the value.
+            write!(f, " at {}", self.path())?;
+        }
         if self.inner.line != 0 {
             write!(
                 f,

@@ -419,6 +419,10 @@ pub struct FlattenField {
     /// The field's layout: a struct (its keys are read as the parent's) or a map
     /// (it collects every key nothing else claims).
     pub layout: LayoutRef,
+    /// Encoding: the number of [`StructLayout::fields`] declared before this
+    /// field, after which its members are written (serde writes a flattened
+    /// field's members where the field is declared).
+    pub position: usize,
 }
 
 /// One decoded field of a struct.

@@ -351,11 +351,13 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
             .map(|field| field_entry(field, &container, field.layout()));
         let flatten_entries = flattened.iter().map(|field| {
             let (name, member, layout) = (field.rust_name(), &field.member, field.layout());
+            let position = decoded.iter().filter(|d| d.index < field.index).count();
             quote! {
                 ::jitson::__private::FlattenField {
                     name: #name,
                     offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
                     layout: #layout,
+                    position: #position,
                 }
             }
         });
@@ -1099,7 +1101,7 @@ fn decode_impl(
 }
 
 /// The input type with its lifetime parameters `'static`: its `HasLayout::Static`.
-fn static_self(input: &DeriveInput) -> TokenStream {
+pub(crate) fn static_self(input: &DeriveInput) -> TokenStream {
     let ident = &input.ident;
     let (_, ty_generics, _) = input.generics.split_for_impl();
     to_static(quote!(#ident #ty_generics), &input.generics)
@@ -1276,7 +1278,7 @@ fn names_any(ty: &Type, names: &[&Ident]) -> bool {
 }
 
 /// Rejects `#[repr(packed)]`: backends write fields through aligned pointers.
-fn reject_packed(attrs: &[Attribute]) -> syn::Result<()> {
+pub(crate) fn reject_packed(attrs: &[Attribute]) -> syn::Result<()> {
     let mut errors = Errors::default();
     for attr in attrs.iter().filter(|attr| attr.path().is_ident("repr")) {
         errors.check(attr.parse_nested_meta(|meta| {

@@ -62,6 +62,7 @@
 
 mod attr;
 mod case;
+mod encode;
 mod expand;
 
 use proc_macro::TokenStream;
@@ -143,6 +144,36 @@ use syn::{DeriveInput, parse_macro_input};
 pub fn derive_decode(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive(&input)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Derives `jitson::Encode`: the layout encoders read (see the `encode`
+/// module of this crate for what it supports).
+///
+/// ```ignore
+/// #[derive(jitson::Encode)]
+/// #[serde(rename_all = "camelCase")]
+/// struct User {
+///     user_id: u64,                                        // key "userId"
+///     #[serde(skip_serializing_if = "Option::is_none")]
+///     email: Option<String>,                               // left out when None
+///     #[serde(skip_serializing)]
+///     cache: u64,                                          // never written
+/// }
+/// ```
+///
+/// Reads `#[serde(...)]` and `#[jitson(...)]` (which wins): `rename` and
+/// `rename_all` (the plain and `serialize = "..."` forms), `skip`,
+/// `skip_serializing`, `skip_serializing_if`, `flatten`, `transparent`, and for
+/// enums of unit variants `tag`, `content`, `untagged` and variant
+/// `skip_serializing`. Attributes that concern decoding only are ignored.
+/// Enums with data, `serialize_with`, `with`, `into` and `#[jitson(serde)]` are
+/// compile errors in this version.
+#[proc_macro_derive(Encode, attributes(jitson, serde))]
+pub fn derive_encode(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    encode::derive(&input)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -37,6 +37,7 @@ use jitson_core::error::{Error, ErrorCode, Found, PathSegment};
 use jitson_core::layout::{KeyOrders, Kind, TypeLayout};
 use jitson_core::text::{self, LexError};
 
+pub mod encode;
 mod kind;
 
 /// Interpreter settings.

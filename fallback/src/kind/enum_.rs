@@ -605,3 +605,127 @@ fn may_start(layout: &TypeLayout, b: u8, depth: u32) -> bool {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// Encoding
+
+impl crate::encode::Emitter<'_> {
+    /// An enum in its representation: the layout's `variant_of` tells the
+    /// variant and writes a view of its payload (references to its fields),
+    /// which is encoded with the payload's layout.
+    ///
+    /// # Safety
+    /// `src` points to a value of the enum.
+    pub(crate) unsafe fn encode_enum(
+        &mut self,
+        layout: &'static TypeLayout,
+        e: &EnumLayout,
+        src: *const u8,
+    ) -> Result<(), Error> {
+        let Some(variant_of) = e.variant_of else {
+            return Err(self.not_encodable(layout));
+        };
+        let mut view = [0u64; jitson_core::layout::VARIANT_VIEW_SIZE / 8];
+        let view = view.as_mut_ptr().cast::<u8>();
+        // SAFETY: as the caller guarantees; the view is room for any payload view.
+        let index = unsafe { variant_of(src, view) };
+        let Some(variant) = e.variants.get(index) else {
+            // A skipped variant: `variant_of` wrote its name.
+            // SAFETY: the layout's contract for `usize::MAX`.
+            let name = unsafe { *view.cast::<&'static str>() };
+            return Err(crate::encode::encode_error(ErrorCode::NotEncodable(
+                format!("the enum variant {}::{name} cannot be serialized", e.name)
+                    .into_boxed_str(),
+            )));
+        };
+        let tagging = if index >= e.untagged_from {
+            Tagging::Untagged
+        } else {
+            e.tagging
+        };
+        let payload = variant.payload.layout();
+        // SAFETY (all arms): the view holds a live value of the payload's layout.
+        unsafe {
+            match (tagging, payload) {
+                (Tagging::External, None) => {
+                    self.string(variant.name);
+                    Ok(())
+                }
+                (Tagging::External, Some(payload)) => {
+                    self.begin(layout, b'{')?;
+                    self.separator(true);
+                    self.key(variant.name);
+                    self.encode_value(payload, view)
+                        .map_err(|err| at_segment(err, || PathSegment::Field(variant.name)))?;
+                    self.end(b'}', true);
+                    Ok(())
+                }
+                (Tagging::Untagged, None) => self.encode_unit(),
+                (Tagging::Untagged, Some(payload)) => self.encode_value(payload, view),
+                (Tagging::Adjacent { tag, content }, payload) => {
+                    self.begin(layout, b'{')?;
+                    self.separator(true);
+                    self.key(tag);
+                    self.string(variant.name);
+                    if let Some(payload) = payload {
+                        self.separator(false);
+                        self.key(content);
+                        self.encode_value(payload, view)
+                            .map_err(|err| at_segment(err, || PathSegment::Field(content)))?;
+                    }
+                    self.end(b'}', true);
+                    Ok(())
+                }
+                (Tagging::Internal { tag }, payload) => {
+                    self.begin(layout, b'{')?;
+                    self.separator(true);
+                    self.key(tag);
+                    self.string(variant.name);
+                    let mut first = false;
+                    if let Some(payload) = payload {
+                        self.encode_tagged_content(e, variant.name, payload, view, &mut first)?;
+                    }
+                    self.end(b'}', true);
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    /// An internally tagged variant's payload, after the tag: a struct's
+    /// members or a map's entries, through the references, boxes and newtypes
+    /// around them; a unit adds nothing. Anything else is serde's refusal.
+    ///
+    /// # Safety
+    /// `src` points to a value of `payload`.
+    unsafe fn encode_tagged_content(
+        &mut self,
+        e: &EnumLayout,
+        variant: &str,
+        payload: &'static TypeLayout,
+        src: *const u8,
+        first: &mut bool,
+    ) -> Result<(), Error> {
+        // SAFETY (all arms): as the caller guarantees.
+        unsafe {
+            match &payload.kind {
+                Kind::Struct(st) => self.encode_members(st, src, first),
+                Kind::Map(map) => self.encode_entries(payload, map, src, first),
+                Kind::Box(b) => {
+                    self.encode_tagged_content(e, variant, b.inner.get(), (b.get)(src), first)
+                }
+                Kind::Newtype(n) if n.transparent => {
+                    self.encode_tagged_content(e, variant, n.inner.get(), src.add(n.offset), first)
+                }
+                Kind::Unit => Ok(()),
+                _ => Err(crate::encode::encode_error(ErrorCode::NotEncodable(
+                    format!(
+                        "cannot serialize tagged newtype variant {}::{variant} containing {}",
+                        e.name, payload.expecting
+                    )
+                    .into_boxed_str(),
+                ))),
+            }
+        }
+    }
+}

@@ -323,3 +323,274 @@ impl Parser<'_> {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// Encoding
+
+/// Calls a closure for each map entry, through [`MapLayout::for_each`].
+///
+/// # Safety
+/// `ctx` points to a live `F`.
+unsafe extern "C" fn entry_trampoline<F: FnMut(*const u8, *const u8) -> bool>(
+    ctx: *mut c_void,
+    key: *const u8,
+    value: *const u8,
+) -> bool {
+    // SAFETY: `each_entry` passes its own closure, alive for the call.
+    unsafe { (*ctx.cast::<F>())(key, value) }
+}
+
+/// Calls `f` on each entry of the map at `src`; `false` if `f` stopped it.
+///
+/// # Safety
+/// `src` points to a live map of the layout; `for_each` is its iterator.
+unsafe fn each_entry(
+    for_each: jitson_core::layout::ForEachFn,
+    src: *const u8,
+    mut f: impl FnMut(*const u8, *const u8) -> bool,
+) -> bool {
+    fn trampoline_of<F: FnMut(*const u8, *const u8) -> bool>(
+        _: &F,
+    ) -> jitson_core::layout::EntryFn {
+        entry_trampoline::<F>
+    }
+    let entry = trampoline_of(&f);
+    // SAFETY: as the caller guarantees; the context is `f`, alive for the call.
+    unsafe { for_each(src, entry, (&raw mut f).cast()) }
+}
+
+impl crate::encode::Emitter<'_> {
+    /// A map as a JSON object: keys written as serde_json writes map keys
+    /// ([`encode_key`](Self::encode_key)), in iteration order or sorted by
+    /// their text.
+    ///
+    /// # Safety
+    /// `src` points to a value of the map type.
+    pub(crate) unsafe fn encode_map(
+        &mut self,
+        layout: &'static TypeLayout,
+        map: &MapLayout,
+        src: *const u8,
+    ) -> Result<(), Error> {
+        self.begin(layout, b'{')?;
+        let mut first = true;
+        // SAFETY: as the caller guarantees.
+        unsafe { self.encode_entries(layout, map, src, &mut first)? };
+        self.end(b'}', !first);
+        Ok(())
+    }
+
+    /// A map's entries as members of the object being written (a map, or a
+    /// struct's flattened map); `first` tells whether a member came before.
+    ///
+    /// # Safety
+    /// `src` points to a value of the map type.
+    pub(crate) unsafe fn encode_entries(
+        &mut self,
+        layout: &'static TypeLayout,
+        map: &MapLayout,
+        src: *const u8,
+        first: &mut bool,
+    ) -> Result<(), Error> {
+        let Some(for_each) = map.for_each else {
+            return Err(self.not_encodable(layout));
+        };
+        let (key_layout, value_layout) = (map.key.get(), map.value.get());
+        if self.sort_keys {
+            // Keys rendered first, then written in the order of their text.
+            let mut entries: Vec<(Vec<u8>, *const u8)> = Vec::new();
+            let mut error = None;
+            let out = &mut Vec::new();
+            // SAFETY: as the caller guarantees; the pointers stay valid while
+            // the map is borrowed, for this whole call.
+            unsafe {
+                each_entry(for_each, src, |key, value| {
+                    out.clear();
+                    match key_text(key_layout, key, out, self.escape) {
+                        Ok(()) => {
+                            entries.push((out.clone(), value));
+                            true
+                        }
+                        Err(e) => {
+                            error = Some(e);
+                            false
+                        }
+                    }
+                })
+            };
+            if let Some(e) = error {
+                return Err(e);
+            }
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            for (key, value) in entries {
+                self.separator(*first);
+                *first = false;
+                self.out.extend_from_slice(&key);
+                self.colon();
+                // SAFETY: `value` is a live value of the map.
+                unsafe { self.encode_value(value_layout, value) }
+                    .map_err(|e| entry_path(e, &key))?;
+            }
+            return Ok(());
+        }
+        let mut error = None;
+        // SAFETY: as the caller guarantees; each entry's pointers are live.
+        unsafe {
+            each_entry(for_each, src, |key, value| {
+                self.separator(*first);
+                *first = false;
+                let start = self.out.len();
+                let result = key_text(key_layout, key, self.out, self.escape).and_then(|()| {
+                    let key_end = self.out.len();
+                    self.colon();
+                    self.encode_value(value_layout, value)
+                        .map_err(|e| entry_path(e, &self.out[start..key_end]))
+                });
+                match result {
+                    Ok(()) => true,
+                    Err(e) => {
+                        error = Some(e);
+                        false
+                    }
+                }
+            })
+        };
+        match error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The path segment of a map entry, from its written key text (quoted).
+#[cold]
+fn entry_path(e: Error, key: &[u8]) -> Error {
+    let mut scratch = Vec::new();
+    let name = match jitson_core::text::parse_str(key, 1, &mut scratch, false) {
+        Ok((StrText::Borrowed { start, end }, _)) => String::from_utf8_lossy(&key[start..end]),
+        Ok((StrText::Scratch, _)) => String::from_utf8_lossy(&scratch),
+        Err(_) => String::from_utf8_lossy(key),
+    };
+    at_segment(e, || PathSegment::Key(name.into()))
+}
+
+/// Appends the key at `src` as serde_json writes a map key: strings and chars
+/// as strings; integers, bools and finite floats as their text between quotes;
+/// unit variants by name; newtypes, boxes and conversions as what they hold.
+/// Anything else is serde_json's "key must be a string".
+///
+/// # Safety
+/// `src` points to a live value of `layout`.
+unsafe fn key_text(
+    layout: &'static TypeLayout,
+    src: *const u8,
+    out: &mut Vec<u8>,
+    escape: jitson_core::write::Escape,
+) -> Result<(), Error> {
+    use jitson_core::write::{write_int_key, write_str_escaped};
+    // SAFETY (all arms): as the caller guarantees, each read matches the kind.
+    unsafe {
+        match &layout.kind {
+            Kind::String(s) => match s.read {
+                Some(read) => {
+                    write_str_escaped(out, crate::kind::string::read_str(read, src), escape)
+                }
+                None => return Err(key_error()),
+            },
+            Kind::BorrowedStr(s) => {
+                write_str_escaped(out, crate::kind::string::read_str(s.read, src), escape)
+            }
+            Kind::Char => {
+                let mut buf = [0u8; 4];
+                write_str_escaped(out, (*src.cast::<char>()).encode_utf8(&mut buf), escape);
+            }
+            Kind::Bool => out.extend_from_slice(if *src.cast::<bool>() {
+                b"\"true\""
+            } else {
+                b"\"false\""
+            }),
+            Kind::I8 => write_int_key(out, *src.cast::<i8>()),
+            Kind::I16 => write_int_key(out, *src.cast::<i16>()),
+            Kind::I32 => write_int_key(out, *src.cast::<i32>()),
+            Kind::I64 => write_int_key(out, *src.cast::<i64>()),
+            Kind::I128 => write_int_key(out, src.cast::<i128>().read_unaligned()),
+            Kind::U8 => write_int_key(out, *src.cast::<u8>()),
+            Kind::U16 => write_int_key(out, *src.cast::<u16>()),
+            Kind::U32 => write_int_key(out, *src.cast::<u32>()),
+            Kind::U64 => write_int_key(out, *src.cast::<u64>()),
+            Kind::U128 => write_int_key(out, src.cast::<u128>().read_unaligned()),
+            Kind::F32 | Kind::F64 => {
+                let finite = match layout.kind {
+                    Kind::F32 => (*src.cast::<f32>()).is_finite(),
+                    _ => (*src.cast::<f64>()).is_finite(),
+                };
+                if !finite {
+                    return Err(crate::encode::encode_error(ErrorCode::FloatKeyMustBeFinite));
+                }
+                out.push(b'"');
+                match layout.kind {
+                    Kind::F32 => jitson_core::write::write_f32(out, *src.cast::<f32>()),
+                    _ => jitson_core::write::write_f64(out, *src.cast::<f64>()),
+                }
+                out.push(b'"');
+            }
+            Kind::Newtype(n) => return key_text(n.inner.get(), src.add(n.offset), out, escape),
+            Kind::Box(b) => return key_text(b.inner.get(), (b.get)(src), out, escape),
+            Kind::Enum(e) => {
+                let Some(variant_of) = e.variant_of else {
+                    return Err(key_error());
+                };
+                let mut view = [0u64; jitson_core::layout::VARIANT_VIEW_SIZE / 8];
+                let index = variant_of(src, view.as_mut_ptr().cast());
+                match e.variants.get(index) {
+                    Some(v) if matches!(v.payload, jitson_core::layout::Payload::Unit) => {
+                        write_str_escaped(out, v.name, escape);
+                    }
+                    _ => return Err(key_error()),
+                }
+            }
+            Kind::Convert(c) => {
+                let Some(into) = c.into else {
+                    return Err(key_error());
+                };
+                let target = c.from.get();
+                let mut state = (out, escape, target, None::<Error>);
+                unsafe extern "C" fn key_slot(ctx: *mut c_void, value: *const u8) -> bool {
+                    // SAFETY: the context is `state` below, alive for the call.
+                    unsafe {
+                        let state = &mut *ctx.cast::<(
+                            &mut Vec<u8>,
+                            jitson_core::write::Escape,
+                            &'static TypeLayout,
+                            Option<Error>,
+                        )>();
+                        match key_text(state.2, value, state.0, state.1) {
+                            Ok(()) => true,
+                            Err(e) => {
+                                state.3 = Some(e);
+                                false
+                            }
+                        }
+                    }
+                }
+                let mut message = None;
+                if !into(src, key_slot, (&raw mut state).cast(), &raw mut message) {
+                    return Err(match (state.3, message) {
+                        (Some(e), _) => e,
+                        (None, Some(text)) => {
+                            crate::encode::encode_error(ErrorCode::Conversion(text))
+                        }
+                        (None, None) => crate::encode::encode_error(ErrorCode::Panicked),
+                    });
+                }
+            }
+            _ => return Err(key_error()),
+        }
+    }
+    Ok(())
+}
+
+#[cold]
+fn key_error() -> Error {
+    crate::encode::encode_error(ErrorCode::KeyMustBeAString)
+}

@@ -3,10 +3,10 @@
 
 mod column;
 mod enum_;
-mod map;
+pub(crate) mod map;
 mod newtype;
 mod option;
 mod scalar;
 pub(crate) mod seq;
-mod string;
+pub(crate) mod string;
 mod struct_;

@@ -101,3 +101,84 @@ impl Parser<'_> {
         })
     }
 }
+
+// ---------------------------------------------------------------------------
+// Encoding
+
+impl crate::encode::Emitter<'_> {
+    /// A newtype struct or a `transparent` one: its field.
+    ///
+    /// # Safety
+    /// `src` points to a value of the newtype.
+    pub(crate) unsafe fn encode_newtype(
+        &mut self,
+        newtype: &NewtypeLayout,
+        src: *const u8,
+    ) -> Result<(), Error> {
+        // SAFETY: the field lies at its offset.
+        unsafe { self.encode_value(newtype.inner.get(), src.add(newtype.offset)) }
+    }
+
+    /// `()`, unit structs and `IgnoredAny`: `null`.
+    pub(crate) fn encode_unit(&mut self) -> Result<(), Error> {
+        self.out.extend_from_slice(b"null");
+        Ok(())
+    }
+
+    /// A value written as another (`into`, sets, cells, addresses).
+    ///
+    /// # Safety
+    /// `src` points to a value of the layout's type.
+    pub(crate) unsafe fn encode_convert(
+        &mut self,
+        layout: &'static TypeLayout,
+        convert: &ConvertLayout,
+        src: *const u8,
+    ) -> Result<(), Error> {
+        let Some(into) = convert.into else {
+            return Err(self.not_encodable(layout));
+        };
+        // SAFETY: `into` calls back with a live value of the target's layout.
+        unsafe {
+            self.encode_through(convert.from.get(), |encode, ctx, message| {
+                into(src, encode, ctx, message)
+            })
+        }
+    }
+
+    /// A value written by serde (`serialize_with`, `with`, `#[jitson(serde)]`,
+    /// `serde_json::Value`): serde_json's compact text, re-laid out when pretty.
+    ///
+    /// # Safety
+    /// `src` points to a value of the layout's type.
+    pub(crate) unsafe fn encode_serde(
+        &mut self,
+        layout: &'static TypeLayout,
+        serde: &SerdeLayout,
+        src: *const u8,
+    ) -> Result<(), Error> {
+        let Some(serialize) = serde.encode else {
+            return Err(self.not_encodable(layout));
+        };
+        let mut message = None;
+        let ok = if self.pretty {
+            let mut text = Vec::new();
+            // SAFETY: as the caller guarantees.
+            let ok = unsafe { serialize(src, &raw mut text, &raw mut message) };
+            if ok {
+                jitson_core::write::write_pretty_from_compact(
+                    self.out, &text, self.level, self.unit,
+                );
+            }
+            ok
+        } else {
+            // SAFETY: as the caller guarantees.
+            unsafe { serialize(src, &raw mut *self.out, &raw mut message) }
+        };
+        match (ok, message) {
+            (true, _) => Ok(()),
+            (false, Some(text)) => Err(crate::encode::encode_error(ErrorCode::Conversion(text))),
+            (false, None) => Err(crate::encode::encode_error(ErrorCode::Panicked)),
+        }
+    }
+}

@@ -48,3 +48,36 @@ impl Parser<'_> {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// Encoding
+
+impl crate::encode::Emitter<'_> {
+    /// `None` as `null`, `Some` as its payload.
+    ///
+    /// # Safety
+    /// `src` points to a value of the option type.
+    pub(crate) unsafe fn encode_option(
+        &mut self,
+        option: &OptionLayout,
+        src: *const u8,
+    ) -> Result<(), Error> {
+        // SAFETY: as the caller guarantees.
+        let some = unsafe { (option.get)(src) };
+        if some.is_null() {
+            self.out.extend_from_slice(b"null");
+            return Ok(());
+        }
+        // SAFETY: `get` returned the live payload.
+        unsafe { self.encode_value(option.some.get(), some) }
+    }
+
+    /// A box, a reference or a shared pointer: its target.
+    ///
+    /// # Safety
+    /// `src` points to a value of the pointer type.
+    pub(crate) unsafe fn encode_box(&mut self, b: &BoxLayout, src: *const u8) -> Result<(), Error> {
+        // SAFETY: as the caller guarantees; `get` returns the live target.
+        unsafe { self.encode_value(b.inner.get(), (b.get)(src)) }
+    }
+}

@@ -1,6 +1,6 @@
 //! Booleans, integers and floats. Twin: `jit/src/kind/scalar.rs`.
 
-use jitson_core::error::ErrorCode;
+use jitson_core::error::{Error, ErrorCode};
 use jitson_core::layout::TypeLayout;
 use jitson_core::text;
 
@@ -171,5 +171,53 @@ impl Float for f64 {
 impl Float for f32 {
     fn from_number(n: &text::Number, input: &[u8]) -> Result<Self, text::LexError> {
         n.to_f32(input)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Encoding
+
+impl crate::encode::Emitter<'_> {
+    /// `true` or `false`.
+    ///
+    /// # Safety
+    /// `src` points to a `bool`.
+    pub(crate) unsafe fn encode_bool(&mut self, src: *const u8) -> Result<(), Error> {
+        // SAFETY: as the caller guarantees.
+        jitson_core::write::write_bool(self.out, unsafe { *src.cast::<bool>() });
+        Ok(())
+    }
+
+    /// An integer of any width, as serde_json writes it.
+    ///
+    /// # Safety
+    /// `src` points to a `T`.
+    pub(crate) unsafe fn encode_int<T: jitson_core::write::Integer>(
+        &mut self,
+        src: *const u8,
+    ) -> Result<(), Error> {
+        // SAFETY: as the caller guarantees (unaligned reads: i128 in packed views).
+        jitson_core::write::write_int(self.out, unsafe { src.cast::<T>().read_unaligned() });
+        Ok(())
+    }
+
+    /// An `f32`, formatted as an `f32`; `null` when not finite.
+    ///
+    /// # Safety
+    /// `src` points to an `f32`.
+    pub(crate) unsafe fn encode_f32(&mut self, src: *const u8) -> Result<(), Error> {
+        // SAFETY: as the caller guarantees.
+        jitson_core::write::write_f32(self.out, unsafe { *src.cast::<f32>() });
+        Ok(())
+    }
+
+    /// An `f64`; `null` when not finite.
+    ///
+    /// # Safety
+    /// `src` points to an `f64`.
+    pub(crate) unsafe fn encode_f64(&mut self, src: *const u8) -> Result<(), Error> {
+        // SAFETY: as the caller guarantees.
+        jitson_core::write::write_f64(self.out, unsafe { *src.cast::<f64>() });
+        Ok(())
     }
 }

@@ -241,3 +241,83 @@ impl Parser<'_> {
         result
     }
 }
+
+// ---------------------------------------------------------------------------
+// Encoding
+
+impl crate::encode::Emitter<'_> {
+    /// Elements `ptr[..len]` of `elem`'s layout as a JSON array.
+    ///
+    /// # Safety
+    /// `ptr` points to `len` live, contiguous elements of `elem`'s type.
+    unsafe fn encode_elements(
+        &mut self,
+        layout: &TypeLayout,
+        elem: &'static TypeLayout,
+        ptr: *const u8,
+        len: usize,
+    ) -> Result<(), Error> {
+        self.begin(layout, b'[')?;
+        for i in 0..len {
+            self.separator(i == 0);
+            // SAFETY: element `i` lies at `i * size` (contiguous storage).
+            unsafe { self.encode_value(elem, ptr.add(i * elem.size)) }
+                .map_err(|e| crate::encode::at_segment(e, || PathSegment::Index(i)))?;
+        }
+        self.end(b']', len > 0);
+        Ok(())
+    }
+
+    /// A vector or slice, through its layout's `as_slice`.
+    ///
+    /// # Safety
+    /// `src` points to a value of the layout's type.
+    pub(crate) unsafe fn encode_vec(
+        &mut self,
+        layout: &'static TypeLayout,
+        vec: &VecLayout,
+        src: *const u8,
+    ) -> Result<(), Error> {
+        let mut len = 0usize;
+        // SAFETY: as the caller guarantees; `as_slice` gives the live elements.
+        unsafe {
+            let ptr = (vec.as_slice)(src, &raw mut len);
+            self.encode_elements(layout, vec.elem.get(), ptr, len)
+        }
+    }
+
+    /// `[T; N]`.
+    ///
+    /// # Safety
+    /// `src` points to a value of the array type.
+    pub(crate) unsafe fn encode_array(
+        &mut self,
+        layout: &'static TypeLayout,
+        array: &ArrayLayout,
+        src: *const u8,
+    ) -> Result<(), Error> {
+        // SAFETY: an array's elements are contiguous.
+        unsafe { self.encode_elements(layout, array.elem.get(), src, array.len) }
+    }
+
+    /// A tuple or tuple struct: its elements at their offsets, as an array.
+    ///
+    /// # Safety
+    /// `src` points to a value of the tuple type.
+    pub(crate) unsafe fn encode_tuple(
+        &mut self,
+        layout: &'static TypeLayout,
+        tuple: &TupleLayout,
+        src: *const u8,
+    ) -> Result<(), Error> {
+        self.begin(layout, b'[')?;
+        for (i, elem) in tuple.elems.iter().enumerate() {
+            self.separator(i == 0);
+            // SAFETY: the element lies at its offset inside the tuple.
+            unsafe { self.encode_value(elem.layout.get(), src.add(elem.offset)) }
+                .map_err(|e| crate::encode::at_segment(e, || PathSegment::Index(i)))?;
+        }
+        self.end(b']', !tuple.elems.is_empty());
+        Ok(())
+    }
+}

@@ -150,3 +150,88 @@ impl Parser<'_> {
         Ok(())
     }
 }
+
+// ---------------------------------------------------------------------------
+// Encoding
+
+impl crate::encode::Emitter<'_> {
+    /// An owned string (`String`, `Box<str>`, shared strings), escaped.
+    ///
+    /// # Safety
+    /// `src` points to a value of the layout's type.
+    pub(crate) unsafe fn encode_string(
+        &mut self,
+        layout: &'static TypeLayout,
+        s: &StringLayout,
+        src: *const u8,
+    ) -> Result<(), Error> {
+        let Some(read) = s.read else {
+            return Err(self.not_encodable(layout));
+        };
+        // SAFETY: as the caller guarantees; `read` gives the value's UTF-8 text.
+        let text = unsafe { read_str(read, src) };
+        self.string(text);
+        Ok(())
+    }
+
+    /// A borrowed string (`&str`, `Cow<str>`), escaped.
+    ///
+    /// # Safety
+    /// `src` points to a value of the layout's type.
+    pub(crate) unsafe fn encode_borrowed_str(
+        &mut self,
+        s: &BorrowedStrLayout,
+        src: *const u8,
+    ) -> Result<(), Error> {
+        // SAFETY: as the caller guarantees.
+        let text = unsafe { read_str(s.read, src) };
+        self.string(text);
+        Ok(())
+    }
+
+    /// A `char`, as a one-character string.
+    ///
+    /// # Safety
+    /// `src` points to a `char`.
+    pub(crate) unsafe fn encode_char(&mut self, src: *const u8) -> Result<(), Error> {
+        // SAFETY: as the caller guarantees.
+        let c = unsafe { *src.cast::<char>() };
+        let mut buf = [0u8; 4];
+        self.string(c.encode_utf8(&mut buf));
+        Ok(())
+    }
+
+    /// A raw capture, written verbatim (compact) or re-laid out (pretty), as
+    /// serde_json writes a `RawValue`: verbatim in both.
+    ///
+    /// # Safety
+    /// `src` points to a value of the layout's type.
+    pub(crate) unsafe fn encode_raw(
+        &mut self,
+        layout: &'static TypeLayout,
+        s: &StringLayout,
+        src: *const u8,
+    ) -> Result<(), Error> {
+        let Some(read) = s.read else {
+            return Err(self.not_encodable(layout));
+        };
+        // SAFETY: as the caller guarantees.
+        let text = unsafe { read_str(read, src) };
+        self.out.extend_from_slice(text.as_bytes());
+        Ok(())
+    }
+}
+
+/// The text a [`ReadStrFn`](jitson_core::layout::ReadStrFn) gives for `src`.
+///
+/// # Safety
+/// `src` points to a live value the function reads; the text lives as long.
+pub(crate) unsafe fn read_str<'a>(read: jitson_core::layout::ReadStrFn, src: *const u8) -> &'a str {
+    let mut len = 0usize;
+    // SAFETY: as the caller guarantees; the function returns UTF-8 bytes of
+    // `len` bytes that live as long as the value.
+    unsafe {
+        let ptr = read(src, &raw mut len);
+        core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len))
+    }
+}

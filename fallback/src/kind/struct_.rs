@@ -462,3 +462,112 @@ impl Parser<'_> {
 fn text_start(parser: &Parser<'_>) -> usize {
     jitson_core::text::skip_ws(parser.input, parser.pos)
 }
+
+// ---------------------------------------------------------------------------
+// Encoding
+
+impl crate::encode::Emitter<'_> {
+    /// A struct as a JSON object: its fields in declaration order, those whose
+    /// `skip_serializing_if` says so left out, flattened fields' members where
+    /// the field is declared.
+    ///
+    /// # Safety
+    /// `src` points to a value of the struct.
+    pub(crate) unsafe fn encode_struct(
+        &mut self,
+        layout: &'static TypeLayout,
+        st: &StructLayout,
+        src: *const u8,
+    ) -> Result<(), Error> {
+        self.begin(layout, b'{')?;
+        let mut first = true;
+        // SAFETY: as the caller guarantees.
+        unsafe { self.encode_members(st, src, &mut first)? };
+        self.end(b'}', !first);
+        Ok(())
+    }
+
+    /// A struct's members, written into the object being written (the
+    /// struct's own, a parent's for a flattened struct, an internally tagged
+    /// enum's after its tag); `first` tells whether a member came before.
+    ///
+    /// # Safety
+    /// `src` points to a value of the struct.
+    pub(crate) unsafe fn encode_members(
+        &mut self,
+        st: &StructLayout,
+        src: *const u8,
+        first: &mut bool,
+    ) -> Result<(), Error> {
+        let mut flatten = st.flatten.iter().peekable();
+        for (i, field) in st.fields.iter().enumerate() {
+            while let Some(f) = flatten.next_if(|f| f.position <= i) {
+                // SAFETY: the flattened field lies at its offset.
+                unsafe { self.encode_flattened(f.layout.get(), src.add(f.offset), first) }
+                    .map_err(|e| at_segment(e, || PathSegment::Field(f.name)))?;
+            }
+            // SAFETY: the field lies at its offset inside the struct.
+            let value = unsafe { src.add(field.offset) };
+            if let Some(skip_if) = field.skip_if {
+                let mut skip = false;
+                // SAFETY: the predicate reads the live field.
+                if !unsafe { skip_if(value, &raw mut skip) } {
+                    return Err(crate::encode::encode_error(ErrorCode::Panicked));
+                }
+                if skip {
+                    continue;
+                }
+            }
+            self.separator(*first);
+            *first = false;
+            self.key(field.name);
+            // SAFETY: as above.
+            unsafe { self.encode_value(field.layout.get(), value) }
+                .map_err(|e| at_segment(e, || PathSegment::Field(field.name)))?;
+        }
+        for f in flatten {
+            // SAFETY: the flattened field lies at its offset.
+            unsafe { self.encode_flattened(f.layout.get(), src.add(f.offset), first) }
+                .map_err(|e| at_segment(e, || PathSegment::Field(f.name)))?;
+        }
+        Ok(())
+    }
+
+    /// A flattened field's members: a struct's fields or a map's entries
+    /// (through newtypes, boxes and options; `None` writes nothing, as serde).
+    ///
+    /// # Safety
+    /// `src` points to a value of `layout`.
+    pub(crate) unsafe fn encode_flattened(
+        &mut self,
+        layout: &'static TypeLayout,
+        src: *const u8,
+        first: &mut bool,
+    ) -> Result<(), Error> {
+        // SAFETY (all arms): as the caller guarantees.
+        unsafe {
+            match &layout.kind {
+                Kind::Struct(st) => self.encode_members(st, src, first),
+                Kind::Map(map) => self.encode_entries(layout, map, src, first),
+                Kind::Newtype(n) => self.encode_flattened(n.inner.get(), src.add(n.offset), first),
+                Kind::Box(b) => self.encode_flattened(b.inner.get(), (b.get)(src), first),
+                Kind::Option(o) => {
+                    let some = (o.get)(src);
+                    if some.is_null() {
+                        Ok(())
+                    } else {
+                        self.encode_flattened(o.some.get(), some, first)
+                    }
+                }
+                Kind::Unit => Ok(()),
+                _ => Err(crate::encode::encode_error(ErrorCode::NotEncodable(
+                    format!(
+                        "can only flatten structs and maps (got {})",
+                        layout.expecting
+                    )
+                    .into_boxed_str(),
+                ))),
+            }
+        }
+    }
+}

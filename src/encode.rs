@@ -1,0 +1,292 @@
+//! Encoding: `to_vec`, `to_string`, `to_writer` and their pretty forms, the
+//! NDJSON writer, and [`Encoder`] for options and reused buffers.
+//!
+//! The bytes are serde_json's for the same value and derived `Serialize`
+//! (`to_vec` ↔ `serde_json::to_vec`, `to_vec_pretty` ↔
+//! `serde_json::to_vec_pretty`), including its float text (zmij), its escapes
+//! and its refusals; see `docs/encoding.md`.
+//!
+//! # Backends
+//!
+//! Encoding runs on the interpreter (`jitson_fallback::encode`) for every
+//! layout. The JIT does not lower encoders yet: [`Backend::Jit`] reports
+//! [`ErrorKind::BackendUnavailable`], and [`Backend::Auto`] uses the
+//! interpreter.
+
+use std::io;
+use std::marker::PhantomData;
+
+use jitson_core::encode::Encode;
+use jitson_core::error::ErrorCode;
+
+use crate::{Backend, Error};
+
+/// Encodes values of one type, with options. `Copy`, cheap to build.
+///
+/// ```
+/// #[derive(jitson::Encode)]
+/// struct Point { x: i32, y: i32 }
+/// let encoder = jitson::Encoder::<Point>::new().pretty(true);
+/// let mut buffer = Vec::new();
+/// encoder.encode_into(&Point { x: 1, y: 2 }, &mut buffer).unwrap();
+/// assert_eq!(buffer, b"{\n  \"x\": 1,\n  \"y\": 2\n}");
+/// ```
+#[derive(Debug)]
+pub struct Encoder<T> {
+    backend: Backend,
+    options: jitson_fallback::encode::EncodeOptions,
+    _t: PhantomData<fn(&T)>,
+}
+
+impl<T> Clone for Encoder<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Encoder<T> {}
+
+impl<T: Encode> Default for Encoder<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Encode> Encoder<T> {
+    /// Compact output, serde_json's escaping, [`Backend::Auto`].
+    pub fn new() -> Self {
+        Self::with_backend(Backend::Auto)
+    }
+
+    /// An encoder on the given backend.
+    pub fn with_backend(backend: Backend) -> Self {
+        Encoder {
+            backend,
+            options: Default::default(),
+            _t: PhantomData,
+        }
+    }
+
+    /// Pretty output, two spaces per level (serde_json's `to_vec_pretty`).
+    pub fn pretty(mut self, pretty: bool) -> Self {
+        self.options.indent = pretty.then_some(2);
+        self
+    }
+
+    /// Pretty output with `width` spaces per level.
+    pub fn indent(mut self, width: u8) -> Self {
+        self.options.indent = Some(width);
+        self
+    }
+
+    /// Map entries sorted by the bytes of their key text (struct fields keep
+    /// their declaration order). Off by default.
+    pub fn sort_keys(mut self, sort: bool) -> Self {
+        self.options.sort_keys = sort;
+        self
+    }
+
+    /// `<`, `>`, `&`, U+2028 and U+2029 escaped as `\u003c` and so on, as Go's
+    /// `encoding/json` writes them. Off by default. Values written through
+    /// serde (`serde_json::Value`) keep serde_json's escaping.
+    pub fn escape_html(mut self, on: bool) -> Self {
+        self.options.escape.html = on;
+        self
+    }
+
+    /// Every non-ASCII character as `\uXXXX`. Off by default; as for
+    /// [`escape_html`](Self::escape_html), values written through serde keep
+    /// serde_json's escaping.
+    pub fn ascii_only(mut self, on: bool) -> Self {
+        self.options.escape.ascii = on;
+        self
+    }
+
+    /// The backend this encoder uses.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The JSON text of `value`, in a new vector.
+    ///
+    /// # Errors
+    /// What serde_json refuses (a map key that is not a string, number, bool
+    /// or unit variant; a non-finite float key; a variant that is never
+    /// serialised; a conversion that fails), with the path of the value;
+    /// [`ErrorKind::BackendUnavailable`](crate::ErrorKind) for [`Backend::Jit`].
+    pub fn encode(&self, value: &T) -> Result<Vec<u8>, Error> {
+        let mut out = Vec::with_capacity(128);
+        self.encode_into(value, &mut out)?;
+        Ok(out)
+    }
+
+    /// Appends the JSON text of `value` to `out` (a reused buffer allocates
+    /// only to grow). On error, `out` is as it was.
+    ///
+    /// # Errors
+    /// As [`encode`](Self::encode).
+    pub fn encode_into(&self, value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
+        if self.backend == Backend::Jit {
+            return Err(Error::without_position(ErrorCode::BackendUnavailable(
+                "the JIT does not lower encoders yet; use Backend::Auto or Backend::Interpreter",
+            )));
+        }
+        let start = out.len();
+        let _scope = jitson_core::panic::Scope::enter();
+        // SAFETY: `value` is a live T and `T::ENCODE` describes T for encoding
+        // (the `Encode` contract).
+        let result = unsafe {
+            jitson_fallback::encode::encode(
+                T::ENCODE,
+                core::ptr::from_ref(value).cast(),
+                out,
+                &self.options,
+            )
+        };
+        if result.is_err() {
+            out.truncate(start);
+            // A panic in user code (a predicate, a conversion, a Serialize impl)
+            // continues here, in ordinary frames.
+            jitson_core::panic::resume();
+        }
+        result
+    }
+
+    /// Writes the JSON text of `value` to `writer` with one `write_all`.
+    ///
+    /// # Errors
+    /// As [`encode`](Self::encode), and the writer's error as
+    /// [`ErrorKind::Io`](crate::ErrorKind).
+    pub fn encode_to_writer<W: io::Write>(&self, mut writer: W, value: &T) -> Result<(), Error> {
+        let out = self.encode(value)?;
+        writer.write_all(&out).map_err(io_error)
+    }
+}
+
+fn io_error(e: io::Error) -> Error {
+    Error::without_position(ErrorCode::Io(e.to_string().into_boxed_str()))
+}
+
+/// The JSON text of `value`, compact: serde_json's `to_vec` bytes.
+///
+/// ```
+/// #[derive(jitson::Encode)]
+/// #[serde(rename_all = "camelCase")]
+/// struct User { user_id: u64, #[serde(skip_serializing_if = "Option::is_none")] email: Option<String> }
+/// let bytes = jitson::to_vec(&User { user_id: 7, email: None }).unwrap();
+/// assert_eq!(bytes, br#"{"userId":7}"#);
+/// ```
+///
+/// # Errors
+/// See [`Encoder::encode`].
+pub fn to_vec<T: Encode>(value: &T) -> Result<Vec<u8>, Error> {
+    Encoder::new().encode(value)
+}
+
+/// The JSON text of `value`, pretty-printed as `serde_json::to_vec_pretty`.
+///
+/// # Errors
+/// See [`Encoder::encode`].
+pub fn to_vec_pretty<T: Encode>(value: &T) -> Result<Vec<u8>, Error> {
+    Encoder::new().pretty(true).encode(value)
+}
+
+/// [`to_vec`] as a `String`.
+///
+/// # Errors
+/// See [`Encoder::encode`].
+pub fn to_string<T: Encode>(value: &T) -> Result<String, Error> {
+    to_vec(value).map(into_string)
+}
+
+/// [`to_vec_pretty`] as a `String`.
+///
+/// # Errors
+/// See [`Encoder::encode`].
+pub fn to_string_pretty<T: Encode>(value: &T) -> Result<String, Error> {
+    to_vec_pretty(value).map(into_string)
+}
+
+fn into_string(bytes: Vec<u8>) -> String {
+    // Every encoder writes UTF-8: strings come from `str`s, everything else
+    // is ASCII.
+    String::from_utf8(bytes).expect("encoders write UTF-8")
+}
+
+/// Writes [`to_vec`]'s bytes to `writer`, with one `write_all`.
+///
+/// # Errors
+/// See [`Encoder::encode_to_writer`].
+pub fn to_writer<W: io::Write, T: Encode>(writer: W, value: &T) -> Result<(), Error> {
+    Encoder::new().encode_to_writer(writer, value)
+}
+
+/// Writes [`to_vec_pretty`]'s bytes to `writer`, with one `write_all`.
+///
+/// # Errors
+/// See [`Encoder::encode_to_writer`].
+pub fn to_writer_pretty<W: io::Write, T: Encode>(writer: W, value: &T) -> Result<(), Error> {
+    Encoder::new().pretty(true).encode_to_writer(writer, value)
+}
+
+/// Writes each value as one NDJSON line (compact text and `\n`), buffering
+/// lines into chunks of about 64 KiB, each written with one `write_all`.
+///
+/// # Errors
+/// The first value that fails to encode (lines before it, up to the last
+/// chunk boundary, have been written) or the writer's error.
+pub fn to_writer_lines<'a, W, T, I>(mut writer: W, values: I) -> Result<(), Error>
+where
+    W: io::Write,
+    T: Encode + 'a,
+    I: IntoIterator<Item = &'a T>,
+{
+    const CHUNK: usize = 64 << 10;
+    let encoder = Encoder::<T>::new();
+    let mut buffer = Vec::with_capacity(CHUNK + 4096);
+    for value in values {
+        encoder.encode_into(value, &mut buffer)?;
+        buffer.push(b'\n');
+        if buffer.len() >= CHUNK {
+            writer.write_all(&buffer).map_err(io_error)?;
+            buffer.clear();
+        }
+    }
+    if !buffer.is_empty() {
+        writer.write_all(&buffer).map_err(io_error)?;
+    }
+    Ok(())
+}
+
+/// Prepares encoding of `T` at start-up. Encoding runs on the interpreter,
+/// which needs no preparation; this checks that every layout reachable from
+/// `T` can be encoded, so that a type that cannot is refused here rather than
+/// on a request.
+///
+/// # Errors
+/// [`ErrorKind::InvalidValue`](crate::ErrorKind) naming a layout without its
+/// encoding accessors.
+pub fn warm_up_encode<T: Encode>() -> Result<(), Error> {
+    let mut missing = None;
+    jitson_core::layout::visit_reachable(T::ENCODE, |layout| {
+        use jitson_core::layout::Kind;
+        let encodable = match &layout.kind {
+            Kind::String(s) | Kind::RawValue(s) => s.read.is_some(),
+            Kind::Map(m) => m.for_each.is_some(),
+            Kind::Enum(e) => e.variant_of.is_some(),
+            Kind::Convert(c) => c.into.is_some(),
+            Kind::Serde(s) => s.encode.is_some(),
+            Kind::Column(_) | Kind::Parsed(_) => false,
+            _ => true,
+        };
+        if !encodable && missing.is_none() {
+            missing = Some((layout.type_name)());
+        }
+    });
+    match missing {
+        None => Ok(()),
+        Some(name) => Err(Error::without_position(ErrorCode::NotEncodable(
+            format!("cannot encode {name}: its layout has no encoding accessors").into_boxed_str(),
+        ))),
+    }
+}

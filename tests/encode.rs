@@ -1,0 +1,478 @@
+//! Encoding: every value's bytes equal serde_json's (`to_vec` and
+//! `to_vec_pretty`) on every encoding backend, the refusals serde_json makes
+//! refused with a path, and round trips through the decoder.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Debug;
+
+use jitson::{Backend, Encode, Encoder, ErrorKind};
+use serde::Serialize;
+
+/// The backends encoding runs on: the interpreter and `Auto` (the JIT does not
+/// lower encoders yet, and says so: see `jit_refuses_with_a_reason`).
+fn backends() -> [Backend; 2] {
+    [Backend::Interpreter, Backend::Auto]
+}
+
+/// Asserts jitson's compact and pretty bytes equal serde_json's for `value`.
+#[track_caller]
+fn same<T: Encode + Serialize + Debug>(value: &T) {
+    let compact = serde_json::to_vec(value).unwrap();
+    let pretty = serde_json::to_vec_pretty(value).unwrap();
+    for backend in backends() {
+        let encoder = Encoder::<T>::with_backend(backend);
+        let got = encoder.encode(value).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&compact),
+            "compact, {backend:?}, {value:?}"
+        );
+        let got = encoder.pretty(true).encode(value).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&pretty),
+            "pretty, {backend:?}, {value:?}"
+        );
+    }
+    assert_eq!(jitson::to_vec(value).unwrap(), compact);
+    assert_eq!(jitson::to_vec_pretty(value).unwrap(), pretty);
+    assert_eq!(jitson::to_string(value).unwrap().as_bytes(), compact);
+    assert_eq!(jitson::to_string_pretty(value).unwrap().as_bytes(), pretty);
+}
+
+#[derive(jitson::Encode, jitson::Decode, Serialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct User {
+    user_id: u64,
+    #[serde(rename = "login")]
+    name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    email: Option<String>,
+    #[serde(skip_serializing, default)]
+    cache: u64,
+    tags: Vec<String>,
+    score: f64,
+    ratio: f32,
+    active: bool,
+    nested: Option<Box<User>>,
+}
+
+fn user(depth: usize) -> User {
+    User {
+        user_id: 42 + depth as u64,
+        name: format!("ü\"ser\n{depth}"),
+        email: depth.is_multiple_of(2).then(|| "a@b.c".to_owned()),
+        cache: 9,
+        tags: vec!["a".into(), "\u{1f}".into(), String::new()],
+        score: 1.0 / (depth as f64 + 3.0),
+        ratio: 0.1,
+        active: depth.is_multiple_of(3),
+        nested: (depth > 0).then(|| Box::new(user(depth - 1))),
+    }
+}
+
+#[test]
+fn structs_with_serde_attributes() {
+    for depth in 0..4 {
+        same(&user(depth));
+    }
+}
+
+#[test]
+fn round_trip_through_the_decoder() {
+    let u = user(3);
+    let bytes = jitson::to_vec(&u).unwrap();
+    let back: User = jitson::from_slice(&bytes).unwrap();
+    // `cache` is not written, so it comes back as its default.
+    assert_eq!(
+        back,
+        User {
+            cache: 0,
+            nested: back.nested.clone(),
+            ..u.clone()
+        }
+    );
+    let mut expect = u;
+    fn clear(u: &mut User) {
+        u.cache = 0;
+        if let Some(n) = &mut u.nested {
+            clear(n);
+        }
+    }
+    clear(&mut expect);
+    assert_eq!(back, expect);
+}
+
+#[test]
+fn scalars_and_float_classes() {
+    for f in [
+        0.0,
+        -0.0,
+        1.0,
+        1e15,
+        1e16,
+        1e17,
+        1e-5,
+        1e-6,
+        1e-7,
+        f64::MIN_POSITIVE,
+        5e-324,
+        f64::MAX,
+        -1.5e300,
+        0.1 + 0.2,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ] {
+        same(&f);
+        same(&(f as f32));
+        same(&vec![f, f]);
+    }
+    for i in [i64::MIN, -1, 0, 1, i64::MAX] {
+        same(&i);
+    }
+    same(&u64::MAX);
+    same(&i128::MIN);
+    same(&u128::MAX);
+    same(&(1u8, -2i16, 3u32, 'x', '"', "str", true, ()));
+    same(&[1u8, 2, 3]);
+    same(&Some(5u8));
+    same(&None::<u8>);
+}
+
+#[test]
+fn strings_with_every_escape_at_every_position() {
+    let specials = [
+        "\"", "\\", "\n", "\r", "\t", "\u{8}", "\u{c}", "\u{0}", "\u{1f}", "\u{7f}", "é",
+        "\u{2028}", "😀", "/", "<",
+    ];
+    for special in specials {
+        for pad in 0..40 {
+            let s = format!("{}{special}{}", "a".repeat(pad), "ü".repeat(pad % 5));
+            same(&s);
+        }
+    }
+}
+
+#[test]
+fn maps_and_sets_with_every_key_kind() {
+    let mut m = BTreeMap::new();
+    m.insert("b\"".to_owned(), vec![1u8]);
+    m.insert("a".to_owned(), vec![]);
+    same(&m);
+    same(&BTreeMap::<String, u8>::new());
+    same(&BTreeMap::from([(1i32, "x"), (-5, "y")]));
+    same(&BTreeMap::from([(true, 1u8), (false, 2)]));
+    same(&BTreeMap::from([('c', 1u8)]));
+    same(&BTreeMap::from([(u128::MAX, 1u8)]));
+    same(&BTreeSet::from(["x".to_owned(), "y".to_owned()]));
+    let h: HashMap<String, u8> = HashMap::from([("only".to_owned(), 1)]);
+    same(&h);
+}
+
+#[test]
+fn float_keys_and_refused_keys() {
+    /// A float usable as a map key (ordered by its bits).
+    #[derive(jitson::Encode, Serialize, Debug, PartialEq)]
+    struct Key(f64);
+    impl Eq for Key {}
+    impl PartialOrd for Key {
+        fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+    impl Ord for Key {
+        fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+            self.0.to_bits().cmp(&other.0.to_bits())
+        }
+    }
+    same(&BTreeMap::from([
+        (Key(1.5), 1u8),
+        (Key(-0.0), 2),
+        (Key(1e16), 3),
+    ]));
+    let nan = BTreeMap::from([(Key(f64::NAN), 1u8)]);
+    let e = jitson::to_vec(&nan).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        serde_json::to_vec(&nan).unwrap_err().to_string()
+    );
+    let refused: HashMap<(u8, u8), u8> = HashMap::from([((1, 2), 3)]);
+    let e = jitson::to_vec(&refused).unwrap_err();
+    assert!(serde_json::to_vec(&refused).is_err());
+    assert_eq!(e.to_string(), "key must be a string");
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct Wrap {
+        items: Vec<HashMap<Vec<u8>, u8>>,
+    }
+    let w = Wrap {
+        items: vec![HashMap::new(), HashMap::from([(vec![1], 2)])],
+    };
+    let e = jitson::to_vec(&w).unwrap_err();
+    assert_eq!(e.path(), "$.items[1]");
+    assert_eq!(e.to_string(), "key must be a string at $.items[1]");
+}
+
+#[test]
+fn sort_keys_and_escaping_options() {
+    let h: HashMap<String, u8> = (0..20).map(|i| (format!("k{i:02}"), i)).collect();
+    let sorted: BTreeMap<_, _> = h.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    let got = Encoder::<HashMap<String, u8>>::new()
+        .sort_keys(true)
+        .encode(&h)
+        .unwrap();
+    assert_eq!(got, serde_json::to_vec(&sorted).unwrap());
+    let s = "<a href=\"x\">&\u{2028}é</a>".to_owned();
+    let got = Encoder::<String>::new()
+        .escape_html(true)
+        .encode(&s)
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(got).unwrap(),
+        r#""\u003ca href=\"x\"\u003e\u0026\u2028é\u003c/a\u003e""#
+    );
+    let got = Encoder::<String>::new()
+        .ascii_only(true)
+        .encode(&s)
+        .unwrap();
+    assert_eq!(got, br#""<a href=\"x\">&\u2028\u00e9</a>""#.to_vec());
+    let got = Encoder::<Vec<u8>>::new()
+        .indent(4)
+        .encode(&vec![1])
+        .unwrap();
+    assert_eq!(got, b"[\n    1\n]");
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+struct Inner {
+    x: u8,
+    #[serde(rename(serialize = "why", deserialize = "y"))]
+    y: u8,
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+struct Flat {
+    a: u8,
+    #[serde(flatten)]
+    inner: Inner,
+    b: u8,
+    #[serde(flatten)]
+    rest: BTreeMap<String, u8>,
+}
+
+#[test]
+fn flatten_keeps_declaration_order() {
+    same(&Flat {
+        a: 1,
+        inner: Inner { x: 2, y: 3 },
+        b: 4,
+        rest: BTreeMap::from([("z".into(), 5)]),
+    });
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+#[allow(dead_code, reason = "the skipped field is never written")]
+struct Tuple(u8, String, #[serde(skip)] u8, f64);
+
+#[derive(jitson::Encode, Serialize, Debug)]
+struct Newtype(Vec<u8>);
+
+#[derive(jitson::Encode, Serialize, Debug)]
+#[serde(transparent)]
+struct Transparent {
+    inner: String,
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+struct Unit;
+
+#[derive(jitson::Encode, Serialize, Debug)]
+struct Borrowed<'a> {
+    name: &'a str,
+    cow: std::borrow::Cow<'a, str>,
+    list: &'a [u32],
+}
+
+#[test]
+fn tuple_newtype_transparent_unit_and_borrowed() {
+    same(&Tuple(1, "two".into(), 9, 4.5));
+    same(&Newtype(vec![1, 2]));
+    same(&Newtype(vec![]));
+    same(&Transparent { inner: "t".into() });
+    same(&Unit);
+    same(&vec![Unit, Unit]);
+    let text = String::from("borrowed");
+    same(&Borrowed {
+        name: &text,
+        cow: std::borrow::Cow::Borrowed("cow"),
+        list: &[1, 2, 3],
+    });
+}
+
+#[derive(jitson::Encode, Serialize, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+enum Level {
+    Debug,
+    #[serde(rename = "warn")]
+    Warning,
+    FatalError,
+}
+
+#[derive(jitson::Encode, Serialize, Debug, Clone, Copy)]
+#[serde(tag = "type")]
+enum Internal {
+    Ping,
+}
+
+#[derive(jitson::Encode, Serialize, Debug, Clone, Copy)]
+#[serde(tag = "t", content = "c")]
+enum Adjacent {
+    Ping,
+}
+
+#[derive(jitson::Encode, Serialize, Debug, Clone, Copy)]
+#[serde(untagged)]
+enum Untagged {
+    Nothing,
+}
+
+#[derive(jitson::Encode, Serialize, Debug, Clone, Copy)]
+enum Skipping {
+    Shown,
+    #[serde(skip_serializing)]
+    Hidden,
+}
+
+#[test]
+fn unit_enums_in_every_representation() {
+    same(&[Level::Debug, Level::Warning, Level::FatalError]);
+    same(&BTreeMap::from([("k", Level::Debug)]));
+    same(&HashMap::from([(Level::Warning, 1u8)]));
+    same(&Internal::Ping);
+    same(&Adjacent::Ping);
+    same(&Untagged::Nothing);
+    same(&Skipping::Shown);
+    let e = jitson::to_vec(&vec![Skipping::Shown, Skipping::Hidden]).unwrap_err();
+    let serde_message = serde_json::to_vec(&Skipping::Hidden)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(e.to_string(), format!("{serde_message} at $[1]"));
+}
+
+#[test]
+fn std_types_serde_writes_as_others() {
+    use std::cell::{Cell, RefCell};
+    use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+    use std::num::NonZeroU32;
+    use std::rc::Rc;
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+    same(&Rc::new(5u8));
+    same(&Arc::new("s".to_owned()));
+    same(&Arc::<str>::from("shared"));
+    same(&Box::<[u8]>::from(&[1u8, 2][..]));
+    same(&Cell::new(3u8));
+    same(&RefCell::new(vec![1u8]));
+    same(&Mutex::new("m".to_owned()));
+    same(&NonZeroU32::new(7).unwrap());
+    same(&IpAddr::V4(Ipv4Addr::LOCALHOST));
+    same(&"127.0.0.1:80".parse::<SocketAddr>().unwrap());
+    same(&Duration::new(5, 7));
+    same(&std::path::PathBuf::from("/tmp/x"));
+    same(&std::num::Wrapping(9u8));
+    same(&std::collections::VecDeque::from([1u8, 2]));
+    let cell = RefCell::new(1u8);
+    let _guard = cell.borrow_mut();
+    let e = jitson::to_vec(&cell).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        serde_json::to_vec(&cell).unwrap_err().to_string()
+    );
+}
+
+#[test]
+fn serde_json_values_and_raw_values() {
+    let v: serde_json::Value =
+        serde_json::from_str(r#"{"b":[1,2.5,{"c":null}],"a":"x","e":{},"f":[]}"#).unwrap();
+    same(&v);
+    same(&vec![v.clone(), v]);
+    let raw: jitson::RawValue = jitson::from_str("[1, 2]").unwrap();
+    assert_eq!(
+        jitson::to_vec(&raw).unwrap(),
+        serde_json::to_vec(&raw).unwrap()
+    );
+}
+
+#[test]
+fn encode_into_appends_and_keeps_the_buffer_on_error() {
+    let encoder = Encoder::<Vec<u8>>::new();
+    let mut out = b"prefix".to_vec();
+    encoder.encode_into(&vec![1, 2], &mut out).unwrap();
+    assert_eq!(out, b"prefix[1,2]");
+    let refused: HashMap<(u8, u8), u8> = HashMap::from([((1, 2), 3)]);
+    let mut out = b"keep".to_vec();
+    assert!(Encoder::new().encode_into(&refused, &mut out).is_err());
+    assert_eq!(out, b"keep");
+}
+
+#[test]
+fn jit_refuses_with_a_reason() {
+    let e = Encoder::<u8>::with_backend(Backend::Jit)
+        .encode(&1)
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BackendUnavailable);
+    assert!(e.to_string().contains("does not lower encoders"), "{e}");
+}
+
+#[test]
+fn writers_and_lines() {
+    let mut out = Vec::new();
+    jitson::to_writer(&mut out, &vec![1u8]).unwrap();
+    jitson::to_writer_pretty(&mut out, &vec![2u8]).unwrap();
+    assert_eq!(out, b"[1][\n  2\n]");
+    let users: Vec<User> = (0..3).map(user).collect();
+    let mut lines = Vec::new();
+    jitson::to_writer_lines(&mut lines, &users).unwrap();
+    let mut expect = Vec::new();
+    for u in &users {
+        expect.extend(serde_json::to_vec(u).unwrap());
+        expect.push(b'\n');
+    }
+    assert_eq!(lines, expect);
+    struct Failing;
+    impl std::io::Write for Failing {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("disk full"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let e = jitson::to_writer(Failing, &1u8).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Io);
+}
+
+#[test]
+fn a_panicking_predicate_resumes_in_the_caller() {
+    fn explode(_: &u8) -> bool {
+        panic!("predicate exploded")
+    }
+    #[derive(jitson::Encode, Debug)]
+    struct Boom {
+        #[serde(skip_serializing_if = "explode")]
+        x: u8,
+    }
+    let caught = std::panic::catch_unwind(|| jitson::to_vec(&Boom { x: 1 }));
+    let payload = caught.unwrap_err();
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&"predicate exploded"));
+    // The next encode is unaffected.
+    assert_eq!(jitson::to_vec(&1u8).unwrap(), b"1");
+}
+
+#[test]
+fn warm_up_encode_checks_every_layout() {
+    jitson::warm_up_encode::<User>().unwrap();
+    jitson::warm_up_encode::<Flat>().unwrap();
+}
