@@ -55,12 +55,30 @@ pub unsafe fn encode(
     out: &mut Vec<u8>,
     options: &EncodeOptions,
 ) -> Result<(), Error> {
+    // SAFETY: forwarded from the caller.
+    unsafe { encode_value_at(layout, src, out, options, 0) }
+}
+
+/// Appends the value at `src` as it appears `level` containers deep in pretty
+/// output (the indentation of its inner lines); in compact output `level` is
+/// ignored. This is how the JIT hands a value it does not lower to the
+/// interpreter: same value, same options, same place, hence the same bytes.
+///
+/// # Safety
+/// As for [`encode`].
+pub unsafe fn encode_value_at(
+    layout: &'static TypeLayout,
+    src: *const u8,
+    out: &mut Vec<u8>,
+    options: &EncodeOptions,
+    level: usize,
+) -> Result<(), Error> {
     let unit = vec![b' '; usize::from(options.indent.unwrap_or(0))];
     let mut emitter = Emitter {
         out,
         pretty: options.indent.is_some(),
         unit: &unit,
-        level: 0,
+        level,
         sort_keys: options.sort_keys,
         escape: options.escape,
         stack_limit: jitson_core::stack::limit(),
