@@ -476,3 +476,118 @@ fn warm_up_encode_checks_every_layout() {
     jitson::warm_up_encode::<User>().unwrap();
     jitson::warm_up_encode::<Flat>().unwrap();
 }
+
+#[derive(jitson::Encode, Serialize, Debug, Clone)]
+struct Point {
+    x: f64,
+    y: f64,
+}
+
+#[derive(jitson::Encode, Serialize, Debug, Clone)]
+#[serde(rename_all = "snake_case")]
+enum External {
+    Unit,
+    NewType(u32),
+    NewStruct(Point),
+    Tuple(u8, String),
+    #[serde(rename_all = "camelCase")]
+    Struct {
+        first_name: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        maybe: Option<u8>,
+        #[serde(skip_serializing)]
+        hidden: u8,
+    },
+}
+
+#[derive(jitson::Encode, Serialize, Debug, Clone)]
+#[serde(tag = "kind", rename_all_fields = "UPPERCASE")]
+enum InternalData {
+    Empty,
+    Point(Point),
+    Map(BTreeMap<String, u8>),
+    Fields { a: u8, b: Vec<u8> },
+}
+
+#[derive(jitson::Encode, Serialize, Debug, Clone)]
+#[serde(tag = "t", content = "c")]
+enum AdjacentData {
+    Empty,
+    One(String),
+    Two(u8, u8),
+    Named { a: u8 },
+}
+
+#[derive(jitson::Encode, Serialize, Debug, Clone)]
+#[serde(untagged)]
+enum UntaggedData<'a> {
+    Empty,
+    Text(&'a str),
+    Pair(u8, bool),
+    Named { a: Option<u8> },
+}
+
+#[derive(jitson::Encode, Serialize, Debug, Clone)]
+enum Generic<T> {
+    Value(T),
+    Pair { left: T, right: T },
+}
+
+#[test]
+fn enums_with_data_in_every_representation() {
+    same(&vec![
+        External::Unit,
+        External::NewType(7),
+        External::NewStruct(Point { x: 1.5, y: -2.0 }),
+        External::Tuple(1, "t".into()),
+        External::Struct {
+            first_name: "f".into(),
+            maybe: None,
+            hidden: 1,
+        },
+        External::Struct {
+            first_name: "g".into(),
+            maybe: Some(2),
+            hidden: 1,
+        },
+    ]);
+    same(&vec![
+        InternalData::Empty,
+        InternalData::Point(Point { x: 0.0, y: 1e16 }),
+        InternalData::Map(BTreeMap::from([("k".into(), 1)])),
+        InternalData::Fields { a: 1, b: vec![2] },
+    ]);
+    same(&vec![
+        AdjacentData::Empty,
+        AdjacentData::One("o".into()),
+        AdjacentData::Two(1, 2),
+        AdjacentData::Named { a: 3 },
+    ]);
+    let text = String::from("borrowed");
+    same(&vec![
+        UntaggedData::Empty,
+        UntaggedData::Text(&text),
+        UntaggedData::Pair(1, true),
+        UntaggedData::Named { a: None },
+    ]);
+    same(&vec![
+        Generic::Value("v".to_owned()),
+        Generic::Pair {
+            left: "l".into(),
+            right: "r".into(),
+        },
+    ]);
+    same(&BTreeMap::from([("e", Generic::Value(1u8))]));
+}
+
+#[test]
+fn internally_tagged_newtype_of_a_scalar_is_refused_as_serde_does() {
+    #[derive(jitson::Encode, Serialize, Debug)]
+    #[serde(tag = "type")]
+    enum Bad {
+        Number(u8),
+    }
+    let e = jitson::to_vec(&Bad::Number(1)).unwrap_err();
+    let serde_message = serde_json::to_vec(&Bad::Number(1)).unwrap_err().to_string();
+    assert_eq!(e.to_string(), serde_message);
+}

@@ -22,6 +22,7 @@
 //! `serialize_with`/`with`, `into` and variant `skip_serializing` are compile
 //! errors naming the attribute or the variant, not silent differences.
 
+use proc_macro2::Ident;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
@@ -43,6 +44,7 @@ struct SerAttrs {
     tag: Option<String>,
     content: Option<String>,
     untagged: bool,
+    rename_all_fields: Option<RenameRule>,
 }
 
 impl SerAttrs {
@@ -77,6 +79,16 @@ impl SerAttrs {
                             RenameRule::expected()
                         ))
                     })?);
+                }
+            }
+            "rename_all_fields" => {
+                if let Some(rule) = ser_str(meta)? {
+                    self.rename_all_fields =
+                        Some(RenameRule::from_name(&rule).ok_or_else(|| {
+                            meta.error(format!(
+                                "unknown rename rule `rename_all_fields = {rule:?}`"
+                            ))
+                        })?);
                 }
             }
             "skip" | "skip_serializing" => self.skip = true,
@@ -133,6 +145,18 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 
 /// The expansion of `#[derive(Encode)]`.
 pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
+    let items = items(input, false)?;
+    Ok(quote! {
+        const _: () = {
+            #items
+        };
+    })
+}
+
+/// The `Encode` impl of `input` and the items it needs (helper functions, the
+/// view types of an enum's data variants). `view`: `input` is such a view,
+/// whose fields are references to the variant's fields.
+fn items(input: &DeriveInput, view: bool) -> syn::Result<TokenStream> {
     if let Data::Union(_) = input.data {
         return Err(syn::Error::new_spanned(
             &input.ident,
@@ -146,9 +170,10 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         .clone()
         .unwrap_or_else(|| input.ident.unraw().to_string());
     let mut fns = Vec::new();
+    let mut extra = Vec::new();
     let (expecting, kind) = match &input.data {
-        Data::Struct(data) => struct_kind(&container, &name, &data.fields, &mut fns)?,
-        Data::Enum(data) => enum_kind(input, &container, &name, data, &mut fns)?,
+        Data::Struct(data) => struct_kind(&container, &name, &data.fields, &mut fns, view)?,
+        Data::Enum(data) => enum_kind(input, &container, &name, data, &mut fns, &mut extra)?,
         Data::Union(_) => unreachable!("refused above"),
     };
     let ident = &input.ident;
@@ -176,19 +201,18 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
         }
     };
     Ok(quote! {
-        const _: () = {
-            #helpers
+        #helpers
+        #(#extra)*
 
-            // SAFETY: the layout describes `Self` (size, alignment and drop from
-            // the type itself, offsets from `offset_of!`, each field's layout
-            // that of its declared type), and every function it holds reads a
-            // live `Self` through its own fields or by matching on it.
-            unsafe impl #impl_generics ::jitson::__private::Encode for #ident #ty_generics #where_clause {
-                type Static = #static_self;
-                const ENCODE: &'static ::jitson::__private::TypeLayout =
-                    &::jitson::__private::TypeLayout::of::<#static_self>(#expecting, #kind);
-            }
-        };
+        // SAFETY: the layout describes `Self` (size, alignment and drop from
+        // the type itself, offsets from `offset_of!`, each field's layout
+        // that of its declared type), and every function it holds reads a
+        // live `Self` through its own fields or by matching on it.
+        unsafe impl #impl_generics ::jitson::__private::Encode for #ident #ty_generics #where_clause {
+            type Static = #static_self;
+            const ENCODE: &'static ::jitson::__private::TypeLayout =
+                &::jitson::__private::TypeLayout::of::<#static_self>(#expecting, #kind);
+        }
     })
 }
 
@@ -198,6 +222,7 @@ fn struct_kind(
     name: &str,
     fields: &Fields,
     fns: &mut Vec<TokenStream>,
+    view: bool,
 ) -> syn::Result<(String, TokenStream)> {
     let mut read = Vec::new();
     for (index, field) in fields.iter().enumerate() {
@@ -313,10 +338,13 @@ fn struct_kind(
                 let skip_if = match &attrs.skip_if {
                     Some(path) => {
                         let fn_name = format_ident!("__jitson_encode_skip_{}", rust_name);
+                        // A view's field is a reference to the variant's field,
+                        // which the predicate takes (as serde passes it).
+                        let arg = if view { quote!(*v) } else { quote!(v) };
                         fns.push(quote! {
                             unsafe extern "C" fn #fn_name(field: *const u8, skip: *mut bool) -> bool {
                                 // SAFETY: the layout passes this field's address.
-                                unsafe { ::jitson::__private::skip_with::<#ty>(field, skip, |v| #path(v)) }
+                                unsafe { ::jitson::__private::skip_with::<#ty>(field, skip, |v| #path(#arg)) }
                             }
                         });
                         quote!(::core::option::Option::Some(Self::#fn_name as ::jitson::__private::SkipFn))
@@ -350,13 +378,16 @@ fn struct_kind(
     }
 }
 
-/// The kind of an enum whose variants are all unit variants.
+/// The kind of an enum: one `Variant` per variant written, each data variant
+/// with a view type (a struct of references to the variant's fields, carrying
+/// their attributes) that `variant_of` fills and the payload's layout reads.
 fn enum_kind(
     input: &DeriveInput,
     container: &SerAttrs,
     name: &str,
     data: &syn::DataEnum,
     fns: &mut Vec<TokenStream>,
+    extra: &mut Vec<TokenStream>,
 ) -> syn::Result<(String, TokenStream)> {
     let ident = &input.ident;
     let mut entries = Vec::new();
@@ -365,17 +396,10 @@ fn enum_kind(
     for variant in &data.variants {
         let attrs = SerAttrs::parse(&variant.attrs)?;
         let v = &variant.ident;
-        if !matches!(variant.fields, Fields::Unit) {
-            return Err(syn::Error::new_spanned(
-                variant,
-                "`#[derive(jitson::Encode)]` supports enums of unit variants only in this \
-                 version; encode this type with serde_json",
-            ));
-        }
         let rust_name = v.unraw().to_string();
         if attrs.skip {
             arms.push(quote! {
-                #ident::#v => {
+                #ident::#v { .. } => {
                     // SAFETY: the view is room for a `&'static str` (8-aligned).
                     unsafe { payload.cast::<&'static str>().write(#rust_name) };
                     usize::MAX
@@ -394,12 +418,66 @@ fn enum_kind(
             untagged_from = Some(entries.len());
         }
         let index = entries.len();
-        arms.push(quote!(#ident::#v => #index));
+        let payload = match &variant.fields {
+            Fields::Unit => {
+                arms.push(quote!(#ident::#v => #index));
+                quote!(::jitson::__private::Payload::Unit)
+            }
+            fields => {
+                let (view_ty, view_static) =
+                    view_type(input, container, &attrs, variant, &rust_name, extra)?;
+                let view_ident = format_ident!("__JitsonView_{}_{}", ident, v);
+                let written: Vec<(Member, Ident)> = fields
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| !SerAttrs::parse(&f.attrs).map(|a| a.skip).unwrap_or(false))
+                    .map(|(i, f)| {
+                        let member = match &f.ident {
+                            Some(id) => Member::Named(id.clone()),
+                            None => Member::Unnamed(i.into()),
+                        };
+                        (member, format_ident!("__jitson_f{}", i))
+                    })
+                    .collect();
+                let binds = written.iter().map(|(m, b)| quote!(#m: #b));
+                let marker_member = match fields {
+                    Fields::Named(_) => Member::Named(format_ident!("__jitson_marker")),
+                    _ => Member::Unnamed(written.len().into()),
+                };
+                let inits = written
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (m, b))| match m {
+                        Member::Named(_) => quote!(#m: #b),
+                        Member::Unnamed(_) => {
+                            let at = Member::Unnamed(i.into());
+                            quote!(#at: #b)
+                        }
+                    })
+                    .chain([quote!(#marker_member: ::core::marker::PhantomData)]);
+                arms.push(quote! {
+                    #ident::#v { #(#binds,)* .. } => {
+                        // SAFETY: the view holds at most 64 references (checked
+                        // by the derive), within `VARIANT_VIEW_SIZE`, 8-aligned.
+                        unsafe { ::core::ptr::write(payload.cast::<#view_ty>(), #view_ident { #(#inits,)* }) };
+                        #index
+                    }
+                });
+                let edge = quote!(::jitson::__private::LayoutRef::Lazy(::jitson::__private::encode_layout_of::<#view_static>));
+                match fields {
+                    Fields::Named(_) => quote!(::jitson::__private::Payload::Struct(#edge)),
+                    Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+                        quote!(::jitson::__private::Payload::Newtype(#edge))
+                    }
+                    _ => quote!(::jitson::__private::Payload::Tuple(#edge)),
+                }
+            }
+        };
         entries.push(quote! {
             ::jitson::__private::Variant {
                 name: #json,
                 aliases: &[],
-                payload: ::jitson::__private::Payload::Unit,
+                payload: #payload,
             }
         });
     }
@@ -437,4 +515,140 @@ fn enum_kind(
             })
         },
     ))
+}
+
+/// Declares the view type of a data variant (in `extra`, with its `Encode`
+/// impl) and returns its type with the enum's parameters and the view
+/// lifetime `'__jitson_v` inferred (`View<'_, ..>`), and its `'static` form.
+fn view_type(
+    input: &DeriveInput,
+    container: &SerAttrs,
+    attrs: &SerAttrs,
+    variant: &syn::Variant,
+    rust_name: &str,
+    extra: &mut Vec<TokenStream>,
+) -> syn::Result<(TokenStream, TokenStream)> {
+    let enum_ident = &input.ident;
+    let view_ident = format_ident!("__JitsonView_{}_{}", enum_ident, variant.ident);
+    let written: Vec<&syn::Field> = variant
+        .fields
+        .iter()
+        .filter(|f| !SerAttrs::parse(&f.attrs).map(|a| a.skip).unwrap_or(false))
+        .collect();
+    if written.len() > 64 {
+        return Err(syn::Error::new_spanned(
+            variant,
+            "`#[derive(jitson::Encode)]` supports variants of at most 64 fields",
+        ));
+    }
+    let keep = |a: &&Attribute| a.path().is_ident("serde") || a.path().is_ident("jitson");
+    // The fields with their attributes, to read; and without, to declare (no
+    // derive registers `serde` as an attribute on the declared view).
+    let field_list = |with_attrs: bool| -> Vec<TokenStream> {
+        written
+            .iter()
+            .map(|f| {
+                let kept: Vec<&Attribute> = if with_attrs {
+                    f.attrs.iter().filter(keep).collect()
+                } else {
+                    Vec::new()
+                };
+                let ty = &f.ty;
+                match &f.ident {
+                    Some(id) => quote!(#(#kept)* #id: &'__jitson_v #ty),
+                    None => quote!(#(#kept)* &'__jitson_v #ty),
+                }
+            })
+            .collect()
+    };
+    let rename_all = attrs
+        .rename_all
+        .or(container.rename_all_fields)
+        .map(|rule| rule.name());
+    let rename_all = rename_all.map(|rule| quote!(#[serde(rename_all = #rule)]));
+    let message_name = format!(
+        "{}::{rust_name}",
+        container
+            .rename
+            .clone()
+            .unwrap_or_else(|| enum_ident.unraw().to_string())
+    );
+    let newtype = matches!(&variant.fields, Fields::Unnamed(u) if u.unnamed.len() == 1);
+    let transparent = newtype.then(|| quote!(#[serde(transparent)]));
+    let params = &input.generics.params;
+    let where_clause = &input.generics.where_clause;
+    let body = |fields: Vec<TokenStream>| match &variant.fields {
+        Fields::Named(_) => quote!({ #(#fields,)* }),
+        _ => quote!(( #(#fields,)* ) #where_clause;),
+    };
+    let where_named = match &variant.fields {
+        Fields::Named(_) => quote!(#where_clause),
+        _ => quote!(),
+    };
+    // A marker that uses every parameter of the enum, whichever the variant's
+    // fields use; skipped, so never written.
+    let used = input.generics.params.iter().filter_map(|p| match p {
+        syn::GenericParam::Type(t) => {
+            let id = &t.ident;
+            Some(quote!(#id))
+        }
+        syn::GenericParam::Lifetime(l) => {
+            let l = &l.lifetime;
+            Some(quote!(&#l ()))
+        }
+        syn::GenericParam::Const(_) => None,
+    });
+    let marker_ty = quote!(::core::marker::PhantomData<fn() -> (&'__jitson_v (), #(#used,)*)>);
+    let marker = |with_attrs: bool| {
+        let skip = with_attrs.then(|| quote!(#[serde(skip)]));
+        match &variant.fields {
+            Fields::Named(_) => quote!(#skip __jitson_marker: #marker_ty),
+            _ => quote!(#skip #marker_ty),
+        }
+    };
+    let with_marker = |mut fields: Vec<TokenStream>, with_attrs: bool| {
+        fields.push(marker(with_attrs));
+        fields
+    };
+    let read_body = body(with_marker(field_list(true), true));
+    let view_def: DeriveInput = syn::parse2(quote! {
+        #[serde(rename = #message_name)]
+        #rename_all
+        #transparent
+        struct #view_ident<'__jitson_v, #params> #where_named #read_body
+    })?;
+    let body = body(with_marker(field_list(false), false));
+    let view_items = items(&view_def, true)?;
+    extra.push(quote! {
+        #[allow(non_camel_case_types, dead_code)]
+        #[doc(hidden)]
+        struct #view_ident<'__jitson_v, #params> #where_named #body
+        #view_items
+    });
+    let args = input.generics.params.iter().map(|p| match p {
+        syn::GenericParam::Type(t) => {
+            let id = &t.ident;
+            quote!(#id)
+        }
+        syn::GenericParam::Lifetime(l) => {
+            let l = &l.lifetime;
+            quote!(#l)
+        }
+        syn::GenericParam::Const(c) => {
+            let id = &c.ident;
+            quote!(#id)
+        }
+    });
+    let args: Vec<TokenStream> = args.collect();
+    let view_ty = quote!(#view_ident<'_, #(#args),*>);
+    let static_args = args.iter().map(|a| {
+        let text = a.to_string();
+        if text.starts_with('\'') {
+            quote!('static)
+        } else {
+            a.clone()
+        }
+    });
+    let view_static = quote!(#view_ident<'static, #(#static_args),*>);
+    Ok((view_ty, view_static))
 }

@@ -721,11 +721,31 @@ impl crate::encode::Emitter<'_> {
                 _ => Err(crate::encode::encode_error(ErrorCode::NotEncodable(
                     format!(
                         "cannot serialize tagged newtype variant {}::{variant} containing {}",
-                        e.name, payload.expecting
+                        e.name,
+                        serde_shape(payload)
                     )
                     .into_boxed_str(),
                 ))),
             }
         }
+    }
+}
+
+/// serde's word for what an internally tagged newtype variant cannot hold.
+fn serde_shape(layout: &TypeLayout) -> &'static str {
+    match &layout.kind {
+        Kind::Bool => "a boolean",
+        Kind::F32 | Kind::F64 => "a float",
+        Kind::Char => "a char",
+        Kind::String(_) | Kind::BorrowedStr(_) => "a string",
+        Kind::Option(_) => "an optional",
+        Kind::Vec(_) | Kind::Array(_) | Kind::Convert(_) => "a sequence",
+        Kind::Tuple(t) if layout.expecting.starts_with("tuple struct") || t.elems.is_empty() => {
+            "a tuple struct"
+        }
+        Kind::Tuple(_) => "a tuple",
+        Kind::Enum(_) => "an enum",
+        k if k.is_number() => "an integer",
+        _ => layout.expecting,
     }
 }
