@@ -135,11 +135,17 @@ pub mod __private {
         Decode, DecodeBorrowed, HasLayout, convert_with, decode_variant_with, default_init,
         init_with, layout_of, write_value,
     };
-    pub use jitson_core::encode::{Encode, encode_layout_of, never_write_variant, skip_with};
+    #[cfg(feature = "serde")]
+    pub use jitson_core::encode::serialize_with;
+    pub use jitson_core::encode::{
+        Encode, encode_layout_of, into_with, never_convert, never_serde_decode,
+        never_write_variant, skip_with,
+    };
     pub use jitson_core::error::{ErrorCode, Found};
     pub use jitson_core::layout::*;
     pub use std::boxed::Box;
     pub use std::string::ToString;
+    pub use std::vec::Vec;
     #[cfg(feature = "serde")]
     pub use {jitson_core::serde_bridge::decode_with_serde, serde};
 }

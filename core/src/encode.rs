@@ -103,7 +103,12 @@ unsafe extern "C" fn no_insert(
 ) -> bool {
     never_decoded()
 }
-unsafe extern "C" fn no_convert(
+/// The `convert` slot of an encode layout's conversion (see the module docs);
+/// aborts.
+///
+/// # Safety
+/// Always safe to call; it never returns.
+pub unsafe extern "C" fn never_convert(
     _dst: *mut u8,
     _decode: SlotFn,
     _ctx: *mut c_void,
@@ -411,7 +416,7 @@ macro_rules! converted {
                 $expecting,
                 Kind::Convert(&ConvertLayout {
                     from: LayoutRef::Lazy(encode_layout_of::<$target>),
-                    convert: no_convert,
+                    convert: never_convert,
                     into: Some(into_fn::<$ty>),
                 }),
             );
@@ -604,5 +609,19 @@ pub unsafe fn skip_with<T>(
 /// # Safety
 /// Always safe to call; it never returns.
 pub unsafe extern "C" fn never_write_variant(_dst: *mut u8, _index: usize) {
+    never_decoded()
+}
+
+/// The `decode` slot of an encode layout's serde field (see the module docs);
+/// aborts.
+///
+/// # Safety
+/// Always safe to call; it never returns.
+pub unsafe extern "C" fn never_serde_decode(
+    _dst: *mut u8,
+    _ptr: *const u8,
+    _len: usize,
+    _message: *mut Option<Box<str>>,
+) -> bool {
     never_decoded()
 }

@@ -32,6 +32,16 @@ use syn::{Attribute, Data, DeriveInput, Fields, LitStr, Member, Token, Type};
 
 use crate::case::RenameRule;
 
+/// A field written by serde instead of its own encode layout.
+enum SerWith {
+    /// `serialize_with = "path"`.
+    Function(syn::ExprPath),
+    /// `with = "module"`: `module::serialize`.
+    Module(syn::ExprPath),
+    /// `#[jitson(serde)]`: the field type's `Serialize`.
+    Trait,
+}
+
 /// Serialize-side attributes of a container, field or variant.
 #[derive(Default)]
 struct SerAttrs {
@@ -39,6 +49,8 @@ struct SerAttrs {
     rename_all: Option<RenameRule>,
     skip: bool,
     skip_if: Option<syn::ExprPath>,
+    ser_with: Option<SerWith>,
+    into: Option<Type>,
     flatten: bool,
     transparent: bool,
     tag: Option<String>,
@@ -101,16 +113,24 @@ impl SerAttrs {
             "tag" => self.tag = Some(meta.value()?.parse::<LitStr>()?.value()),
             "content" => self.content = Some(meta.value()?.parse::<LitStr>()?.value()),
             "untagged" => self.untagged = true,
-            "serialize_with" | "with" | "into" | "getter" | "remote" => {
+            "serialize_with" => {
+                let lit: LitStr = meta.value()?.parse()?;
+                self.ser_with = Some(SerWith::Function(lit.parse()?));
+            }
+            "with" => {
+                let lit: LitStr = meta.value()?.parse()?;
+                self.ser_with = Some(SerWith::Module(lit.parse()?));
+            }
+            "serde" => self.ser_with = Some(SerWith::Trait),
+            "into" => {
+                let lit: LitStr = meta.value()?.parse()?;
+                self.into = Some(lit.parse()?);
+            }
+            "getter" | "remote" => {
                 return Err(meta.error(format!(
-                    "`{key}` is not supported by `#[derive(jitson::Encode)]` yet; \
+                    "`{key}` is not supported by `#[derive(jitson::Encode)]`; \
                      encode this type with serde_json"
                 )));
-            }
-            "serde" => {
-                return Err(meta.error(
-                    "`#[jitson(serde)]` is not supported by `#[derive(jitson::Encode)]` yet",
-                ));
             }
             _ => skip_value(meta)?,
         }
@@ -172,7 +192,9 @@ fn items(input: &DeriveInput, view: bool) -> syn::Result<TokenStream> {
     let mut fns = Vec::new();
     let mut extra = Vec::new();
     let (expecting, kind) = match &input.data {
-        Data::Struct(data) => struct_kind(&container, &name, &data.fields, &mut fns, view)?,
+        Data::Struct(_) if container.into.is_some() => into_kind(&container, &name, &mut fns),
+        Data::Struct(data) => struct_kind(input, &container, &name, &data.fields, &mut fns, view)?,
+        Data::Enum(_) if container.into.is_some() => into_kind(&container, &name, &mut fns),
         Data::Enum(data) => enum_kind(input, &container, &name, data, &mut fns, &mut extra)?,
         Data::Union(_) => unreachable!("refused above"),
     };
@@ -218,6 +240,7 @@ fn items(input: &DeriveInput, view: bool) -> syn::Result<TokenStream> {
 
 /// The kind of a struct of any shape.
 fn struct_kind(
+    input: &DeriveInput,
     container: &SerAttrs,
     name: &str,
     fields: &Fields,
@@ -234,7 +257,17 @@ fn struct_kind(
         read.push((member, &field.ty, attrs));
     }
     let written: Vec<_> = read.iter().filter(|(_, _, a)| !a.skip).collect();
-    let edge = |ty: &Type| {
+    let static_self = crate::expand::static_self(input);
+    let mut serde_fields = Vec::new();
+    for (i, (_, ty, attrs)) in written.iter().enumerate() {
+        if let Some(with) = &attrs.ser_with {
+            serde_fields.push((i, serde_field(input, &static_self, i, ty, with, view, fns)));
+        }
+    }
+    let edge_of = |i: usize, ty: &Type| {
+        if let Some((_, layout)) = serde_fields.iter().find(|(j, _)| *j == i) {
+            return layout.clone();
+        }
         quote_spanned! {ty.span()=>
             ::jitson::__private::LayoutRef::Lazy(::jitson::__private::encode_layout_of::<#ty>)
         }
@@ -245,13 +278,13 @@ fn struct_kind(
             quote!(::jitson::__private::Kind::Unit),
         )),
         Fields::Unnamed(_) if written.len() == 1 && fields.len() == 1 || container.transparent => {
-            let Some((member, ty, _)) = written.first() else {
+            let Some((member, _, _)) = written.first() else {
                 return Err(syn::Error::new(
                     proc_macro2::Span::call_site(),
                     "`#[serde(transparent)]` needs exactly one field that is not skipped",
                 ));
             };
-            let layout = edge(ty);
+            let layout = edge_of(0, written[0].1);
             let transparent = container.transparent;
             Ok((
                 format!("struct {name}"),
@@ -266,8 +299,8 @@ fn struct_kind(
             ))
         }
         Fields::Unnamed(_) => {
-            let elems = written.iter().map(|(member, ty, _)| {
-                let layout = edge(ty);
+            let elems = written.iter().enumerate().map(|(i, (member, ty, _))| {
+                let layout = edge_of(i, ty);
                 quote! {
                     ::jitson::__private::TupleElem {
                         offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
@@ -288,13 +321,13 @@ fn struct_kind(
             ))
         }
         Fields::Named(_) if container.transparent => {
-            let Some((member, ty, _)) = written.first().filter(|_| written.len() == 1) else {
+            let Some((member, _, _)) = written.first().filter(|_| written.len() == 1) else {
                 return Err(syn::Error::new(
                     proc_macro2::Span::call_site(),
                     "`#[serde(transparent)]` needs exactly one field that is not skipped",
                 ));
             };
-            let layout = edge(ty);
+            let layout = edge_of(0, written[0].1);
             Ok((
                 format!("struct {name}"),
                 quote! {
@@ -310,12 +343,12 @@ fn struct_kind(
         Fields::Named(_) => {
             let mut entries = Vec::new();
             let mut flatten = Vec::new();
-            for (member, ty, attrs) in &written {
+            for (i, (member, ty, attrs)) in written.iter().enumerate() {
                 let Member::Named(ident) = member else {
                     unreachable!("named fields")
                 };
                 let rust_name = ident.unraw().to_string();
-                let layout = edge(ty);
+                let layout = edge_of(i, ty);
                 if attrs.flatten {
                     let position = entries.len();
                     flatten.push(quote! {
@@ -651,4 +684,93 @@ fn view_type(
     });
     let view_static = quote!(#view_ident<'static, #(#static_args),*>);
     Ok((view_ty, view_static))
+}
+
+/// The layout of a field written by serde: a `Kind::Serde` layout (under an
+/// identity of its own, as decoding's) whose `encode` runs the field's
+/// serializer; declared as helper items in `fns`. Returns its edge.
+fn serde_field(
+    input: &DeriveInput,
+    static_self: &TokenStream,
+    index: usize,
+    ty: &Type,
+    with: &SerWith,
+    view: bool,
+    fns: &mut Vec<TokenStream>,
+) -> TokenStream {
+    let arg = if view { quote!(*v) } else { quote!(v) };
+    let call = match with {
+        SerWith::Function(path) => quote!(#path(#arg, ser)),
+        SerWith::Module(module) => quote!(#module::serialize(#arg, ser)),
+        SerWith::Trait => quote!(::jitson::__private::serde::Serialize::serialize(#arg, ser)),
+    };
+    let encode_fn = format_ident!("__jitson_encode_serde_{}", index);
+    let layout_const = format_ident!("__JITSON_ENCODE_SERDE_LAYOUT_{}", index);
+    let layout_fn = format_ident!("__jitson_encode_serde_layout_{}", index);
+    let static_ty = crate::expand::to_static(quote!(#ty), &input.generics);
+    fns.push(quote! {
+        unsafe extern "C" fn #encode_fn(
+            src: *const u8,
+            out: *mut ::jitson::__private::Vec<u8>,
+            message: *mut ::core::option::Option<::jitson::__private::Box<str>>,
+        ) -> bool {
+            // SAFETY: the layout passes this field's address and valid `out`
+            // and `message` pointers.
+            unsafe {
+                ::jitson::__private::serialize_with(out, message, |ser| {
+                    let v: &#ty = &*src.cast::<#ty>();
+                    #call.map(|_| ())
+                })
+            }
+        }
+        const #layout_const: &'static ::jitson::__private::TypeLayout =
+            &::jitson::__private::TypeLayout::with_identity::<#static_ty, (#static_self, [(); #index], ())>(
+                "a value written by serde",
+                ::jitson::__private::Kind::Serde(&::jitson::__private::SerdeLayout {
+                    decode: ::jitson::__private::never_serde_decode,
+                    encode: ::core::option::Option::Some(Self::#encode_fn),
+                }),
+            );
+        fn #layout_fn() -> &'static ::jitson::__private::TypeLayout {
+            Self::#layout_const
+        }
+    });
+    quote!(::jitson::__private::LayoutRef::Lazy(Self::#layout_fn))
+}
+
+/// The kind of a type written as another (`into = "Type"`): a conversion
+/// through `Clone` and `Into`, as serde's.
+fn into_kind(
+    container: &SerAttrs,
+    name: &str,
+    fns: &mut Vec<TokenStream>,
+) -> (String, TokenStream) {
+    let target = container.into.as_ref().expect("called with `into`");
+    fns.push(quote! {
+        unsafe extern "C" fn __jitson_encode_into(
+            src: *const u8,
+            encode: ::jitson::__private::EncodeSlotFn,
+            ctx: *mut ::core::ffi::c_void,
+            message: *mut ::core::option::Option<::jitson::__private::Box<str>>,
+        ) -> bool {
+            // SAFETY: forwarded from the layout's caller.
+            unsafe {
+                ::jitson::__private::into_with::<Self, #target>(src, encode, ctx, message, |v| {
+                    ::core::result::Result::Ok(::core::convert::Into::<#target>::into(
+                        ::core::clone::Clone::clone(v),
+                    ))
+                })
+            }
+        }
+    });
+    (
+        name.to_owned(),
+        quote! {
+            ::jitson::__private::Kind::Convert(&::jitson::__private::ConvertLayout {
+                from: ::jitson::__private::LayoutRef::Lazy(::jitson::__private::encode_layout_of::<#target>),
+                convert: ::jitson::__private::never_convert,
+                into: ::core::option::Option::Some(Self::__jitson_encode_into),
+            })
+        },
+    )
 }

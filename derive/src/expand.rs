@@ -1108,7 +1108,7 @@ pub(crate) fn static_self(input: &DeriveInput) -> TokenStream {
 }
 
 /// `tokens` with the lifetime parameters of `generics` replaced by `'static`.
-fn to_static(tokens: TokenStream, generics: &Generics) -> TokenStream {
+pub(crate) fn to_static(tokens: TokenStream, generics: &Generics) -> TokenStream {
     let names: Vec<String> = generics
         .lifetimes()
         .map(|l| l.lifetime.ident.to_string())
