@@ -126,23 +126,32 @@ impl<T: Encode> Encoder<T> {
     /// # Errors
     /// As [`encode`](Self::encode).
     pub fn encode_into(&self, value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
-        if self.backend == Backend::Jit {
-            return Err(Error::without_position(ErrorCode::BackendUnavailable(
-                "the JIT does not lower encoders yet; use Backend::Auto or Backend::Interpreter",
-            )));
-        }
+        let id = core::any::TypeId::of::<T::Static>();
+        let compiled = match self.backend {
+            Backend::Interpreter => None,
+            Backend::Jit => Some(
+                crate::jit::encoder(T::ENCODE, id, &self.options)
+                    .map_err(|why| Error::without_position(ErrorCode::BackendUnavailable(why)))?,
+            ),
+            Backend::Auto if crate::jit_disabled_by_env() => None,
+            Backend::Auto => crate::jit::encoder_or_queue(T::ENCODE, id, &self.options),
+        };
         let start = out.len();
         let _scope = jitson_core::panic::Scope::enter();
-        // SAFETY: `value` is a live T and `T::ENCODE` describes T for encoding
-        // (the `Encode` contract).
-        let result = unsafe {
-            jitson_fallback::encode::encode(
-                T::ENCODE,
-                core::ptr::from_ref(value).cast(),
-                out,
-                &self.options,
-            )
+        let src = core::ptr::from_ref(value).cast();
+        // SAFETY: `value` is a live T, and the encoder was compiled for
+        // `T::ENCODE`, which describes T for encoding (the `Encode` contract).
+        let jit = compiled.map(|c| unsafe { crate::jit::run_encoder(c, src, out) });
+        let result = match jit {
+            // The generated code found the stack nearly full: the interpreter
+            // runs from this shallower frame.
+            Some(Err(e)) if *e.code() == ErrorCode::StackExhausted => None,
+            other => other,
         };
+        // SAFETY: as above.
+        let result = result.unwrap_or_else(|| unsafe {
+            jitson_fallback::encode::encode(T::ENCODE, src, out, &self.options)
+        });
         if result.is_err() {
             out.truncate(start);
             // A panic in user code (a predicate, a conversion, a Serialize impl)

@@ -744,6 +744,135 @@ cfg_jit! {
             Err(Failure { out_of_stack: state.stack_exhausted != 0 })
         }
     }
+
+    // -----------------------------------------------------------------------
+    // Encoders: compiled per (type, options), cached like decoders.
+
+    pub(crate) use jitson_jit::CompiledEncoder;
+    use jitson_fallback::encode::EncodeOptions;
+
+    /// One (type, options) pair's compiled encoder, or why there is none, and
+    /// whether a background compile was queued for it.
+    #[derive(Default)]
+    struct EncoderEntry {
+        done: OnceLock<Result<&'static CompiledEncoder, String>>,
+        queued: AtomicBool,
+    }
+
+    type EncoderSlot = Arc<EncoderEntry>;
+
+    fn encoder_cache() -> &'static DashMap<(TypeId, EncodeOptions), EncoderSlot> {
+        static CACHE: OnceLock<DashMap<(TypeId, EncodeOptions), EncoderSlot>> = OnceLock::new();
+        // A fixed shard count, as for decoders (no `available_parallelism`).
+        CACHE.get_or_init(|| DashMap::with_hasher_and_shard_amount(Default::default(), 16))
+    }
+
+    /// A thread's last compiled encoder, found without the map.
+    #[derive(Clone, Copy)]
+    struct LastEncoder {
+        id: TypeId,
+        options: EncodeOptions,
+        compiled: &'static CompiledEncoder,
+    }
+
+    thread_local! {
+        static LAST_ENCODER: std::cell::Cell<Option<LastEncoder>> = const { std::cell::Cell::new(None) };
+    }
+
+    fn last_encoder(id: TypeId, options: &EncodeOptions) -> Option<&'static CompiledEncoder> {
+        let last = LAST_ENCODER.try_with(std::cell::Cell::get).ok().flatten()?;
+        (last.id == id && last.options == *options).then_some(last.compiled)
+    }
+
+    fn remember_encoder(id: TypeId, options: EncodeOptions, compiled: &'static CompiledEncoder) {
+        let _ = LAST_ENCODER.try_with(|c| c.set(Some(LastEncoder { id, options, compiled })));
+    }
+
+    /// Compiles into `slot` once (other callers wait for that compile); the
+    /// code is leaked, like decoders', so it lives as long as the process.
+    fn compile_encoder_into(
+        slot: &EncoderEntry,
+        layout: &'static TypeLayout,
+        options: EncodeOptions,
+    ) -> Result<&'static CompiledEncoder, &'static str> {
+        slot.done
+            .get_or_init(|| {
+                jitson_jit::compile_encoder(layout, options)
+                    .map(|c| &*Box::leak(Box::new(c)))
+                    .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .copied()
+            .map_err(|e| leak_reason(e))
+    }
+
+    /// The compiled encoder for `layout` (the encode layout of the type with
+    /// identity `id`) and `options`, compiled on this thread if need be
+    /// (`Backend::Jit`).
+    pub(crate) fn encoder(
+        layout: &'static TypeLayout,
+        id: TypeId,
+        options: &EncodeOptions,
+    ) -> Result<&'static CompiledEncoder, &'static str> {
+        if let Some(compiled) = last_encoder(id, options) {
+            return Ok(compiled);
+        }
+        available()?;
+        let slot = encoder_cache().entry((id, *options)).or_default().clone();
+        let compiled = compile_encoder_into(&slot, layout, *options)?;
+        remember_encoder(id, *options, compiled);
+        Ok(compiled)
+    }
+
+    /// `Backend::Auto`: the compiled encoder if it is ready; otherwise queues
+    /// its compile on the background pool (once) and returns `None`, so this
+    /// encode runs on the interpreter.
+    pub(crate) fn encoder_or_queue(
+        layout: &'static TypeLayout,
+        id: TypeId,
+        options: &EncodeOptions,
+    ) -> Option<&'static CompiledEncoder> {
+        if let Some(compiled) = last_encoder(id, options) {
+            return Some(compiled);
+        }
+        if let Some(Err(_)) = PROBE.get() {
+            return None;
+        }
+        let key = (id, *options);
+        let slot = match encoder_cache().get(&key) {
+            Some(slot) => match slot.done.get() {
+                Some(Ok(compiled)) => {
+                    remember_encoder(id, *options, compiled);
+                    return Some(compiled);
+                }
+                Some(Err(_)) => return None,
+                None => slot.clone(),
+            },
+            None => encoder_cache().entry(key).or_default().clone(),
+        };
+        if !slot.queued.swap(true, Ordering::AcqRel) {
+            let options = *options;
+            tier::submit(Box::new(move || {
+                if available().is_ok() {
+                    let _ = compile_encoder_into(&slot, layout, options);
+                }
+            }));
+        }
+        None
+    }
+
+    /// Runs a compiled encoder (see `CompiledEncoder::encode`).
+    ///
+    /// # Safety
+    /// `src` points to a live value of the type `compiled` was compiled for.
+    pub(crate) unsafe fn run_encoder(
+        compiled: &CompiledEncoder,
+        src: *const u8,
+        out: &mut Vec<u8>,
+    ) -> Result<(), jitson_core::error::Error> {
+        // SAFETY: forwarded from the caller.
+        unsafe { compiled.encode(src, out) }
+    }
 }
 
 cfg_no_jit! {
@@ -785,6 +914,35 @@ cfg_no_jit! {
     /// # Safety
     /// Never callable: `Compiled` has no values.
     pub(crate) unsafe fn run(compiled: &Compiled, _: &[u8], _: u32, _: bool, _: *mut u8) -> Result<usize, Failure> {
+        match *compiled {}
+    }
+
+    /// Never constructed: there is no JIT in this build.
+    pub(crate) enum CompiledEncoder {}
+
+    pub(crate) fn encoder(
+        _layout: &'static TypeLayout,
+        _id: std::any::TypeId,
+        _options: &jitson_fallback::encode::EncodeOptions,
+    ) -> Result<&'static CompiledEncoder, &'static str> {
+        Err("this build has no JIT (the `jit` feature is off, or Cranelift does not support this target)")
+    }
+
+    pub(crate) fn encoder_or_queue(
+        _layout: &'static TypeLayout,
+        _id: std::any::TypeId,
+        _options: &jitson_fallback::encode::EncodeOptions,
+    ) -> Option<&'static CompiledEncoder> {
+        None
+    }
+
+    /// # Safety
+    /// Never callable: `CompiledEncoder` has no values.
+    pub(crate) unsafe fn run_encoder(
+        compiled: &CompiledEncoder,
+        _: *const u8,
+        _: &mut Vec<u8>,
+    ) -> Result<(), jitson_core::error::Error> {
         match *compiled {}
     }
 }

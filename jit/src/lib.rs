@@ -62,6 +62,7 @@
     target_arch = "s390x"
 ))]
 
+mod encode;
 mod helpers;
 mod kind;
 mod translate;
@@ -78,6 +79,7 @@ use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITMemoryProvider, JITModul
 use cranelift_module::{FuncId, Linkage, Module};
 use jitson_core::layout::{Kind, LayoutId, TypeLayout};
 
+pub use encode::{CompiledEncoder, compile_encoder};
 pub use helpers::JitState;
 
 /// The module that owns a `Compiled`'s code and data.

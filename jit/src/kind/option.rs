@@ -67,3 +67,52 @@ impl FnTranslator<'_, '_> {
         self.b.ins().brif(ok, cont, &[], unwind, &[]);
     }
 }
+
+// ---------------------------------------------------------------------------
+// Encoding (twin: `encode_option`, `encode_box` in `fallback/src/kind/option.rs`)
+
+impl crate::encode::EncodeTranslator<'_, '_> {
+    /// `null` for `None` (the layout's `get` returns null), else the payload.
+    /// `reserved` passes through: the option's bound covers both.
+    pub(crate) fn emit_encode_option(
+        &mut self,
+        option: &OptionLayout,
+        src: Value,
+        fail: Block,
+        reserved: bool,
+    ) {
+        let some = self
+            .call_addr(option.get as usize, &[PTR], Some(PTR), &[src])
+            .expect("get returns a pointer");
+        let (none_block, some_block, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(some, some_block, &[], none_block, &[]);
+        self.b.switch_to_block(none_block);
+        if !reserved {
+            self.ensure_const(4, fail);
+        }
+        self.write_const(b"null");
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(some_block);
+        self.emit_value(option.some.get(), some, fail, reserved);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+    }
+
+    /// A box, reference or shared pointer: its target, through `get`.
+    pub(crate) fn emit_encode_box(
+        &mut self,
+        b: &BoxLayout,
+        src: Value,
+        fail: Block,
+        reserved: bool,
+    ) {
+        let target = self
+            .call_addr(b.get as usize, &[PTR], Some(PTR), &[src])
+            .expect("get returns a pointer");
+        self.emit_value(b.inner.get(), target, fail, reserved);
+    }
+}

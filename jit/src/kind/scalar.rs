@@ -529,3 +529,89 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(done);
     }
 }
+
+// ---------------------------------------------------------------------------
+// Encoding (twin: `encode_bool`, `encode_int`, `encode_f32`/`encode_f64` in
+// `fallback/src/kind/scalar.rs`)
+
+impl crate::encode::EncodeTranslator<'_, '_> {
+    /// `true` or `false`, as constant stores on two branches.
+    pub(crate) fn emit_encode_bool(&mut self, src: Value, fail: Block, reserved: bool) {
+        if !reserved {
+            self.ensure_const(5, fail);
+        }
+        let v = self
+            .b
+            .ins()
+            .load(types::I8, crate::encode::value_flags(), src, 0);
+        let (yes, no, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(v, yes, &[], no, &[]);
+        self.b.switch_to_block(yes);
+        self.write_const(b"true");
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(no);
+        self.write_const(b"false");
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+    }
+
+    /// An integer of up to 64 bits (`ty` wide, `signed` or not), formatted by
+    /// a pure helper into reserved room.
+    pub(crate) fn emit_encode_int(
+        &mut self,
+        ty: cranelift_codegen::ir::Type,
+        signed: bool,
+        src: Value,
+        fail: Block,
+        reserved: bool,
+    ) {
+        if !reserved {
+            self.ensure_const(crate::encode::INT_MAX_LEN, fail);
+        }
+        let v = self.b.ins().load(ty, crate::encode::value_flags(), src, 0);
+        let v = match (ty == types::I64, signed) {
+            (true, _) => v,
+            (false, true) => self.b.ins().sextend(types::I64, v),
+            (false, false) => self.b.ins().uextend(types::I64, v),
+        };
+        let helper = if signed {
+            crate::encode::helper_fmt_i64()
+        } else {
+            crate::encode::helper_fmt_u64()
+        };
+        let at = self.cursor();
+        let n = self
+            .call_addr(helper, &[PTR, types::I64], Some(PTR), &[at, v])
+            .expect("the formatter returns a length");
+        self.advance(n);
+    }
+
+    /// An `f32` or `f64` (`ty`), formatted by a pure helper (zmij, `null` when
+    /// not finite) into reserved room.
+    pub(crate) fn emit_encode_float(
+        &mut self,
+        ty: cranelift_codegen::ir::Type,
+        src: Value,
+        fail: Block,
+        reserved: bool,
+    ) {
+        if !reserved {
+            self.ensure_const(crate::encode::FLOAT_MAX_LEN, fail);
+        }
+        let v = self.b.ins().load(ty, crate::encode::value_flags(), src, 0);
+        let helper = if ty == types::F32 {
+            crate::encode::helper_fmt_f32()
+        } else {
+            crate::encode::helper_fmt_f64()
+        };
+        let at = self.cursor();
+        let n = self
+            .call_addr(helper, &[PTR, ty], Some(PTR), &[at, v])
+            .expect("the formatter returns a length");
+        self.advance(n);
+    }
+}

@@ -333,3 +333,107 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(cont);
     }
 }
+
+// ---------------------------------------------------------------------------
+// Encoding (twin: `encode_vec`, `encode_array`, `encode_tuple` in
+// `fallback/src/kind/seq.rs`)
+
+impl crate::encode::EncodeTranslator<'_, '_> {
+    /// A vector or slice: a loop over the elements `as_slice` gives.
+    pub(crate) fn emit_encode_vec(&mut self, vec: &VecLayout, src: Value, fail: Block) {
+        let len_slot = self.slot();
+        let ptr = self
+            .call_addr(
+                vec.as_slice as usize,
+                &[PTR, PTR],
+                Some(PTR),
+                &[src, len_slot],
+            )
+            .expect("as_slice returns a pointer");
+        let n = self
+            .b
+            .ins()
+            .load(PTR, crate::encode::state_flags(), len_slot, 0);
+        self.emit_encode_elements(vec.elem.get(), ptr, n, fail);
+    }
+
+    /// `[T; N]`: the same loop over the array's own elements.
+    pub(crate) fn emit_encode_array(&mut self, array: &ArrayLayout, src: Value, fail: Block) {
+        let n = self.b.ins().iconst(PTR, array.len as i64);
+        self.emit_encode_elements(array.elem.get(), src, n, fail);
+    }
+
+    /// `[`, the `n` contiguous elements of `elem` from `ptr` separated by `,`,
+    /// and `]`. Each element makes room for its comma and, when bounded, its
+    /// text with one check; the comma is stored unconditionally and counted
+    /// from the second element on.
+    fn emit_encode_elements(
+        &mut self,
+        elem: &'static TypeLayout,
+        ptr: Value,
+        n: Value,
+        fail: Block,
+    ) {
+        use cranelift_codegen::ir::types;
+        self.ensure_const(2, fail);
+        self.write_const(b"[");
+        let index = self.b.declare_var(PTR);
+        let zero = self.b.ins().iconst(PTR, 0);
+        self.b.def_var(index, zero);
+        let (body, close) = (self.b.create_block(), self.b.create_block());
+        let empty = self.b.ins().icmp_imm_s(IntCC::Equal, n, 0);
+        self.b.ins().brif(empty, close, &[], body, &[]);
+
+        self.b.switch_to_block(body);
+        let bound = crate::encode::bound(elem);
+        self.ensure_const(1 + bound.unwrap_or(0), fail);
+        let at = self.cursor();
+        let comma = self.b.ins().iconst(types::I8, i64::from(b','));
+        self.b
+            .ins()
+            .store(crate::encode::value_flags(), comma, at, 0);
+        let i = self.b.use_var(index);
+        let later = self.b.ins().icmp_imm_s(IntCC::NotEqual, i, 0);
+        let later = self.b.ins().uextend(PTR, later);
+        self.advance(later);
+        let offset = self.b.ins().imul_imm_s(i, elem.size as i64);
+        let at_elem = self.b.ins().iadd(ptr, offset);
+        let elem_fail = self.index_fail(index, fail);
+        self.emit_value(elem, at_elem, elem_fail, bound.is_some());
+        let i = self.b.use_var(index);
+        let next = self.b.ins().iadd_imm_s(i, 1);
+        self.b.def_var(index, next);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, next, n);
+        let after = self.b.create_block();
+        self.b.ins().brif(more, body, &[], after, &[]);
+
+        self.b.switch_to_block(after);
+        self.ensure_const(1, fail);
+        self.b.ins().jump(close, &[]);
+        self.b.switch_to_block(close);
+        self.write_const(b"]");
+    }
+
+    /// A tuple or tuple struct: its elements at their offsets, as an array.
+    pub(crate) fn emit_encode_tuple(&mut self, tuple: &TupleLayout, src: Value, fail: Block) {
+        if tuple.elems.is_empty() {
+            self.ensure_const(2, fail);
+            self.write_const(b"[]");
+            return;
+        }
+        let index = self.b.declare_var(PTR);
+        for (i, e) in tuple.elems.iter().enumerate() {
+            let layout = e.layout.get();
+            let bound = crate::encode::bound(layout);
+            self.ensure_const(1 + bound.unwrap_or(0), fail);
+            self.write_const(if i == 0 { b"[" } else { b"," });
+            let at = self.b.ins().iadd_imm_s(src, e.offset as i64);
+            let i_value = self.b.ins().iconst(PTR, i as i64);
+            self.b.def_var(index, i_value);
+            let elem_fail = self.index_fail(index, fail);
+            self.emit_value(layout, at, elem_fail, bound.is_some());
+        }
+        self.ensure_const(1, fail);
+        self.write_const(b"]");
+    }
+}

@@ -340,3 +340,62 @@ impl FnTranslator<'_, '_> {
         self.b.ins().brif(ok, cont, &[], unwind, &[]);
     }
 }
+
+// ---------------------------------------------------------------------------
+// Encoding (twin: `encode_string`, `encode_borrowed_str` in
+// `fallback/src/kind/string.rs`)
+
+impl crate::encode::EncodeTranslator<'_, '_> {
+    /// A string read through the layout's `read` accessor: room for the text
+    /// and its quotes is made in IR, a helper copies it when no byte needs
+    /// escaping, and otherwise `core::write` escapes it.
+    pub(crate) fn emit_encode_string(
+        &mut self,
+        read: jitson_core::layout::ReadStrFn,
+        src: Value,
+        fail: Block,
+    ) {
+        let len_slot = self.slot();
+        let text = self
+            .call_addr(read as usize, &[PTR, PTR], Some(PTR), &[src, len_slot])
+            .expect("read returns a pointer");
+        let len = self
+            .b
+            .ins()
+            .load(PTR, crate::encode::state_flags(), len_slot, 0);
+        let needed = self.b.ins().iadd_imm_s(len, 2);
+        self.ensure(needed, fail);
+        let at = self.cursor();
+        let plain = self
+            .call_addr(
+                crate::encode::helper_write_plain(),
+                &[PTR, PTR, PTR],
+                Some(types::I8),
+                &[at, text, len],
+            )
+            .expect("write_plain returns a status");
+        let (copied, escape, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(plain, copied, &[], escape, &[]);
+        self.b.switch_to_block(copied);
+        self.advance(needed);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(escape);
+        self.b.set_cold_block(escape);
+        self.spill();
+        let ok = self
+            .call_addr(
+                crate::encode::helper_write_escaped(),
+                &[PTR, PTR, PTR],
+                Some(types::I8),
+                &[self.state, text, len],
+            )
+            .expect("write_escaped returns a status");
+        self.reload();
+        self.b.ins().brif(ok, done, &[], fail, &[]);
+        self.b.switch_to_block(done);
+    }
+}

@@ -453,3 +453,155 @@ impl FnTranslator<'_, '_> {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// Encoding (twin: `encode_struct`, `encode_members` in
+// `fallback/src/kind/struct_.rs`)
+
+/// Whether a member was written before the one being emitted, as far as the
+/// translator knows.
+#[derive(Clone, Copy)]
+enum Written {
+    /// Known while compiling (no skippable member came first).
+    Known(bool),
+    /// Decided at run time, in an i8 variable (a skippable member came first).
+    Dynamic(cranelift_frontend::Variable),
+}
+
+impl crate::encode::EncodeTranslator<'_, '_> {
+    /// A struct as a JSON object: each member's key with its `,` and `:`
+    /// stored as constant bytes, one capacity check per run of members whose
+    /// text is bounded (the run ends with the first unbounded member's key),
+    /// `skip_serializing_if` as a call and a branch. Structs with flattened
+    /// fields are handed to the interpreter whole.
+    pub(crate) fn emit_encode_struct(
+        &mut self,
+        layout: &'static TypeLayout,
+        st: &'static StructLayout,
+        src: Value,
+        fail: Block,
+    ) {
+        if !st.flatten.is_empty() {
+            self.interpreted
+                .push(((layout.type_name)(), "flattened fields"));
+            return self.emit_interpret(layout, src, fail);
+        }
+        let fields = st.fields;
+        if fields.is_empty() {
+            self.ensure_const(2, fail);
+            self.write_const(b"{}");
+            return;
+        }
+        // Each key as written after a member (`,"key":`); the first member's
+        // is the same without its comma.
+        let keys: Vec<Vec<u8>> = fields
+            .iter()
+            .map(|f| {
+                let mut key = vec![b','];
+                jitson_core::write::write_str(&mut key, f.name);
+                key.push(b':');
+                key
+            })
+            .collect();
+        let bounds: Vec<Option<usize>> = fields
+            .iter()
+            .map(|f| crate::encode::bound(f.layout.get()))
+            .collect();
+        let mut written = Written::Known(false);
+        // Members before `run_end` are covered by the last check, values
+        // included unless unbounded; `close_covered`: the `}` too.
+        let mut run_end = 0;
+        let mut close_covered = false;
+        for (i, field) in fields.iter().enumerate() {
+            if i >= run_end {
+                let mut total = usize::from(i == 0);
+                let mut j = i;
+                while j < fields.len() {
+                    total += keys[j].len();
+                    j += 1;
+                    match bounds[j - 1] {
+                        Some(b) => total += b,
+                        None => break,
+                    }
+                }
+                close_covered = j == fields.len() && bounds[j - 1].is_some();
+                if close_covered {
+                    total += 1;
+                }
+                run_end = j;
+                self.ensure_const(total, fail);
+                if i == 0 {
+                    self.write_const(b"{");
+                }
+            }
+            let value = self.b.ins().iadd_imm_s(src, field.offset as i64);
+            let field_fail = self.field_fail(field, fail);
+            let skipped = self.b.create_block();
+            if let Some(skip_if) = field.skip_if {
+                if let Written::Known(false) = written {
+                    // Nothing written yet, and maybe nothing will be before
+                    // the next member: track it at run time.
+                    let var = self.b.declare_var(types::I8);
+                    let zero = self.b.ins().iconst(types::I8, 0);
+                    self.b.def_var(var, zero);
+                    written = Written::Dynamic(var);
+                }
+                let slot = self.slot();
+                let ok = self
+                    .call_addr(
+                        skip_if as usize,
+                        &[PTR, PTR],
+                        Some(types::I8),
+                        &[value, slot],
+                    )
+                    .expect("skip_if returns a status");
+                // A panicking predicate (payload stashed) fails the encode.
+                self.check(ok, field_fail);
+                let skip = self
+                    .b
+                    .ins()
+                    .load(types::I8, crate::encode::state_flags(), slot, 0);
+                let write = self.b.create_block();
+                self.b.ins().brif(skip, skipped, &[], write, &[]);
+                self.b.switch_to_block(write);
+            }
+            let key = &keys[i];
+            match written {
+                Written::Known(true) => self.write_const(key),
+                Written::Known(false) => self.write_const(&key[1..]),
+                Written::Dynamic(var) => {
+                    let before = self.b.use_var(var);
+                    let (with, without, keyed) = (
+                        self.b.create_block(),
+                        self.b.create_block(),
+                        self.b.create_block(),
+                    );
+                    self.b.ins().brif(before, with, &[], without, &[]);
+                    self.b.switch_to_block(with);
+                    self.write_const(key);
+                    self.b.ins().jump(keyed, &[]);
+                    self.b.switch_to_block(without);
+                    self.write_const(&key[1..]);
+                    self.b.ins().jump(keyed, &[]);
+                    self.b.switch_to_block(keyed);
+                }
+            }
+            self.emit_value(field.layout.get(), value, field_fail, bounds[i].is_some());
+            if let Written::Dynamic(var) = written {
+                let one = self.b.ins().iconst(types::I8, 1);
+                self.b.def_var(var, one);
+            }
+            self.b.ins().jump(skipped, &[]);
+            self.b.switch_to_block(skipped);
+            // After a member that is always written, every later one has a
+            // comma; after a skippable one, the variable says.
+            if field.skip_if.is_none() {
+                written = Written::Known(true);
+            }
+        }
+        if !close_covered {
+            self.ensure_const(1, fail);
+        }
+        self.write_const(b"}");
+    }
+}

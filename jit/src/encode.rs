@@ -1,0 +1,954 @@
+//! The JIT's encoder: lowers an encode layout ([`jitson_core::encode::Encode`]'s
+//! `T::ENCODE`) to Cranelift IR, one native function per struct layout reached
+//! (and per layout that recursion reaches without a struct), compiled per root.
+//!
+//! This module holds the translator (the function shells, the output buffer's
+//! registers, calls, capacity checks, constant stores), the helpers generated
+//! code calls, and the public entry ([`compile_encoder`], [`CompiledEncoder`]).
+//! Each kind's `emit_encode_*` lives in `kind/` beside its decoding twin, as the
+//! interpreter keeps `encode_*` beside `decode_*`.
+//!
+//! # The generated-code ABI
+//!
+//! `extern "C" fn(state: *mut EncodeState, src: *const u8) -> i8`: appends the
+//! JSON text of the value at `src` and returns 1, or returns 0 having failed
+//! (see below). The output buffer's pointer, length and capacity are kept in
+//! variables (registers) and synced with [`EncodeState`] around every call; the
+//! `Vec<u8>` itself is touched only by helpers, through its API.
+//!
+//! # What is lowered
+//!
+//! Compact output with serde_json's escaping: structs without flattened fields
+//! (each key written as constant bytes with its `,` and `:`, one capacity check
+//! per run of bounded members), `skip_serializing_if` (a call and a branch),
+//! integers up to 64 bits and floats (formatted by small pure helpers into
+//! reserved room), bools, `()`, `Option` and `Box` (through `get`), newtypes,
+//! tuples, arrays and `Vec`s (a loop over `as_slice`), strings (through `read`;
+//! copied by a helper when nothing needs escaping, escaped by `core::write`
+//! otherwise). Every other value — maps, enums, conversions, serde fields,
+//! `char`, 128-bit integers, raw values — is handed to the interpreter *for that
+//! value* ([`jitson_fallback::encode::encode_value_at`]), so its bytes are the
+//! interpreter's by construction. Pretty output and the HTML/ASCII escapes are
+//! handed to the interpreter whole.
+//!
+//! # Failure
+//!
+//! A user predicate that panicked (payload stashed), an error from an
+//! interpreted value (kept in the state, with the path of the members and
+//! elements around it added on the way out), or a stack nearly full (the
+//! generated code gives up: the caller runs the interpreter from its shallower
+//! frame, reported as [`ErrorCode::StackExhausted`]).
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use cranelift_codegen::Context;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, SigRef, Signature, StackSlotData,
+    StackSlotKind, Type, Value, types,
+};
+use cranelift_codegen::isa::CallConv;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
+use cranelift_module::{FuncId, Linkage, Module};
+use jitson_core::error::{Error, ErrorCode, PathSegment};
+use jitson_core::layout::{Field, Kind, LayoutId, TypeLayout};
+use jitson_fallback::encode::EncodeOptions;
+
+use crate::{CompileError, OwnedModule};
+
+/// The pointer-sized integer type (every JIT target is 64-bit).
+pub(crate) const PTR: Type = types::I64;
+
+/// What generated encoders read and write besides the value. `repr(C)`:
+/// generated code addresses the first three fields by their offsets.
+#[repr(C)]
+pub struct EncodeState {
+    /// The output buffer (`Vec::as_mut_ptr`), its length and capacity: bytes
+    /// `buf[len..cap]` are spare room generated code writes into before
+    /// advancing `len`. Helpers that reach the vector set its length to `len`
+    /// first and read all three back after.
+    buf: *mut u8,
+    len: usize,
+    cap: usize,
+    /// The vector being appended to.
+    out: *mut Vec<u8>,
+    /// The options, for values handed to the interpreter.
+    options: *const EncodeOptions,
+    /// The stack address no function may go below (`jitson_core::stack`).
+    stack_limit: usize,
+    /// The error of a value the interpreter refused, with its path so far.
+    error: Option<Error>,
+}
+
+const STATE_BUF: i32 = std::mem::offset_of!(EncodeState, buf) as i32;
+const STATE_LEN: i32 = std::mem::offset_of!(EncodeState, len) as i32;
+const STATE_CAP: i32 = std::mem::offset_of!(EncodeState, cap) as i32;
+const STATE_STACK_LIMIT: i32 = std::mem::offset_of!(EncodeState, stack_limit) as i32;
+
+/// The longest text of a 64-bit integer (`-9223372036854775808`, and
+/// `18446744073709551615`).
+pub(crate) const INT_MAX_LEN: usize = 20;
+/// The longest text [`fmt_f64`] or [`fmt_f32`] writes: zmij's buffer size (24)
+/// bounds it.
+pub(crate) const FLOAT_MAX_LEN: usize = 24;
+
+/// The signature of every generated encoder function.
+type EncodeFn = unsafe extern "C" fn(state: *mut EncodeState, src: *const u8) -> i8;
+
+/// A compiled encoder for one root layout and one set of options. Owns its
+/// machine code: dropping it frees the code.
+pub struct CompiledEncoder {
+    module: Option<OwnedModule>,
+    entry: EncodeFn,
+    options: EncodeOptions,
+    /// Machine code bytes of all functions compiled for the root.
+    pub code_bytes: usize,
+    /// Wall-clock time from IR building to finalized code.
+    pub compile_time: Duration,
+    /// Native functions compiled.
+    pub functions: usize,
+    /// Layouts reached whose values the interpreter encodes, with the reason.
+    pub interpreted: Vec<(&'static str, &'static str)>,
+}
+
+impl Drop for CompiledEncoder {
+    fn drop(&mut self) {
+        if let Some(OwnedModule(module)) = self.module.take() {
+            // SAFETY: `encode` borrows `self`, so no generated function of this
+            // module runs while `self` is dropped, and `entry` dies with `self`.
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+impl CompiledEncoder {
+    /// Appends the JSON text of the value at `src` to `out`: the interpreter's
+    /// bytes for the same layout and options.
+    ///
+    /// On `Err`, `out` is as it was. The error is the interpreter's for the
+    /// value (with its path), or [`ErrorCode::Panicked`] with the payload
+    /// pending in [`jitson_core::panic`] (the caller resumes it), or
+    /// [`ErrorCode::StackExhausted`] when the stack was nearly full: the caller
+    /// may then run the interpreter from its own, shallower frame.
+    ///
+    /// # Safety
+    /// `src` points to a live value of the root layout this was compiled for
+    /// (which [`jitson_core::encode::Encode`] guarantees for `T::ENCODE` and a
+    /// `&T`); it is only read.
+    pub unsafe fn encode(&self, src: *const u8, out: &mut Vec<u8>) -> Result<(), Error> {
+        let start = out.len();
+        let mut state = EncodeState {
+            buf: out.as_mut_ptr(),
+            len: start,
+            cap: out.capacity(),
+            out: out as *mut Vec<u8>,
+            options: &raw const self.options,
+            stack_limit: jitson_core::stack::limit(),
+            error: None,
+        };
+        // SAFETY: the function was compiled for this root and keeps the ABI in
+        // the module docs; the caller guarantees `src`; `state` describes `out`,
+        // which is not otherwise used until the call returns.
+        let ok = unsafe { (self.entry)(&raw mut state, src) } != 0;
+        if ok {
+            // SAFETY: generated code and helpers initialised `buf[..len]` and
+            // kept `len <= cap` for the vector's current buffer.
+            unsafe { out.set_len(state.len) };
+            return Ok(());
+        }
+        // SAFETY: the first `start` bytes were initialised before the call and
+        // are untouched; `start` is within the capacity.
+        unsafe { out.set_len(start) };
+        Err(match state.error.take() {
+            Some(e) => e,
+            None if jitson_core::panic::is_pending() => {
+                Error::without_position(ErrorCode::Panicked)
+            }
+            None => Error::without_position(ErrorCode::StackExhausted),
+        })
+    }
+
+    /// The options this encoder was compiled for.
+    pub fn options(&self) -> &EncodeOptions {
+        &self.options
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Helpers. `extern "C"`, never unwinding: those that run code that may panic
+// (growing the vector, the interpreter) catch it and report failure.
+
+/// Sets the vector's length to the state's, runs `f` on it, and reads the
+/// buffer back into the state.
+///
+/// # Safety
+/// `state` is live and describes its vector (`buf[..len]` initialised).
+unsafe fn with_vec(
+    state: *mut EncodeState,
+    f: impl FnOnce(&mut Vec<u8>, &mut EncodeState) -> bool,
+) -> i8 {
+    let mut ok = false;
+    let caught = jitson_core::panic::catch(|| {
+        // SAFETY: as the caller guarantees; generated code initialised every
+        // byte below `len`, which is at most the capacity.
+        unsafe {
+            let state = &mut *state;
+            let vec = &mut *state.out;
+            vec.set_len(state.len);
+            ok = f(vec, state);
+            state.buf = vec.as_mut_ptr();
+            state.len = vec.len();
+            state.cap = vec.capacity();
+        }
+    });
+    i8::from(caught && ok)
+}
+
+/// Makes room for `needed` more bytes.
+unsafe extern "C" fn grow(state: *mut EncodeState, needed: usize) -> i8 {
+    // SAFETY: generated code passes its live state.
+    unsafe {
+        with_vec(state, |vec, _| {
+            vec.reserve(needed);
+            true
+        })
+    }
+}
+
+/// Appends the UTF-8 text `ptr[..len]` as a JSON string with serde_json's
+/// escapes.
+unsafe extern "C" fn write_escaped(state: *mut EncodeState, ptr: *const u8, len: usize) -> i8 {
+    // SAFETY: generated code passes its live state and the text a `read`
+    // accessor returned (UTF-8, alive while the value is).
+    unsafe {
+        with_vec(state, |vec, _| {
+            let text = std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len));
+            jitson_core::write::write_str(vec, text);
+            true
+        })
+    }
+}
+
+/// Writes `"text"` at `dst` (room for `len + 2` bytes) if no byte of the text
+/// needs escaping, returning 1; 0 (nothing written) otherwise.
+unsafe extern "C" fn write_plain(dst: *mut u8, ptr: *const u8, len: usize) -> i8 {
+    // SAFETY: generated code reserved `len + 2` bytes at `dst` and passes the
+    // text a `read` accessor returned; the two do not overlap (the output
+    // vector is not a value being encoded).
+    unsafe {
+        let text = std::slice::from_raw_parts(ptr, len);
+        if jitson_core::write::find_escape(text, 0) != len {
+            return 0;
+        }
+        *dst = b'"';
+        std::ptr::copy_nonoverlapping(ptr, dst.add(1), len);
+        *dst.add(len + 1) = b'"';
+    }
+    1
+}
+
+/// Hands the value at `src` to the interpreter.
+unsafe extern "C" fn interpret(
+    state: *mut EncodeState,
+    layout: *const TypeLayout,
+    src: *const u8,
+) -> i8 {
+    // SAFETY: generated code passes its live state, a `&'static` layout
+    // embedded at compile time and a live value of it.
+    unsafe {
+        with_vec(state, |vec, state| {
+            let layout: &'static TypeLayout = &*layout;
+            match jitson_fallback::encode::encode_value_at(layout, src, vec, &*state.options, 0) {
+                Ok(()) => true,
+                Err(e) => {
+                    state.error = Some(e);
+                    false
+                }
+            }
+        })
+    }
+}
+
+/// Adds a member's name to the path of the pending error, if any.
+unsafe extern "C" fn path_field(state: *mut EncodeState, field: *const Field) {
+    jitson_core::panic::catch(|| {
+        // SAFETY: generated code passes its live state and a `&'static Field`.
+        let (state, field) = unsafe { (&mut *state, &*field) };
+        if let Some(e) = &mut state.error {
+            e.push_path(PathSegment::Field(field.name));
+        }
+    });
+}
+
+/// Adds an element's index to the path of the pending error, if any.
+unsafe extern "C" fn path_index(state: *mut EncodeState, index: usize) {
+    jitson_core::panic::catch(|| {
+        // SAFETY: generated code passes its live state.
+        let state = unsafe { &mut *state };
+        if let Some(e) = &mut state.error {
+            e.push_path(PathSegment::Index(index));
+        }
+    });
+}
+
+/// Copies formatted text to `dst` and returns its length.
+///
+/// # Safety
+/// `dst` has room for `text.len()` bytes.
+#[inline(always)]
+unsafe fn put(dst: *mut u8, text: &[u8]) -> usize {
+    // SAFETY: as the caller guarantees.
+    unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), dst, text.len()) };
+    text.len()
+}
+
+/// Writes `value` at `dst` (room for [`INT_MAX_LEN`] bytes).
+unsafe extern "C" fn fmt_u64(dst: *mut u8, value: u64) -> usize {
+    let mut buffer = itoa::Buffer::new();
+    // SAFETY: generated code reserved the room; the text is at most 20 bytes.
+    unsafe { put(dst, buffer.format(value).as_bytes()) }
+}
+
+/// Writes `value` at `dst` (room for [`INT_MAX_LEN`] bytes).
+unsafe extern "C" fn fmt_i64(dst: *mut u8, value: i64) -> usize {
+    let mut buffer = itoa::Buffer::new();
+    // SAFETY: as for `fmt_u64`.
+    unsafe { put(dst, buffer.format(value).as_bytes()) }
+}
+
+/// Writes `value` as serde_json does at `dst` (room for [`FLOAT_MAX_LEN`]).
+unsafe extern "C" fn fmt_f64(dst: *mut u8, value: f64) -> usize {
+    if !value.is_finite() {
+        // SAFETY: the room is at least 4 bytes.
+        return unsafe { put(dst, b"null") };
+    }
+    let mut buffer = zmij::Buffer::new();
+    // SAFETY: zmij's buffer (24 bytes) bounds the text.
+    unsafe { put(dst, buffer.format_finite(value).as_bytes()) }
+}
+
+/// Writes `value` as serde_json does at `dst` (room for [`FLOAT_MAX_LEN`]).
+unsafe extern "C" fn fmt_f32(dst: *mut u8, value: f32) -> usize {
+    if !value.is_finite() {
+        // SAFETY: the room is at least 4 bytes.
+        return unsafe { put(dst, b"null") };
+    }
+    let mut buffer = zmij::Buffer::new();
+    // SAFETY: as for `fmt_f64`.
+    unsafe { put(dst, buffer.format_finite(value).as_bytes()) }
+}
+
+// The addresses generated code calls.
+pub(crate) fn helper_grow() -> usize {
+    grow as *const () as usize
+}
+pub(crate) fn helper_write_escaped() -> usize {
+    write_escaped as *const () as usize
+}
+pub(crate) fn helper_write_plain() -> usize {
+    write_plain as *const () as usize
+}
+pub(crate) fn helper_interpret() -> usize {
+    interpret as *const () as usize
+}
+pub(crate) fn helper_path_field() -> usize {
+    path_field as *const () as usize
+}
+pub(crate) fn helper_path_index() -> usize {
+    path_index as *const () as usize
+}
+pub(crate) fn helper_fmt_u64() -> usize {
+    fmt_u64 as *const () as usize
+}
+pub(crate) fn helper_fmt_i64() -> usize {
+    fmt_i64 as *const () as usize
+}
+pub(crate) fn helper_fmt_f64() -> usize {
+    fmt_f64 as *const () as usize
+}
+pub(crate) fn helper_fmt_f32() -> usize {
+    fmt_f32 as *const () as usize
+}
+
+// ---------------------------------------------------------------------------
+// Compilation
+
+/// Whether the options are ones generated code writes itself: compact output
+/// with serde_json's escaping (`sort_keys` only orders maps, which the
+/// interpreter writes).
+fn lowered_options(options: &EncodeOptions) -> bool {
+    options.indent.is_none() && options.escape.is_json()
+}
+
+/// The most bytes the text of a value of `layout` can take, when that is
+/// bounded and the value is written in IR (`None` otherwise).
+pub(crate) fn bound(layout: &TypeLayout) -> Option<usize> {
+    bound_within(layout, 0)
+}
+
+/// [`bound`], giving up (unbounded) past a depth that only a type recurring
+/// through newtypes, options and boxes reaches.
+fn bound_within(layout: &TypeLayout, depth: usize) -> Option<usize> {
+    if depth > MAX_INLINE_DEPTH {
+        return None;
+    }
+    let bound = |l: &TypeLayout| bound_within(l, depth + 1);
+    match &layout.kind {
+        Kind::Bool => Some(5),
+        Kind::I8
+        | Kind::I16
+        | Kind::I32
+        | Kind::I64
+        | Kind::U8
+        | Kind::U16
+        | Kind::U32
+        | Kind::U64 => Some(INT_MAX_LEN),
+        Kind::F32 | Kind::F64 => Some(FLOAT_MAX_LEN),
+        Kind::Unit | Kind::Ignored => Some(4),
+        Kind::Option(o) => bound(o.some.get()).map(|b| b.max(4)),
+        Kind::Box(b) => bound(b.inner.get()),
+        Kind::Newtype(n) => bound(n.inner.get()),
+        _ => None,
+    }
+}
+
+/// Compiles an encoder for `root` and everything reachable from it.
+///
+/// Never unwinds: a panic inside Cranelift is returned as
+/// [`CompileError::Codegen`]. Compilation runs no user code.
+pub fn compile_encoder(
+    root: &'static TypeLayout,
+    options: EncodeOptions,
+) -> Result<CompiledEncoder, CompileError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        compile_inner(root, options)
+    }))
+    .unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a non-string payload".to_owned());
+        Err(CompileError::Codegen(format!(
+            "Cranelift panicked: {message}"
+        )))
+    })
+}
+
+/// Functions of the module being built: declared on first use, translated in
+/// turn.
+pub(crate) struct Functions {
+    ids: HashMap<LayoutId, FuncId>,
+    queue: Vec<&'static TypeLayout>,
+    signature: Signature,
+}
+
+fn compile_inner(
+    root: &'static TypeLayout,
+    options: EncodeOptions,
+) -> Result<CompiledEncoder, CompileError> {
+    let started = Instant::now();
+    let isa = crate::build_isa("speed")?;
+    let call_conv = isa.default_call_conv();
+    let mut jit_builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+    jit_builder.memory_provider(Box::new(
+        ArenaMemoryProvider::new_with_size(crate::CODE_RESERVE)
+            .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?,
+    ));
+    let mut module = JITModule::new(jit_builder);
+    let mut signature = Signature::new(call_conv);
+    signature.params.push(AbiParam::new(PTR));
+    signature.params.push(AbiParam::new(PTR));
+    signature.returns.push(AbiParam::new(types::I8));
+    let mut functions = Functions {
+        ids: HashMap::new(),
+        queue: Vec::new(),
+        signature,
+    };
+    let root_id = declare(&mut module, &mut functions, root)?;
+    let whole = !lowered_options(&options);
+    let mut ctx = module.make_context();
+    let mut fb_ctx = FunctionBuilderContext::new();
+    let mut code_bytes = 0;
+    let mut interpreted = Vec::new();
+    let mut count = 0;
+    while let Some(layout) = functions.queue.pop() {
+        count += 1;
+        ctx.func.signature = functions.signature.clone();
+        let id = functions.ids[&layout.id()];
+        interpreted.extend(translate(
+            &mut module,
+            &mut ctx,
+            &mut fb_ctx,
+            &mut functions,
+            layout,
+            whole,
+            call_conv,
+        ));
+        module
+            .define_function(id, &mut ctx)
+            .map_err(|e| CompileError::Codegen(format!("{e:?}")))?;
+        if let Some(compiled) = ctx.compiled_code() {
+            code_bytes += compiled.code_info().total_size as usize;
+        }
+        module.clear_context(&mut ctx);
+    }
+    module
+        .finalize_definitions()
+        .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?;
+    let entry_ptr = module.get_finalized_function(root_id);
+    // SAFETY: the root function was defined with the `EncodeFn` signature (two
+    // pointers in, an i8 out, the host's C calling convention).
+    let entry = unsafe { std::mem::transmute::<*const u8, EncodeFn>(entry_ptr) };
+    interpreted.sort();
+    interpreted.dedup();
+    Ok(CompiledEncoder {
+        module: Some(OwnedModule(module)),
+        entry,
+        options,
+        code_bytes,
+        compile_time: started.elapsed(),
+        functions: count,
+        interpreted,
+    })
+}
+
+/// Declares the function for `layout` (once) and queues it for translation.
+fn declare(
+    module: &mut JITModule,
+    functions: &mut Functions,
+    layout: &'static TypeLayout,
+) -> Result<FuncId, CompileError> {
+    if let Some(&id) = functions.ids.get(&layout.id()) {
+        return Ok(id);
+    }
+    let name = format!(
+        "encode_{}_{}",
+        crate::sanitize(layout.expecting),
+        functions.ids.len()
+    );
+    let id = module
+        .declare_function(&name, Linkage::Local, &functions.signature)
+        .map_err(|e| CompileError::Codegen(e.to_string()))?;
+    functions.ids.insert(layout.id(), id);
+    functions.queue.push(layout);
+    Ok(id)
+}
+
+/// Builds the IR of `layout`'s encoder function into `ctx.func`; returns the
+/// layouts handed to the interpreter.
+fn translate(
+    module: &mut JITModule,
+    ctx: &mut Context,
+    fb_ctx: &mut FunctionBuilderContext,
+    functions: &mut Functions,
+    layout: &'static TypeLayout,
+    whole: bool,
+    call_conv: CallConv,
+) -> Vec<(&'static str, &'static str)> {
+    let frontend_config = module.isa().frontend_config();
+    let mut b = FunctionBuilder::new(&mut ctx.func, fb_ctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let (state, src) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+    let buf = b.declare_var(PTR);
+    let len = b.declare_var(PTR);
+    let cap = b.declare_var(PTR);
+    let fail = b.create_block();
+    let mut t = EncodeTranslator {
+        b,
+        module,
+        functions,
+        func_refs: HashMap::new(),
+        sigs: HashMap::new(),
+        call_conv,
+        state,
+        buf,
+        len,
+        cap,
+        inlining: Vec::new(),
+        path_blocks: Vec::new(),
+        interpreted: Vec::new(),
+    };
+    // A stack nearly full: give up (the caller runs the interpreter).
+    let limit = t.b.ins().load(PTR, state_flags(), state, STATE_STACK_LIMIT);
+    let floor =
+        t.b.ins()
+            .iadd_imm_s(limit, jitson_core::stack::level_reserve(layout) as i64);
+    let sp = t.b.ins().get_stack_pointer(PTR);
+    let low = t.b.ins().icmp(IntCC::UnsignedLessThan, sp, floor);
+    let body = t.b.create_block();
+    t.b.ins().brif(low, fail, &[], body, &[]);
+    t.b.switch_to_block(body);
+    t.reload();
+    if whole {
+        t.interpreted.push((
+            (layout.type_name)(),
+            "pretty output or non-default escaping",
+        ));
+        t.emit_interpret(layout, src, fail);
+    } else {
+        match &layout.kind {
+            Kind::Struct(st) => t.emit_encode_struct(layout, st, src, fail),
+            _ => t.emit_value_inline(layout, src, fail, false),
+        }
+    }
+    t.spill();
+    let one = t.b.ins().iconst(types::I8, 1);
+    t.b.ins().return_(&[one]);
+    t.fill_path_blocks();
+    t.b.switch_to_block(fail);
+    t.b.set_cold_block(fail);
+    let zero = t.b.ins().iconst(types::I8, 0);
+    t.b.ins().return_(&[zero]);
+    let interpreted = std::mem::take(&mut t.interpreted);
+    t.b.seal_all_blocks();
+    t.b.finalize(frontend_config);
+    interpreted
+}
+
+/// Memory flags for the state: aligned, never trapping.
+pub(crate) fn state_flags() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+/// Memory flags for values and output: possibly unaligned (packed views);
+/// always valid.
+pub(crate) fn value_flags() -> MemFlagsData {
+    let mut flags = MemFlagsData::new();
+    flags.set_notrap();
+    flags
+}
+
+/// The path segment a cold block adds to a failing encode's error.
+enum PathBlock {
+    Field(&'static Field),
+    Index(Variable),
+}
+
+/// Layouts inlined into one function at most this deep; deeper ones get a
+/// function of their own.
+const MAX_INLINE_DEPTH: usize = 12;
+
+/// The per-function translator of an encoder.
+pub(crate) struct EncodeTranslator<'a, 'm> {
+    pub b: FunctionBuilder<'a>,
+    module: &'m mut JITModule,
+    functions: &'m mut Functions,
+    func_refs: HashMap<LayoutId, FuncRef>,
+    sigs: HashMap<(Vec<Type>, Option<Type>), SigRef>,
+    call_conv: CallConv,
+    /// `*mut EncodeState`.
+    pub state: Value,
+    /// The output buffer's pointer, length and capacity.
+    pub buf: Variable,
+    pub len: Variable,
+    pub cap: Variable,
+    /// Layouts being inlined, outermost first.
+    inlining: Vec<LayoutId>,
+    /// Cold blocks adding a path segment, to fill at the end.
+    path_blocks: Vec<(Block, PathBlock, Block)>,
+    pub interpreted: Vec<(&'static str, &'static str)>,
+}
+
+impl EncodeTranslator<'_, '_> {
+    /// Stores the length for a call (only helpers change the buffer).
+    pub(crate) fn spill(&mut self) {
+        let len = self.b.use_var(self.len);
+        self.b
+            .ins()
+            .store(state_flags(), len, self.state, STATE_LEN);
+    }
+
+    /// Reads the buffer back after a call.
+    pub(crate) fn reload(&mut self) {
+        let buf = self.b.ins().load(PTR, state_flags(), self.state, STATE_BUF);
+        let len = self.b.ins().load(PTR, state_flags(), self.state, STATE_LEN);
+        let cap = self.b.ins().load(PTR, state_flags(), self.state, STATE_CAP);
+        self.b.def_var(self.buf, buf);
+        self.b.def_var(self.len, len);
+        self.b.def_var(self.cap, cap);
+    }
+
+    /// Makes room for `needed` more bytes (a value): one compare, and a call
+    /// to grow the vector when short; failure (a panic) goes to `fail`.
+    pub(crate) fn ensure(&mut self, needed: Value, fail: Block) {
+        let len = self.b.use_var(self.len);
+        let cap = self.b.use_var(self.cap);
+        let room = self.b.ins().isub(cap, len);
+        let short = self.b.ins().icmp(IntCC::UnsignedLessThan, room, needed);
+        let grow_block = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(short, grow_block, &[], cont, &[]);
+        self.b.switch_to_block(grow_block);
+        self.b.set_cold_block(grow_block);
+        self.spill();
+        let ok = self
+            .call_addr(
+                helper_grow(),
+                &[PTR, PTR],
+                Some(types::I8),
+                &[self.state, needed],
+            )
+            .expect("grow returns a status");
+        self.reload();
+        self.b.ins().brif(ok, cont, &[], fail, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// [`ensure`](Self::ensure) for a constant number of bytes.
+    pub(crate) fn ensure_const(&mut self, needed: usize, fail: Block) {
+        let needed = self.b.ins().iconst(PTR, needed as i64);
+        self.ensure(needed, fail);
+    }
+
+    /// The address of the next output byte.
+    pub(crate) fn cursor(&mut self) -> Value {
+        let buf = self.b.use_var(self.buf);
+        let len = self.b.use_var(self.len);
+        self.b.ins().iadd(buf, len)
+    }
+
+    /// Advances the length by `n` (a value).
+    pub(crate) fn advance(&mut self, n: Value) {
+        let len = self.b.use_var(self.len);
+        let len = self.b.ins().iadd(len, n);
+        self.b.def_var(self.len, len);
+    }
+
+    /// Writes `bytes` (room reserved) with the widest stores that fit.
+    pub(crate) fn write_const(&mut self, bytes: &[u8]) {
+        let at = self.cursor();
+        let mut offset = 0;
+        while offset < bytes.len() {
+            let rest = &bytes[offset..];
+            let (ty, width) = match rest.len() {
+                8.. => (types::I64, 8),
+                4.. => (types::I32, 4),
+                2.. => (types::I16, 2),
+                _ => (types::I8, 1),
+            };
+            let mut word = [0u8; 8];
+            word[..width].copy_from_slice(&rest[..width]);
+            let value = self.b.ins().iconst(ty, i64::from_le_bytes(word));
+            self.b.ins().store(value_flags(), value, at, offset as i32);
+            offset += width;
+        }
+        let len = self.b.use_var(self.len);
+        let len = self.b.ins().iadd_imm_s(len, bytes.len() as i64);
+        self.b.def_var(self.len, len);
+    }
+
+    /// Allocates an 8-byte stack slot and returns its address.
+    pub(crate) fn slot(&mut self) -> Value {
+        let slot =
+            self.b
+                .create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+        self.b.ins().stack_addr(PTR, slot, 0)
+    }
+
+    fn sig(&mut self, params: &[Type], ret: Option<Type>) -> SigRef {
+        let key = (params.to_vec(), ret);
+        if let Some(s) = self.sigs.get(&key) {
+            return *s;
+        }
+        let mut sig = Signature::new(self.call_conv);
+        sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+        sig.returns.extend(ret.map(AbiParam::new));
+        let s = self.b.import_signature(sig);
+        self.sigs.insert(key, s);
+        s
+    }
+
+    /// Calls the function at the constant address `addr` (a helper or a
+    /// layout accessor) and returns its result, if any.
+    pub(crate) fn call_addr(
+        &mut self,
+        addr: usize,
+        params: &[Type],
+        ret: Option<Type>,
+        args: &[Value],
+    ) -> Option<Value> {
+        let sig = self.sig(params, ret);
+        let callee = self.b.ins().iconst(PTR, addr as i64);
+        let call = self.b.ins().call_indirect(sig, callee, args);
+        self.b.inst_results(call).first().copied()
+    }
+
+    /// A pointer constant.
+    pub(crate) fn const_ptr<T>(&mut self, p: *const T) -> Value {
+        self.b.ins().iconst(PTR, p as usize as i64)
+    }
+
+    /// Continues in a new block when `ok` (an i8) is set, else goes to `fail`.
+    pub(crate) fn check(&mut self, ok: Value, fail: Block) {
+        let cont = self.b.create_block();
+        self.b.ins().brif(ok, cont, &[], fail, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    /// Calls the generated function for `layout` on `src`.
+    pub(crate) fn emit_call_function(
+        &mut self,
+        layout: &'static TypeLayout,
+        src: Value,
+        fail: Block,
+    ) {
+        let id = layout.id();
+        let f = match self.func_refs.get(&id) {
+            Some(&f) => f,
+            None => {
+                let func_id = declare(self.module, self.functions, layout)
+                    .expect("declaring an encoder function");
+                let f = self.module.declare_func_in_func(func_id, self.b.func);
+                self.func_refs.insert(id, f);
+                f
+            }
+        };
+        self.spill();
+        let call = self.b.ins().call(f, &[self.state, src]);
+        let ok = self.b.inst_results(call)[0];
+        self.reload();
+        self.check(ok, fail);
+    }
+
+    /// Hands the value at `src` to the interpreter.
+    pub(crate) fn emit_interpret(&mut self, layout: &'static TypeLayout, src: Value, fail: Block) {
+        self.spill();
+        let l = self.const_ptr(std::ptr::from_ref(layout));
+        let ok = self
+            .call_addr(
+                helper_interpret(),
+                &[PTR, PTR, PTR],
+                Some(types::I8),
+                &[self.state, l, src],
+            )
+            .expect("interpret returns a status");
+        self.reload();
+        self.check(ok, fail);
+    }
+
+    /// A cold block that adds `field` to the error's path and goes to `fail`
+    /// (filled in when the function's body is done).
+    pub(crate) fn field_fail(&mut self, field: &'static Field, fail: Block) -> Block {
+        let block = self.b.create_block();
+        self.path_blocks
+            .push((block, PathBlock::Field(field), fail));
+        block
+    }
+
+    /// A cold block that adds the index in `index` to the error's path and
+    /// goes to `fail` (filled in when the function's body is done).
+    pub(crate) fn index_fail(&mut self, index: Variable, fail: Block) -> Block {
+        let block = self.b.create_block();
+        self.path_blocks
+            .push((block, PathBlock::Index(index), fail));
+        block
+    }
+
+    /// Fills the blocks [`field_fail`](Self::field_fail) and
+    /// [`index_fail`](Self::index_fail) made.
+    fn fill_path_blocks(&mut self) {
+        for (block, segment, fail) in std::mem::take(&mut self.path_blocks) {
+            self.b.switch_to_block(block);
+            self.b.set_cold_block(block);
+            match segment {
+                PathBlock::Field(field) => {
+                    let f = self.const_ptr(std::ptr::from_ref(field));
+                    self.call_addr(helper_path_field(), &[PTR, PTR], None, &[self.state, f]);
+                }
+                PathBlock::Index(index) => {
+                    let i = self.b.use_var(index);
+                    self.call_addr(helper_path_index(), &[PTR, PTR], None, &[self.state, i]);
+                }
+            }
+            self.b.ins().jump(fail, &[]);
+        }
+    }
+
+    /// Appends the value at `src`. `reserved`: the caller made room for
+    /// [`bound`]`(layout)` bytes (which must then be `Some`). Structs are calls;
+    /// other kinds are inlined unless they recur or nest too deep.
+    pub(crate) fn emit_value(
+        &mut self,
+        layout: &'static TypeLayout,
+        src: Value,
+        fail: Block,
+        reserved: bool,
+    ) {
+        let id = layout.id();
+        let own_function = matches!(layout.kind, Kind::Struct(_))
+            || self.inlining.contains(&id)
+            || self.inlining.len() >= MAX_INLINE_DEPTH;
+        if own_function {
+            return self.emit_call_function(layout, src, fail);
+        }
+        self.inlining.push(id);
+        self.emit_value_inline(layout, src, fail, reserved);
+        self.inlining.pop();
+    }
+
+    /// [`emit_value`](Self::emit_value)'s dispatch on the kind.
+    fn emit_value_inline(
+        &mut self,
+        layout: &'static TypeLayout,
+        src: Value,
+        fail: Block,
+        reserved: bool,
+    ) {
+        match &layout.kind {
+            Kind::Bool => self.emit_encode_bool(src, fail, reserved),
+            Kind::I8 => self.emit_encode_int(types::I8, true, src, fail, reserved),
+            Kind::I16 => self.emit_encode_int(types::I16, true, src, fail, reserved),
+            Kind::I32 => self.emit_encode_int(types::I32, true, src, fail, reserved),
+            Kind::I64 => self.emit_encode_int(types::I64, true, src, fail, reserved),
+            Kind::U8 => self.emit_encode_int(types::I8, false, src, fail, reserved),
+            Kind::U16 => self.emit_encode_int(types::I16, false, src, fail, reserved),
+            Kind::U32 => self.emit_encode_int(types::I32, false, src, fail, reserved),
+            Kind::U64 => self.emit_encode_int(types::I64, false, src, fail, reserved),
+            Kind::F32 => self.emit_encode_float(types::F32, src, fail, reserved),
+            Kind::F64 => self.emit_encode_float(types::F64, src, fail, reserved),
+            Kind::Unit | Kind::Ignored => {
+                if !reserved {
+                    self.ensure_const(4, fail);
+                }
+                self.write_const(b"null");
+            }
+            Kind::String(s) if s.read.is_some() => {
+                let read = s.read.expect("checked");
+                self.emit_encode_string(read, src, fail);
+            }
+            Kind::BorrowedStr(s) => self.emit_encode_string(s.read, src, fail),
+            Kind::Option(o) => self.emit_encode_option(o, src, fail, reserved),
+            Kind::Box(b) => self.emit_encode_box(b, src, fail, reserved),
+            Kind::Newtype(n) => {
+                let field = self.b.ins().iadd_imm_s(src, n.offset as i64);
+                self.emit_value(n.inner.get(), field, fail, reserved);
+            }
+            Kind::Vec(v) => self.emit_encode_vec(v, src, fail),
+            Kind::Array(a) => self.emit_encode_array(a, src, fail),
+            Kind::Tuple(t) => self.emit_encode_tuple(t, src, fail),
+            Kind::Struct(_) => self.emit_call_function(layout, src, fail),
+            _ => {
+                self.interpreted
+                    .push(((layout.type_name)(), interpreted_reason(layout)));
+                self.emit_interpret(layout, src, fail);
+            }
+        }
+    }
+}
+
+/// Why the JIT's encoder hands a kind to the interpreter.
+fn interpreted_reason(layout: &TypeLayout) -> &'static str {
+    match &layout.kind {
+        Kind::Map(_) => "maps are encoded by the interpreter",
+        Kind::Enum(_) => "enums are encoded by the interpreter",
+        Kind::Convert(_) => "conversions are encoded by the interpreter",
+        Kind::Serde(_) => "serde fields are encoded by the interpreter",
+        Kind::Struct(_) => "flattened fields",
+        _ => "not lowered by the JIT's encoder",
+    }
+}
