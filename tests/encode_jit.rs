@@ -1,0 +1,607 @@
+//! The JIT's encoder, kind by kind: every lowered kind (empty and one- and
+//! many-field structs, `skip_serializing_if` in every position, integers at
+//! their limits, floats, bools, `Option<Box<Struct>>` chains, tuples, arrays,
+//! vectors, strings across the output buffer's growth) gives serde_json's
+//! bytes on `Backend::Jit`, into fresh and reused buffers of every small
+//! capacity; values handed to the interpreter (maps, enums, `char`, 128-bit
+//! integers) sit inside lowered ones; errors carry the interpreter's path; a
+//! panicking predicate resumes in the caller; and an encode into a buffer with
+//! room allocates nothing.
+
+use std::cell::Cell;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Debug;
+
+use jitson::{Backend, Encode, Encoder};
+use serde::Serialize;
+
+/// Counts this thread's allocations (tests run on several threads).
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+// SAFETY: forwards every call to the system allocator unchanged; the counter
+// is a const thread-local without a destructor, safe to touch from `alloc`.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        // SAFETY: forwarded from the caller.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: forwarded from the caller.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        // SAFETY: forwarded from the caller.
+        unsafe { std::alloc::System.realloc(ptr, layout, new) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.with(Cell::get)
+}
+
+/// Whether the JIT runs here; tests of it pass vacuously where it cannot.
+fn jit() -> bool {
+    let available = Backend::Jit.is_available();
+    if !available {
+        eprintln!("the JIT is not available in this process: nothing to test");
+    }
+    available
+}
+
+/// Asserts the JIT's bytes equal serde_json's (compact and pretty), into a
+/// new buffer and appended to buffers of capacities 0 to 40 holding a prefix
+/// (so that every growth step lands at every place in the text).
+#[track_caller]
+fn same<T: Encode + Serialize + Debug>(value: &T) {
+    if !jit() {
+        return;
+    }
+    let compact = serde_json::to_vec(value).unwrap();
+    let encoder = Encoder::<T>::with_backend(Backend::Jit);
+    let got = encoder.encode(value).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&compact),
+        "{value:?}"
+    );
+    for capacity in 0..40 {
+        let mut out = Vec::with_capacity(capacity);
+        out.extend_from_slice(&b"prefix"[..capacity.min(6)]);
+        let prefix = out.clone();
+        encoder.encode_into(value, &mut out).unwrap();
+        assert_eq!(&out[..prefix.len()], &prefix[..]);
+        assert_eq!(&out[prefix.len()..], &compact[..], "capacity {capacity}");
+    }
+    let pretty = serde_json::to_vec_pretty(value).unwrap();
+    assert_eq!(encoder.pretty(true).encode(value).unwrap(), pretty);
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+struct Empty {}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+struct One {
+    only: u8,
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+struct Ints {
+    a: i8,
+    b: i16,
+    c: i32,
+    d: i64,
+    e: u8,
+    f: u16,
+    g: u32,
+    h: u64,
+    yes: bool,
+    no: bool,
+    unit: (),
+    x: f32,
+    y: f64,
+}
+
+fn ints(sign: i64) -> Ints {
+    Ints {
+        a: if sign < 0 { i8::MIN } else { i8::MAX },
+        b: if sign < 0 { i16::MIN } else { i16::MAX },
+        c: if sign < 0 { i32::MIN } else { i32::MAX },
+        d: if sign < 0 { i64::MIN } else { i64::MAX },
+        e: if sign < 0 { 0 } else { u8::MAX },
+        f: if sign < 0 { 0 } else { u16::MAX },
+        g: if sign < 0 { 0 } else { u32::MAX },
+        h: if sign < 0 { 0 } else { u64::MAX },
+        yes: true,
+        no: false,
+        unit: (),
+        x: sign as f32 * 0.1,
+        y: sign as f64 * 1e-7,
+    }
+}
+
+#[test]
+fn structs_of_zero_one_and_many_fields() {
+    same(&Empty {});
+    same(&One { only: 0 });
+    same(&One { only: 255 });
+    same(&ints(-1));
+    same(&ints(1));
+    same(&ints(0));
+    same(&vec![ints(1), ints(-1)]);
+    same(&Vec::<Empty>::new());
+    same(&vec![Empty {}, Empty {}]);
+}
+
+#[test]
+fn integers_at_every_length_and_floats_of_every_class() {
+    let mut n: u64 = 1;
+    for _ in 0..20 {
+        same(&(n - 1, n, n.wrapping_add(1)));
+        let i = n as i64;
+        same(&(
+            i.wrapping_neg(),
+            i.wrapping_sub(1),
+            i.wrapping_sub(1).wrapping_neg(),
+        ));
+        n = n.wrapping_mul(10);
+    }
+    for f in [
+        0.0,
+        -0.0,
+        1.0,
+        1e16,
+        1e-7,
+        5e-324,
+        f64::MAX,
+        f64::MIN,
+        0.1 + 0.2,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ] {
+        same(&(f, f as f32));
+        same(&vec![f; 3]);
+    }
+}
+
+fn never(_: &u32) -> bool {
+    false
+}
+fn always(_: &u32) -> bool {
+    true
+}
+fn is_zero(x: &u32) -> bool {
+    *x == 0
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+struct Skips {
+    #[serde(skip_serializing_if = "is_zero")]
+    a: u32,
+    #[serde(skip_serializing_if = "is_zero")]
+    b: u32,
+    #[serde(skip_serializing_if = "is_zero")]
+    c: u32,
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+struct SkipsAround {
+    #[serde(skip_serializing_if = "always")]
+    gone: u32,
+    kept: u32,
+    #[serde(skip_serializing_if = "never")]
+    stays: u32,
+    #[serde(skip_serializing_if = "is_zero")]
+    maybe: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+}
+
+#[test]
+fn skip_if_in_every_position() {
+    for bits in 0..8u32 {
+        same(&Skips {
+            a: bits & 1,
+            b: bits & 2,
+            c: bits & 4,
+        });
+    }
+    for maybe in [0, 7] {
+        for name in [None, Some("n".to_owned())] {
+            same(&SkipsAround {
+                gone: 1,
+                kept: 2,
+                stays: 3,
+                maybe,
+                name,
+            });
+        }
+    }
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+struct Node {
+    id: u32,
+    label: String,
+    next: Option<Box<Node>>,
+    children: Vec<Node>,
+}
+
+fn chain(depth: u32) -> Node {
+    let mut node = Node {
+        id: 0,
+        label: "leaf".into(),
+        next: None,
+        children: Vec::new(),
+    };
+    for id in 1..=depth {
+        node = Node {
+            id,
+            label: format!("n{id}"),
+            next: Some(Box::new(node)),
+            children: if id % 3 == 0 {
+                vec![Node {
+                    id: 100 + id,
+                    label: "\"child\"".into(),
+                    next: None,
+                    children: Vec::new(),
+                }]
+            } else {
+                Vec::new()
+            },
+        };
+    }
+    node
+}
+
+#[test]
+fn nested_option_box_struct_chains() {
+    for depth in [0, 1, 2, 5, 50, 300] {
+        same(&chain(depth));
+    }
+    same(&Some(Box::new(Some(Box::new(One { only: 1 })))));
+    same(&None::<Box<One>>);
+    same(&vec![Some(Box::new(chain(2))), None]);
+}
+
+#[test]
+fn strings_across_the_buffer_growth() {
+    if !jit() {
+        return;
+    }
+    for len in (0..300).chain([1000, 4095, 4096, 4097, 70_000]) {
+        let plain = "x".repeat(len);
+        let escaped: String = (0..len)
+            .map(|i| match i % 7 {
+                0 => '"',
+                1 => '\n',
+                2 => 'é',
+                3 => '\u{1}',
+                _ => 'a',
+            })
+            .collect();
+        for s in [&plain, &escaped] {
+            let expect = serde_json::to_vec(s).unwrap();
+            let wrapped = (One { only: 1 }, s.clone(), vec![s.clone(), s.clone()]);
+            let expect_wrapped = serde_json::to_vec(&wrapped).unwrap();
+            let encoder = Encoder::<String>::with_backend(Backend::Jit);
+            let wrapped_encoder = Encoder::with_backend(Backend::Jit);
+            for capacity in [0, 1, len / 2, len, len + 1, len + 2] {
+                let mut out = Vec::with_capacity(capacity);
+                encoder.encode_into(s, &mut out).unwrap();
+                assert_eq!(out, expect, "len {len}, capacity {capacity}");
+                let mut out = Vec::with_capacity(capacity);
+                wrapped_encoder.encode_into(&wrapped, &mut out).unwrap();
+                assert_eq!(out, expect_wrapped, "len {len}, capacity {capacity}");
+            }
+        }
+    }
+    same(&("", "\u{2028}😀", "/<>&"));
+}
+
+#[test]
+fn huge_vectors_arrays_and_tuples() {
+    let numbers: Vec<u64> = (0..1_000_000u64).map(|i| i * 7919).collect();
+    same(&numbers);
+    let strings: Vec<String> = (0..50_000).map(|i| format!("s{i}")).collect();
+    same(&strings);
+    let nested: Vec<Vec<i32>> = (0..1000).map(|i| (0..i % 7).collect()).collect();
+    same(&nested);
+    same(&vec![Some(-1i64), None, Some(i64::MIN)]);
+    same(&[1u8, 2, 3]);
+    same(&[[true; 2]; 3]);
+    same(&[0u8; 0]);
+    same(&(1u8, "two".to_owned(), false, (), [3u16; 2]));
+    same(&vec![(); 3]);
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+#[serde(rename_all = "camelCase")]
+struct Mixed {
+    user_id: u64,
+    #[serde(rename = "a \"quoted\" key\n")]
+    quoted: bool,
+    tags: BTreeMap<String, u8>,
+    kind: Kind,
+    letter: char,
+    big: i128,
+    inner: Option<Box<Mixed>>,
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+enum Kind {
+    Plain,
+    With(u8),
+}
+
+fn mixed(depth: u32) -> Mixed {
+    Mixed {
+        user_id: u64::from(depth),
+        quoted: depth.is_multiple_of(2),
+        tags: BTreeMap::from([("b".to_owned(), 2), ("a".to_owned(), 1)]),
+        kind: if depth.is_multiple_of(2) {
+            Kind::Plain
+        } else {
+            Kind::With(9)
+        },
+        letter: '"',
+        big: -170_141_183_460_469_231_731_687_303_715_884_105_728,
+        inner: (depth > 0).then(|| Box::new(mixed(depth - 1))),
+    }
+}
+
+#[test]
+fn interpreted_values_inside_lowered_ones() {
+    for depth in 0..4 {
+        same(&mixed(depth));
+    }
+    same(&vec![mixed(1), mixed(0)]);
+}
+
+#[test]
+fn options_the_jit_hands_to_the_interpreter_whole() {
+    if !jit() {
+        return;
+    }
+    let value = mixed(2);
+    let options: [fn(Encoder<Mixed>) -> Encoder<Mixed>; 5] = [
+        |e| e.escape_html(true),
+        |e| e.ascii_only(true),
+        |e| e.indent(4),
+        |e| e.pretty(true),
+        |e| e.sort_keys(true),
+    ];
+    for with in options {
+        let jit = with(Encoder::with_backend(Backend::Jit))
+            .encode(&value)
+            .unwrap();
+        let interpreter = with(Encoder::with_backend(Backend::Interpreter))
+            .encode(&value)
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&jit),
+            String::from_utf8_lossy(&interpreter)
+        );
+    }
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+struct Refused {
+    id: u8,
+    items: Vec<Keyed>,
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+struct Keyed {
+    #[serde(rename = "byPair")]
+    by_pair: HashMap<(u8, u8), u8>,
+}
+
+#[test]
+fn errors_carry_the_interpreters_path() {
+    if !jit() {
+        return;
+    }
+    let value = Refused {
+        id: 1,
+        items: vec![
+            Keyed {
+                by_pair: HashMap::new(),
+            },
+            Keyed {
+                by_pair: HashMap::from([((1, 2), 3)]),
+            },
+        ],
+    };
+    let on = |backend| {
+        let mut out = b"keep".to_vec();
+        let e = Encoder::<Refused>::with_backend(backend)
+            .encode_into(&value, &mut out)
+            .unwrap_err();
+        assert_eq!(out, b"keep");
+        e
+    };
+    let jit = on(Backend::Jit);
+    let interpreter = on(Backend::Interpreter);
+    assert_eq!(jit.to_string(), interpreter.to_string());
+    assert_eq!(jit.kind(), interpreter.kind());
+    assert!(jit.to_string().contains("byPair"), "{jit}");
+    assert!(serde_json::to_vec(&value).is_err());
+}
+
+#[test]
+fn a_panicking_predicate_on_the_jit_resumes_in_the_caller() {
+    if !jit() {
+        return;
+    }
+    fn explode(_: &u8) -> bool {
+        panic!("predicate exploded")
+    }
+    #[derive(jitson::Encode, Debug)]
+    struct Boom {
+        first: String,
+        #[serde(skip_serializing_if = "explode")]
+        x: u8,
+    }
+    let value = vec![Boom {
+        first: "a".repeat(100),
+        x: 1,
+    }];
+    let mut out = b"keep".to_vec();
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        Encoder::<Vec<Boom>>::with_backend(Backend::Jit).encode_into(&value, &mut out)
+    }));
+    let payload = caught.unwrap_err();
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&"predicate exploded"));
+    assert_eq!(out, b"keep");
+    // The next encode is unaffected.
+    let mut out = Vec::new();
+    Encoder::<u8>::with_backend(Backend::Jit)
+        .encode_into(&1, &mut out)
+        .unwrap();
+    assert_eq!(out, b"1");
+}
+
+#[test]
+fn auto_switches_to_the_compiled_encoder() {
+    // The first encodes run on the interpreter while a worker compiles; every
+    // encode gives the same bytes.
+    let value = chain(4);
+    let expect = serde_json::to_vec(&value).unwrap();
+    for _ in 0..200 {
+        assert_eq!(jitson::to_vec(&value).unwrap(), expect);
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+}
+
+#[test]
+fn an_encode_into_a_buffer_with_room_allocates_nothing() {
+    if !jit() {
+        return;
+    }
+    let value = (ints(1), Vec::<One>::new(), chain(3), "text".to_owned());
+    let encoder = Encoder::with_backend(Backend::Jit);
+    let mut out = Vec::with_capacity(1 << 16);
+    encoder.encode_into(&value, &mut out).unwrap();
+    let before = allocations();
+    for _ in 0..100 {
+        out.clear();
+        encoder.encode_into(&value, &mut out).unwrap();
+    }
+    assert_eq!(allocations() - before, 0);
+    assert_eq!(out, serde_json::to_vec(&value).unwrap());
+}
+
+/// `tests/encode.rs`'s `User`.
+#[derive(jitson::Encode, Serialize, Debug, Clone)]
+#[serde(rename_all = "camelCase")]
+struct User {
+    user_id: u64,
+    #[serde(rename = "login")]
+    name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    email: Option<String>,
+    #[serde(skip_serializing, default)]
+    #[allow(dead_code, reason = "never written: the skipped field of the model")]
+    cache: u64,
+    tags: Vec<String>,
+    score: f64,
+    ratio: f32,
+    active: bool,
+    nested: Option<Box<User>>,
+}
+
+fn user(depth: usize) -> User {
+    User {
+        user_id: 42 + depth as u64,
+        name: format!("ü\"ser\n{depth}"),
+        email: depth.is_multiple_of(2).then(|| "a@b.c".to_owned()),
+        cache: 9,
+        tags: vec!["a".into(), "\u{1f}".into(), String::new()],
+        score: 1.0 / (depth as f64 + 3.0),
+        ratio: 0.1,
+        active: depth.is_multiple_of(3),
+        nested: (depth > 0).then(|| Box::new(user(depth - 1))),
+    }
+}
+
+/// Nanoseconds per encode of `value` by `f` (best of five runs of `n`).
+fn time(n: u32, mut f: impl FnMut()) -> f64 {
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let started = std::time::Instant::now();
+        for _ in 0..n {
+            f();
+        }
+        best = best.min(started.elapsed().as_nanos() as f64 / f64::from(n));
+    }
+    best
+}
+
+/// `cargo test --release -p jitson --test encode_jit -- --ignored --nocapture`
+#[test]
+#[ignore = "a timing, run by hand with --release"]
+fn timing_user() {
+    for (name, value) in [("User(depth 0)", user(0)), ("User(depth 3)", user(3))] {
+        let expect = serde_json::to_vec(&value).unwrap();
+        let mut out = Vec::with_capacity(4096);
+        let mut run = |backend: Backend| {
+            let encoder = Encoder::<User>::with_backend(backend);
+            out.clear();
+            encoder.encode_into(&value, &mut out).unwrap();
+            assert_eq!(out, expect);
+            time(100_000, || {
+                out.clear();
+                encoder
+                    .encode_into(std::hint::black_box(&value), &mut out)
+                    .unwrap();
+            })
+        };
+        let jit = run(Backend::Jit);
+        let interpreter = run(Backend::Interpreter);
+        let serde = time(100_000, || {
+            out.clear();
+            serde_json::to_writer(&mut out, std::hint::black_box(&value)).unwrap();
+        });
+        println!(
+            "{name} ({} bytes): jit {jit:.0} ns, interpreter {interpreter:.0} ns, serde_json {serde:.0} ns per encode",
+            expect.len()
+        );
+    }
+    let numbers: Vec<u64> = (0..10_000u64).map(|i| i * 7919).collect();
+    let structs: Vec<One> = (0..10_000).map(|i| One { only: i as u8 }).collect();
+    let mut out = Vec::with_capacity(1 << 20);
+    for backend in [Backend::Jit, Backend::Interpreter] {
+        let e = Encoder::<Vec<u64>>::with_backend(backend);
+        let t = time(200, || {
+            out.clear();
+            e.encode_into(std::hint::black_box(&numbers), &mut out)
+                .unwrap();
+        });
+        let e = Encoder::<Vec<One>>::with_backend(backend);
+        let s = time(200, || {
+            out.clear();
+            e.encode_into(std::hint::black_box(&structs), &mut out)
+                .unwrap();
+        });
+        println!("{backend:?}: Vec<u64> x10k {t:.0} ns, Vec<One> x10k {s:.0} ns");
+    }
+    let t = time(200, || {
+        out.clear();
+        serde_json::to_writer(&mut out, std::hint::black_box(&numbers)).unwrap();
+    });
+    let s = time(200, || {
+        out.clear();
+        serde_json::to_writer(&mut out, std::hint::black_box(&structs)).unwrap();
+    });
+    println!("serde_json: Vec<u64> x10k {t:.0} ns, Vec<One> x10k {s:.0} ns");
+}
