@@ -33,6 +33,8 @@
 
 #[path = "models/everyday.rs"]
 mod everyday;
+#[path = "marshal/mod.rs"]
+mod marshal;
 #[path = "models/mod.rs"]
 mod models;
 #[path = "models/seed.rs"]
@@ -714,10 +716,18 @@ fn only() -> Option<String> {
     std::env::var("COMPARE_ONLY").ok().filter(|o| !o.is_empty())
 }
 
+/// The values serde_json decodes from `docs`: what the Marshal table encodes.
+fn values_of<T: DeserializeOwned>(docs: &[Vec<u8>]) -> Vec<T> {
+    docs.iter()
+        .map(|d| serde_json::from_slice(d).expect("serde_json decodes"))
+        .collect()
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let rounds = if quick { 5 } else { 15 };
     let mut rows = Vec::new();
+    let mut marshal_rows = Vec::new();
 
     println!(
         "jitson compare: {rounds} interleaved rounds per data set; all results checked equal to serde_json's.\n"
@@ -765,6 +775,25 @@ fn main() {
     rows.extend(run::<Order>("Order (2,000 docs)", &orders, rounds));
     let accounts = generate(2_000, 3, Account::generate);
     rows.extend(run::<Account>("Account (2,000 docs)", &accounts, rounds));
+    if only().is_none() {
+        let users: Vec<User> = values_of(&users);
+        marshal_rows.extend(marshal::run("User (2,000 values)", &users, rounds, false));
+        marshal_rows.extend(marshal::run(
+            "User (2,000 values), pretty",
+            &users,
+            rounds,
+            true,
+        ));
+        let orders: Vec<Order> = values_of(&orders);
+        marshal_rows.extend(marshal::run("Order (2,000 values)", &orders, rounds, false));
+        let accounts: Vec<Account> = values_of(&accounts);
+        marshal_rows.extend(marshal::run(
+            "Account (2,000 values)",
+            &accounts,
+            rounds,
+            false,
+        ));
+    }
     let mut rng = Rng::new(4);
     let order_array: Vec<Order> = (0..1_000).map(|i| Order::generate(&mut rng, i)).collect();
     let order_array = vec![serde_json::to_vec_pretty(&order_array).unwrap()];
@@ -809,6 +838,34 @@ fn main() {
     ));
     if only().is_none() {
         borrowed_table(&events, rounds);
+        let events: Vec<everyday::PushEvent> = values_of(&events);
+        marshal_rows.extend(marshal::run(
+            "push event (1,000 values)",
+            &events,
+            rounds,
+            false,
+        ));
+        let packages: Vec<everyday::Package> = values_of(&packages);
+        marshal_rows.extend(marshal::run(
+            "package.json (1,000 values)",
+            &packages,
+            rounds,
+            false,
+        ));
+        let features: Vec<everyday::FeatureCollection> = values_of(&features);
+        marshal_rows.extend(marshal::run(
+            "GeoJSON (1,000 values)",
+            &features,
+            rounds,
+            false,
+        ));
+        let tagged: Vec<everyday::GeoJson> = values_of(&tagged);
+        marshal_rows.extend(marshal::run(
+            "GeoJSON, tagged enums (1,000 values)",
+            &tagged,
+            rounds,
+            false,
+        ));
     }
 
     match models::corpus_dir() {
@@ -831,6 +888,20 @@ fn main() {
             ));
             if only().is_none() {
                 key_order_table(&read("twitter.json")[0], rounds);
+                let twitter: Vec<models::twitter::Twitter> = values_of(&read("twitter.json"));
+                marshal_rows.extend(marshal::run("twitter.json", &twitter, rounds, false));
+                marshal_rows.extend(marshal::run("twitter.json, pretty", &twitter, rounds, true));
+                let citm: Vec<models::citm::CitmCatalog> = values_of(&read("citm_catalog.json"));
+                marshal_rows.extend(marshal::run("citm_catalog.json", &citm, rounds, false));
+                marshal_rows.extend(marshal::run(
+                    "citm_catalog.json, pretty",
+                    &citm,
+                    rounds,
+                    true,
+                ));
+                let canada: Vec<models::canada::Canada> = values_of(&read("canada.json"));
+                marshal_rows.extend(marshal::run("canada.json", &canada, rounds, false));
+                marshal_rows.extend(marshal::run("canada.json, pretty", &canada, rounds, true));
             }
         }
         None => println!(
@@ -856,6 +927,14 @@ fn main() {
             r.vs_serde_min,
             r.vs_serde_max
         );
+    }
+    if !marshal_rows.is_empty() {
+        println!(
+            "\nMarshal: the values serde_json decodes from the same documents, encoded into a \
+             reused buffer; every contender's bytes compared with serde_json's (jitson's must be \
+             equal; allocations counted with a fresh Vec per value, as to_vec)\n"
+        );
+        marshal::print(&marshal_rows);
     }
     let stats = jitson::stats();
     println!(

@@ -7,10 +7,14 @@
 //! `order`, `account` (2,000 generated documents); `JITSON_DISABLE_JIT=1`
 //! profiles the interpreter. Every decode waits for the optimising tier
 //! (`Tiering::Wait`), so no sample lands in a compile after the first.
+//!
+//! A third argument `encode` profiles encoding instead: the data set's values
+//! (decoded once) encoded into a reused buffer, on the backend
+//! `JITSON_DISABLE_JIT` selects.
 
 use std::time::{Duration, Instant};
 
-use jitson::{Decode, Decoder, Tiering};
+use jitson::{Decode, Decoder, Encode, Encoder, Tiering};
 use jitson_benches::documents;
 use jitson_benches::models::{canada::Canada, citm::CitmCatalog, twitter::Twitter};
 use jitson_benches::seed::{Account, Order, User};
@@ -36,8 +40,36 @@ fn spin<T: Decode>(docs: &[Vec<u8>], seconds: f64) {
     );
 }
 
+/// Encodes the values of `docs` in turn for `seconds`; prints encodes per second.
+fn spin_encode<T: Decode + Encode>(docs: &[Vec<u8>], seconds: f64) {
+    let values: Vec<T> = docs.iter().map(|d| jitson::from_slice(d).expect("decodes")).collect();
+    let encoder = Encoder::<T>::new();
+    let mut out = Vec::new();
+    encoder.encode_into(&values[0], &mut out).expect("encodes");
+    let end = Instant::now() + Duration::from_secs_f64(seconds);
+    let (mut encodes, mut bytes) = (0u64, 0usize);
+    let start = Instant::now();
+    while Instant::now() < end {
+        for value in &values {
+            out.clear();
+            encoder.encode_into(value, &mut out).expect("encodes");
+            bytes += out.len();
+        }
+        encodes += values.len() as u64;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "{encodes} encodes, {:.0} ns/op, {:.0} MB/s of output",
+        secs * 1e9 / encodes as f64,
+        bytes as f64 / secs / 1e6
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.get(2).is_some_and(|a| a == "encode") {
+        return main_encode(&args);
+    }
     let data = args.first().map_or("twitter", String::as_str);
     let seconds = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(5.0);
     let corpus = |name: &str| {
@@ -51,6 +83,24 @@ fn main() {
         "user" => spin::<User>(&documents(2000, 1, User::generate), seconds),
         "order" => spin::<Order>(&documents(2000, 2, Order::generate), seconds),
         "account" => spin::<Account>(&documents(2000, 3, Account::generate), seconds),
+        other => panic!("unknown data set {other}: twitter, citm, canada, user, order, account"),
+    }
+}
+
+fn main_encode(args: &[String]) {
+    let data = args.first().map_or("twitter", String::as_str);
+    let seconds = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(5.0);
+    let corpus = |name: &str| {
+        let dir = jitson_benches::corpus_dir().expect("the corpus is needed for this data set");
+        vec![std::fs::read(dir.join(name)).expect("reads the corpus file")]
+    };
+    match data {
+        "twitter" => spin_encode::<Twitter>(&corpus("twitter.json"), seconds),
+        "citm" => spin_encode::<CitmCatalog>(&corpus("citm_catalog.json"), seconds),
+        "canada" => spin_encode::<Canada>(&corpus("canada.json"), seconds),
+        "user" => spin_encode::<User>(&documents(2000, 1, User::generate), seconds),
+        "order" => spin_encode::<Order>(&documents(2000, 2, Order::generate), seconds),
+        "account" => spin_encode::<Account>(&documents(2000, 3, Account::generate), seconds),
         other => panic!("unknown data set {other}: twitter, citm, canada, user, order, account"),
     }
 }

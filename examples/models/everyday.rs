@@ -26,14 +26,14 @@ use serde::{Deserialize, Serialize};
 
 use super::seed::Rng;
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Person {
     pub name: String,
     pub email: String,
     pub username: Option<String>,
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Account {
     pub login: String,
     pub id: u64,
@@ -44,7 +44,7 @@ pub struct Account {
     pub site_admin: bool,
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Repository {
     pub id: u64,
     pub name: String,
@@ -61,7 +61,7 @@ pub struct Repository {
     pub language: Option<String>,
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Commit {
     pub id: String,
     pub tree_id: String,
@@ -76,7 +76,7 @@ pub struct Commit {
     pub modified: Vec<String>,
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct PushEvent {
     #[serde(rename = "ref")]
     pub git_ref: String,
@@ -94,19 +94,19 @@ pub struct PushEvent {
     pub head_commit: Option<Commit>,
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct RepositoryLink {
     #[serde(rename = "type")]
     pub kind: String,
     pub url: String,
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Bugs {
     pub url: String,
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Package {
     pub name: String,
@@ -125,14 +125,14 @@ pub struct Package {
     pub engines: BTreeMap<String, String>,
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Geometry {
     #[serde(rename = "type")]
     pub kind: String,
     pub coordinates: Vec<Vec<[f64; 2]>>,
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Properties {
     pub name: String,
     pub admin_level: u8,
@@ -140,7 +140,7 @@ pub struct Properties {
     pub wikidata: String,
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Feature {
     #[serde(rename = "type")]
     pub kind: String,
@@ -149,7 +149,7 @@ pub struct Feature {
     pub geometry: Geometry,
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct FeatureCollection {
     #[serde(rename = "type")]
     pub kind: String,
@@ -158,7 +158,7 @@ pub struct FeatureCollection {
 
 /// [`PushEvent`] as a model that borrows its strings from the input (`Cow`:
 /// borrowed when the text has no escapes), the way serde users avoid copying.
-#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Deserialize, Debug, PartialEq)]
 pub struct PushEventRef<'a> {
     #[serde(rename = "ref", borrow)]
     pub git_ref: Cow<'a, str>,
@@ -185,7 +185,7 @@ pub struct PushEventRef<'a> {
     pub head_commit: Option<CommitRef<'a>>,
 }
 
-#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Deserialize, Debug, PartialEq)]
 pub struct PersonRef<'a> {
     #[serde(borrow)]
     pub name: Cow<'a, str>,
@@ -195,7 +195,7 @@ pub struct PersonRef<'a> {
     pub username: Option<Cow<'a, str>>,
 }
 
-#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Deserialize, Debug, PartialEq)]
 pub struct AccountRef<'a> {
     #[serde(borrow)]
     pub login: Cow<'a, str>,
@@ -209,7 +209,7 @@ pub struct AccountRef<'a> {
     pub site_admin: bool,
 }
 
-#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Deserialize, Debug, PartialEq)]
 pub struct RepositoryRef<'a> {
     pub id: u64,
     #[serde(borrow)]
@@ -233,7 +233,7 @@ pub struct RepositoryRef<'a> {
     pub language: Option<Cow<'a, str>>,
 }
 
-#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Deserialize, Debug, PartialEq)]
 pub struct CommitRef<'a> {
     #[serde(borrow)]
     pub id: Cow<'a, str>,
@@ -259,10 +259,10 @@ pub struct CommitRef<'a> {
 }
 
 /// A longitude/latitude pair, as GeoJSON writes it: `[lng, lat]`.
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Position(pub f64, pub f64);
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(tag = "type")]
 pub enum TaggedGeometry {
     Point { coordinates: Position },
@@ -270,21 +270,21 @@ pub enum TaggedGeometry {
     Polygon { coordinates: Vec<Vec<Position>> },
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(untagged)]
 pub enum FeatureId {
     Number(u64),
     Text(String),
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct TaggedFeature {
     pub id: FeatureId,
     pub properties: Properties,
     pub geometry: TaggedGeometry,
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(tag = "type")]
 pub enum GeoJson {
     Feature(TaggedFeature),

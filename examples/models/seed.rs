@@ -11,14 +11,14 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Profile {
     pub age: u32,
     pub city: String,
     pub is_admin: bool,
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct User {
     pub id: i64,
     pub name: String,
@@ -27,7 +27,7 @@ pub struct User {
     pub profile: Profile,
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Order {
     pub order_id: i64,
     pub customer_id: i64,
@@ -61,14 +61,14 @@ pub struct Order {
     pub rating: f64,
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct ExtraInfo {
     pub ip: String,
     pub device: String,
     pub login_days: i32,
 }
 
-#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Account {
     pub id: i64,
     pub name: String,
