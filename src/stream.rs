@@ -99,42 +99,97 @@ pub fn from_reader<T: Decode, R: std::io::Read>(mut reader: R) -> Result<T, Erro
 }
 
 /// Decodes every line of `input` (NDJSON: one value per line; blank lines are
-/// skipped) on all cores: the input is cut at newlines into one chunk per
-/// thread (`std::thread::available_parallelism`), each decoded by [`values`],
-/// and the values are returned in input order.
+/// skipped) on all cores, with [`Backend::Auto`](crate::Backend::Auto): the
+/// input is cut at newlines into one chunk per thread
+/// (`std::thread::available_parallelism`), and the values are returned in input
+/// order. See [`Decoder::decode_lines`].
 ///
 /// # Errors
-/// The error of the first value (in input order) that fails, with its position
-/// in the whole input.
+/// The error of the first line (in input order) that fails, with its position
+/// in the whole input. A value that continues past the end of its line is
+/// refused ([`ErrorKind::Syntax`](crate::ErrorKind::Syntax), "not
+/// line-delimited"), whatever the number of cores; [`values`] reads such input.
 pub fn decode_lines<T: Decode + Send>(input: &[u8]) -> Result<Vec<T>, Error> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunks = text::line_chunks(input, input.len().div_ceil(threads));
-    let results: Vec<Result<Vec<T>, Error>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .map(|range| {
-                let chunk = &input[range.clone()];
-                scope.spawn(move || {
-                    values::<T>(chunk)
-                        .map(|item| item.map(|(_, value)| value))
-                        .collect::<Result<Vec<T>, Error>>()
+    Decoder::new().decode_lines(input, 0)
+}
+
+impl<T> Decoder<T> {
+    /// [`decode_lines`] with this decoder's backend, tiering and depth limit, on
+    /// `threads` threads (`0`: one per core, as `std::thread::available_parallelism`
+    /// says).
+    ///
+    /// Each line is decoded on its own (as by [`values`] over that line alone, so
+    /// a line may hold several values), which makes the result the same for any
+    /// number of threads: a value that is not complete at the end of its line,
+    /// with more input after it, is refused as not line-delimited, never joined
+    /// with the next line.
+    ///
+    /// # Errors
+    /// As [`decode_lines`].
+    pub fn decode_lines(&self, input: &[u8], threads: usize) -> Result<Vec<T>, Error>
+    where
+        T: Decode + Send,
+    {
+        let threads = match threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let chunks = text::line_chunks(input, input.len().div_ceil(threads));
+        let decoder = *self;
+        let results: Vec<Result<Vec<T>, Error>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = chunks
+                .iter()
+                .map(|range| {
+                    let range = range.clone();
+                    scope.spawn(move || decoder.decode_lines_of(input, range))
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
-            })
-            .collect()
-    });
-    let mut out = Vec::new();
-    for (range, result) in chunks.iter().zip(results) {
-        match result {
-            Ok(values) => out.extend(values),
-            Err(e) => return Err(e.rebased(input, range.start)),
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
+                })
+                .collect()
+        });
+        let mut out = Vec::new();
+        for result in results {
+            out.extend(result?);
         }
+        Ok(out)
     }
-    Ok(out)
+
+    /// Decodes the lines of `input[range]` (which starts a line and ends just
+    /// after a `\n` or at the end of `input`), each on its own; errors are
+    /// positioned in the whole `input`.
+    fn decode_lines_of(&self, input: &[u8], range: core::ops::Range<usize>) -> Result<Vec<T>, Error>
+    where
+        T: Decode,
+    {
+        let mut out = Vec::new();
+        let mut start = range.start;
+        while start < range.end {
+            let end = input[start..range.end]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(range.end, |n| start + n + 1);
+            let line = &input[start..end];
+            for item in self.values(line) {
+                match item {
+                    Ok((_, value)) => out.push(value),
+                    // The value is cut by the end of its line, and the input goes
+                    // on: refused, as it would be by any other cut into chunks.
+                    Err(e)
+                        if e.kind() == crate::ErrorKind::UnexpectedEnd
+                            && text::skip_ws(input, end) < input.len() =>
+                    {
+                        return Err(Error::at(ErrorCode::NotLineDelimited, input, end - 1));
+                    }
+                    Err(e) => return Err(e.rebased(input, start)),
+                }
+            }
+            start = end;
+        }
+        Ok(out)
+    }
 }

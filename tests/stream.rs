@@ -109,3 +109,74 @@ fn from_reader_reads_one_document() {
     assert_eq!(e.kind(), ErrorKind::Io);
     assert!(e.to_string().contains("disk on fire"), "{e}");
 }
+
+/// `n` records of `Event`, pretty-printed: every record spans four lines.
+fn pretty_events(n: u32) -> String {
+    (0..n)
+        .map(|i| format!("{{\n  \"id\": {i},\n  \"name\": \"e{i}\",\n  \"tags\": []\n}}\n"))
+        .collect()
+}
+
+#[test]
+fn decode_lines_answer_does_not_depend_on_the_thread_count() {
+    let pretty = pretty_events(2_000);
+    // values() reads values that span lines...
+    assert_eq!(jitson::values::<Event>(pretty.as_bytes()).count(), 2_000);
+    for backend in common::backends() {
+        let decoder = Decoder::<Event>::with_backend(backend);
+        // ...decode_lines refuses them with the same error on one thread, on
+        // several, and on every core (a chunk cut never decides).
+        let errors: Vec<_> = [1, 2, 3, 7, 0]
+            .into_iter()
+            .map(|threads| {
+                common::shape(
+                    &decoder
+                        .decode_lines(pretty.as_bytes(), threads)
+                        .unwrap_err(),
+                )
+            })
+            .collect();
+        for e in &errors {
+            assert_eq!(e, &errors[0], "{backend:?}");
+        }
+        let e = decoder.decode_lines(pretty.as_bytes(), 1).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Syntax);
+        assert_eq!((e.line(), e.offset()), (1, 1), "{backend:?}");
+        assert!(e.to_string().contains("not line-delimited"), "{e}");
+        // The default (every core) agrees.
+        assert_eq!(
+            common::shape(&jitson::decode_lines::<Event>(pretty.as_bytes()).unwrap_err()),
+            errors[0]
+        );
+        // Line-delimited input gives the same values on any number of threads,
+        // including several values on one line and a truncated last line.
+        let lines = events(2_000);
+        let expected: Vec<Event> = jitson::values::<Event>(lines.as_bytes())
+            .map(|r| r.unwrap().1)
+            .collect();
+        for threads in [1, 2, 3, 7, 0] {
+            assert_eq!(
+                decoder.decode_lines(lines.as_bytes(), threads).unwrap(),
+                expected
+            );
+        }
+        let two_per_line =
+            "{\"id\":1,\"name\":\"a\",\"tags\":[]} {\"id\":2,\"name\":\"b\",\"tags\":[]}\n";
+        for threads in [1, 2] {
+            assert_eq!(
+                decoder
+                    .decode_lines(two_per_line.as_bytes(), threads)
+                    .unwrap()
+                    .len(),
+                2
+            );
+        }
+        let truncated = format!("{lines}{{\"id\": 1,");
+        for threads in [1, 2, 3, 0] {
+            let e = decoder
+                .decode_lines(truncated.as_bytes(), threads)
+                .unwrap_err();
+            assert_eq!((e.kind(), e.line()), (ErrorKind::UnexpectedEnd, 2_001));
+        }
+    }
+}

@@ -183,6 +183,9 @@ pub enum ErrorCode {
     BackendUnavailable(&'static str),
     /// Reading the input failed, with the I/O error's message.
     Io(Box<str>),
+    /// A value of a line-delimited stream (`decode_lines`) continues past the
+    /// end of its line.
+    NotLineDelimited,
 }
 
 impl ErrorCode {
@@ -209,6 +212,7 @@ impl ErrorCode {
             | TrailingCharacters
             | ExpectedNumericKey
             | ExpectedDoubleQuote
+            | NotLineDelimited
             | Panicked => ErrorKind::Syntax,
             FloatOutOfRange | NumberOutOfRange | IntOutOfRange { .. } => {
                 ErrorKind::NumberOutOfRange
@@ -343,6 +347,10 @@ impl fmt::Display for ErrorCode {
             Panicked => f.write_str("user code panicked during decoding"),
             BackendUnavailable(why) => write!(f, "backend unavailable: {why}"),
             Io(message) => write!(f, "I/O error: {message}"),
+            NotLineDelimited => f.write_str(
+                "not line-delimited: the value continues past the end of its line \
+                 (decode_lines reads one value per line; values() reads values that span lines)",
+            ),
         }
     }
 }
