@@ -93,8 +93,11 @@
 //!
 //! # Environment
 //!
-//! - `JITSON_DISABLE_JIT=1` (read once, at the first decode) makes
-//!   [`Backend::Auto`] use the interpreter.
+//! - `JITSON_DISABLE_JIT=1` (read once, at the first decode) switches the JIT
+//!   off for the whole process: [`Backend::Auto`] uses the interpreter, and an
+//!   explicit [`Backend::Jit`] (here and in jitson-arrow) fails with
+//!   [`ErrorKind::BackendUnavailable`] naming the variable; no code is compiled
+//!   or run.
 //! - `JITSON_DUMP_IR=<dir>` writes the Cranelift IR (`.clif`) and disassembly
 //!   (`.s`) of every function the JIT compiles into `<dir>` (see `docs/jit.md`).
 //! - `JITSON_TIERING=wait` makes [`Tiering::Wait`] the default (see [`Tiering`]).
@@ -144,7 +147,7 @@ pub enum Backend {
     #[default]
     Auto,
     /// Only the JIT; decoding fails with [`ErrorKind::BackendUnavailable`] where it
-    /// cannot run.
+    /// cannot run, and when `JITSON_DISABLE_JIT` is set.
     Jit,
     /// Only the interpreter.
     Interpreter,

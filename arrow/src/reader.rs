@@ -24,7 +24,8 @@ pub enum Backend {
     Auto,
     /// The interpreter only.
     Interpreter,
-    /// The JIT; [`ReaderBuilder::build_decoder`] fails where it cannot run.
+    /// The JIT; [`ReaderBuilder::build_decoder`] fails where it cannot run,
+    /// and when `JITSON_DISABLE_JIT` is set (no generated code runs then).
     Jit,
 }
 
