@@ -369,12 +369,16 @@ impl<T> Default for Decoder<T> {
 /// serde_json's default recursion limit.
 pub const DEFAULT_MAX_DEPTH: u32 = 128;
 
-/// The largest depth limit [`Decoder::max_depth`] accepts. Each level of decoded
-/// nesting takes stack frames in either backend (about 1.5 KiB per level for the
-/// interpreter in a release build, 3 KiB in a debug build, more for types holding
-/// large values inline); whatever the limit, both backends also check the
-/// thread's remaining stack before each level and report a depth error rather
-/// than overflow (see `docs/semantics.md`).
+/// The largest depth limit that applies where the thread's stack bounds are
+/// unknown (the stack check below cannot run there: a target the `stacker` crate
+/// cannot ask, Miri); a higher [`Decoder::max_depth`], or
+/// [`Decoder::disable_recursion_limit`], is lowered to it there. Each level of
+/// decoded nesting takes stack frames in either backend (about 1.5 KiB per level
+/// for the interpreter in a release build, 3 KiB in a debug build, more for
+/// types holding large values inline); wherever the bounds are known, both
+/// backends check the thread's remaining stack before each level and report a
+/// depth error rather than overflow (see `docs/semantics.md`), so any limit is
+/// safe.
 pub const MAX_DEPTH_LIMIT: u32 = 512;
 
 impl<T> Decoder<T> {
@@ -405,12 +409,37 @@ impl<T> Decoder<T> {
     /// as with serde_json's recursion limit). Values that are skipped (unknown
     /// fields, [`IgnoredAny`], [`RawValue`]) are not limited.
     ///
-    /// Decoding recurses once per level, so the limit is clamped to
-    /// [`MAX_DEPTH_LIMIT`]; a thread whose stack is nearly full gets
-    /// [`ErrorKind::DepthLimit`] before the limit.
+    /// Any limit is safe: decoding recurses once per level, and before each
+    /// level both backends check the thread's remaining stack, so a thread
+    /// whose stack is nearly full gets [`ErrorKind::DepthLimit`] ("the thread's
+    /// stack is nearly full") before the limit, never an overflow. Where the
+    /// stack's bounds are unknown, a limit above [`MAX_DEPTH_LIMIT`] is lowered
+    /// to it. A limit of 0 counts as 1.
     pub fn max_depth(mut self, max_depth: u32) -> Self {
-        self.max_depth = max_depth.clamp(1, MAX_DEPTH_LIMIT);
+        self.max_depth = max_depth.max(1);
         self
+    }
+
+    /// No depth limit (as serde_json's `disable_recursion_limit`): documents
+    /// nest as deeply as the thread's stack holds, and a nesting the stack
+    /// cannot hold is a [`ErrorKind::DepthLimit`] error ("the thread's stack is
+    /// nearly full"), never a stack overflow. Run deep documents on a thread
+    /// with a large stack (`std::thread::Builder::stack_size`). Where the
+    /// stack's bounds are unknown, the limit is [`MAX_DEPTH_LIMIT`].
+    pub fn disable_recursion_limit(mut self) -> Self {
+        self.max_depth = u32::MAX;
+        self
+    }
+
+    /// The depth limit this decode runs with: [`max_depth`](Self::max_depth),
+    /// unless it is above [`MAX_DEPTH_LIMIT`] and this thread's stack cannot be
+    /// checked.
+    fn depth_limit(&self) -> u32 {
+        if self.max_depth > MAX_DEPTH_LIMIT && jitson_core::stack::limit() == 0 {
+            MAX_DEPTH_LIMIT
+        } else {
+            self.max_depth
+        }
     }
 
     /// The requested backend.
@@ -465,7 +494,7 @@ impl<T> Decoder<T> {
             STATS.jit_decodes.fetch_add(1, Ordering::Relaxed);
             let mut out_of_stack = false;
             // SAFETY: `compiled` was compiled for `T::LAYOUT`, and `dst` is room for a T.
-            match unsafe { jit::run(compiled, input, self.max_depth, validate_utf8, dst) } {
+            match unsafe { jit::run(compiled, input, self.depth_limit(), validate_utf8, dst) } {
                 Ok(end) if jitson_core::text::skip_ws(input, end) == input.len() => {
                     // SAFETY: the compiled decoder wrote a whole T.
                     return Ok(unsafe { decoded(out) });
@@ -525,7 +554,7 @@ impl<T> Decoder<T> {
         T: HasLayout,
     {
         let options = jitson_fallback::Options {
-            max_depth: self.max_depth,
+            max_depth: self.depth_limit(),
             validate_utf8,
         };
         // SAFETY: `dst` is aligned room for a T and `T::LAYOUT` describes T (the

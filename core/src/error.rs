@@ -492,17 +492,45 @@ impl Error {
     pub fn path(&self) -> String {
         let mut out = String::from("$");
         for segment in self.path_segments() {
-            match segment {
-                PathSegment::Field(name) => push_name(&mut out, name),
-                PathSegment::Key(key) => push_name(&mut out, key),
-                PathSegment::Index(i) => {
-                    out.push('[');
-                    out.push_str(&i.to_string());
-                    out.push(']');
-                }
-            }
+            push_segment(&mut out, segment);
         }
         out
+    }
+
+    /// The path as [`Display`](fmt::Display) prints it: [`path`](Error::path),
+    /// with the middle of a path longer than [`SHOWN_SEGMENTS`] segments elided
+    /// (`$.a.b…(250 segments)….y.z`), so a depth error stays one line.
+    fn short_path(&self) -> String {
+        let segments = &self.inner.path_rev;
+        if segments.len() <= SHOWN_SEGMENTS {
+            return self.path();
+        }
+        let half = SHOWN_SEGMENTS / 2;
+        let mut out = String::from("$");
+        for segment in segments.iter().rev().take(half) {
+            push_segment(&mut out, segment);
+        }
+        out.push_str(&format!("…({} segments)…", segments.len() - 2 * half));
+        for segment in segments[..half].iter().rev() {
+            push_segment(&mut out, segment);
+        }
+        out
+    }
+}
+
+/// How many segments of a path an error's message shows at most: the first
+/// and last half of them, with the middle elided.
+const SHOWN_SEGMENTS: usize = 16;
+
+fn push_segment(out: &mut String, segment: &PathSegment) {
+    match segment {
+        PathSegment::Field(name) => push_name(out, name),
+        PathSegment::Key(key) => push_name(out, key),
+        PathSegment::Index(i) => {
+            out.push('[');
+            out.push_str(&i.to_string());
+            out.push(']');
+        }
     }
 }
 
@@ -536,7 +564,7 @@ impl fmt::Display for Error {
             write!(
                 f,
                 " at {} (line {} column {}, byte {})",
-                self.path(),
+                self.short_path(),
                 self.inner.line,
                 self.inner.column,
                 self.inner.offset

@@ -420,6 +420,36 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// [`ignore_value`](Self::ignore_value) for the value of an object member
+    /// no field claims, whose key starts at `key_start`: an error inside the
+    /// value has the key in its path.
+    fn ignore_member_value(&mut self, key_start: usize) -> Result<(), Error> {
+        self.ignore_value()
+            .map_err(|e| at_segment(e, || PathSegment::Key(self.key_at(key_start))))
+    }
+
+    /// [`ignore_value_as_parsed`](Self::ignore_value_as_parsed) for the value of
+    /// a member whose key starts at `key_start`, as
+    /// [`ignore_member_value`](Self::ignore_member_value).
+    fn ignore_member_value_as_parsed(&mut self, key_start: usize) -> Result<(), Error> {
+        self.ignore_value_as_parsed()
+            .map_err(|e| at_segment(e, || PathSegment::Key(self.key_at(key_start))))
+    }
+
+    /// The text of the key whose string starts at `key_start` (its `"`, already
+    /// parsed once), for an error's path.
+    #[cold]
+    fn key_at(&self, key_start: usize) -> Box<str> {
+        let mut scratch = Vec::new();
+        match text::parse_str(self.input, key_start + 1, &mut scratch, false) {
+            Ok((text::StrText::Borrowed { start, end }, _)) => {
+                String::from_utf8_lossy(&self.input[start..end]).into()
+            }
+            Ok((text::StrText::Scratch, _)) => String::from_utf8_lossy(&scratch).into(),
+            Err(_) => Box::default(),
+        }
+    }
+
     /// Validates and discards one value as serde does a value it buffers or
     /// builds (inside tagged and untagged enums, flattened structs, fields decoded
     /// through serde): numbers evaluated, nesting counted against the depth

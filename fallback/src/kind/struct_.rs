@@ -138,7 +138,7 @@ impl Parser<'_> {
                 }
                 None => {
                     self.parse_object_colon()?;
-                    self.ignore_value()?;
+                    self.ignore_member_value(key_start)?;
                 }
             }
             match self.end_map_member()? {
@@ -449,7 +449,7 @@ impl Parser<'_> {
                 return Err(self.error(ErrorCode::UnknownField { name, expected }, key_start));
             } else {
                 // serde buffers what a flattening struct does not claim.
-                self.ignore_value_as_parsed()?;
+                self.ignore_member_value_as_parsed(key_start)?;
             }
             if let AfterMember::End = self.end_map_member()? {
                 return Ok(());
