@@ -426,14 +426,17 @@ impl<R: BufRead> Iterator for Reader<R> {
 }
 
 /// An error in one record, with everything needed to find and fix it. Returned
-/// inside [`ArrowError::ExternalError`], so callers may downcast to it.
+/// inside [`ArrowError::ExternalError`], so callers may downcast to it; printed
+/// through the `ArrowError`, it follows arrow's `External error: ` prefix
+/// (`External error: record 3 (line 5, column 37, byte 229) at $.req.status …`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordError {
     /// The record's number, from 0, in the whole stream.
     pub record: u64,
     /// 1-based line of the error in the whole stream.
     pub line: u64,
-    /// 1-based column (byte) of the error in its line.
+    /// 1-based column of the error in its line, in characters (as
+    /// `jitson::Error::column`; [`byte`](Self::byte) is the byte offset).
     pub column: u64,
     /// Byte offset of the error in the whole stream.
     pub byte: u64,

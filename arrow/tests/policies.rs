@@ -262,3 +262,52 @@ fn resident_kib() -> u64 {
         .unwrap_or(0);
     pages * 4
 }
+
+#[test]
+fn record_error_columns_count_characters_and_print_as_documented() {
+    // "é" is two bytes, one character: the column counts characters, as
+    // RecordError's docs (and jitson::Error::column) say.
+    let input = "{\"id\": 1, \"tags\": [\"é\"], \"req\": {\"method\": 5}}\n";
+    for backend in BACKENDS {
+        let builder = ReaderBuilder::new(log_schema()).with_backend(backend);
+        let e = decode_all(builder, input.as_bytes()).unwrap_err();
+        // Through ArrowError, the record error prints after arrow's own prefix
+        // for external errors, as docs/arrow.md shows.
+        assert!(
+            e.to_string()
+                .starts_with("External error: record 0 (line 1, column 44, byte 44)"),
+            "{backend:?}: {e}"
+        );
+        let e = record_error(e);
+        let byte = e.byte as usize;
+        assert_eq!(&input[byte..byte + 1], "5");
+        assert_eq!(e.column, input[..byte].chars().count() as u64 + 1);
+        assert_ne!(e.column, byte as u64 + 1);
+    }
+}
+
+#[test]
+fn a_number_in_a_timestamp_column_is_named_as_a_number() {
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "ts",
+        DataType::Timestamp(arrow_schema::TimeUnit::Second, None),
+        true,
+    )]));
+    for (doc, message) in [
+        (
+            "{\"ts\": 1.5}\n",
+            "invalid value: floating point `1.5`, expected a timestamp",
+        ),
+        (
+            "{\"ts\": 99999999999999999999}\n",
+            "invalid value: integer `99999999999999999999`, expected a timestamp",
+        ),
+        ("{\"ts\": \"1.5\"}\n", "invalid timestamp: \"1.5\""),
+    ] {
+        for backend in BACKENDS {
+            let builder = ReaderBuilder::new(schema.clone()).with_backend(backend);
+            let e = record_error(decode_all(builder, doc.as_bytes()).unwrap_err());
+            assert_eq!(e.message, message, "{backend:?}");
+        }
+    }
+}
