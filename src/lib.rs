@@ -33,6 +33,21 @@
 //! }
 //! ```
 //!
+//! A field is flattened only if it is a struct or a map with string keys (serde
+//! also flattens an `Option` of a struct and enums, through its buffer): an
+//! `Option` is refused by the derive, any other type by [`warm_up`] and every
+//! decode, with [`ErrorKind::UnsupportedType`].
+//!
+//! ```compile_fail
+//! #[derive(jitson::Decode)]
+//! struct Inner { a: u8 }
+//! #[derive(jitson::Decode)]
+//! struct Outer {
+//!     #[serde(flatten)]
+//!     inner: Option<Inner>, // error: jitson flattens structs and maps with string keys, not an `Option`
+//! }
+//! ```
+//!
 //! # Borrowing from the input
 //!
 //! `&'de str` and `Cow<'de, str>` fields, and types with lifetime parameters,
@@ -468,11 +483,18 @@ impl<T> Decoder<T> {
     /// the first decode pays nothing extra; see [`warm_up`].
     ///
     /// # Errors
+    /// `UnsupportedType` if no backend decodes `T` (a flattened field that is
+    /// neither a struct nor a map with string keys: every decode would fail);
     /// `BackendUnavailable` for [`Backend::Jit`] where the JIT cannot serve `T`.
     pub fn warm_up(&self) -> Result<(), Error>
     where
         T: HasLayout,
     {
+        if let Some(why) = jitson_fallback::unsupported(T::LAYOUT) {
+            return Err(Error::without_position(ErrorCode::UnsupportedType(
+                why.into(),
+            )));
+        }
         choose_engine_counting(self.backend, self.tiering, T::LAYOUT, 0, false)?;
         prepare(T::LAYOUT);
         Ok(())
@@ -629,8 +651,9 @@ pub fn from_str<'de, T: DecodeBorrowed<'de>>(input: &'de str) -> Result<T, Error
 /// use: warm it up too if it is decoded as a root.
 ///
 /// # Errors
-/// None with `Backend::Auto` (a JIT that cannot compile `T` is recorded in
-/// [`stats`] and `T` is decoded by the interpreter).
+/// `UnsupportedType` when no backend decodes `T` (see [`Decoder::warm_up`]);
+/// nothing else with `Backend::Auto` (a JIT that cannot compile `T` is recorded
+/// in [`stats`] and `T` is decoded by the interpreter).
 pub fn warm_up<T: HasLayout>() -> Result<(), Error> {
     Decoder::<T>::new().warm_up()
 }

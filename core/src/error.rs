@@ -40,6 +40,10 @@ pub enum ErrorKind {
     BackendUnavailable,
     /// Reading the input failed (`from_reader`).
     Io,
+    /// The type has a shape no backend decodes (a flattened field that is
+    /// neither a struct nor a map with string keys); reported by `warm_up` and
+    /// by every decode.
+    UnsupportedType,
 }
 
 /// serde_json's error categories, for comparing with it: its `Error::classify()`.
@@ -51,7 +55,8 @@ pub enum Category {
     Eof,
     /// Valid JSON that does not fit the type.
     Data,
-    /// Not about the input at all (an unavailable backend).
+    /// Not about the input at all (an unavailable backend, a type no backend
+    /// decodes).
     Backend,
     /// Reading the input failed.
     Io,
@@ -186,6 +191,8 @@ pub enum ErrorCode {
     /// A value of a line-delimited stream (`decode_lines`) continues past the
     /// end of its line.
     NotLineDelimited,
+    /// A type no backend decodes, with what and why.
+    UnsupportedType(Box<str>),
 }
 
 impl ErrorCode {
@@ -231,6 +238,7 @@ impl ErrorCode {
             DuplicateField(_) => ErrorKind::DuplicateField,
             BackendUnavailable(_) => ErrorKind::BackendUnavailable,
             Io(_) => ErrorKind::Io,
+            UnsupportedType(_) => ErrorKind::UnsupportedType,
         }
     }
 
@@ -253,7 +261,7 @@ impl ErrorCode {
             {
                 Category::Syntax
             }
-            ErrorKind::BackendUnavailable => Category::Backend,
+            ErrorKind::BackendUnavailable | ErrorKind::UnsupportedType => Category::Backend,
             ErrorKind::Io => Category::Io,
             _ => Category::Data,
         }
@@ -347,6 +355,7 @@ impl fmt::Display for ErrorCode {
             Panicked => f.write_str("user code panicked during decoding"),
             BackendUnavailable(why) => write!(f, "backend unavailable: {why}"),
             Io(message) => write!(f, "I/O error: {message}"),
+            UnsupportedType(why) => write!(f, "unsupported type: {why}"),
             NotLineDelimited => f.write_str(
                 "not line-delimited: the value continues past the end of its line \
                  (decode_lines reads one value per line; values() reads values that span lines)",

@@ -59,6 +59,25 @@ impl Default for Options {
     }
 }
 
+/// Why no backend decodes `root`, if something reachable from it has a shape
+/// the backends refuse (a flattened field that is neither a struct nor a map
+/// with string keys; serde flattens more, through its buffer). Decoding such a
+/// type fails on every document with [`ErrorCode::UnsupportedType`]; the facade's
+/// `warm_up` asks this first, so that a service learns it at start-up.
+pub fn unsupported(root: &'static TypeLayout) -> Option<String> {
+    let mut why = None;
+    jitson_core::layout::visit_reachable(root, |layout| {
+        if let (None, Kind::Struct(st)) = (&why, &layout.kind) {
+            why = st
+                .flatten
+                .iter()
+                .find(|f| !kind::struct_::flattenable(f.layout.get()))
+                .map(|f| kind::struct_::unflattenable(st, f.name));
+        }
+    });
+    why
+}
+
 /// Decodes the JSON document `input` into `dst`, described by `layout`.
 ///
 /// The document is one value with optional whitespace around it. On success `dst`

@@ -277,6 +277,26 @@ struct RestMap {
     at: *mut u8,
 }
 
+/// Whether a flattened field of `layout` can be decoded: a struct, or a map
+/// with string keys.
+pub(crate) fn flattenable(layout: &TypeLayout) -> bool {
+    match &layout.kind {
+        Kind::Struct(_) => true,
+        Kind::Map(map) => map.has_text_keys(),
+        _ => false,
+    }
+}
+
+/// Why `st`'s flattened `field` cannot be decoded, in
+/// [`ErrorCode::UnsupportedType`]'s words.
+#[cold]
+pub(crate) fn unflattenable(st: &StructLayout, field: &str) -> String {
+    format!(
+        "can only flatten structs and maps with string keys (field `{field}` of {})",
+        st.name
+    )
+}
+
 /// The structs and maps that read an object's keys, from `st` at `base` down.
 /// `Err` names a flattened field that is neither (serde refuses it at run time).
 ///
@@ -326,12 +346,8 @@ impl Parser<'_> {
         // SAFETY: `dst` is room for the struct (caller).
         if let Err(field) = unsafe { flatten_targets(st, dst, &mut targets, &mut maps) } {
             self.peek_value()?;
-            return Err(self.error(
-                ErrorCode::Conversion(
-                    format!("can only flatten structs and maps (field `{field}`)").into(),
-                ),
-                self.pos,
-            ));
+            let why = unflattenable(st, field).into();
+            return Err(self.error(ErrorCode::UnsupportedType(why), self.pos));
         }
         self.peek_value()?;
         let object_start = self.pos;
