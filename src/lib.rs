@@ -131,7 +131,9 @@ pub use jitson_core::{
     RawValue,
 };
 pub use jitson_derive::Decode;
-pub use stream::{Values, decode_lines, from_reader, values};
+pub use stream::{
+    Position, ReaderValues, Values, decode_lines, from_reader, values, values_from_reader,
+};
 
 use jitson_core::error::ErrorCode;
 use jitson_core::layout::{self as layout_model, TypeLayout};
@@ -506,7 +508,27 @@ impl<T> Decoder<T> {
     where
         T: HasLayout,
     {
-        let (engine, learner) = choose_engine(self.backend, self.tiering, T::LAYOUT, input.len())?;
+        self.decode_at_start(input, validate_utf8, None)
+            .map(|(value, _)| value)
+    }
+
+    /// Decodes a `T` from the start of `input`: the whole of it (one document)
+    /// when `prefix` is `None`; with `Some(len)`, only its first value (what
+    /// follows is not read), `len` being the bytes to count for tiering (the
+    /// value's length is not known before it is parsed). Returns the value and
+    /// the offset just after it. Borrowing as for
+    /// [`decode_bytes`](Self::decode_bytes).
+    fn decode_at_start(
+        &self,
+        input: &[u8],
+        validate_utf8: bool,
+        prefix: Option<usize>,
+    ) -> Result<(T, usize), Error>
+    where
+        T: HasLayout,
+    {
+        let len = prefix.unwrap_or(input.len());
+        let (engine, learner) = choose_engine(self.backend, self.tiering, T::LAYOUT, len)?;
         // Whatever this decode stashes and does not resume is gone when it returns
         // or unwinds; a decode run from a `Drop` inside another keeps its own.
         let _panics = jitson_core::panic::Scope::enter();
@@ -517,9 +539,12 @@ impl<T> Decoder<T> {
             let mut out_of_stack = false;
             // SAFETY: `compiled` was compiled for `T::LAYOUT`, and `dst` is room for a T.
             match unsafe { jit::run(compiled, input, self.depth_limit(), validate_utf8, dst) } {
-                Ok(end) if jitson_core::text::skip_ws(input, end) == input.len() => {
+                Ok(end)
+                    if prefix.is_some()
+                        || jitson_core::text::skip_ws(input, end) == input.len() =>
+                {
                     // SAFETY: the compiled decoder wrote a whole T.
-                    return Ok(unsafe { decoded(out) });
+                    return Ok((unsafe { decoded(out) }, end));
                 }
                 Ok(_) => {
                     // Trailing characters: the interpreter below reports them.
@@ -537,14 +562,14 @@ impl<T> Decoder<T> {
             // agrees with by construction, rebuilds the error with its path. Only a
             // full stack is not the document's fault: from this shallower frame
             // the interpreter may decode it.
-            let result = self.interpret(input, validate_utf8, dst, None);
+            let result = self.interpret(input, validate_utf8, dst, None, prefix.is_some());
             debug_assert!(
                 result.is_err() || out_of_stack,
                 "the JIT rejected a document the interpreter accepts"
             );
-            return result.map(|()| {
+            return result.map(|end| {
                 // SAFETY: the interpreter wrote a whole T.
-                unsafe { decoded(out) }
+                (unsafe { decoded(out) }, end)
             });
         }
         debug_assert_eq!(engine.name(), "interpreter");
@@ -553,25 +578,28 @@ impl<T> Decoder<T> {
         // orders it sees; dropping the learner (after this decode, however it
         // ends) queues the compile with them.
         let mut learner = learner;
-        self.interpret(
+        let end = self.interpret(
             input,
             validate_utf8,
             dst,
             learner.as_mut().map(jit::Learner::orders),
+            prefix.is_some(),
         )?;
         // SAFETY: on success the interpreter has written a whole T.
-        Ok(unsafe { decoded(out) })
+        Ok((unsafe { decoded(out) }, end))
     }
 
-    /// Decodes with the interpreter into `dst` (room for a T); resumes a panic
-    /// from user code.
+    /// Decodes with the interpreter into `dst` (room for a T): the whole input,
+    /// or with `prefix` its first value; returns where the value ends. Resumes
+    /// a panic from user code.
     fn interpret(
         &self,
         input: &[u8],
         validate_utf8: bool,
         dst: *mut u8,
         learn: Option<&mut jitson_core::layout::KeyOrders>,
-    ) -> Result<(), Error>
+        prefix: bool,
+    ) -> Result<usize, Error>
     where
         T: HasLayout,
     {
@@ -582,11 +610,17 @@ impl<T> Decoder<T> {
         // SAFETY: `dst` is aligned room for a T and `T::LAYOUT` describes T (the
         // `Decode` contract); `from_str` input is UTF-8.
         let result = unsafe {
-            match learn {
-                Some(orders) => {
-                    jitson_fallback::decode_learning(input, T::LAYOUT, dst, &options, orders)
+            match (prefix, learn) {
+                (true, learn) => {
+                    jitson_fallback::decode_prefix(input, T::LAYOUT, dst, &options, learn)
                 }
-                None => jitson_fallback::decode(input, T::LAYOUT, dst, &options),
+                (false, Some(orders)) => {
+                    jitson_fallback::decode_learning(input, T::LAYOUT, dst, &options, orders)
+                        .map(|()| input.len())
+                }
+                (false, None) => {
+                    jitson_fallback::decode(input, T::LAYOUT, dst, &options).map(|()| input.len())
+                }
             }
         };
         if result.is_err() {

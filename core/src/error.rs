@@ -438,6 +438,20 @@ impl Error {
         self
     }
 
+    /// The same error, for a value that was decoded on its own but starts at
+    /// byte `offset` of a stream, after `lines` newlines and, on its first
+    /// line, `columns` characters (a stream read piece by piece): its
+    /// position becomes a position in the stream.
+    #[cold]
+    pub fn moved_to(mut self, offset: usize, lines: usize, columns: usize) -> Error {
+        if self.inner.line == 1 {
+            self.inner.column += columns;
+        }
+        self.inner.offset += offset;
+        self.inner.line += lines;
+        self
+    }
+
     /// An error not tied to input (an unavailable backend).
     #[cold]
     pub fn without_position(code: ErrorCode) -> Error {

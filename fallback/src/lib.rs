@@ -121,6 +121,27 @@ pub unsafe fn decode_learning(
     unsafe { decode_document(parser, layout, dst) }
 }
 
+/// Decodes the first JSON value of `input` (leading whitespace allowed) into
+/// `dst`, as [`decode`] does a whole document, and returns the offset just
+/// after it; what follows is not read (the values of a stream, each parsed
+/// once). With `key_orders`, records key orders as [`decode_learning`].
+///
+/// # Safety
+/// As for [`decode`].
+pub unsafe fn decode_prefix(
+    input: &[u8],
+    layout: &'static TypeLayout,
+    dst: *mut u8,
+    options: &Options,
+    key_orders: Option<&mut KeyOrders>,
+) -> Result<usize, Error> {
+    let mut parser = Parser::new(input, options, jitson_core::stack::limit());
+    parser.key_orders = key_orders;
+    // SAFETY: forwarded from the caller.
+    unsafe { parser.decode_value(layout, dst)? };
+    Ok(parser.pos)
+}
+
 /// A whole document: one value, then nothing but whitespace.
 ///
 /// # Safety
