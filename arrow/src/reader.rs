@@ -586,6 +586,13 @@ type ChunkResult = Result<(Vec<RecordBatch>, u64), Box<RecordError>>;
 /// decoder into batches of the schema's batch size, and the batches are
 /// returned in input order. Errors carry the record number and line in the
 /// whole input.
+///
+/// The answer never depends on the cuts (so neither on `chunk_bytes` nor on the
+/// number of cores): a chunk cut inside a record that spans lines always fails
+/// (its decoder is left with an incomplete record), so when any chunk fails
+/// the whole input is decoded again in one piece, and that answer stands: the
+/// one [`Decoder`] gives on the whole stream. Only input that fails (or whose
+/// records span lines) pays for the second decode.
 pub(crate) fn decode_parallel(
     schema: &crate::CompiledSchema,
     input: &[u8],
@@ -595,29 +602,13 @@ pub(crate) fn decode_parallel(
     let chunks = jitson_core::text::line_chunks(input, chunk_bytes);
     let results: Vec<ChunkResult> = chunks
         .par_iter()
-        .map(|range| {
-            let mut decoder = schema.decoder();
-            decoder.offset = range.start as u64;
-            let chunk = &input[range.clone()];
-            let mut batches = Vec::new();
-            let mut pos = 0;
-            let mut records = 0;
-            let ours = |e: ArrowError| match e {
-                ArrowError::ExternalError(b) => b.downcast::<RecordError>().expect("ours"),
-                other => unreachable!("decoders fail only with RecordError: {other}"),
-            };
-            loop {
-                pos += decoder.decode(&chunk[pos..]).map_err(ours)?;
-                if let Some(batch) = decoder.flush().map_err(ours)? {
-                    records += batch.num_rows() as u64;
-                    batches.push(batch);
-                }
-                if pos >= chunk.len() {
-                    return Ok((batches, records));
-                }
-            }
-        })
+        .map(|range| decode_chunk(schema, input, range.clone()))
         .collect();
+    if chunks.len() > 1 && results.iter().any(Result::is_err) {
+        return decode_chunk(schema, input, 0..input.len())
+            .map(|(batches, _)| batches)
+            .map_err(ArrowError::from);
+    }
     let mut out = Vec::new();
     let mut records = 0;
     for (range, result) in chunks.iter().zip(results) {
@@ -634,4 +625,32 @@ pub(crate) fn decode_parallel(
         }
     }
     Ok(out)
+}
+
+/// Decodes `input[range]` (which starts a line) with a decoder of its own.
+fn decode_chunk(
+    schema: &crate::CompiledSchema,
+    input: &[u8],
+    range: std::ops::Range<usize>,
+) -> ChunkResult {
+    let mut decoder = schema.decoder();
+    decoder.offset = range.start as u64;
+    let chunk = &input[range];
+    let mut batches = Vec::new();
+    let mut pos = 0;
+    let mut records = 0;
+    let ours = |e: ArrowError| match e {
+        ArrowError::ExternalError(b) => b.downcast::<RecordError>().expect("ours"),
+        other => unreachable!("decoders fail only with RecordError: {other}"),
+    };
+    loop {
+        pos += decoder.decode(&chunk[pos..]).map_err(ours)?;
+        if let Some(batch) = decoder.flush().map_err(ours)? {
+            records += batch.num_rows() as u64;
+            batches.push(batch);
+        }
+        if pos >= chunk.len() {
+            return Ok((batches, records));
+        }
+    }
 }

@@ -311,3 +311,42 @@ fn a_number_in_a_timestamp_column_is_named_as_a_number() {
         }
     }
 }
+
+#[test]
+fn decode_parallel_does_not_depend_on_where_chunks_are_cut() {
+    // Records that span lines (pretty-printed), then one that fails: on every
+    // chunk size (and so on any number of cores) the answer of the whole
+    // stream decoded in one piece.
+    let mut input = String::new();
+    for i in 0..300 {
+        input.push_str(&format!(
+            "{{\n  \"id\": {i},\n  \"req\": {{\"method\": \"GET\",\n \"status\": 200}},\n  \"tags\": [\"é\"]\n}}\n"
+        ));
+    }
+    let schema = log_schema();
+    let concat = |b: &[RecordBatch]| arrow_select::concat::concat_batches(&schema, b).unwrap();
+    let bad = input.replacen("\"id\": 123,", "\"id\": \"x\",", 1);
+    for backend in BACKENDS {
+        let compiled = ReaderBuilder::new(log_schema())
+            .with_backend(backend)
+            .compile()
+            .unwrap();
+        let whole =
+            concat(&decode_all(ReaderBuilder::new(log_schema()), input.as_bytes()).unwrap());
+        let want =
+            record_error(decode_all(ReaderBuilder::new(log_schema()), bad.as_bytes()).unwrap_err());
+        assert_eq!((want.record, want.line), (123, 123 * 6 + 2));
+        for chunk_bytes in [1, 7, 100, 1_000, 10_000, usize::MAX] {
+            let parallel = compiled
+                .decode_parallel(input.as_bytes(), chunk_bytes)
+                .unwrap();
+            assert_eq!(concat(&parallel), whole, "{backend:?} {chunk_bytes}");
+            let e = record_error(
+                compiled
+                    .decode_parallel(bad.as_bytes(), chunk_bytes)
+                    .unwrap_err(),
+            );
+            assert_eq!(e, want, "{backend:?} {chunk_bytes}");
+        }
+    }
+}
