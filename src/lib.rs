@@ -33,6 +33,21 @@
 //! }
 //! ```
 //!
+//! A field is flattened only if it is a struct or a map with string keys (serde
+//! also flattens an `Option` of a struct and enums, through its buffer): an
+//! `Option` is refused by the derive, any other type by [`warm_up`] and every
+//! decode, with [`ErrorKind::UnsupportedType`].
+//!
+//! ```compile_fail
+//! #[derive(jitson::Decode)]
+//! struct Inner { a: u8 }
+//! #[derive(jitson::Decode)]
+//! struct Outer {
+//!     #[serde(flatten)]
+//!     inner: Option<Inner>, // error: jitson flattens structs and maps with string keys, not an `Option`
+//! }
+//! ```
+//!
 //! # Borrowing from the input
 //!
 //! `&'de str` and `Cow<'de, str>` fields, and types with lifetime parameters,
@@ -93,8 +108,11 @@
 //!
 //! # Environment
 //!
-//! - `JITSON_DISABLE_JIT=1` (read once, at the first decode) makes
-//!   [`Backend::Auto`] use the interpreter.
+//! - `JITSON_DISABLE_JIT=1` (read once, at the first decode) switches the JIT
+//!   off for the whole process: [`Backend::Auto`] uses the interpreter, and an
+//!   explicit [`Backend::Jit`] (here and in jitson-arrow) fails with
+//!   [`ErrorKind::BackendUnavailable`] naming the variable; no code is compiled
+//!   or run.
 //! - `JITSON_DUMP_IR=<dir>` writes the Cranelift IR (`.clif`) and disassembly
 //!   (`.s`) of every function the JIT compiles into `<dir>` (see `docs/jit.md`).
 //! - `JITSON_TIERING=wait` makes [`Tiering::Wait`] the default (see [`Tiering`]).
@@ -118,7 +136,9 @@ pub use jitson_core::{
     RawValue,
 };
 pub use jitson_derive::{Decode, Encode};
-pub use stream::{Values, decode_lines, from_reader, values};
+pub use stream::{
+    Position, ReaderValues, Values, decode_lines, from_reader, values, values_from_reader,
+};
 
 use jitson_core::error::ErrorCode;
 use jitson_core::layout::{self as layout_model, TypeLayout};
@@ -157,7 +177,7 @@ pub enum Backend {
     #[default]
     Auto,
     /// Only the JIT; decoding fails with [`ErrorKind::BackendUnavailable`] where it
-    /// cannot run.
+    /// cannot run, and when `JITSON_DISABLE_JIT` is set.
     Jit,
     /// Only the interpreter.
     Interpreter,
@@ -379,12 +399,16 @@ impl<T> Default for Decoder<T> {
 /// serde_json's default recursion limit.
 pub const DEFAULT_MAX_DEPTH: u32 = 128;
 
-/// The largest depth limit [`Decoder::max_depth`] accepts. Each level of decoded
-/// nesting takes stack frames in either backend (about 1.5 KiB per level for the
-/// interpreter in a release build, 3 KiB in a debug build, more for types holding
-/// large values inline); whatever the limit, both backends also check the
-/// thread's remaining stack before each level and report a depth error rather
-/// than overflow (see `docs/semantics.md`).
+/// The largest depth limit that applies where the thread's stack bounds are
+/// unknown (the stack check below cannot run there: a target the `stacker` crate
+/// cannot ask, Miri); a higher [`Decoder::max_depth`], or
+/// [`Decoder::disable_recursion_limit`], is lowered to it there. Each level of
+/// decoded nesting takes stack frames in either backend (about 1.5 KiB per level
+/// for the interpreter in a release build, 3 KiB in a debug build, more for
+/// types holding large values inline); wherever the bounds are known, both
+/// backends check the thread's remaining stack before each level and report a
+/// depth error rather than overflow (see `docs/semantics.md`), so any limit is
+/// safe.
 pub const MAX_DEPTH_LIMIT: u32 = 512;
 
 impl<T> Decoder<T> {
@@ -415,12 +439,37 @@ impl<T> Decoder<T> {
     /// as with serde_json's recursion limit). Values that are skipped (unknown
     /// fields, [`IgnoredAny`], [`RawValue`]) are not limited.
     ///
-    /// Decoding recurses once per level, so the limit is clamped to
-    /// [`MAX_DEPTH_LIMIT`]; a thread whose stack is nearly full gets
-    /// [`ErrorKind::DepthLimit`] before the limit.
+    /// Any limit is safe: decoding recurses once per level, and before each
+    /// level both backends check the thread's remaining stack, so a thread
+    /// whose stack is nearly full gets [`ErrorKind::DepthLimit`] ("the thread's
+    /// stack is nearly full") before the limit, never an overflow. Where the
+    /// stack's bounds are unknown, a limit above [`MAX_DEPTH_LIMIT`] is lowered
+    /// to it. A limit of 0 counts as 1.
     pub fn max_depth(mut self, max_depth: u32) -> Self {
-        self.max_depth = max_depth.clamp(1, MAX_DEPTH_LIMIT);
+        self.max_depth = max_depth.max(1);
         self
+    }
+
+    /// No depth limit (as serde_json's `disable_recursion_limit`): documents
+    /// nest as deeply as the thread's stack holds, and a nesting the stack
+    /// cannot hold is a [`ErrorKind::DepthLimit`] error ("the thread's stack is
+    /// nearly full"), never a stack overflow. Run deep documents on a thread
+    /// with a large stack (`std::thread::Builder::stack_size`). Where the
+    /// stack's bounds are unknown, the limit is [`MAX_DEPTH_LIMIT`].
+    pub fn disable_recursion_limit(mut self) -> Self {
+        self.max_depth = u32::MAX;
+        self
+    }
+
+    /// The depth limit this decode runs with: [`max_depth`](Self::max_depth),
+    /// unless it is above [`MAX_DEPTH_LIMIT`] and this thread's stack cannot be
+    /// checked.
+    fn depth_limit(&self) -> u32 {
+        if self.max_depth > MAX_DEPTH_LIMIT && jitson_core::stack::limit() == 0 {
+            MAX_DEPTH_LIMIT
+        } else {
+            self.max_depth
+        }
     }
 
     /// The requested backend.
@@ -449,11 +498,18 @@ impl<T> Decoder<T> {
     /// the first decode pays nothing extra; see [`warm_up`].
     ///
     /// # Errors
+    /// `UnsupportedType` if no backend decodes `T` (a flattened field that is
+    /// neither a struct nor a map with string keys: every decode would fail);
     /// `BackendUnavailable` for [`Backend::Jit`] where the JIT cannot serve `T`.
     pub fn warm_up(&self) -> Result<(), Error>
     where
         T: HasLayout,
     {
+        if let Some(why) = jitson_fallback::unsupported(T::LAYOUT) {
+            return Err(Error::without_position(ErrorCode::UnsupportedType(
+                why.into(),
+            )));
+        }
         choose_engine_counting(self.backend, self.tiering, T::LAYOUT, 0, false)?;
         prepare(T::LAYOUT);
         Ok(())
@@ -465,7 +521,27 @@ impl<T> Decoder<T> {
     where
         T: HasLayout,
     {
-        let (engine, learner) = choose_engine(self.backend, self.tiering, T::LAYOUT, input.len())?;
+        self.decode_at_start(input, validate_utf8, None)
+            .map(|(value, _)| value)
+    }
+
+    /// Decodes a `T` from the start of `input`: the whole of it (one document)
+    /// when `prefix` is `None`; with `Some(len)`, only its first value (what
+    /// follows is not read), `len` being the bytes to count for tiering (the
+    /// value's length is not known before it is parsed). Returns the value and
+    /// the offset just after it. Borrowing as for
+    /// [`decode_bytes`](Self::decode_bytes).
+    fn decode_at_start(
+        &self,
+        input: &[u8],
+        validate_utf8: bool,
+        prefix: Option<usize>,
+    ) -> Result<(T, usize), Error>
+    where
+        T: HasLayout,
+    {
+        let len = prefix.unwrap_or(input.len());
+        let (engine, learner) = choose_engine(self.backend, self.tiering, T::LAYOUT, len)?;
         // Whatever this decode stashes and does not resume is gone when it returns
         // or unwinds; a decode run from a `Drop` inside another keeps its own.
         let _panics = jitson_core::panic::Scope::enter();
@@ -475,10 +551,13 @@ impl<T> Decoder<T> {
             STATS.jit_decodes.fetch_add(1, Ordering::Relaxed);
             let mut out_of_stack = false;
             // SAFETY: `compiled` was compiled for `T::LAYOUT`, and `dst` is room for a T.
-            match unsafe { jit::run(compiled, input, self.max_depth, validate_utf8, dst) } {
-                Ok(end) if jitson_core::text::skip_ws(input, end) == input.len() => {
+            match unsafe { jit::run(compiled, input, self.depth_limit(), validate_utf8, dst) } {
+                Ok(end)
+                    if prefix.is_some()
+                        || jitson_core::text::skip_ws(input, end) == input.len() =>
+                {
                     // SAFETY: the compiled decoder wrote a whole T.
-                    return Ok(unsafe { decoded(out) });
+                    return Ok((unsafe { decoded(out) }, end));
                 }
                 Ok(_) => {
                     // Trailing characters: the interpreter below reports them.
@@ -496,14 +575,14 @@ impl<T> Decoder<T> {
             // agrees with by construction, rebuilds the error with its path. Only a
             // full stack is not the document's fault: from this shallower frame
             // the interpreter may decode it.
-            let result = self.interpret(input, validate_utf8, dst, None);
+            let result = self.interpret(input, validate_utf8, dst, None, prefix.is_some());
             debug_assert!(
                 result.is_err() || out_of_stack,
                 "the JIT rejected a document the interpreter accepts"
             );
-            return result.map(|()| {
+            return result.map(|end| {
                 // SAFETY: the interpreter wrote a whole T.
-                unsafe { decoded(out) }
+                (unsafe { decoded(out) }, end)
             });
         }
         debug_assert_eq!(engine.name(), "interpreter");
@@ -512,40 +591,49 @@ impl<T> Decoder<T> {
         // orders it sees; dropping the learner (after this decode, however it
         // ends) queues the compile with them.
         let mut learner = learner;
-        self.interpret(
+        let end = self.interpret(
             input,
             validate_utf8,
             dst,
             learner.as_mut().map(jit::Learner::orders),
+            prefix.is_some(),
         )?;
         // SAFETY: on success the interpreter has written a whole T.
-        Ok(unsafe { decoded(out) })
+        Ok((unsafe { decoded(out) }, end))
     }
 
-    /// Decodes with the interpreter into `dst` (room for a T); resumes a panic
-    /// from user code.
+    /// Decodes with the interpreter into `dst` (room for a T): the whole input,
+    /// or with `prefix` its first value; returns where the value ends. Resumes
+    /// a panic from user code.
     fn interpret(
         &self,
         input: &[u8],
         validate_utf8: bool,
         dst: *mut u8,
         learn: Option<&mut jitson_core::layout::KeyOrders>,
-    ) -> Result<(), Error>
+        prefix: bool,
+    ) -> Result<usize, Error>
     where
         T: HasLayout,
     {
         let options = jitson_fallback::Options {
-            max_depth: self.max_depth,
+            max_depth: self.depth_limit(),
             validate_utf8,
         };
         // SAFETY: `dst` is aligned room for a T and `T::LAYOUT` describes T (the
         // `Decode` contract); `from_str` input is UTF-8.
         let result = unsafe {
-            match learn {
-                Some(orders) => {
-                    jitson_fallback::decode_learning(input, T::LAYOUT, dst, &options, orders)
+            match (prefix, learn) {
+                (true, learn) => {
+                    jitson_fallback::decode_prefix(input, T::LAYOUT, dst, &options, learn)
                 }
-                None => jitson_fallback::decode(input, T::LAYOUT, dst, &options),
+                (false, Some(orders)) => {
+                    jitson_fallback::decode_learning(input, T::LAYOUT, dst, &options, orders)
+                        .map(|()| input.len())
+                }
+                (false, None) => {
+                    jitson_fallback::decode(input, T::LAYOUT, dst, &options).map(|()| input.len())
+                }
             }
         };
         if result.is_err() {
@@ -610,8 +698,9 @@ pub fn from_str<'de, T: DecodeBorrowed<'de>>(input: &'de str) -> Result<T, Error
 /// use: warm it up too if it is decoded as a root.
 ///
 /// # Errors
-/// None with `Backend::Auto` (a JIT that cannot compile `T` is recorded in
-/// [`stats`] and `T` is decoded by the interpreter).
+/// `UnsupportedType` when no backend decodes `T` (see [`Decoder::warm_up`]);
+/// nothing else with `Backend::Auto` (a JIT that cannot compile `T` is recorded
+/// in [`stats`] and `T` is decoded by the interpreter).
 pub fn warm_up<T: HasLayout>() -> Result<(), Error> {
     Decoder::<T>::new().warm_up()
 }

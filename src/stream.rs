@@ -5,7 +5,7 @@
 use std::marker::PhantomData;
 
 use jitson_core::error::ErrorCode;
-use jitson_core::text::{self, ValueEnd};
+use jitson_core::text;
 
 use crate::{Decode, DecodeBorrowed, Decoder, Error};
 
@@ -18,6 +18,8 @@ pub struct Values<'de, T> {
     pos: usize,
     decoder: Decoder<T>,
     failed: bool,
+    /// The last value's length, counted for tiering before the next is parsed.
+    last_len: usize,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -52,6 +54,7 @@ impl<T> Decoder<T> {
             pos: 0,
             decoder: *self,
             failed: false,
+            last_len: 0,
             _t: PhantomData,
         }
     }
@@ -68,14 +71,22 @@ impl<'de, T: DecodeBorrowed<'de>> Iterator for Values<'de, T> {
         if start == self.input.len() {
             return None;
         }
-        // The span of one value; the decoder validates it (a span cut wrongly by
-        // malformed input fails there, with the error of the whole input).
-        let end = ValueEnd::default()
-            .run(&self.input[start..])
-            .map_or(self.input.len(), |n| start + n);
-        self.pos = end;
-        match self.decoder.decode_slice(&self.input[start..end]) {
-            Ok(value) => Some(Ok((start, value))),
+        // Each value is parsed once, where it starts; the parser says where it
+        // ends. Tiering counts the previous value's length for this one.
+        let rest = &self.input[start..];
+        let result = self
+            .decoder
+            .decode_at_start(rest, true, Some(self.last_len))
+            .and_then(|(value, len)| match ends_itself_or_is_ended(rest, len) {
+                true => Ok((value, len)),
+                false => Err(Error::at(ErrorCode::TrailingCharacters, rest, len)),
+            });
+        match result {
+            Ok((value, len)) => {
+                self.pos = start + len;
+                self.last_len = len;
+                Some(Ok((start, value)))
+            }
             Err(e) => {
                 self.failed = true;
                 Some(Err(e.rebased(self.input, start)))
@@ -84,8 +95,234 @@ impl<'de, T: DecodeBorrowed<'de>> Iterator for Values<'de, T> {
     }
 }
 
+/// Whether the value `text[..len]` may be followed by what follows it, as in
+/// serde_json's `StreamDeserializer`: an array, object or string ends itself;
+/// a number, `true`, `false` or `null` must be followed by the end, whitespace
+/// or a bracket, brace, quote, comma or colon (`1 2`, but not `1x`).
+fn ends_itself_or_is_ended(text: &[u8], len: usize) -> bool {
+    matches!(text.first(), Some(b'[' | b'{' | b'"'))
+        || matches!(
+            text.get(len),
+            None | Some(
+                b' ' | b'\n' | b'\t' | b'\r' | b'"' | b'[' | b']' | b'{' | b'}' | b',' | b':'
+            )
+        )
+}
+
+/// Where a value of a stream read by [`values_from_reader`] starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    /// Byte offset in the whole stream, from 0.
+    pub offset: u64,
+    /// 1-based line.
+    pub line: u64,
+    /// 1-based column, in characters (as [`Error::column`]).
+    pub column: u64,
+}
+
+/// The values of `T` in a [`BufRead`](std::io::BufRead) stream (NDJSON, or JSON
+/// values separated by whitespace, as [`values`] reads them), each with its
+/// [`Position`] in the stream. See [`values_from_reader`].
+#[derive(Debug)]
+pub struct ReaderValues<R, T> {
+    reader: R,
+    /// Bytes read and not yet decoded are `buf[start..]`.
+    buf: Vec<u8>,
+    start: usize,
+    /// The reader has no more bytes (or failed: see `read_error`).
+    eof: bool,
+    /// Why reading stopped, if it failed: reported once the values read
+    /// before it have been.
+    read_error: Option<std::io::Error>,
+    /// The position of `buf[start]` in the stream.
+    at: Position,
+    decoder: Decoder<T>,
+    failed: bool,
+    /// The last value's length, counted for tiering before the next is parsed.
+    last_len: usize,
+}
+
+/// How much a [`ReaderValues`] reads at least at a time.
+const READ_AHEAD: usize = 64 * 1024;
+
+/// Iterates over the values of `T` read from `reader` (NDJSON, or JSON values
+/// separated by whitespace), with [`Backend::Auto`](crate::Backend::Auto);
+/// strings are checked to be UTF-8. Items are `Ok((position, value))`.
+///
+/// Reads as it goes, 64 KiB or more at a time, and parses each value once
+/// where it starts (a value cut by the end of what was read so far is parsed
+/// again once more has been read); memory is bounded by about twice the
+/// largest value, not by the stream. The first error ends the iteration; its
+/// offset, line and column are positions in the whole stream (an
+/// [`ErrorKind::Io`](crate::ErrorKind::Io) error when reading fails).
+///
+/// ```
+/// #[derive(jitson::Decode, Debug, PartialEq)]
+/// struct Event { id: u32 }
+/// let stream = std::io::Cursor::new(b"{\"id\": 1}\n{\"id\": 2}\n");
+/// let events: Vec<_> = jitson::values_from_reader::<Event, _>(stream)
+///     .map(|r| r.map(|(at, e)| (at.line, e.id)))
+///     .collect::<Result<_, _>>()
+///     .unwrap();
+/// assert_eq!(events, [(1, 1), (2, 2)]);
+/// ```
+pub fn values_from_reader<T: Decode, R: std::io::BufRead>(reader: R) -> ReaderValues<R, T> {
+    Decoder::new().values_from_reader(reader)
+}
+
+impl<T> Decoder<T> {
+    /// [`values_from_reader`], with this decoder's backend, tiering and depth
+    /// limit.
+    pub fn values_from_reader<R: std::io::BufRead>(&self, reader: R) -> ReaderValues<R, T>
+    where
+        T: Decode,
+    {
+        ReaderValues {
+            reader,
+            buf: Vec::new(),
+            start: 0,
+            eof: false,
+            read_error: None,
+            at: Position {
+                offset: 0,
+                line: 1,
+                column: 1,
+            },
+            decoder: *self,
+            failed: false,
+            last_len: 0,
+        }
+    }
+}
+
+impl<R: std::io::BufRead, T: Decode> ReaderValues<R, T> {
+    /// Drops what was decoded from `buf` and appends at least as much as it
+    /// then holds (and at least [`READ_AHEAD`]), or up to the end of the
+    /// stream: a value retried after a refill has grown at least twofold, so
+    /// retries cost no more than one more parse in all. A read error ends the
+    /// stream there, and is kept in `read_error`.
+    fn refill(&mut self) {
+        self.buf.drain(..self.start);
+        self.start = 0;
+        let want = self.buf.len().max(READ_AHEAD);
+        let mut read = 0;
+        while read < want {
+            let available = match self.reader.fill_buf() {
+                Ok(available) => available,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.read_error = Some(e);
+                    self.eof = true;
+                    break;
+                }
+            };
+            if available.is_empty() {
+                self.eof = true;
+                break;
+            }
+            let n = available.len();
+            self.buf.extend_from_slice(available);
+            self.reader.consume(n);
+            read += n;
+        }
+    }
+
+    /// The next value, or `None` at the end of the stream.
+    fn next_value(&mut self) -> Option<Result<(Position, T), Error>> {
+        loop {
+            let first = text::skip_ws(&self.buf, self.start);
+            advance(&mut self.at, &self.buf[self.start..first]);
+            self.start = first;
+            if self.start == self.buf.len() {
+                if self.eof {
+                    return self.read_error.take().map(|e| Err(io_error(&e)));
+                }
+                self.refill();
+                continue;
+            }
+            let rest = &self.buf[self.start..];
+            let result = self
+                .decoder
+                .decode_at_start(rest, true, Some(self.last_len));
+            // What was read may end inside the value: a scalar that may go on,
+            // or an error at (or just before, in a cut character or escape) the
+            // end of what was read. Read more and parse it again.
+            let cut = match &result {
+                Ok((_, len)) => *len == rest.len() && !ends_itself_or_is_ended(rest, *len),
+                Err(e) => e.offset() + 16 >= rest.len(),
+            };
+            if cut && !self.eof {
+                self.refill();
+                continue;
+            }
+            if cut && let Some(e) = self.read_error.take() {
+                return Some(Err(io_error(&e)));
+            }
+            let at = self.at;
+            return Some(
+                match result {
+                    Ok((value, len)) if ends_itself_or_is_ended(rest, len) => {
+                        advance(&mut self.at, &rest[..len]);
+                        self.start += len;
+                        self.last_len = len;
+                        Ok((at, value))
+                    }
+                    Ok((_, len)) => Err(Error::at(ErrorCode::TrailingCharacters, rest, len)),
+                    Err(e) => Err(e),
+                }
+                .map_err(|e| {
+                    e.moved_to(
+                        at.offset as usize,
+                        at.line as usize - 1,
+                        at.column as usize - 1,
+                    )
+                }),
+            );
+        }
+    }
+}
+
+/// A read error as an [`ErrorKind::Io`](crate::ErrorKind::Io) error.
+#[cold]
+fn io_error(e: &std::io::Error) -> Error {
+    Error::without_position(ErrorCode::Io(e.to_string().into()))
+}
+
+/// `at` after `bytes` (counts that vectorise: a value on one line costs two
+/// passes over its bytes, no byte-by-byte search).
+fn advance(at: &mut Position, bytes: &[u8]) {
+    at.offset += bytes.len() as u64;
+    let newlines = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+    if newlines == 0 {
+        at.column += chars(bytes);
+        return;
+    }
+    at.line += newlines;
+    let last = bytes.iter().rposition(|&b| b == b'\n').unwrap_or(0);
+    at.column = 1 + chars(&bytes[last + 1..]);
+}
+
+/// Characters in `bytes` (UTF-8 lead bytes).
+fn chars(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count() as u64
+}
+
+impl<R: std::io::BufRead, T: Decode> Iterator for ReaderValues<R, T> {
+    type Item = Result<(Position, T), Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let item = self.next_value();
+        self.failed = matches!(item, Some(Err(_)));
+        item
+    }
+}
+
 /// Reads all of `reader` and decodes one `T` from it (the whole input is one
-/// document, as for [`from_slice`](crate::from_slice)).
+/// document, as for [`from_slice`](crate::from_slice); for a stream of values,
+/// NDJSON, see [`values_from_reader`]).
 ///
 /// # Errors
 /// An [`ErrorKind::Io`](crate::ErrorKind::Io) error if reading fails; otherwise
@@ -99,42 +336,97 @@ pub fn from_reader<T: Decode, R: std::io::Read>(mut reader: R) -> Result<T, Erro
 }
 
 /// Decodes every line of `input` (NDJSON: one value per line; blank lines are
-/// skipped) on all cores: the input is cut at newlines into one chunk per
-/// thread (`std::thread::available_parallelism`), each decoded by [`values`],
-/// and the values are returned in input order.
+/// skipped) on all cores, with [`Backend::Auto`](crate::Backend::Auto): the
+/// input is cut at newlines into one chunk per thread
+/// (`std::thread::available_parallelism`), and the values are returned in input
+/// order. See [`Decoder::decode_lines`].
 ///
 /// # Errors
-/// The error of the first value (in input order) that fails, with its position
-/// in the whole input.
+/// The error of the first line (in input order) that fails, with its position
+/// in the whole input. A value that continues past the end of its line is
+/// refused ([`ErrorKind::Syntax`](crate::ErrorKind::Syntax), "not
+/// line-delimited"), whatever the number of cores; [`values`] reads such input.
 pub fn decode_lines<T: Decode + Send>(input: &[u8]) -> Result<Vec<T>, Error> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunks = text::line_chunks(input, input.len().div_ceil(threads));
-    let results: Vec<Result<Vec<T>, Error>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .map(|range| {
-                let chunk = &input[range.clone()];
-                scope.spawn(move || {
-                    values::<T>(chunk)
-                        .map(|item| item.map(|(_, value)| value))
-                        .collect::<Result<Vec<T>, Error>>()
+    Decoder::new().decode_lines(input, 0)
+}
+
+impl<T> Decoder<T> {
+    /// [`decode_lines`] with this decoder's backend, tiering and depth limit, on
+    /// `threads` threads (`0`: one per core, as `std::thread::available_parallelism`
+    /// says).
+    ///
+    /// Each line is decoded on its own (as by [`values`] over that line alone, so
+    /// a line may hold several values), which makes the result the same for any
+    /// number of threads: a value that is not complete at the end of its line,
+    /// with more input after it, is refused as not line-delimited, never joined
+    /// with the next line.
+    ///
+    /// # Errors
+    /// As [`decode_lines`].
+    pub fn decode_lines(&self, input: &[u8], threads: usize) -> Result<Vec<T>, Error>
+    where
+        T: Decode + Send,
+    {
+        let threads = match threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let chunks = text::line_chunks(input, input.len().div_ceil(threads));
+        let decoder = *self;
+        let results: Vec<Result<Vec<T>, Error>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = chunks
+                .iter()
+                .map(|range| {
+                    let range = range.clone();
+                    scope.spawn(move || decoder.decode_lines_of(input, range))
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
-            })
-            .collect()
-    });
-    let mut out = Vec::new();
-    for (range, result) in chunks.iter().zip(results) {
-        match result {
-            Ok(values) => out.extend(values),
-            Err(e) => return Err(e.rebased(input, range.start)),
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
+                })
+                .collect()
+        });
+        let mut out = Vec::new();
+        for result in results {
+            out.extend(result?);
         }
+        Ok(out)
     }
-    Ok(out)
+
+    /// Decodes the lines of `input[range]` (which starts a line and ends just
+    /// after a `\n` or at the end of `input`), each on its own; errors are
+    /// positioned in the whole `input`.
+    fn decode_lines_of(&self, input: &[u8], range: core::ops::Range<usize>) -> Result<Vec<T>, Error>
+    where
+        T: Decode,
+    {
+        let mut out = Vec::new();
+        let mut start = range.start;
+        while start < range.end {
+            let end = input[start..range.end]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(range.end, |n| start + n + 1);
+            let line = &input[start..end];
+            for item in self.values(line) {
+                match item {
+                    Ok((_, value)) => out.push(value),
+                    // The value is cut by the end of its line, and the input goes
+                    // on: refused, as it would be by any other cut into chunks.
+                    Err(e)
+                        if e.kind() == crate::ErrorKind::UnexpectedEnd
+                            && text::skip_ws(input, end) < input.len() =>
+                    {
+                        return Err(Error::at(ErrorCode::NotLineDelimited, input, end - 1));
+                    }
+                    Err(e) => return Err(e.rebased(input, start)),
+                }
+            }
+            start = end;
+        }
+        Ok(out)
+    }
 }

@@ -8,7 +8,9 @@
 //!   one per decode, `jit_decodes` stays 0, nothing is compiled);
 //! - `stats()` says why: `jit_disabled_by_env` is true and `auto_fallbacks` has one
 //!   entry naming `JITSON_DISABLE_JIT`, counting every `Auto` decode;
-//! - results, values and errors alike, are identical to `Backend::Interpreter`.
+//! - results, values and errors alike, are identical to `Backend::Interpreter`;
+//! - it is a kill switch: an explicit `Backend::Jit` (decode and `warm_up`) fails
+//!   with `BackendUnavailable` naming the variable, and compiles nothing.
 
 use std::fmt::Debug;
 
@@ -125,4 +127,18 @@ fn auto_uses_the_interpreter_when_disabled_by_env() {
     assert_eq!(warmed.layouts_compiled, 0, "{warmed:#?}");
     assert_eq!(warmed.jit_decodes, 0, "{warmed:#?}");
     assert_eq!(warmed.auto_fallbacks, after.auto_fallbacks, "{warmed:#?}");
+
+    // An explicit Backend::Jit is refused too, with the reason, and runs nothing.
+    assert!(!Backend::Jit.is_available());
+    let jit = Decoder::<User>::with_backend(Backend::Jit);
+    for e in [
+        jit.decode_str(docs[0].0).unwrap_err(),
+        jit.warm_up().unwrap_err(),
+    ] {
+        assert_eq!(e.kind(), jitson::ErrorKind::BackendUnavailable, "{e}");
+        assert!(e.to_string().contains("JITSON_DISABLE_JIT"), "{e}");
+    }
+    let last = jitson::stats();
+    assert_eq!(last.layouts_compiled, 0, "{last:#?}");
+    assert_eq!(last.jit_decodes, 0, "{last:#?}");
 }

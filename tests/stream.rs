@@ -109,3 +109,275 @@ fn from_reader_reads_one_document() {
     assert_eq!(e.kind(), ErrorKind::Io);
     assert!(e.to_string().contains("disk on fire"), "{e}");
 }
+
+/// `n` records of `Event`, pretty-printed: every record spans four lines.
+fn pretty_events(n: u32) -> String {
+    (0..n)
+        .map(|i| format!("{{\n  \"id\": {i},\n  \"name\": \"e{i}\",\n  \"tags\": []\n}}\n"))
+        .collect()
+}
+
+#[test]
+fn decode_lines_answer_does_not_depend_on_the_thread_count() {
+    let pretty = pretty_events(2_000);
+    // values() reads values that span lines...
+    assert_eq!(jitson::values::<Event>(pretty.as_bytes()).count(), 2_000);
+    for backend in common::backends() {
+        let decoder = Decoder::<Event>::with_backend(backend);
+        // ...decode_lines refuses them with the same error on one thread, on
+        // several, and on every core (a chunk cut never decides).
+        let errors: Vec<_> = [1, 2, 3, 7, 0]
+            .into_iter()
+            .map(|threads| {
+                common::shape(
+                    &decoder
+                        .decode_lines(pretty.as_bytes(), threads)
+                        .unwrap_err(),
+                )
+            })
+            .collect();
+        for e in &errors {
+            assert_eq!(e, &errors[0], "{backend:?}");
+        }
+        let e = decoder.decode_lines(pretty.as_bytes(), 1).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Syntax);
+        assert_eq!((e.line(), e.offset()), (1, 1), "{backend:?}");
+        assert!(e.to_string().contains("not line-delimited"), "{e}");
+        // The default (every core) agrees.
+        assert_eq!(
+            common::shape(&jitson::decode_lines::<Event>(pretty.as_bytes()).unwrap_err()),
+            errors[0]
+        );
+        // Line-delimited input gives the same values on any number of threads,
+        // including several values on one line and a truncated last line.
+        let lines = events(2_000);
+        let expected: Vec<Event> = jitson::values::<Event>(lines.as_bytes())
+            .map(|r| r.unwrap().1)
+            .collect();
+        for threads in [1, 2, 3, 7, 0] {
+            assert_eq!(
+                decoder.decode_lines(lines.as_bytes(), threads).unwrap(),
+                expected
+            );
+        }
+        let two_per_line =
+            "{\"id\":1,\"name\":\"a\",\"tags\":[]} {\"id\":2,\"name\":\"b\",\"tags\":[]}\n";
+        for threads in [1, 2] {
+            assert_eq!(
+                decoder
+                    .decode_lines(two_per_line.as_bytes(), threads)
+                    .unwrap()
+                    .len(),
+                2
+            );
+        }
+        let truncated = format!("{lines}{{\"id\": 1,");
+        for threads in [1, 2, 3, 0] {
+            let e = decoder
+                .decode_lines(truncated.as_bytes(), threads)
+                .unwrap_err();
+            assert_eq!((e.kind(), e.line()), (ErrorKind::UnexpectedEnd, 2_001));
+        }
+    }
+}
+
+/// Line and column (in characters) of byte `offset` of `text`.
+fn line_column(text: &str, offset: usize) -> (u64, u64) {
+    let before = &text[..offset];
+    let line = 1 + before.matches('\n').count() as u64;
+    let column = 1 + before[before.rfind('\n').map_or(0, |i| i + 1)..]
+        .chars()
+        .count() as u64;
+    (line, column)
+}
+
+#[test]
+fn values_are_parsed_where_they_start_as_serde_json_streams_them() {
+    // Values not separated by whitespace: a scalar is ended by what starts the
+    // next value. The old scan-then-parse cut `1[2]` as one span and failed.
+    for input in [
+        "1[2]\"s\"{}null 3",
+        "{\"a\":1}{\"b\":[2]}\n[3]",
+        "1 2x",
+        "[1,2] tru",
+        "\"é\" {\"a\": \"b\\\"\"} 7",
+        "1.5e3[]",
+        "{\"a\": [1, 2,]}",
+    ] {
+        // Up to serde_json's first error (jitson's iteration ends there).
+        let mut serde: Vec<Result<usize, serde_json::error::Category>> = Vec::new();
+        for r in serde_json::Deserializer::from_str(input).into_iter::<serde_json::Value>() {
+            let failed = r.is_err();
+            serde.push(r.map(|_| 0).map_err(|e| e.classify()));
+            if failed {
+                break;
+            }
+        }
+        for backend in common::backends() {
+            let ours: Vec<Result<usize, jitson::Category>> =
+                Decoder::<jitson::IgnoredAny>::with_backend(backend)
+                    .values(input.as_bytes())
+                    .map(|r| r.map(|_| 0).map_err(|e| e.classify()))
+                    .collect();
+            let same_category = |a: &jitson::Category, b: &serde_json::error::Category| {
+                format!("{a:?}") == format!("{b:?}")
+            };
+            assert_eq!(
+                ours.len(),
+                serde.len(),
+                "{input:?} {backend:?}: {ours:?} vs {serde:?}"
+            );
+            for (a, b) in ours.iter().zip(&serde) {
+                match (a, b) {
+                    (Ok(_), Ok(_)) => {}
+                    (Err(a), Err(b)) => assert!(same_category(a, b), "{input:?}: {a:?} vs {b:?}"),
+                    _ => panic!("{input:?} {backend:?}: {ours:?} vs {serde:?}"),
+                }
+            }
+        }
+    }
+    // Scalars the JIT decodes itself end where their text ends.
+    for backend in common::backends() {
+        let got: Vec<(usize, u64)> = Decoder::<u64>::with_backend(backend)
+            .values(b"1 22\n333\t 4")
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(got, [(0, 1), (2, 22), (5, 333), (10, 4)], "{backend:?}");
+        let got: Vec<(usize, Vec<u8>)> = Decoder::<Vec<u8>>::with_backend(backend)
+            .values(b"[1] [2,3]\n[]")
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            got,
+            [(0, vec![1]), (4, vec![2, 3]), (10, vec![])],
+            "{backend:?}"
+        );
+    }
+    let offsets: Vec<usize> = jitson::values::<jitson::IgnoredAny>(b"1[2]\"s\"{}null 3")
+        .map(|r| r.unwrap().0)
+        .collect();
+    assert_eq!(offsets, [0, 1, 4, 7, 9, 14]);
+}
+
+#[test]
+fn values_from_a_reader_match_values_from_a_slice() {
+    let mut input = events(300);
+    input.insert_str(0, "\n\n  ");
+    input.push_str("{\"id\": 1, \"name\": \"é\\u00e9\", \"tags\": [\"a\", \"b\"]}  \n");
+    input.push_str("{\n  \"id\": 2,\n  \"name\": \"multi-line\",\n  \"tags\": []\n} {\"id\":3,\"name\":\"x\",\"tags\":[]}");
+    let expected: Vec<(usize, Event)> = jitson::values::<Event>(input.as_bytes())
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for backend in common::backends() {
+        for capacity in [1, 7, 64, 8192] {
+            let reader = std::io::BufReader::with_capacity(capacity, input.as_bytes());
+            let got: Vec<(jitson::Position, Event)> = Decoder::<Event>::with_backend(backend)
+                .values_from_reader(reader)
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(got.len(), expected.len(), "{backend:?} {capacity}");
+            for ((at, value), (offset, want)) in got.iter().zip(&expected) {
+                let (line, column) = line_column(&input, *offset);
+                assert_eq!(
+                    (at.offset, at.line, at.column),
+                    (*offset as u64, line, column),
+                    "{backend:?} {capacity}"
+                );
+                assert_eq!(value, want);
+            }
+        }
+    }
+}
+
+#[test]
+fn values_from_a_reader_across_many_reads() {
+    // Past the reader's 64 KiB read-ahead many times, so that reads end inside
+    // numbers, strings, UTF-8 characters, escapes and literals.
+    let mut input = String::new();
+    for i in 0..6_000u32 {
+        input.push_str(&format!(
+            "{{\"id\": {i}, \"name\": \"é\\u00e9\\\"{i}\\n\", \"tags\": [\"ü{}\"]}}\n",
+            "x".repeat(i as usize % 37)
+        ));
+        if i % 1_000 == 0 {
+            // One value far larger than a read.
+            input.push_str(&format!(
+                "{{\"id\": 0, \"name\": \"{}\", \"tags\": []}}\n",
+                "long é ".repeat(30_000)
+            ));
+        }
+    }
+    let expected: Vec<(usize, Event)> = jitson::values::<Event>(input.as_bytes())
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let numbers: String = (0..60_000u64).map(|i| format!("{} ", i * 7919)).collect();
+    for backend in common::backends() {
+        let got: Vec<(jitson::Position, Event)> = Decoder::<Event>::with_backend(backend)
+            .values_from_reader(std::io::BufReader::with_capacity(1000, input.as_bytes()))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(got.len(), expected.len());
+        for ((at, value), (offset, want)) in got.iter().zip(&expected) {
+            assert_eq!(at.offset, *offset as u64);
+            assert_eq!(value, want);
+        }
+        assert_eq!(got.last().unwrap().0.line, expected.len() as u64);
+        let got: Vec<u64> = Decoder::<u64>::with_backend(backend)
+            .values_from_reader(numbers.as_bytes())
+            .map(|r| r.unwrap().1)
+            .collect();
+        assert_eq!(got, (0..60_000u64).map(|i| i * 7919).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn reader_errors_are_positioned_in_the_whole_stream() {
+    let good = "{\"id\": 1, \"name\": \"é\", \"tags\": []}\n";
+    for bad in [
+        // A data error on a record's first line, after non-ASCII text.
+        "  {\"id\": 2, \"name\": \"é\", \"tags\": [5]}\n",
+        // On a later line of a multi-line record.
+        "{\"id\": 2,\n \"name\": \"x\",\n \"tags\": [\"a\",]}\n",
+        // A truncated last record.
+        "{\"id\": 2, \"name\": \"x\", \"ta",
+        // A scalar glued to garbage.
+        "12x\n",
+    ] {
+        let input = format!("{good}{good}{bad}{good}");
+        let want = jitson::values::<Event>(input.as_bytes())
+            .find_map(Result::err)
+            .unwrap();
+        for backend in common::backends() {
+            for capacity in [1, 5, 4096] {
+                let reader = std::io::BufReader::with_capacity(capacity, input.as_bytes());
+                let mut it = Decoder::<Event>::with_backend(backend).values_from_reader(reader);
+                assert!(it.next().unwrap().is_ok());
+                assert!(it.next().unwrap().is_ok());
+                let e = it.next().unwrap().unwrap_err();
+                assert_eq!(
+                    common::shape(&e),
+                    common::shape(&want),
+                    "{bad:?} {backend:?} {capacity}"
+                );
+                assert!(it.next().is_none(), "the first error ends the stream");
+            }
+        }
+    }
+    // A failing reader: an Io error, after the records read before it.
+    struct Failing(bool);
+    impl std::io::Read for Failing {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if std::mem::replace(&mut self.0, true) {
+                return Err(std::io::Error::other("disk on fire"));
+            }
+            let record = b"{\"id\": 1, \"name\": \"a\", \"tags\": []}\n";
+            buf[..record.len()].copy_from_slice(record);
+            Ok(record.len())
+        }
+    }
+    let mut it = jitson::values_from_reader::<Event, _>(std::io::BufReader::new(Failing(false)));
+    assert_eq!(it.next().unwrap().unwrap().1.id, 1);
+    let e = it.next().unwrap().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Io);
+    assert!(e.to_string().contains("disk on fire"), "{e}");
+}

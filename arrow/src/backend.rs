@@ -16,10 +16,11 @@ impl Jit {
     /// `None` for the interpreter, an error only for [`Backend::Jit`] where the
     /// JIT cannot run.
     pub fn for_plan(plan: &Plan, backend: Backend) -> Result<Option<Jit>, ArrowError> {
-        let disabled = std::env::var_os("JITSON_DISABLE_JIT").is_some_and(|v| v == "1");
+        // `JITSON_DISABLE_JIT` switches the JIT off for the whole process: `Auto`
+        // uses the interpreter, and for `Jit` the compile below refuses.
         let wanted = match backend {
             Backend::Interpreter => false,
-            Backend::Auto => !disabled,
+            Backend::Auto => !jitson_jit::disabled_by_env(),
             Backend::Jit => true,
         };
         if !wanted {

@@ -70,7 +70,10 @@ impl CompiledSchema {
 
     /// Decodes all of `input` (NDJSON: one record per line) on every core (rayon's
     /// pool): cut at newlines into chunks of about `chunk_bytes`, each decoded
-    /// into batches of the batch size; batches come back in input order.
+    /// into batches of the batch size; batches come back in input order. The
+    /// rows or the error never depend on where the chunks are cut: input whose
+    /// records span lines (or that fails) is decoded again in one piece, and
+    /// gives what [`Decoder`] gives on the whole stream.
     pub fn decode_parallel(
         &self,
         input: &[u8],

@@ -6,20 +6,41 @@
 
 use jitson_core::column::{ParsedLayout, column_append_text};
 
-/// `arg` of timestamp parsers: nanoseconds per unit.
-pub(crate) const fn timestamp_layout(nanos_per_unit: u64) -> ParsedLayout {
+/// A timestamp parser: `arg` holds the nanoseconds per unit (low 32 bits) and
+/// the column's time zone offset in seconds east of UTC (high 32 bits, as
+/// `i32`), which applies to text without an offset of its own.
+pub(crate) const fn timestamp_layout(nanos_per_unit: u64, offset: i32) -> ParsedLayout {
     ParsedLayout {
         from_string: Some(timestamp_from_string),
         from_number: Some(parse_i64),
         from_bool: None,
-        arg: nanos_per_unit,
+        arg: nanos_per_unit | ((offset as u32 as u64) << 32),
     }
 }
 
-pub(crate) static TIMESTAMP_S: ParsedLayout = timestamp_layout(1_000_000_000);
-pub(crate) static TIMESTAMP_MS: ParsedLayout = timestamp_layout(1_000_000);
-pub(crate) static TIMESTAMP_US: ParsedLayout = timestamp_layout(1_000);
-pub(crate) static TIMESTAMP_NS: ParsedLayout = timestamp_layout(1);
+/// A column's time zone as seconds east of UTC: `UTC` or a fixed offset
+/// (`+09:00`, `-0930`, `+09`, as arrow reads them without its `chrono-tz`
+/// feature). A named zone (`Europe/Paris`) is `None`: reading local times there
+/// needs a time-zone database (with daylight saving), which this crate has not.
+pub(crate) fn fixed_time_zone(tz: &str) -> Option<i32> {
+    if tz == "UTC" {
+        return Some(0);
+    }
+    let b = tz.as_bytes();
+    let (sign, rest) = match b.split_first()? {
+        (b'+', rest) => (1, rest),
+        (b'-', rest) => (-1, rest),
+        _ => return None,
+    };
+    let (h, m) = match rest.len() {
+        5 if rest[2] == b':' => (digits(&rest[..2])?, digits(&rest[3..])?),
+        4 => (digits(&rest[..2])?, digits(&rest[2..])?),
+        2 => (digits(rest)?, 0),
+        _ => return None,
+    };
+    let secs = (h * 3600 + m * 60) as i32;
+    (secs < 86_400).then_some(sign * secs)
+}
 
 /// Date32: `"YYYY-MM-DD"` or an integer count of days since 1970-01-01.
 pub(crate) static DATE32: ParsedLayout = ParsedLayout {
@@ -157,10 +178,10 @@ parse_fns! {
     float16(s, arg) "f16" => s.parse::<f32>().ok().map(half::f16::from_f32);
     /// `arg`: see [`decimal_arg`].
     decimal128(s, arg) "decimal" => parse_decimal(s, (arg >> 8) as u8, arg as u8 as i8);
-    /// `arg`: nanoseconds per unit.
+    /// `arg`: see [`timestamp_layout`].
     timestamp_from_string(s, arg) "timestamp" => {
-        let (secs, nanos) = parse_timestamp(s)?;
-        timestamp_in_unit(secs, nanos, arg)
+        let (secs, nanos) = parse_timestamp(s, (arg >> 32) as u32 as i32)?;
+        timestamp_in_unit(secs, nanos, arg & 0xffff_ffff)
     };
     date32_from_string(s, arg) "date" => {
         let b = s.as_bytes();
@@ -264,14 +285,15 @@ fn parse_date(b: &[u8]) -> Option<(i64, usize)> {
 
 /// RFC 3339 and its common relaxations (as arrow's `string_to_datetime` reads
 /// them): `YYYY-MM-DD`, then optionally `T` or a space, `HH:MM[:SS[.fraction]]`,
-/// and `Z`, `±HH:MM`, `±HHMM` or nothing (UTC). Seconds since the epoch and the
-/// nanoseconds past them (`0..1_000_000_000`); digits past the ninth are read
-/// and dropped. In `i64` throughout: no 128-bit arithmetic on this per-value
-/// path.
-pub(crate) fn parse_timestamp(s: &str) -> Option<(i64, u32)> {
+/// and `Z`, `±HH:MM`, `±HHMM` or nothing (a local time, `naive_offset` seconds
+/// east of UTC: the column's fixed-offset time zone, 0 without one). Seconds
+/// since the epoch and the nanoseconds past them (`0..1_000_000_000`); digits
+/// past the ninth are read and dropped. In `i64` throughout: no 128-bit
+/// arithmetic on this per-value path.
+pub(crate) fn parse_timestamp(s: &str, naive_offset: i32) -> Option<(i64, u32)> {
     let b = s.as_bytes();
     let (days, mut i) = parse_date(b)?;
-    let mut secs = days * 86_400;
+    let mut secs = days * 86_400 - i64::from(naive_offset);
     let mut nanos = 0u32;
     if i < b.len() {
         if b[i] != b'T' && b[i] != b't' && b[i] != b' ' {
@@ -311,7 +333,7 @@ pub(crate) fn parse_timestamp(s: &str) -> Option<(i64, u32)> {
         }
         match b.get(i) {
             None => {}
-            Some(b'Z' | b'z') if i + 1 == b.len() => {}
+            Some(b'Z' | b'z') if i + 1 == b.len() => secs += i64::from(naive_offset),
             Some(&sign @ (b'+' | b'-')) => {
                 let rest = &b[i + 1..];
                 let (h, m) = match rest.len() {
@@ -321,6 +343,8 @@ pub(crate) fn parse_timestamp(s: &str) -> Option<(i64, u32)> {
                     _ => return None,
                 };
                 let offset = i64::from(h * 3600 + m * 60);
+                // The text names its own offset: the column's does not apply.
+                secs += i64::from(naive_offset);
                 secs = if sign == b'+' {
                     secs - offset
                 } else {
@@ -344,7 +368,7 @@ pub(crate) fn timestamp_in_unit(secs: i64, nanos: u32, nanos_per_unit: u64) -> O
 /// Nanoseconds since the epoch (tests).
 #[cfg(test)]
 fn parse_timestamp_nanos(s: &str) -> Option<i128> {
-    parse_timestamp(s).map(|(secs, nanos)| i128::from(secs) * 1_000_000_000 + i128::from(nanos))
+    parse_timestamp(s, 0).map(|(secs, nanos)| i128::from(secs) * 1_000_000_000 + i128::from(nanos))
 }
 
 #[cfg(test)]
@@ -370,10 +394,10 @@ mod tests {
         assert_eq!(parse_timestamp_nanos("2024-01-01T25:00:00"), None);
         assert_eq!(parse_timestamp_nanos("2024-01-01T00:00:00Q"), None);
         // Units round towards negative infinity; overflow is refused.
-        let (secs, nanos) = parse_timestamp("1969-12-31T23:59:59.9995Z").unwrap();
+        let (secs, nanos) = parse_timestamp("1969-12-31T23:59:59.9995Z", 0).unwrap();
         assert_eq!(timestamp_in_unit(secs, nanos, 1_000_000), Some(-1));
         assert_eq!(timestamp_in_unit(secs, nanos, 1_000_000_000), Some(-1));
-        let (secs, nanos) = parse_timestamp("9999-12-31T23:59:59Z").unwrap();
+        let (secs, nanos) = parse_timestamp("9999-12-31T23:59:59Z", 0).unwrap();
         assert_eq!(timestamp_in_unit(secs, nanos, 1), None);
         assert!(timestamp_in_unit(secs, nanos, 1_000).is_some());
     }

@@ -301,13 +301,28 @@ impl Plan {
                     };
                     (Store::Append, value, template)
                 }
-                DataType::Timestamp(unit, _) => {
-                    let parsed = match unit {
-                        TimeUnit::Second => &parse::TIMESTAMP_S,
-                        TimeUnit::Millisecond => &parse::TIMESTAMP_MS,
-                        TimeUnit::Microsecond => &parse::TIMESTAMP_US,
-                        TimeUnit::Nanosecond => &parse::TIMESTAMP_NS,
+                DataType::Timestamp(unit, tz) => {
+                    let nanos_per_unit = match unit {
+                        TimeUnit::Second => 1_000_000_000,
+                        TimeUnit::Millisecond => 1_000_000,
+                        TimeUnit::Microsecond => 1_000,
+                        TimeUnit::Nanosecond => 1,
                     };
+                    // Local times in the column's zone: only a fixed offset can
+                    // be read without a time-zone database; never guess.
+                    let offset = match tz.as_deref() {
+                        None => 0,
+                        Some(tz) => parse::fixed_time_zone(tz).ok_or_else(|| {
+                            ArrowError::ParseError(format!(
+                                "column `{}`: invalid time zone \"{tz}\": only \"UTC\" and \
+                                 fixed offsets (+HH:MM, +HHMM, +HH) are supported, as in \
+                                 arrow without its chrono-tz feature; a named time zone \
+                                 needs a time-zone database",
+                                field.name()
+                            ))
+                        })?,
+                    };
+                    let parsed = self.keep(parse::timestamp_layout(nanos_per_unit, offset));
                     (
                         Store::Fixed,
                         self.parsed_node("a timestamp", parsed),

@@ -24,7 +24,8 @@ pub enum Backend {
     Auto,
     /// The interpreter only.
     Interpreter,
-    /// The JIT; [`ReaderBuilder::build_decoder`] fails where it cannot run.
+    /// The JIT; [`ReaderBuilder::build_decoder`] fails where it cannot run,
+    /// and when `JITSON_DISABLE_JIT` is set (no generated code runs then).
     Jit,
 }
 
@@ -425,14 +426,17 @@ impl<R: BufRead> Iterator for Reader<R> {
 }
 
 /// An error in one record, with everything needed to find and fix it. Returned
-/// inside [`ArrowError::ExternalError`], so callers may downcast to it.
+/// inside [`ArrowError::ExternalError`], so callers may downcast to it; printed
+/// through the `ArrowError`, it follows arrow's `External error: ` prefix
+/// (`External error: record 3 (line 5, column 37, byte 229) at $.req.status …`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordError {
     /// The record's number, from 0, in the whole stream.
     pub record: u64,
     /// 1-based line of the error in the whole stream.
     pub line: u64,
-    /// 1-based column (byte) of the error in its line.
+    /// 1-based column of the error in its line, in characters (as
+    /// `jitson::Error::column`; [`byte`](Self::byte) is the byte offset).
     pub column: u64,
     /// Byte offset of the error in the whole stream.
     pub byte: u64,
@@ -582,6 +586,13 @@ type ChunkResult = Result<(Vec<RecordBatch>, u64), Box<RecordError>>;
 /// decoder into batches of the schema's batch size, and the batches are
 /// returned in input order. Errors carry the record number and line in the
 /// whole input.
+///
+/// The answer never depends on the cuts (so neither on `chunk_bytes` nor on the
+/// number of cores): a chunk cut inside a record that spans lines always fails
+/// (its decoder is left with an incomplete record), so when any chunk fails
+/// the whole input is decoded again in one piece, and that answer stands: the
+/// one [`Decoder`] gives on the whole stream. Only input that fails (or whose
+/// records span lines) pays for the second decode.
 pub(crate) fn decode_parallel(
     schema: &crate::CompiledSchema,
     input: &[u8],
@@ -591,29 +602,13 @@ pub(crate) fn decode_parallel(
     let chunks = jitson_core::text::line_chunks(input, chunk_bytes);
     let results: Vec<ChunkResult> = chunks
         .par_iter()
-        .map(|range| {
-            let mut decoder = schema.decoder();
-            decoder.offset = range.start as u64;
-            let chunk = &input[range.clone()];
-            let mut batches = Vec::new();
-            let mut pos = 0;
-            let mut records = 0;
-            let ours = |e: ArrowError| match e {
-                ArrowError::ExternalError(b) => b.downcast::<RecordError>().expect("ours"),
-                other => unreachable!("decoders fail only with RecordError: {other}"),
-            };
-            loop {
-                pos += decoder.decode(&chunk[pos..]).map_err(ours)?;
-                if let Some(batch) = decoder.flush().map_err(ours)? {
-                    records += batch.num_rows() as u64;
-                    batches.push(batch);
-                }
-                if pos >= chunk.len() {
-                    return Ok((batches, records));
-                }
-            }
-        })
+        .map(|range| decode_chunk(schema, input, range.clone()))
         .collect();
+    if chunks.len() > 1 && results.iter().any(Result::is_err) {
+        return decode_chunk(schema, input, 0..input.len())
+            .map(|(batches, _)| batches)
+            .map_err(ArrowError::from);
+    }
     let mut out = Vec::new();
     let mut records = 0;
     for (range, result) in chunks.iter().zip(results) {
@@ -630,4 +625,32 @@ pub(crate) fn decode_parallel(
         }
     }
     Ok(out)
+}
+
+/// Decodes `input[range]` (which starts a line) with a decoder of its own.
+fn decode_chunk(
+    schema: &crate::CompiledSchema,
+    input: &[u8],
+    range: std::ops::Range<usize>,
+) -> ChunkResult {
+    let mut decoder = schema.decoder();
+    decoder.offset = range.start as u64;
+    let chunk = &input[range];
+    let mut batches = Vec::new();
+    let mut pos = 0;
+    let mut records = 0;
+    let ours = |e: ArrowError| match e {
+        ArrowError::ExternalError(b) => b.downcast::<RecordError>().expect("ours"),
+        other => unreachable!("decoders fail only with RecordError: {other}"),
+    };
+    loop {
+        pos += decoder.decode(&chunk[pos..]).map_err(ours)?;
+        if let Some(batch) = decoder.flush().map_err(ours)? {
+            records += batch.num_rows() as u64;
+            batches.push(batch);
+        }
+        if pos >= chunk.len() {
+            return Ok((batches, records));
+        }
+    }
 }

@@ -262,3 +262,91 @@ fn resident_kib() -> u64 {
         .unwrap_or(0);
     pages * 4
 }
+
+#[test]
+fn record_error_columns_count_characters_and_print_as_documented() {
+    // "é" is two bytes, one character: the column counts characters, as
+    // RecordError's docs (and jitson::Error::column) say.
+    let input = "{\"id\": 1, \"tags\": [\"é\"], \"req\": {\"method\": 5}}\n";
+    for backend in BACKENDS {
+        let builder = ReaderBuilder::new(log_schema()).with_backend(backend);
+        let e = decode_all(builder, input.as_bytes()).unwrap_err();
+        // Through ArrowError, the record error prints after arrow's own prefix
+        // for external errors, as docs/arrow.md shows.
+        assert!(
+            e.to_string()
+                .starts_with("External error: record 0 (line 1, column 44, byte 44)"),
+            "{backend:?}: {e}"
+        );
+        let e = record_error(e);
+        let byte = e.byte as usize;
+        assert_eq!(&input[byte..byte + 1], "5");
+        assert_eq!(e.column, input[..byte].chars().count() as u64 + 1);
+        assert_ne!(e.column, byte as u64 + 1);
+    }
+}
+
+#[test]
+fn a_number_in_a_timestamp_column_is_named_as_a_number() {
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "ts",
+        DataType::Timestamp(arrow_schema::TimeUnit::Second, None),
+        true,
+    )]));
+    for (doc, message) in [
+        (
+            "{\"ts\": 1.5}\n",
+            "invalid value: floating point `1.5`, expected a timestamp",
+        ),
+        (
+            "{\"ts\": 99999999999999999999}\n",
+            "invalid value: integer `99999999999999999999`, expected a timestamp",
+        ),
+        ("{\"ts\": \"1.5\"}\n", "invalid timestamp: \"1.5\""),
+    ] {
+        for backend in BACKENDS {
+            let builder = ReaderBuilder::new(schema.clone()).with_backend(backend);
+            let e = record_error(decode_all(builder, doc.as_bytes()).unwrap_err());
+            assert_eq!(e.message, message, "{backend:?}");
+        }
+    }
+}
+
+#[test]
+fn decode_parallel_does_not_depend_on_where_chunks_are_cut() {
+    // Records that span lines (pretty-printed), then one that fails: on every
+    // chunk size (and so on any number of cores) the answer of the whole
+    // stream decoded in one piece.
+    let mut input = String::new();
+    for i in 0..300 {
+        input.push_str(&format!(
+            "{{\n  \"id\": {i},\n  \"req\": {{\"method\": \"GET\",\n \"status\": 200}},\n  \"tags\": [\"é\"]\n}}\n"
+        ));
+    }
+    let schema = log_schema();
+    let concat = |b: &[RecordBatch]| arrow_select::concat::concat_batches(&schema, b).unwrap();
+    let bad = input.replacen("\"id\": 123,", "\"id\": \"x\",", 1);
+    for backend in BACKENDS {
+        let compiled = ReaderBuilder::new(log_schema())
+            .with_backend(backend)
+            .compile()
+            .unwrap();
+        let whole =
+            concat(&decode_all(ReaderBuilder::new(log_schema()), input.as_bytes()).unwrap());
+        let want =
+            record_error(decode_all(ReaderBuilder::new(log_schema()), bad.as_bytes()).unwrap_err());
+        assert_eq!((want.record, want.line), (123, 123 * 6 + 2));
+        for chunk_bytes in [1, 7, 100, 1_000, 10_000, usize::MAX] {
+            let parallel = compiled
+                .decode_parallel(input.as_bytes(), chunk_bytes)
+                .unwrap();
+            assert_eq!(concat(&parallel), whole, "{backend:?} {chunk_bytes}");
+            let e = record_error(
+                compiled
+                    .decode_parallel(bad.as_bytes(), chunk_bytes)
+                    .unwrap_err(),
+            );
+            assert_eq!(e, want, "{backend:?} {chunk_bytes}");
+        }
+    }
+}

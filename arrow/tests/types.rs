@@ -163,3 +163,73 @@ fn maps() {
 "#;
     same_as_arrow_json(s, input);
 }
+
+#[test]
+fn a_fixed_offset_time_zone_reads_local_times_as_arrow_json_does() {
+    // Text without an offset is a local time in the column's zone; text with
+    // its own offset (or `Z`) keeps it.
+    let input = r#"{"ts": "2024-03-31T01:30:00"}
+{"ts": "2024-03-31"}
+{"ts": "2024-03-31T01:30:00Z"}
+{"ts": "2024-03-31T01:30:00-05:00"}
+{"ts": "2024-03-31 01:30:00.25+0100"}
+{"ts": 1700000000000}
+"#;
+    for tz in ["+02:00", "-0930", "+05", "+00:00"] {
+        let s = schema(vec![Field::new(
+            "ts",
+            DataType::Timestamp(TimeUnit::Millisecond, Some(tz.into())),
+            true,
+        )]);
+        same_as_arrow_json(s, input);
+    }
+}
+
+#[test]
+fn a_named_time_zone_is_refused_as_arrow_json_refuses_it() {
+    for tz in ["Europe/Paris", "America/New_York", "+25:00", "CET"] {
+        let s = schema(vec![Field::new(
+            "when",
+            DataType::Timestamp(TimeUnit::Second, Some(tz.into())),
+            true,
+        )]);
+        // arrow-json without its time-zone feature (as built here) refuses it...
+        assert!(
+            arrow_json::ReaderBuilder::new(s.clone())
+                .build_decoder()
+                .is_err(),
+            "{tz}"
+        );
+        // ...and so does jitson, on every backend, naming the column.
+        for backend in BACKENDS {
+            let e = ReaderBuilder::new(s.clone())
+                .with_backend(backend)
+                .compile()
+                .err()
+                .unwrap_or_else(|| panic!("{tz} accepted"));
+            let text = e.to_string();
+            assert!(
+                text.contains("column `when`") && text.contains(&format!("\"{tz}\"")),
+                "{text}"
+            );
+        }
+    }
+    // UTC is no guess: accepted, the same as no zone.
+    let utc = schema(vec![Field::new(
+        "ts",
+        DataType::Timestamp(TimeUnit::Second, Some("UTC".into())),
+        true,
+    )]);
+    let batches = jitson(
+        &utc,
+        "{\"ts\": \"1970-01-01T00:01:00\"}\n",
+        8,
+        Backend::Interpreter,
+    );
+    let column = batches[0]
+        .column(0)
+        .as_any()
+        .downcast_ref::<arrow_array::TimestampSecondArray>()
+        .unwrap();
+    assert_eq!(column.value(0), 60);
+}

@@ -30,6 +30,12 @@ use crate::layout::{
 /// type, and after every decoded field is written and every skipped field
 /// initialised, the memory must hold a valid `Self`. A backend relies on this to
 /// write through raw pointers.
+#[diagnostic::on_unimplemented(
+    message = "jitson cannot decode `{Self}`: it has no `#[derive(jitson::Decode)]`",
+    label = "`{Self}` is not a type jitson decodes",
+    note = "add `#[derive(jitson::Decode)]` to `{Self}`, or, if it implements serde's \
+            `Deserialize`, mark the field `#[jitson(serde)]` to decode it through serde"
+)]
 pub unsafe trait HasLayout: Sized {
     /// `Self` with every lifetime `'static`: the type's identity (one per type,
     /// whatever the lifetimes, so `Event<'a>` is compiled once).
@@ -45,12 +51,24 @@ pub unsafe trait HasLayout: Sized {
 /// # Safety
 /// Every borrowed string the layout's kinds write is valid for `'de`, so `Self`
 /// may only hold such strings where it borrows for a lifetime `'de` outlives.
+#[diagnostic::on_unimplemented(
+    message = "jitson cannot decode `{Self}`: it has no `#[derive(jitson::Decode)]`",
+    label = "`{Self}` is not a type jitson decodes",
+    note = "add `#[derive(jitson::Decode)]` to `{Self}`, or, if it implements serde's \
+            `Deserialize`, mark the field `#[jitson(serde)]` to decode it through serde"
+)]
 pub unsafe trait DecodeBorrowed<'de>: HasLayout {}
 
 /// A type jitson can decode that owns all its data (no borrowed strings), from
 /// input of any lifetime: serde's `DeserializeOwned` in jitson's terms.
 /// Implemented for every `'static` type that is [`DecodeBorrowed`] for every
 /// lifetime; derive it with `#[derive(jitson::Decode)]`.
+#[diagnostic::on_unimplemented(
+    message = "jitson cannot decode `{Self}` as an owned value",
+    label = "`{Self}` is not a type jitson decodes, or it borrows from the input",
+    note = "add `#[derive(jitson::Decode)]` to `{Self}`; a type that borrows (`&'de str`) \
+            is decoded with `from_slice`/`from_str`, not as `Decode`"
+)]
 pub trait Decode: for<'de> DecodeBorrowed<'de> + 'static {}
 
 impl<T: for<'de> DecodeBorrowed<'de> + 'static> Decode for T {}

@@ -40,6 +40,10 @@ pub enum ErrorKind {
     BackendUnavailable,
     /// Reading the input failed (`from_reader`).
     Io,
+    /// The type has a shape no backend decodes (a flattened field that is
+    /// neither a struct nor a map with string keys); reported by `warm_up` and
+    /// by every decode.
+    UnsupportedType,
 }
 
 /// serde_json's error categories, for comparing with it: its `Error::classify()`.
@@ -51,7 +55,8 @@ pub enum Category {
     Eof,
     /// Valid JSON that does not fit the type.
     Data,
-    /// Not about the input at all (an unavailable backend).
+    /// Not about the input at all (an unavailable backend, a type no backend
+    /// decodes).
     Backend,
     /// Reading the input failed.
     Io,
@@ -188,6 +193,11 @@ pub enum ErrorCode {
     /// Encoding: a layout built for decoding only (a run-time column layout), or
     /// a value serde refuses to write; the text says which.
     NotEncodable(Box<str>),
+    /// A value of a line-delimited stream (`decode_lines`) continues past the
+    /// end of its line.
+    NotLineDelimited,
+    /// A type no backend decodes, with what and why.
+    UnsupportedType(Box<str>),
 }
 
 impl ErrorCode {
@@ -215,6 +225,7 @@ impl ErrorCode {
             | ExpectedNumericKey
             | ExpectedDoubleQuote
             | FloatKeyMustBeFinite
+            | NotLineDelimited
             | Panicked => ErrorKind::Syntax,
             FloatOutOfRange | NumberOutOfRange | IntOutOfRange { .. } => {
                 ErrorKind::NumberOutOfRange
@@ -235,6 +246,7 @@ impl ErrorCode {
             DuplicateField(_) => ErrorKind::DuplicateField,
             BackendUnavailable(_) => ErrorKind::BackendUnavailable,
             Io(_) => ErrorKind::Io,
+            UnsupportedType(_) => ErrorKind::UnsupportedType,
         }
     }
 
@@ -257,7 +269,7 @@ impl ErrorCode {
             {
                 Category::Syntax
             }
-            ErrorKind::BackendUnavailable => Category::Backend,
+            ErrorKind::BackendUnavailable | ErrorKind::UnsupportedType => Category::Backend,
             ErrorKind::Io => Category::Io,
             _ => Category::Data,
         }
@@ -353,6 +365,11 @@ impl fmt::Display for ErrorCode {
             Io(message) => write!(f, "I/O error: {message}"),
             FloatKeyMustBeFinite => f.write_str("float key must be finite (got NaN or +/-inf)"),
             NotEncodable(text) => f.write_str(text),
+            UnsupportedType(why) => write!(f, "unsupported type: {why}"),
+            NotLineDelimited => f.write_str(
+                "not line-delimited: the value continues past the end of its line \
+                 (decode_lines reads one value per line; values() reads values that span lines)",
+            ),
         }
     }
 }
@@ -431,6 +448,20 @@ impl Error {
         self
     }
 
+    /// The same error, for a value that was decoded on its own but starts at
+    /// byte `offset` of a stream, after `lines` newlines and, on its first
+    /// line, `columns` characters (a stream read piece by piece): its
+    /// position becomes a position in the stream.
+    #[cold]
+    pub fn moved_to(mut self, offset: usize, lines: usize, columns: usize) -> Error {
+        if self.inner.line == 1 {
+            self.inner.column += columns;
+        }
+        self.inner.offset += offset;
+        self.inner.line += lines;
+        self
+    }
+
     /// An error not tied to input (an unavailable backend).
     #[cold]
     pub fn without_position(code: ErrorCode) -> Error {
@@ -494,17 +525,45 @@ impl Error {
     pub fn path(&self) -> String {
         let mut out = String::from("$");
         for segment in self.path_segments() {
-            match segment {
-                PathSegment::Field(name) => push_name(&mut out, name),
-                PathSegment::Key(key) => push_name(&mut out, key),
-                PathSegment::Index(i) => {
-                    out.push('[');
-                    out.push_str(&i.to_string());
-                    out.push(']');
-                }
-            }
+            push_segment(&mut out, segment);
         }
         out
+    }
+
+    /// The path as [`Display`](fmt::Display) prints it: [`path`](Error::path),
+    /// with the middle of a path longer than [`SHOWN_SEGMENTS`] segments elided
+    /// (`$.a.b…(250 segments)….y.z`), so a depth error stays one line.
+    fn short_path(&self) -> String {
+        let segments = &self.inner.path_rev;
+        if segments.len() <= SHOWN_SEGMENTS {
+            return self.path();
+        }
+        let half = SHOWN_SEGMENTS / 2;
+        let mut out = String::from("$");
+        for segment in segments.iter().rev().take(half) {
+            push_segment(&mut out, segment);
+        }
+        out.push_str(&format!("…({} segments)…", segments.len() - 2 * half));
+        for segment in segments[..half].iter().rev() {
+            push_segment(&mut out, segment);
+        }
+        out
+    }
+}
+
+/// How many segments of a path an error's message shows at most: the first
+/// and last half of them, with the middle elided.
+const SHOWN_SEGMENTS: usize = 16;
+
+fn push_segment(out: &mut String, segment: &PathSegment) {
+    match segment {
+        PathSegment::Field(name) => push_name(out, name),
+        PathSegment::Key(key) => push_name(out, key),
+        PathSegment::Index(i) => {
+            out.push('[');
+            out.push_str(&i.to_string());
+            out.push(']');
+        }
     }
 }
 
@@ -542,7 +601,7 @@ impl fmt::Display for Error {
             write!(
                 f,
                 " at {} (line {} column {}, byte {})",
-                self.path(),
+                self.short_path(),
                 self.inner.line,
                 self.inner.column,
                 self.inner.offset

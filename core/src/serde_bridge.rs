@@ -98,13 +98,31 @@ impl<'de> Deserialize<'de> for IgnoredAny {
     }
 }
 
+/// Whether the serde_json in this build has its `arbitrary_precision` feature
+/// (Cargo unifies features: any crate of the build may turn it on, often for
+/// money). Its `Number` then keeps a number's text, and so must a `Value` built
+/// here: never a number rounded through `f64` where serde_json keeps it exact.
+/// Asked once, of serde_json itself (only that feature keeps `1.50` as written).
+fn arbitrary_precision() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        "1.50"
+            .parse::<serde_json::Number>()
+            .is_ok_and(|n| n.to_string() == "1.50")
+    })
+}
+
 /// How deeply a `Value` may nest (serde_json's default recursion limit).
 const VALUE_DEPTH_LIMIT: usize = 127;
 
 /// `Value` built directly from the validated text, as serde_json builds it (no
 /// visitor): integers as `u64` (non-negative) or `i64` (negative) when they fit,
 /// every other number as a correctly rounded `f64` (serde_json's numbers with
-/// `float_roundtrip`), objects as `Map` (a repeated key keeps the last value).
+/// `float_roundtrip`), or, when serde_json has `arbitrary_precision`, every
+/// number as serde_json's own `Number` of its text (exact, as serde_json keeps
+/// it); objects as `Map` (a repeated key keeps the last value; with
+/// serde_json's `preserve_order`, keys in document order, as `Map::insert`
+/// keeps them for serde_json too).
 /// Iterative, so nesting costs no stack; but nesting is limited to serde_json's
 /// 128 levels (from the value), since dropping a `Value` recurses.
 fn build_value(text: &[u8]) -> Result<serde_json::Value, String> {
@@ -177,8 +195,13 @@ fn build_value(text: &[u8]) -> Result<serde_json::Value, String> {
             }
             _ => {
                 let n = text::scan_number(text, pos).map_err(lex)?;
+                let written = &text[pos..n.end];
                 pos = n.end;
-                let number = if n.is_json_integer() {
+                let number = if arbitrary_precision() {
+                    // The text is a validated JSON number, so ASCII.
+                    let written = core::str::from_utf8(written).map_err(|e| e.to_string())?;
+                    written.parse::<Number>().map_err(|e| message_of(&e))?
+                } else if n.is_json_integer() {
                     let i = n.integer();
                     match (u64::try_from(i), i64::try_from(i)) {
                         (Ok(u), _) => Number::from(u),

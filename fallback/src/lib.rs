@@ -60,6 +60,25 @@ impl Default for Options {
     }
 }
 
+/// Why no backend decodes `root`, if something reachable from it has a shape
+/// the backends refuse (a flattened field that is neither a struct nor a map
+/// with string keys; serde flattens more, through its buffer). Decoding such a
+/// type fails on every document with [`ErrorCode::UnsupportedType`]; the facade's
+/// `warm_up` asks this first, so that a service learns it at start-up.
+pub fn unsupported(root: &'static TypeLayout) -> Option<String> {
+    let mut why = None;
+    jitson_core::layout::visit_reachable(root, |layout| {
+        if let (None, Kind::Struct(st)) = (&why, &layout.kind) {
+            why = st
+                .flatten
+                .iter()
+                .find(|f| !kind::struct_::flattenable(f.layout.get()))
+                .map(|f| kind::struct_::unflattenable(st, f.name));
+        }
+    });
+    why
+}
+
 /// Decodes the JSON document `input` into `dst`, described by `layout`.
 ///
 /// The document is one value with optional whitespace around it. On success `dst`
@@ -101,6 +120,27 @@ pub unsafe fn decode_learning(
     parser.key_orders = Some(key_orders);
     // SAFETY: forwarded from the caller.
     unsafe { decode_document(parser, layout, dst) }
+}
+
+/// Decodes the first JSON value of `input` (leading whitespace allowed) into
+/// `dst`, as [`decode`] does a whole document, and returns the offset just
+/// after it; what follows is not read (the values of a stream, each parsed
+/// once). With `key_orders`, records key orders as [`decode_learning`].
+///
+/// # Safety
+/// As for [`decode`].
+pub unsafe fn decode_prefix(
+    input: &[u8],
+    layout: &'static TypeLayout,
+    dst: *mut u8,
+    options: &Options,
+    key_orders: Option<&mut KeyOrders>,
+) -> Result<usize, Error> {
+    let mut parser = Parser::new(input, options, jitson_core::stack::limit());
+    parser.key_orders = key_orders;
+    // SAFETY: forwarded from the caller.
+    unsafe { parser.decode_value(layout, dst)? };
+    Ok(parser.pos)
 }
 
 /// A whole document: one value, then nothing but whitespace.
@@ -419,6 +459,36 @@ impl<'a> Parser<'a> {
         self.pos = text::ignore_value(self.input, self.pos, self.validate_utf8)
             .map_err(|e| self.lex_error(e))?;
         Ok(())
+    }
+
+    /// [`ignore_value`](Self::ignore_value) for the value of an object member
+    /// no field claims, whose key starts at `key_start`: an error inside the
+    /// value has the key in its path.
+    fn ignore_member_value(&mut self, key_start: usize) -> Result<(), Error> {
+        self.ignore_value()
+            .map_err(|e| at_segment(e, || PathSegment::Key(self.key_at(key_start))))
+    }
+
+    /// [`ignore_value_as_parsed`](Self::ignore_value_as_parsed) for the value of
+    /// a member whose key starts at `key_start`, as
+    /// [`ignore_member_value`](Self::ignore_member_value).
+    fn ignore_member_value_as_parsed(&mut self, key_start: usize) -> Result<(), Error> {
+        self.ignore_value_as_parsed()
+            .map_err(|e| at_segment(e, || PathSegment::Key(self.key_at(key_start))))
+    }
+
+    /// The text of the key whose string starts at `key_start` (its `"`, already
+    /// parsed once), for an error's path.
+    #[cold]
+    fn key_at(&self, key_start: usize) -> Box<str> {
+        let mut scratch = Vec::new();
+        match text::parse_str(self.input, key_start + 1, &mut scratch, false) {
+            Ok((text::StrText::Borrowed { start, end }, _)) => {
+                String::from_utf8_lossy(&self.input[start..end]).into()
+            }
+            Ok((text::StrText::Scratch, _)) => String::from_utf8_lossy(&scratch).into(),
+            Err(_) => Box::default(),
+        }
     }
 
     /// Validates and discards one value as serde does a value it buffers or

@@ -153,6 +153,9 @@ pub enum CompileError {
     Codegen(String),
     /// The code could not be made executable (the OS refused).
     ExecutableMemory(String),
+    /// `JITSON_DISABLE_JIT` is set: nothing is compiled in this process (see
+    /// [`disabled_by_env`]).
+    DisabledByEnv,
 }
 
 impl std::fmt::Display for CompileError {
@@ -163,6 +166,9 @@ impl std::fmt::Display for CompileError {
             }
             CompileError::Codegen(e) => write!(f, "code generation failed: {e}"),
             CompileError::ExecutableMemory(e) => write!(f, "executable memory refused: {e}"),
+            CompileError::DisabledByEnv => {
+                f.write_str("the JIT is switched off in this process (JITSON_DISABLE_JIT is set)")
+            }
         }
     }
 }
@@ -377,7 +383,20 @@ fn executable_memory_allowed() -> Result<(), CompileError> {
     .map_err(refused)
 }
 
+/// Whether `JITSON_DISABLE_JIT` is set to anything but empty or `0` (read
+/// once per process). Then [`compile`] and [`probe`] refuse with
+/// [`CompileError::DisabledByEnv`], so no generated code runs in the process,
+/// whichever crate asks for it: the operator's kill switch.
+pub fn disabled_by_env() -> bool {
+    static DISABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DISABLED.get_or_init(|| {
+        std::env::var_os("JITSON_DISABLE_JIT").is_some_and(|v| !v.is_empty() && v != "0")
+    })
+}
+
 /// Compiles `root` and everything reachable from it.
+///
+/// Refuses with [`CompileError::DisabledByEnv`] when [`disabled_by_env`].
 ///
 /// Never unwinds: a panic inside Cranelift (a bug there or here) is caught and
 /// returned as [`CompileError::Codegen`], so the caller falls back to the
@@ -387,6 +406,9 @@ pub fn compile(
     root: &'static TypeLayout,
     options: CompileOptions,
 ) -> Result<Compiled, CompileError> {
+    if disabled_by_env() {
+        return Err(CompileError::DisabledByEnv);
+    }
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         compile_inner(root, options)
     }))
@@ -810,6 +832,9 @@ pub fn probe(
     memory_provider: Option<Box<dyn JITMemoryProvider + Send>>,
 ) -> Result<(), CompileError> {
     static UNIT: TypeLayout = TypeLayout::of::<bool>("a boolean", Kind::Bool);
+    if disabled_by_env() {
+        return Err(CompileError::DisabledByEnv);
+    }
     if memory_provider.is_none() {
         executable_memory_allowed()?;
     }

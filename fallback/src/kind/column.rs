@@ -161,7 +161,22 @@ impl Parser<'_> {
         if unsafe { parse(dst, text.as_ptr(), text.len(), parsed.arg, &raw mut message) } {
             return Ok(());
         }
-        let text = message.unwrap_or_else(|| format!("invalid {}", layout.expecting).into());
+        let text = if matches!(first, b'-' | b'0'..=b'9') {
+            // A number is named as serde names one, never quoted as a string.
+            let number = String::from_utf8_lossy(text);
+            let what = if number.bytes().all(|b| b == b'-' || b.is_ascii_digit()) {
+                "integer"
+            } else {
+                "floating point"
+            };
+            format!(
+                "invalid value: {what} `{number}`, expected {}",
+                layout.expecting
+            )
+            .into()
+        } else {
+            message.unwrap_or_else(|| format!("invalid {}", layout.expecting).into())
+        };
         Err(self.error(ErrorCode::Conversion(text), start))
     }
 }

@@ -269,7 +269,7 @@ impl Parser<'_> {
         let r = unsafe { self.decode_payload(en, index, payload, dst) };
         self.buffered -= 1;
         self.skip_key = None;
-        r.map_err(|e| self.syntax_first(e, start))
+        r.map_err(|e| self.tagged_object_first(e, start, tag))
     }
 
     /// serde buffers a tagged object before it decodes the payload, so a syntax
@@ -288,6 +288,50 @@ impl Parser<'_> {
         }
     }
 
+    /// [`syntax_first`](Self::syntax_first) for an internally tagged object at
+    /// `start`: while serde buffers it, it also refuses a second `tag` key (a
+    /// duplicate field) as soon as it reads it, so whichever of a syntax error
+    /// and a second tag comes first in the object wins over a data error in
+    /// the payload.
+    #[cold]
+    fn tagged_object_first(&mut self, e: Error, start: usize, tag: &'static str) -> Error {
+        if e.classify() != Category::Data {
+            return e;
+        }
+        let pos = self.pos;
+        self.pos = start;
+        let buffered = self.check_tagged_object(tag);
+        self.pos = pos;
+        buffered.err().unwrap_or(e)
+    }
+
+    /// With `pos` at a `{`: reads the object's members as serde buffers them,
+    /// failing at the first syntax error or at a second `tag` key.
+    fn check_tagged_object(&mut self, tag: &'static str) -> Result<(), Error> {
+        self.pos += 1;
+        match self.parse_whitespace() {
+            Some(b'"') => {}
+            Some(b'}') => return Ok(()),
+            Some(_) => return Err(self.error(ErrorCode::KeyMustBeAString, self.pos)),
+            None => return Err(self.error(ErrorCode::EofWhileParsingObject, self.input.len())),
+        }
+        let mut tags = 0;
+        loop {
+            let key_start = self.pos;
+            if self.parse_str()? == tag.as_bytes() {
+                tags += 1;
+                if tags == 2 {
+                    return Err(self.error(ErrorCode::DuplicateField(tag), key_start));
+                }
+            }
+            self.parse_object_colon()?;
+            self.ignore_value_as_parsed()?;
+            if let AfterMember::End = self.end_map_member()? {
+                return Ok(());
+            }
+        }
+    }
+
     /// With `pos` at a `{`: reads members up to the first keyed `tag` and returns
     /// the variant its value names, `pos` after that value. A missing tag is an
     /// error at the `}`.
@@ -300,12 +344,13 @@ impl Parser<'_> {
             None => return Err(self.error(ErrorCode::EofWhileParsingObject, self.input.len())),
         }
         loop {
+            let key_start = self.pos;
             let is_tag = self.parse_str()? == tag.as_bytes();
             self.parse_object_colon()?;
             if is_tag {
                 return self.parse_tag_value(en, false);
             }
-            self.ignore_value_as_parsed()?;
+            self.ignore_member_value_as_parsed(key_start)?;
             if let AfterMember::End = self.end_map_member()? {
                 return Err(self.error(ErrorCode::MissingField(tag), self.pos - 1));
             }
@@ -324,7 +369,7 @@ impl Parser<'_> {
                 return Err(self.error(ErrorCode::DuplicateField(tag), key_start));
             }
             self.parse_object_colon()?;
-            self.ignore_value_as_parsed()?;
+            self.ignore_member_value_as_parsed(key_start)?;
         }
     }
 
@@ -429,7 +474,7 @@ impl Parser<'_> {
                     }
                 }
             } else {
-                self.ignore_value()?;
+                self.ignore_member_value(key_start)?;
             }
             more = matches!(self.end_map_member()?, AfterMember::More);
         }

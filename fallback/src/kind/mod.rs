@@ -9,4 +9,4 @@ mod option;
 mod scalar;
 pub(crate) mod seq;
 pub(crate) mod string;
-mod struct_;
+pub(crate) mod struct_;

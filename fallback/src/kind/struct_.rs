@@ -138,7 +138,7 @@ impl Parser<'_> {
                 }
                 None => {
                     self.parse_object_colon()?;
-                    self.ignore_value()?;
+                    self.ignore_member_value(key_start)?;
                 }
             }
             match self.end_map_member()? {
@@ -277,6 +277,26 @@ struct RestMap {
     at: *mut u8,
 }
 
+/// Whether a flattened field of `layout` can be decoded: a struct, or a map
+/// with string keys.
+pub(crate) fn flattenable(layout: &TypeLayout) -> bool {
+    match &layout.kind {
+        Kind::Struct(_) => true,
+        Kind::Map(map) => map.has_text_keys(),
+        _ => false,
+    }
+}
+
+/// Why `st`'s flattened `field` cannot be decoded, in
+/// [`ErrorCode::UnsupportedType`]'s words.
+#[cold]
+pub(crate) fn unflattenable(st: &StructLayout, field: &str) -> String {
+    format!(
+        "can only flatten structs and maps with string keys (field `{field}` of {})",
+        st.name
+    )
+}
+
 /// The structs and maps that read an object's keys, from `st` at `base` down.
 /// `Err` names a flattened field that is neither (serde refuses it at run time).
 ///
@@ -326,12 +346,8 @@ impl Parser<'_> {
         // SAFETY: `dst` is room for the struct (caller).
         if let Err(field) = unsafe { flatten_targets(st, dst, &mut targets, &mut maps) } {
             self.peek_value()?;
-            return Err(self.error(
-                ErrorCode::Conversion(
-                    format!("can only flatten structs and maps (field `{field}`)").into(),
-                ),
-                self.pos,
-            ));
+            let why = unflattenable(st, field).into();
+            return Err(self.error(ErrorCode::UnsupportedType(why), self.pos));
         }
         self.peek_value()?;
         let object_start = self.pos;
@@ -449,7 +465,7 @@ impl Parser<'_> {
                 return Err(self.error(ErrorCode::UnknownField { name, expected }, key_start));
             } else {
                 // serde buffers what a flattening struct does not claim.
-                self.ignore_value_as_parsed()?;
+                self.ignore_member_value_as_parsed(key_start)?;
             }
             if let AfterMember::End = self.end_map_member()? {
                 return Ok(());

@@ -1,0 +1,181 @@
+//! Limits and error reports that used to surprise (issue 23, item 6): a depth
+//! limit above 512, no depth limit at all, long paths in messages, errors inside
+//! skipped members, a duplicate internal tag. Every backend.
+
+mod common;
+
+use jitson::{Category, Decode, Decoder, ErrorKind};
+
+#[derive(Decode, Debug, PartialEq)]
+struct Node {
+    children: Vec<Node>,
+}
+
+/// `n` nested nodes: `2 * n` containers.
+fn nest(n: usize) -> String {
+    "{\"children\": [".repeat(n) + &"]}".repeat(n)
+}
+
+/// Runs `f` on a thread with a `mib` MiB stack.
+fn on_stack<R: Send + 'static>(mib: usize, f: impl FnOnce() -> R + Send + 'static) -> R {
+    std::thread::Builder::new()
+        .stack_size(mib << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .expect("no panic")
+}
+
+#[test]
+fn a_depth_limit_above_512_is_honoured() {
+    let doc = nest(1_000);
+    for backend in common::backends() {
+        let doc = doc.clone();
+        let (high, exact, unlimited) = on_stack(256, move || {
+            let d = Decoder::<Node>::with_backend(backend);
+            let outcome = |r: Result<Node, jitson::Error>| r.map(drop).map_err(|e| e.to_string());
+            (
+                outcome(d.max_depth(10_000).decode_str(&doc)),
+                outcome(d.max_depth(2_000).decode_str(&doc)),
+                outcome(d.disable_recursion_limit().decode_str(&doc)),
+            )
+        });
+        // 2,000 containers: within a limit of 10,000 (it used to be lowered to
+        // 512 without a word) and with no limit...
+        assert_eq!(high, Ok(()), "{backend:?}");
+        assert_eq!(unlimited, Ok(()), "{backend:?}");
+        // ...and the 2,000th container is refused by a limit of 2,000, by the
+        // limit itself, not the stack.
+        let e = exact.unwrap_err();
+        assert!(
+            e.starts_with("recursion limit exceeded at "),
+            "{backend:?}: {e}"
+        );
+    }
+}
+
+#[test]
+fn without_a_recursion_limit_the_stack_check_still_stops_a_deep_document() {
+    let doc = nest(100_000);
+    for backend in common::backends() {
+        let doc = doc.clone();
+        let e = on_stack(2, move || {
+            Decoder::<Node>::with_backend(backend)
+                .disable_recursion_limit()
+                .decode_str(&doc)
+                .map(drop)
+                .map_err(|e| (e.kind(), e.to_string()))
+        })
+        .unwrap_err();
+        assert_eq!(e.0, ErrorKind::DepthLimit, "{backend:?}");
+        assert!(e.1.contains("stack is nearly full"), "{backend:?}: {}", e.1);
+    }
+}
+
+#[test]
+fn a_long_path_is_elided_in_the_message() {
+    let e = common::err::<Node>(nest(200).as_bytes());
+    assert_eq!(e.kind(), ErrorKind::DepthLimit);
+    // The path itself is whole...
+    assert_eq!(e.path_segments().count(), 127);
+    assert!(e.path().len() > 700);
+    // ...the message shows its first and last 8 segments.
+    let message = e.to_string();
+    let eight = ".children[0]".repeat(4);
+    assert_eq!(
+        message,
+        format!(
+            "recursion limit exceeded at ${eight}…(111 segments)…[0]{}.children (line 1 column {}, byte {})",
+            &eight[".children[0]".len()..],
+            e.column(),
+            e.offset()
+        )
+    );
+    // A short path is printed whole.
+    let e = common::err::<Node>(b"{\"children\": [{\"children\": 1}]}");
+    assert!(
+        e.to_string().contains(" at $.children[0].children (line"),
+        "{e}"
+    );
+}
+
+#[derive(Decode, serde::Deserialize, Debug, PartialEq)]
+struct Object {
+    metadata: Metadata,
+}
+
+#[derive(Decode, serde::Deserialize, Debug, PartialEq)]
+struct Metadata {
+    name: String,
+}
+
+#[derive(Decode, serde::Deserialize, Debug, PartialEq)]
+#[serde(tag = "type")]
+enum Message {
+    #[serde(rename = "ping")]
+    Ping { zen: String },
+    #[serde(rename = "stop")]
+    Stop,
+}
+
+#[derive(Decode, serde::Deserialize, Debug, PartialEq)]
+#[serde(tag = "t", content = "c")]
+enum Adjacent {
+    A(u8),
+}
+
+#[test]
+fn an_error_inside_an_unknown_member_names_its_key() {
+    let e = common::err::<Object>(br#"{"metadata": {"name": "x", "uid": [1, 2,]}}"#);
+    assert_eq!(e.path(), "$.metadata.uid");
+    assert_eq!(e.kind(), ErrorKind::Syntax);
+    let e = common::err::<Object>(br#"{"metadata": {"uid": {"a b": tru}, "name": "x"}}"#);
+    assert_eq!(e.path(), "$.metadata.uid");
+    // Before and after an internal tag, and beside an adjacent one.
+    let e = common::err::<Message>(br#"{"extra": [1,], "type": "ping", "zen": "z"}"#);
+    assert_eq!(e.path(), "$.extra");
+    let e = common::err::<Message>(br#"{"type": "stop", "extra": [1,]}"#);
+    assert_eq!(e.path(), "$.extra");
+    let e = common::err::<Message>(br#"{"type": "ping", "zen": "z", "extra": [1,]}"#);
+    assert_eq!(e.path(), "$.extra");
+    let e = common::err::<Adjacent>(br#"{"t": "A", "x\u0041": [1,], "c": 1}"#);
+    assert_eq!(e.path(), "$.xA");
+}
+
+#[test]
+fn a_duplicate_internal_tag_is_a_data_error_as_in_serde_json() {
+    for doc in [
+        r#"{"type":"ping","type":"ping" "zen":"x"}"#,
+        r#"{"type":"ping","type":"ping","zen":"x"}"#,
+        r#"{"type":"stop","type":"stop" "zen":"x"}"#,
+        // A data error in the payload before the second tag: serde reads the
+        // whole object before the payload, and refuses the tag first.
+        r#"{"type":"ping","zen":1,"type":"ping"}"#,
+        r#"{"zen":1,"type":"ping","type":"ping"}"#,
+    ] {
+        let serde = serde_json::from_str::<Message>(doc).unwrap_err();
+        assert_eq!(serde.classify(), serde_json::error::Category::Data, "{doc}");
+        let e = common::err::<Message>(doc.as_bytes());
+        assert_eq!(
+            (e.kind(), e.classify()),
+            (ErrorKind::DuplicateField, Category::Data),
+            "{doc}: {e}"
+        );
+        assert_eq!(
+            e.to_string().split(" at ").next(),
+            serde.to_string().split(" at ").next(),
+            "{doc}"
+        );
+        assert_eq!(&doc[e.offset()..e.offset() + 6], "\"type\"", "{doc}");
+    }
+    // A syntax error before the second tag still comes first, as in serde_json.
+    let doc = r#"{"type":"ping","zen":"x",,"type":"ping"}"#;
+    assert_eq!(
+        serde_json::from_str::<Message>(doc).unwrap_err().classify(),
+        serde_json::error::Category::Syntax
+    );
+    assert_eq!(
+        common::err::<Message>(doc.as_bytes()).kind(),
+        ErrorKind::Syntax
+    );
+}

@@ -1,0 +1,72 @@
+//! A type no backend decodes is refused before any document is read (issue 23,
+//! item 4): `warm_up` fails with `UnsupportedType`, and so does every decode,
+//! on every backend. (`Option<..>` flattened is refused by the derive: see the
+//! `compile_fail` example in the crate docs.)
+
+mod common;
+
+use std::collections::HashMap;
+
+use jitson::{Category, Decode, Decoder, ErrorKind};
+
+#[derive(Decode, Debug, PartialEq)]
+#[serde(tag = "kind")]
+enum Shape {
+    Circle { r: f64 },
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct FlattensAnEnum {
+    id: u32,
+    #[serde(flatten)]
+    shape: Shape,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct FlattensIntegerKeys {
+    #[serde(flatten)]
+    rest: HashMap<u32, String>,
+}
+
+/// Reachable only inside a `Vec`: still refused when the root is warmed up.
+#[derive(Decode, Debug, PartialEq)]
+struct Holder {
+    items: Vec<FlattensAnEnum>,
+}
+
+#[track_caller]
+fn refused<T: Decode + PartialEq + std::fmt::Debug>(doc: &str, field: &str) {
+    for backend in common::backends() {
+        let e = Decoder::<T>::with_backend(backend).warm_up().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::UnsupportedType, "{backend:?}: {e}");
+        assert_eq!(e.classify(), Category::Backend);
+        assert!(e.to_string().contains(&format!("field `{field}`")), "{e}");
+    }
+    assert_eq!(
+        jitson::warm_up::<T>().unwrap_err().kind(),
+        ErrorKind::UnsupportedType
+    );
+    // Every decode says the same, not a data error.
+    let e = common::err::<T>(doc.as_bytes());
+    assert_eq!(e.kind(), ErrorKind::UnsupportedType, "{e}");
+    assert!(e.to_string().contains(&format!("field `{field}`")), "{e}");
+}
+
+#[test]
+fn flattening_what_no_backend_flattens_is_refused_by_warm_up() {
+    refused::<FlattensAnEnum>(r#"{"id": 1, "kind": "Circle", "r": 2.0}"#, "shape");
+    refused::<FlattensIntegerKeys>(r#"{"1": "a"}"#, "rest");
+    refused::<Holder>(
+        r#"{"items": [{"id": 1, "kind": "Circle", "r": 2.0}]}"#,
+        "shape",
+    );
+    // What flattens is still warmed up.
+    #[derive(Decode, Debug, PartialEq)]
+    struct Fine {
+        #[serde(flatten)]
+        rest: HashMap<String, u8>,
+    }
+    for backend in common::backends() {
+        Decoder::<Fine>::with_backend(backend).warm_up().unwrap();
+    }
+}
