@@ -5,7 +5,9 @@
 //! (e.g. `-55`), the rest with one; all decode as `f64`.
 
 /// The whole file.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Canada {
     #[serde(rename = "type")]
@@ -14,13 +16,25 @@ pub struct Canada {
 }
 
 /// The value of the top-level `"type"`.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    jitson::Decode,
+    jitson::Encode,
+    serde::Deserialize,
+    serde::Serialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+)]
 pub enum FeatureCollectionType {
     FeatureCollection,
 }
 
 /// One GeoJSON feature.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Feature {
     #[serde(rename = "type")]
@@ -30,20 +44,34 @@ pub struct Feature {
 }
 
 /// The value of a feature's `"type"`.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    jitson::Decode,
+    jitson::Encode,
+    serde::Deserialize,
+    serde::Serialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+)]
 pub enum FeatureType {
     Feature,
 }
 
 /// A feature's `"properties"`.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Properties {
     pub name: String,
 }
 
 /// A polygon: rings of `[longitude, latitude]` points.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Geometry {
     #[serde(rename = "type")]
@@ -52,7 +80,17 @@ pub struct Geometry {
 }
 
 /// The value of a geometry's `"type"`; only `Polygon` occurs in the file.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    jitson::Decode,
+    jitson::Encode,
+    serde::Deserialize,
+    serde::Serialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+)]
 pub enum GeometryType {
     Polygon,
 }

@@ -11,7 +11,9 @@
 use std::collections::HashMap;
 
 /// The whole file.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CitmCatalog {
     /// Area id → area name (17 entries).
@@ -38,7 +40,9 @@ pub struct CitmCatalog {
 }
 
 /// One event (a concert programme, possibly performed several times).
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Event {
     /// Always null.
@@ -56,7 +60,9 @@ pub struct Event {
 }
 
 /// One performance of an event.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Performance {
     pub event_id: u64,
@@ -75,7 +81,9 @@ pub struct Performance {
 }
 
 /// The price of one seat category for one audience.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Price {
     /// Integers from 10000 to 180500; the unit is not stated in the file.
@@ -85,7 +93,9 @@ pub struct Price {
 }
 
 /// A seat category and the areas it covers.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SeatCategory {
     pub areas: Vec<Area>,
@@ -93,7 +103,9 @@ pub struct SeatCategory {
 }
 
 /// An area of the hall.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Area {
     pub area_id: u64,

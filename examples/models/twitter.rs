@@ -16,7 +16,9 @@
 //! nothing that is not there.
 
 /// The whole file.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Twitter {
     pub statuses: Vec<Status>,
@@ -24,7 +26,9 @@ pub struct Twitter {
 }
 
 /// A tweet.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Status {
     pub metadata: StatusMetadata,
@@ -64,7 +68,9 @@ pub struct Status {
 }
 
 /// A status's `metadata`.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct StatusMetadata {
     /// Always `"recent"` in the file.
@@ -73,7 +79,9 @@ pub struct StatusMetadata {
 }
 
 /// The author of a status.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct User {
     pub id: u64,
@@ -121,7 +129,9 @@ pub struct User {
 }
 
 /// The links found in a user's profile.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct UserEntities {
     /// Present only when the user has a profile URL.
@@ -130,14 +140,18 @@ pub struct UserEntities {
 }
 
 /// `{"urls": [...]}`.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct UrlList {
     pub urls: Vec<Url>,
 }
 
 /// A shortened link and where it occurs in the text.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Url {
     pub url: String,
@@ -148,7 +162,9 @@ pub struct Url {
 }
 
 /// What a status's text refers to.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct StatusEntities {
     pub hashtags: Vec<Hashtag>,
@@ -161,7 +177,9 @@ pub struct StatusEntities {
 }
 
 /// A hashtag (or cashtag) in the text.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Hashtag {
     pub text: String,
@@ -169,7 +187,9 @@ pub struct Hashtag {
 }
 
 /// An `@mention` in the text.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct UserMention {
     pub screen_name: String,
@@ -180,7 +200,9 @@ pub struct UserMention {
 }
 
 /// An attached photo.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Media {
     pub id: u64,
@@ -201,7 +223,9 @@ pub struct Media {
 }
 
 /// The sizes a photo is available in.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Sizes {
     pub medium: Size,
@@ -211,7 +235,9 @@ pub struct Sizes {
 }
 
 /// One size of a photo.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Size {
     pub w: u64,
@@ -220,7 +246,17 @@ pub struct Size {
 }
 
 /// How a photo is fitted to a size.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    jitson::Decode,
+    jitson::Encode,
+    serde::Deserialize,
+    serde::Serialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Resize {
     /// Scaled to fit, aspect ratio kept.
@@ -230,7 +266,9 @@ pub enum Resize {
 }
 
 /// The `search_metadata` block.
-#[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq)]
+#[derive(
+    jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, Clone, PartialEq,
+)]
 #[serde(deny_unknown_fields)]
 pub struct SearchMetadata {
     /// Seconds (`0.087`); the only non-integer number in the file.
