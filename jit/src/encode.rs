@@ -304,18 +304,53 @@ unsafe fn put(dst: *mut u8, text: &[u8]) -> usize {
     text.len()
 }
 
-/// Writes `value` at `dst` (room for [`INT_MAX_LEN`] bytes).
-unsafe extern "C" fn fmt_u64(dst: *mut u8, value: u64) -> usize {
-    let mut buffer = itoa::Buffer::new();
-    // SAFETY: generated code reserved the room; the text is at most 20 bytes.
-    unsafe { put(dst, buffer.format(value).as_bytes()) }
+/// `"00" "01" … "99"`.
+pub(crate) static DIGIT_PAIRS: [u8; 200] = {
+    let mut table = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        table[2 * i] = b'0' + (i / 10) as u8;
+        table[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    table
+};
+
+/// The number of decimal digits of `value`.
+#[inline(always)]
+fn digits(value: u64) -> usize {
+    let mut n = 1;
+    let mut bound = 10u64;
+    while n < 20 && value >= bound {
+        n += 1;
+        bound = bound.wrapping_mul(10);
+    }
+    n
 }
 
-/// Writes `value` at `dst` (room for [`INT_MAX_LEN`] bytes).
-unsafe extern "C" fn fmt_i64(dst: *mut u8, value: i64) -> usize {
-    let mut buffer = itoa::Buffer::new();
-    // SAFETY: as for `fmt_u64`.
-    unsafe { put(dst, buffer.format(value).as_bytes()) }
+/// Writes the decimal digits of `value` at `dst` (room for [`INT_MAX_LEN`]
+/// bytes) and returns their number: straight into place, two at a time from
+/// the end (the digits are itoa's, and so serde_json's: plain decimal).
+unsafe extern "C" fn fmt_u64(dst: *mut u8, value: u64) -> usize {
+    let n = digits(value);
+    let mut end = n;
+    let mut v = value;
+    // SAFETY: generated code reserved 20 bytes at `dst`, and `n <= 20`: every
+    // store is below `dst + n`.
+    unsafe {
+        while v >= 100 {
+            let pair = (v % 100) as usize * 2;
+            v /= 100;
+            end -= 2;
+            std::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(pair), dst.add(end), 2);
+        }
+        if v >= 10 {
+            std::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(v as usize * 2), dst, 2);
+        } else {
+            *dst = b'0' + v as u8;
+        }
+    }
+    n
 }
 
 /// Writes `value` as serde_json does at `dst` (room for [`FLOAT_MAX_LEN`]).
@@ -361,9 +396,6 @@ pub(crate) fn helper_path_index() -> usize {
 }
 pub(crate) fn helper_fmt_u64() -> usize {
     fmt_u64 as *const () as usize
-}
-pub(crate) fn helper_fmt_i64() -> usize {
-    fmt_i64 as *const () as usize
 }
 pub(crate) fn helper_fmt_f64() -> usize {
     fmt_f64 as *const () as usize
@@ -719,6 +751,13 @@ impl EncodeTranslator<'_, '_> {
         self.b.def_var(self.len, len);
     }
 
+    /// Advances the length by the constant `n`.
+    pub(crate) fn advance_const(&mut self, n: usize) {
+        let len = self.b.use_var(self.len);
+        let len = self.b.ins().iadd_imm_s(len, n as i64);
+        self.b.def_var(self.len, len);
+    }
+
     /// Writes `bytes` (room reserved) with the widest stores that fit.
     pub(crate) fn write_const(&mut self, bytes: &[u8]) {
         let at = self.cursor();
@@ -950,5 +989,27 @@ fn interpreted_reason(layout: &TypeLayout) -> &'static str {
         Kind::Serde(_) => "serde fields are encoded by the interpreter",
         Kind::Struct(_) => "flattened fields",
         _ => "not lowered by the JIT's encoder",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_as_itoa_writes_them() {
+        let mut values: Vec<u64> = vec![0, 9, 10, 99, 100, u64::MAX, u64::MAX - 1];
+        let mut p: u64 = 1;
+        while let Some(next) = p.checked_mul(10) {
+            values.extend([p - 1, p, p + 1]);
+            p = next;
+        }
+        values.extend([p - 1, p, p + 1]);
+        for v in values {
+            let mut out = [0u8; INT_MAX_LEN];
+            // SAFETY: `out` is room for 20 bytes.
+            let n = unsafe { fmt_u64(out.as_mut_ptr(), v) };
+            assert_eq!(&out[..n], v.to_string().as_bytes());
+        }
     }
 }

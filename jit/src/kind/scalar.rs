@@ -1,7 +1,7 @@
 //! Booleans, integers and floats. Twin: `fallback/src/kind/scalar.rs`.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
+use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, Value, types};
 use jitson_core::layout::{Kind, TypeLayout};
 
 use crate::helpers;
@@ -578,16 +578,115 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             (false, true) => self.b.ins().sextend(types::I64, v),
             (false, false) => self.b.ins().uextend(types::I64, v),
         };
-        let helper = if signed {
-            crate::encode::helper_fmt_i64()
+        // A negative value: its `-`, then its magnitude as an unsigned value
+        // (`i64::MIN`'s two's complement negation is its magnitude as a u64).
+        let v = if signed {
+            let (negative, magnitude) = (self.b.create_block(), self.b.create_block());
+            self.b.append_block_param(magnitude, types::I64);
+            let below = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, v, 0);
+            self.b
+                .ins()
+                .brif(below, negative, &[], magnitude, &[BlockArg::Value(v)]);
+            self.b.switch_to_block(negative);
+            self.write_const(b"-");
+            let positive = self.b.ins().ineg(v);
+            self.b.ins().jump(magnitude, &[BlockArg::Value(positive)]);
+            self.b.switch_to_block(magnitude);
+            self.b.block_params(magnitude)[0]
         } else {
-            crate::encode::helper_fmt_u64()
+            v
         };
+        self.emit_encode_u64(v);
+    }
+
+    /// The digits of the unsigned 64-bit `v` (room reserved): up to four
+    /// digits in IR, from a table of digit pairs; longer ones by the helper.
+    fn emit_encode_u64(&mut self, v: Value) {
+        let pairs = self.const_ptr(crate::encode::DIGIT_PAIRS.as_ptr());
+        let flags = crate::encode::value_flags();
+        let (one, two, more, three, four, long, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let small = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, v, 10);
+        let not_one = self.b.create_block();
+        self.b.ins().brif(small, one, &[], not_one, &[]);
+
+        self.b.switch_to_block(one);
+        let digit = self.b.ins().iadd_imm_s(v, i64::from(b'0'));
+        let digit = self.b.ins().ireduce(types::I8, digit);
+        let at = self.cursor();
+        self.b.ins().store(flags, digit, at, 0);
+        self.advance_const(1);
+        self.b.ins().jump(done, &[]);
+
+        self.b.switch_to_block(not_one);
+        let under_100 = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, v, 100);
+        self.b.ins().brif(under_100, two, &[], more, &[]);
+
+        self.b.switch_to_block(two);
+        let pair = self.digit_pair(pairs, v);
+        let at = self.cursor();
+        self.b.ins().store(flags, pair, at, 0);
+        self.advance_const(2);
+        self.b.ins().jump(done, &[]);
+
+        self.b.switch_to_block(more);
+        let short = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, v, 10_000);
+        let split = self.b.create_block();
+        self.b.ins().brif(short, split, &[], long, &[]);
+        self.b.switch_to_block(split);
+        let high = self.b.ins().udiv_imm_u(v, 100);
+        let high_times = self.b.ins().imul_imm_s(high, 100);
+        let low = self.b.ins().isub(v, high_times);
+        let low_pair = self.digit_pair(pairs, low);
+        let under_1000 = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, v, 1000);
+        self.b.ins().brif(under_1000, three, &[], four, &[]);
+
+        self.b.switch_to_block(three);
+        let digit = self.b.ins().iadd_imm_s(high, i64::from(b'0'));
+        let digit = self.b.ins().ireduce(types::I8, digit);
+        let at = self.cursor();
+        self.b.ins().store(flags, digit, at, 0);
+        self.b.ins().store(flags, low_pair, at, 1);
+        self.advance_const(3);
+        self.b.ins().jump(done, &[]);
+
+        self.b.switch_to_block(four);
+        let high_pair = self.digit_pair(pairs, high);
+        let at = self.cursor();
+        self.b.ins().store(flags, high_pair, at, 0);
+        self.b.ins().store(flags, low_pair, at, 2);
+        self.advance_const(4);
+        self.b.ins().jump(done, &[]);
+
+        self.b.switch_to_block(long);
         let at = self.cursor();
         let n = self
-            .call_addr(helper, &[PTR, types::I64], Some(PTR), &[at, v])
+            .call_addr(
+                crate::encode::helper_fmt_u64(),
+                &[PTR, types::I64],
+                Some(PTR),
+                &[at, v],
+            )
             .expect("the formatter returns a length");
         self.advance(n);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+    }
+
+    /// The two ASCII digits of `v` (below 100) as an i16, from the table.
+    fn digit_pair(&mut self, pairs: Value, v: Value) -> Value {
+        let offset = self.b.ins().ishl_imm_u(v, 1);
+        let at = self.b.ins().iadd(pairs, offset);
+        self.b
+            .ins()
+            .load(types::I16, crate::encode::value_flags(), at, 0)
     }
 
     /// An `f32` or `f64` (`ty`), formatted by a pure helper (zmij, `null` when
