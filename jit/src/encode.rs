@@ -448,12 +448,17 @@ fn bound_within(layout: &TypeLayout, depth: usize) -> Option<usize> {
 
 /// Compiles an encoder for `root` and everything reachable from it.
 ///
-/// Never unwinds: a panic inside Cranelift is returned as
-/// [`CompileError::Codegen`]. Compilation runs no user code.
+/// Refuses with [`CompileError::DisabledByEnv`] when
+/// [`disabled_by_env`](crate::disabled_by_env). Never unwinds: a panic inside
+/// Cranelift is returned as [`CompileError::Codegen`]. Compilation runs no
+/// user code.
 pub fn compile_encoder(
     root: &'static TypeLayout,
     options: EncodeOptions,
 ) -> Result<CompiledEncoder, CompileError> {
+    if crate::disabled_by_env() {
+        return Err(CompileError::DisabledByEnv);
+    }
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         compile_inner(root, options)
     }))
@@ -625,7 +630,10 @@ fn translate(
     } else {
         match &layout.kind {
             Kind::Struct(st) => t.emit_encode_struct(layout, st, src, fail),
-            _ => t.emit_value_inline(layout, src, fail, false),
+            _ => {
+                t.inlining.push(layout.id());
+                t.emit_value_inline(layout, src, fail, false);
+            }
         }
     }
     t.spill();
