@@ -73,11 +73,13 @@ pub unsafe fn encode_value_at(
     options: &EncodeOptions,
     level: usize,
 ) -> Result<(), Error> {
-    let unit = vec![b' '; usize::from(options.indent.unwrap_or(0))];
+    /// Indentation units are taken from here: no allocation per encode.
+    static SPACES: [u8; 255] = [b' '; 255];
+    let unit = &SPACES[..usize::from(options.indent.unwrap_or(0))];
     let mut emitter = Emitter {
         out,
         pretty: options.indent.is_some(),
-        unit: &unit,
+        unit,
         level,
         sort_keys: options.sort_keys,
         escape: options.escape,
@@ -167,9 +169,10 @@ impl Emitter<'_> {
 
     /// Enters a container: one level of pretty indentation, and stack room.
     #[inline]
-    pub(crate) fn enter(&mut self, layout: &TypeLayout) -> Result<(), Error> {
-        let reserve = jitson_core::stack::level_reserve(layout);
-        if !jitson_core::stack::has_room(self.stack_limit, reserve) {
+    pub(crate) fn enter(&mut self, _layout: &TypeLayout) -> Result<(), Error> {
+        // An encoding level's frames hold no value temporaries beyond an
+        // enum's variant view, so a fixed reserve covers every layout.
+        if !jitson_core::stack::has_room(self.stack_limit, 4 * jitson_core::layout::VARIANT_VIEW_SIZE) {
             return Err(encode_error(ErrorCode::StackExhausted));
         }
         self.level += 1;
@@ -217,7 +220,7 @@ impl Emitter<'_> {
     #[inline]
     pub(crate) fn colon(&mut self) {
         if self.pretty {
-            self.out.extend_from_slice(b": ");
+            write::append(self.out, b": ");
         } else {
             self.out.push(b':');
         }

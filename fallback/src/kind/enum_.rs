@@ -670,7 +670,9 @@ impl crate::encode::Emitter<'_> {
         let Some(variant_of) = e.variant_of else {
             return Err(self.not_encodable(layout));
         };
-        let mut view = [0u64; jitson_core::layout::VARIANT_VIEW_SIZE / 8];
+        // Room for the view, left uninitialised: `variant_of` writes what it uses.
+        let mut view =
+            core::mem::MaybeUninit::<[u64; jitson_core::layout::VARIANT_VIEW_SIZE / 8]>::uninit();
         let view = view.as_mut_ptr().cast::<u8>();
         // SAFETY: as the caller guarantees; the view is room for any payload view.
         let index = unsafe { variant_of(src, view) };

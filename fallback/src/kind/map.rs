@@ -540,7 +540,9 @@ unsafe fn key_text(
                 let Some(variant_of) = e.variant_of else {
                     return Err(key_error());
                 };
-                let mut view = [0u64; jitson_core::layout::VARIANT_VIEW_SIZE / 8];
+                let mut view = core::mem::MaybeUninit::<
+                    [u64; jitson_core::layout::VARIANT_VIEW_SIZE / 8],
+                >::uninit();
                 let index = variant_of(src, view.as_mut_ptr().cast());
                 match e.variants.get(index) {
                     Some(v) if matches!(v.payload, jitson_core::layout::Payload::Unit) => {

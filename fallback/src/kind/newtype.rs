@@ -121,7 +121,7 @@ impl crate::encode::Emitter<'_> {
 
     /// `()`, unit structs and `IgnoredAny`: `null`.
     pub(crate) fn encode_unit(&mut self) -> Result<(), Error> {
-        self.out.extend_from_slice(b"null");
+        jitson_core::write::append(self.out, b"null");
         Ok(())
     }
 

@@ -65,7 +65,7 @@ impl crate::encode::Emitter<'_> {
         // SAFETY: as the caller guarantees.
         let some = unsafe { (option.get)(src) };
         if some.is_null() {
-            self.out.extend_from_slice(b"null");
+            jitson_core::write::append(self.out, b"null");
             return Ok(());
         }
         // SAFETY: `get` returned the live payload.
