@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
 
 use jitson::{Backend, Encode, Encoder};
+use proptest::prelude::*;
 use serde::Serialize;
 
 /// Counts this thread's allocations (tests run on several threads).
@@ -551,6 +552,15 @@ fn time(n: u32, mut f: impl FnMut()) -> f64 {
 #[test]
 #[ignore = "a timing, run by hand with --release"]
 fn timing_user() {
+    // The first encode of a type on Backend::Jit compiles it.
+    let started = std::time::Instant::now();
+    Encoder::<User>::with_backend(Backend::Jit)
+        .encode(&user(0))
+        .unwrap();
+    println!(
+        "first Backend::Jit encode of User (compile included): {:?}",
+        started.elapsed()
+    );
     for (name, value) in [("User(depth 0)", user(0)), ("User(depth 3)", user(3))] {
         let expect = serde_json::to_vec(&value).unwrap();
         let mut out = Vec::with_capacity(4096);
@@ -604,4 +614,65 @@ fn timing_user() {
         serde_json::to_writer(&mut out, std::hint::black_box(&structs)).unwrap();
     });
     println!("serde_json: Vec<u64> x10k {t:.0} ns, Vec<One> x10k {s:.0} ns");
+}
+
+#[derive(jitson::Encode, Serialize, Debug, Clone)]
+struct Random {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<i64>,
+    small: u8,
+    text: String,
+    floats: Vec<f64>,
+    flags: (bool, i16, f32),
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    children: Vec<Random>,
+    tail: Option<Box<Random>>,
+}
+
+fn random() -> impl Strategy<Value = Random> {
+    let leaf = (
+        proptest::option::of(any::<i64>()),
+        any::<u8>(),
+        any::<String>(),
+        proptest::collection::vec(any::<f64>(), 0..4),
+        (any::<bool>(), any::<i16>(), any::<f32>()),
+    )
+        .prop_map(|(id, small, text, floats, flags)| Random {
+            id,
+            small,
+            text,
+            floats,
+            flags,
+            children: Vec::new(),
+            tail: None,
+        });
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        (
+            inner.clone(),
+            proptest::collection::vec(inner.clone(), 0..3),
+            proptest::option::of(inner),
+        )
+            .prop_map(|(mut node, children, tail)| {
+                node.children = children;
+                node.tail = tail.map(Box::new);
+                node
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Random values into buffers of random capacity: serde_json's bytes.
+    #[test]
+    fn random_values_as_serde_json(value in random(), capacity in 0usize..200) {
+        if Backend::Jit.is_available() {
+            let expect = serde_json::to_vec(&value).unwrap();
+            let mut out = Vec::with_capacity(capacity);
+            Encoder::<Random>::with_backend(Backend::Jit)
+                .encode_into(&value, &mut out)
+                .unwrap();
+            prop_assert_eq!(out, expect);
+        }
+    }
 }

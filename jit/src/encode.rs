@@ -231,6 +231,39 @@ unsafe extern "C" fn write_escaped(state: *mut EncodeState, ptr: *const u8, len:
     }
 }
 
+/// The index of the first byte of `bytes[from..]` JSON requires escaping (a
+/// control byte, `"` or `\\`), or `bytes.len()`: eight bytes at a time, then
+/// byte by byte (no copy of the tail, which would call `memcpy` for the short
+/// strings that are most of a document's).
+#[inline]
+fn find_escape(bytes: &[u8], mut from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    while from + 8 <= bytes.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[from..from + 8]);
+        let w = u64::from_le_bytes(word);
+        // The high bit of a byte below 0x20, or equal to `"` or `\\`; bytes of
+        // 0x80 and above are masked out by `!w`. The lowest flag is exact.
+        let below = w.wrapping_sub(ONES * 0x20);
+        let quote = (w ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES);
+        let backslash = (w ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES);
+        let hits = (below | quote | backslash) & !w & HIGHS;
+        if hits != 0 {
+            return from + (hits.trailing_zeros() / 8) as usize;
+        }
+        from += 8;
+    }
+    while from < bytes.len() {
+        let b = bytes[from];
+        if b < 0x20 || b == b'"' || b == b'\\' {
+            return from;
+        }
+        from += 1;
+    }
+    from
+}
+
 /// Writes `"text"` at `dst` (room for `len + 2` bytes) if no byte of the text
 /// needs escaping, returning 1; 0 (nothing written) otherwise.
 unsafe extern "C" fn write_plain(dst: *mut u8, ptr: *const u8, len: usize) -> i8 {
@@ -239,7 +272,7 @@ unsafe extern "C" fn write_plain(dst: *mut u8, ptr: *const u8, len: usize) -> i8
     // vector is not a value being encoded).
     unsafe {
         let text = std::slice::from_raw_parts(ptr, len);
-        if jitson_core::write::find_escape(text, 0) != len {
+        if find_escape(text, 0) != len {
             return 0;
         }
         *dst = b'"';
@@ -247,6 +280,58 @@ unsafe extern "C" fn write_plain(dst: *mut u8, ptr: *const u8, len: usize) -> i8
         *dst.add(len + 1) = b'"';
     }
     1
+}
+
+/// The longest string escaped into reserved room by [`write_escaped_into`]
+/// (which needs six bytes per byte of text, plus the quotes); longer ones are
+/// escaped by [`write_escaped`], which grows the vector as it goes.
+pub(crate) const SHORT_ESCAPED: usize = 256;
+
+/// Writes `"text"` with serde_json's escapes at `dst`, which has room for
+/// `6 * len + 2` bytes (every byte escaped as `\u00XX`), and returns the
+/// number of bytes written.
+unsafe extern "C" fn write_escaped_into(dst: *mut u8, ptr: *const u8, len: usize) -> usize {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    // SAFETY: generated code reserved `6 * len + 2` bytes at `dst` and passes
+    // the text a `read` accessor returned; each byte of it is written as at
+    // most six, so every store is inside the room.
+    unsafe {
+        let text = std::slice::from_raw_parts(ptr, len);
+        *dst = b'"';
+        let mut w = 1;
+        let mut start = 0;
+        loop {
+            let at = find_escape(text, start);
+            std::ptr::copy_nonoverlapping(ptr.add(start), dst.add(w), at - start);
+            w += at - start;
+            if at == len {
+                break;
+            }
+            let b = text[at];
+            let letter = match b {
+                0x08 => b'b',
+                0x09 => b't',
+                0x0A => b'n',
+                0x0C => b'f',
+                0x0D => b'r',
+                b'"' | b'\\' => b,
+                _ => b'u',
+            };
+            *dst.add(w) = b'\\';
+            *dst.add(w + 1) = letter;
+            w += 2;
+            if letter == b'u' {
+                *dst.add(w) = b'0';
+                *dst.add(w + 1) = b'0';
+                *dst.add(w + 2) = HEX[usize::from(b >> 4)];
+                *dst.add(w + 3) = HEX[usize::from(b & 0xF)];
+                w += 4;
+            }
+            start = at + 1;
+        }
+        *dst.add(w) = b'"';
+        w + 1
+    }
 }
 
 /// Hands the value at `src` to the interpreter.
@@ -381,6 +466,9 @@ pub(crate) fn helper_grow() -> usize {
 }
 pub(crate) fn helper_write_escaped() -> usize {
     write_escaped as *const () as usize
+}
+pub(crate) fn helper_write_escaped_into() -> usize {
+    write_escaped_into as *const () as usize
 }
 pub(crate) fn helper_write_plain() -> usize {
     write_plain as *const () as usize
@@ -1003,6 +1091,55 @@ fn interpreted_reason(layout: &TypeLayout) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn find_escape_flags_exactly_what_json_escapes() {
+        for b in 0..=255u8 {
+            let needs = b < 0x20 || b == b'"' || b == b'\\';
+            for len in 1..20 {
+                for pos in 0..len {
+                    let mut bytes = vec![b'x'; len];
+                    bytes[pos] = b;
+                    let expect = if needs { pos } else { len };
+                    assert_eq!(
+                        find_escape(&bytes, 0),
+                        expect,
+                        "byte {b:#x} at {pos} of {len}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn escapes_into_room_as_core_write_does() {
+        let specials = [
+            "\"", "\\", "\n", "\r", "\t", "\u{8}", "\u{c}", "\u{0}", "\u{1f}", "\u{7f}", "é", "😀",
+        ];
+        for special in specials {
+            for pad in 0..20 {
+                let s = format!(
+                    "{}{special}{}{special}",
+                    "a".repeat(pad),
+                    "b".repeat(pad % 9)
+                );
+                let mut expect = Vec::new();
+                jitson_core::write::write_str(&mut expect, &s);
+                let mut out = vec![0u8; 6 * s.len() + 2];
+                // SAFETY: `out` is room for `6 * len + 2` bytes.
+                let n = unsafe { write_escaped_into(out.as_mut_ptr(), s.as_ptr(), s.len()) };
+                assert_eq!(&out[..n], &expect[..], "{s:?}");
+            }
+        }
+        let all: Vec<u8> = (0..0x20).collect();
+        let s = String::from_utf8(all).unwrap();
+        let mut expect = Vec::new();
+        jitson_core::write::write_str(&mut expect, &s);
+        let mut out = vec![0u8; 6 * s.len() + 2];
+        // SAFETY: as above.
+        let n = unsafe { write_escaped_into(out.as_mut_ptr(), s.as_ptr(), s.len()) };
+        assert_eq!(&out[..n], &expect[..]);
+    }
 
     #[test]
     fn integers_as_itoa_writes_them() {

@@ -383,8 +383,33 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         self.b.switch_to_block(copied);
         self.advance(needed);
         self.b.ins().jump(done, &[]);
+        // Escapes: a short text into room for its worst case, a long one by
+        // the vector-growing helper.
         self.b.switch_to_block(escape);
-        self.b.set_cold_block(escape);
+        let (short, long) = (self.b.create_block(), self.b.create_block());
+        let is_short = self.b.ins().icmp_imm_u(
+            IntCC::UnsignedLessThanOrEqual,
+            len,
+            crate::encode::SHORT_ESCAPED as i64,
+        );
+        self.b.ins().brif(is_short, short, &[], long, &[]);
+        self.b.switch_to_block(short);
+        let worst = self.b.ins().imul_imm_u(len, 6);
+        let worst = self.b.ins().iadd_imm_u(worst, 2);
+        self.ensure(worst, fail);
+        let at = self.cursor();
+        let written = self
+            .call_addr(
+                crate::encode::helper_write_escaped_into(),
+                &[PTR, PTR, PTR],
+                Some(PTR),
+                &[at, text, len],
+            )
+            .expect("write_escaped_into returns a length");
+        self.advance(written);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(long);
+        self.b.set_cold_block(long);
         self.spill();
         let ok = self
             .call_addr(
