@@ -267,10 +267,10 @@ where
     Ok(())
 }
 
-/// Prepares encoding of `T` at start-up. Encoding runs on the interpreter,
-/// which needs no preparation; this checks that every layout reachable from
-/// `T` can be encoded, so that a type that cannot is refused here rather than
-/// on a request.
+/// Prepares encoding of `T` at start-up: checks that every layout reachable
+/// from `T` can be encoded, so that a type that cannot is refused here rather
+/// than on a request, and compiles the JIT's compact encoder for `T` (where
+/// the JIT runs), so that the first `to_vec` runs compiled code.
 ///
 /// # Errors
 /// [`ErrorKind::InvalidValue`](crate::ErrorKind) naming a layout without its
@@ -292,10 +292,20 @@ pub fn warm_up_encode<T: Encode>() -> Result<(), Error> {
             missing = Some((layout.type_name)());
         }
     });
-    match missing {
-        None => Ok(()),
-        Some(name) => Err(Error::without_position(ErrorCode::NotEncodable(
+    if let Some(name) = missing {
+        return Err(Error::without_position(ErrorCode::NotEncodable(
             format!("cannot encode {name}: its layout has no encoding accessors").into_boxed_str(),
-        ))),
+        )));
     }
+    // The compact encoder `to_vec` and `Backend::Auto` use, compiled now on
+    // this thread; where the JIT cannot run (or fails to compile the type)
+    // encoding stays on the interpreter, as it would without warm-up.
+    if !crate::jit_disabled_by_env() {
+        let _ = crate::jit::encoder(
+            T::ENCODE,
+            core::any::TypeId::of::<T::Static>(),
+            &Default::default(),
+        );
+    }
+    Ok(())
 }

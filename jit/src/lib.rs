@@ -8,6 +8,9 @@
 //! (recursion is a call); functions that depend on their layout alone come from
 //! the process-wide library (`mod library`) and are called by address.
 //!
+//! [`compile_encoder`] lowers an encode layout the same way, to an encoder
+//! (`encode` module; `docs/jit.md`, "Encoding").
+//!
 //! # The generated-code ABI
 //!
 //! Every generated function has the C signature
