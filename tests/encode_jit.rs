@@ -676,3 +676,41 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn threads_encoding_while_the_compile_lands() {
+    // `Auto` on several threads at once: the first encodes run on the
+    // interpreter, one compile is queued, and every thread switches to the
+    // compiled code when it is ready; every byte is serde_json's throughout.
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct Shared {
+        id: u64,
+        names: Vec<String>,
+        node: Option<Box<Node>>,
+    }
+    let value = Shared {
+        id: 77,
+        names: vec!["x".into(), "y\u{7}".into()],
+        node: Some(Box::new(chain(6))),
+    };
+    let expect = serde_json::to_vec(&value).unwrap();
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let (value, expect) = (&value, &expect);
+            scope.spawn(move || {
+                let backend = if t % 2 == 0 || !Backend::Jit.is_available() {
+                    Backend::Auto
+                } else {
+                    Backend::Jit
+                };
+                let encoder = Encoder::<Shared>::with_backend(backend);
+                let mut out = Vec::new();
+                for _ in 0..300 {
+                    out.clear();
+                    encoder.encode_into(value, &mut out).unwrap();
+                    assert_eq!(&out, expect);
+                }
+            });
+        }
+    });
+}
