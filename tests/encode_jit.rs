@@ -714,3 +714,122 @@ fn threads_encoding_while_the_compile_lands() {
         }
     });
 }
+
+#[derive(jitson::Encode, Serialize, Debug)]
+enum Shape {
+    Empty,
+    #[serde(rename = "circle\"r")]
+    Circle(f64),
+    Pair(Box<Shape>, Option<Box<Shape>>),
+    Named {
+        id: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        inner: Option<Box<Shape>>,
+        tags: Vec<Shape>,
+    },
+    #[serde(skip_serializing)]
+    Hidden(#[allow(dead_code, reason = "a variant never written")] u8),
+    #[serde(untagged)]
+    Loose(String, i64),
+    #[serde(untagged)]
+    Nothing,
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+#[serde(tag = "t", content = "c")]
+enum Adjacent {
+    Unit,
+    One(Shape),
+    Two(u8, Shape),
+    Fields {
+        a: Vec<Adjacent>,
+        b: bool,
+    },
+    #[serde(untagged)]
+    Other(u8),
+}
+
+fn shapes() -> Vec<Shape> {
+    vec![
+        Shape::Empty,
+        Shape::Circle(1.5),
+        Shape::Pair(
+            Box::new(Shape::Pair(Box::new(Shape::Circle(-0.0)), None)),
+            Some(Box::new(Shape::Loose("l".into(), -9))),
+        ),
+        Shape::Named {
+            id: 7,
+            inner: Some(Box::new(Shape::Named {
+                id: 8,
+                inner: None,
+                tags: vec![Shape::Empty, Shape::Nothing],
+            })),
+            tags: vec![
+                Shape::Circle(f64::NAN),
+                Shape::Pair(Box::new(Shape::Empty), None),
+            ],
+        },
+        Shape::Loose("x\n".into(), i64::MIN),
+        Shape::Nothing,
+    ]
+}
+
+#[test]
+fn enums_external_and_adjacent_nested_in_each_other() {
+    for shape in shapes() {
+        same(&shape);
+        same(&vec![Adjacent::One(shape)]);
+    }
+    same(&shapes());
+    same(&(
+        Shape::Pair(Box::new(Shape::Circle(2.0)), None),
+        Adjacent::Unit,
+        5u8,
+    ));
+    same(&vec![
+        Adjacent::Unit,
+        Adjacent::Two(
+            3,
+            Shape::Named {
+                id: 1,
+                inner: None,
+                tags: shapes(),
+            },
+        ),
+        Adjacent::Fields {
+            a: vec![
+                Adjacent::Unit,
+                Adjacent::Other(4),
+                Adjacent::One(Shape::Empty),
+            ],
+            b: true,
+        },
+        Adjacent::Other(200),
+    ]);
+}
+
+#[test]
+fn a_variant_never_written_is_refused_as_the_interpreter_refuses_it() {
+    if !jit() {
+        return;
+    }
+    let value = vec![
+        Adjacent::Unit,
+        Adjacent::Two(
+            1,
+            Shape::Pair(Box::new(Shape::Empty), Some(Box::new(Shape::Hidden(1)))),
+        ),
+    ];
+    let on = |backend| {
+        let mut out = b"keep".to_vec();
+        let e = Encoder::<Vec<Adjacent>>::with_backend(backend)
+            .encode_into(&value, &mut out)
+            .unwrap_err();
+        assert_eq!(out, b"keep");
+        e
+    };
+    let (jit, interpreter) = (on(Backend::Jit), on(Backend::Interpreter));
+    assert_eq!(jit.to_string(), interpreter.to_string());
+    assert!(jit.to_string().contains("Hidden"), "{jit}");
+    assert!(serde_json::to_vec(&value).is_err());
+}

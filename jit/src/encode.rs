@@ -25,7 +25,9 @@
 //! reserved room), bools, `()`, `Option` and `Box` (through `get`), newtypes,
 //! tuples, arrays and `Vec`s (a loop over `as_slice`), strings (through `read`;
 //! copied by a helper when nothing needs escaping, escaped by `core::write`
-//! otherwise). Every other value — maps, enums, conversions, serde fields,
+//! otherwise), externally and adjacently tagged enums (a switch on
+//! `variant_of`'s index). Every other value — maps, internally tagged and
+//! untagged enums, conversions, serde fields,
 //! `char`, 128-bit integers, raw values — is handed to the interpreter *for that
 //! value* ([`jitson_fallback::encode::encode_value_at`]), so its bytes are the
 //! interpreter's by construction. Pretty output and the HTML/ASCII escapes are
@@ -367,6 +369,18 @@ unsafe extern "C" fn path_field(state: *mut EncodeState, field: *const Field) {
     });
 }
 
+/// Adds a name (a variant's, an adjacent tag's content key) to the path of
+/// the pending error, if any.
+unsafe extern "C" fn path_name(state: *mut EncodeState, name: *const &'static str) {
+    jitson_core::panic::catch(|| {
+        // SAFETY: generated code passes its live state and a `&'static &str`.
+        let (state, name) = unsafe { (&mut *state, *name) };
+        if let Some(e) = &mut state.error {
+            e.push_path(PathSegment::Field(name));
+        }
+    });
+}
+
 /// Adds an element's index to the path of the pending error, if any.
 unsafe extern "C" fn path_index(state: *mut EncodeState, index: usize) {
     jitson_core::panic::catch(|| {
@@ -478,6 +492,9 @@ pub(crate) fn helper_interpret() -> usize {
 }
 pub(crate) fn helper_path_field() -> usize {
     path_field as *const () as usize
+}
+pub(crate) fn helper_path_name() -> usize {
+    path_name as *const () as usize
 }
 pub(crate) fn helper_path_index() -> usize {
     path_index as *const () as usize
@@ -696,6 +713,8 @@ fn translate(
         cap,
         inlining: Vec::new(),
         path_blocks: Vec::new(),
+        view_slots: Vec::new(),
+        view_depth: 0,
         interpreted: Vec::new(),
     };
     // A stack nearly full: give up (the caller runs the interpreter).
@@ -754,6 +773,7 @@ pub(crate) fn value_flags() -> MemFlagsData {
 /// The path segment a cold block adds to a failing encode's error.
 enum PathBlock {
     Field(&'static Field),
+    Name(&'static &'static str),
     Index(Variable),
 }
 
@@ -779,6 +799,10 @@ pub(crate) struct EncodeTranslator<'a, 'm> {
     inlining: Vec<LayoutId>,
     /// Cold blocks adding a path segment, to fill at the end.
     path_blocks: Vec<(Block, PathBlock, Block)>,
+    /// Stack slots for enum payload views, one per nesting level, and the
+    /// level being emitted.
+    view_slots: Vec<cranelift_codegen::ir::StackSlot>,
+    view_depth: usize,
     pub interpreted: Vec<(&'static str, &'static str)>,
 }
 
@@ -966,6 +990,36 @@ impl EncodeTranslator<'_, '_> {
         self.check(ok, fail);
     }
 
+    /// The address of room for an enum's payload view at the next nesting
+    /// level ([`jitson_core::layout::VARIANT_VIEW_SIZE`] bytes, aligned to 8);
+    /// [`leave_view`](Self::leave_view) when the payload is written.
+    pub(crate) fn enter_view(&mut self) -> Value {
+        if self.view_depth == self.view_slots.len() {
+            let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                jitson_core::layout::VARIANT_VIEW_SIZE as u32,
+                3,
+            ));
+            self.view_slots.push(slot);
+        }
+        let slot = self.view_slots[self.view_depth];
+        self.view_depth += 1;
+        self.b.ins().stack_addr(PTR, slot, 0)
+    }
+
+    /// Leaves the level [`enter_view`](Self::enter_view) entered.
+    pub(crate) fn leave_view(&mut self) {
+        self.view_depth -= 1;
+    }
+
+    /// A cold block that adds the name `*name` to the error's path and goes
+    /// to `fail` (filled in when the function's body is done).
+    pub(crate) fn name_fail(&mut self, name: &'static &'static str, fail: Block) -> Block {
+        let block = self.b.create_block();
+        self.path_blocks.push((block, PathBlock::Name(name), fail));
+        block
+    }
+
     /// A cold block that adds `field` to the error's path and goes to `fail`
     /// (filled in when the function's body is done).
     pub(crate) fn field_fail(&mut self, field: &'static Field, fail: Block) -> Block {
@@ -994,6 +1048,10 @@ impl EncodeTranslator<'_, '_> {
                 PathBlock::Field(field) => {
                     let f = self.const_ptr(std::ptr::from_ref(field));
                     self.call_addr(helper_path_field(), &[PTR, PTR], None, &[self.state, f]);
+                }
+                PathBlock::Name(name) => {
+                    let n = self.const_ptr(std::ptr::from_ref(name));
+                    self.call_addr(helper_path_name(), &[PTR, PTR], None, &[self.state, n]);
                 }
                 PathBlock::Index(index) => {
                     let i = self.b.use_var(index);
@@ -1067,6 +1125,7 @@ impl EncodeTranslator<'_, '_> {
             Kind::Array(a) => self.emit_encode_array(a, src, fail),
             Kind::Tuple(t) => self.emit_encode_tuple(t, src, fail),
             Kind::Struct(_) => self.emit_call_function(layout, src, fail),
+            Kind::Enum(e) => self.emit_encode_enum(layout, e, src, fail),
             _ => {
                 self.interpreted
                     .push(((layout.type_name)(), interpreted_reason(layout)));
@@ -1080,7 +1139,6 @@ impl EncodeTranslator<'_, '_> {
 fn interpreted_reason(layout: &TypeLayout) -> &'static str {
     match &layout.kind {
         Kind::Map(_) => "maps are encoded by the interpreter",
-        Kind::Enum(_) => "enums are encoded by the interpreter",
         Kind::Convert(_) => "conversions are encoded by the interpreter",
         Kind::Serde(_) => "serde fields are encoded by the interpreter",
         Kind::Struct(_) => "flattened fields",

@@ -185,3 +185,123 @@ impl FnTranslator<'_, '_> {
         self.b.ins().jump(miss, &[]);
     }
 }
+
+// ---------------------------------------------------------------------------
+// Encoding (twin: `encode_enum` in `fallback/src/kind/enum_.rs`)
+
+impl crate::encode::EncodeTranslator<'_, '_> {
+    /// An enum, externally or adjacently tagged (untagged variants among
+    /// them included): `variant_of` fills a view of the payload in a stack
+    /// slot and gives the variant's index, a switch on which writes the
+    /// variant's name as constant bytes and its payload from the view.
+    /// Internally tagged and untagged enums, and a variant that is never
+    /// written (`variant_of` says `usize::MAX`: the interpreter reports it),
+    /// are handed to the interpreter.
+    pub(crate) fn emit_encode_enum(
+        &mut self,
+        layout: &'static TypeLayout,
+        e: &'static EnumLayout,
+        src: Value,
+        fail: Block,
+    ) {
+        let lowered = matches!(
+            e.tagging,
+            jitson_core::layout::Tagging::External | jitson_core::layout::Tagging::Adjacent { .. }
+        );
+        let Some(variant_of) = e.variant_of.filter(|_| lowered) else {
+            self.interpreted
+                .push(((layout.type_name)(), "internally tagged and untagged enums"));
+            return self.emit_interpret(layout, src, fail);
+        };
+        // One view slot per level of enums nested in this function: siblings
+        // share it, a payload's own enums get the next.
+        let view = self.enter_view();
+        let index = self
+            .call_addr(variant_of as usize, &[PTR, PTR], Some(PTR), &[src, view])
+            .expect("variant_of returns an index");
+        let done = self.b.create_block();
+        let skipped = self.b.create_block();
+        let mut switch = cranelift_frontend::Switch::new();
+        let blocks: Vec<Block> = e
+            .variants
+            .iter()
+            .enumerate()
+            .map(|(i, _)| {
+                let block = self.b.create_block();
+                switch.set_entry(i as u128, block);
+                block
+            })
+            .collect();
+        switch.emit(&mut self.b, index, skipped);
+        for (i, (variant, block)) in e.variants.iter().zip(blocks).enumerate() {
+            self.b.switch_to_block(block);
+            let mut name = Vec::new();
+            jitson_core::write::write_str(&mut name, variant.name);
+            let payload = variant.payload.layout();
+            match (e.tagging, i >= e.untagged_from) {
+                (_, true) => match payload {
+                    None => {
+                        self.ensure_const(4, fail);
+                        self.write_const(b"null");
+                    }
+                    Some(payload) => self.emit_value(payload, view, fail, false),
+                },
+                (jitson_core::layout::Tagging::External, false) => match payload {
+                    None => {
+                        self.ensure_const(name.len(), fail);
+                        self.write_const(&name);
+                    }
+                    Some(payload) => {
+                        let mut open = vec![b'{'];
+                        open.extend_from_slice(&name);
+                        open.push(b':');
+                        self.ensure_const(open.len(), fail);
+                        self.write_const(&open);
+                        let payload_fail = self.name_fail(&variant.name, fail);
+                        self.emit_value(payload, view, payload_fail, false);
+                        self.ensure_const(1, fail);
+                        self.write_const(b"}");
+                    }
+                },
+                (jitson_core::layout::Tagging::Adjacent { .. }, false) => {
+                    let jitson_core::layout::Tagging::Adjacent { tag, content } = &e.tagging else {
+                        unreachable!("matched above")
+                    };
+                    let mut head = vec![b'{'];
+                    jitson_core::write::write_str(&mut head, tag);
+                    head.push(b':');
+                    head.extend_from_slice(&name);
+                    if let Some(payload) = payload {
+                        head.push(b',');
+                        jitson_core::write::write_str(&mut head, content);
+                        head.push(b':');
+                        self.ensure_const(head.len(), fail);
+                        self.write_const(&head);
+                        let payload_fail = self.name_fail(content, fail);
+                        self.emit_value(payload, view, payload_fail, false);
+                        self.ensure_const(1, fail);
+                    } else {
+                        self.ensure_const(head.len() + 1, fail);
+                        self.write_const(&head);
+                    }
+                    self.write_const(b"}");
+                }
+                (
+                    jitson_core::layout::Tagging::Internal { .. }
+                    | jitson_core::layout::Tagging::Untagged,
+                    false,
+                ) => {
+                    unreachable!("not lowered")
+                }
+            }
+            self.b.ins().jump(done, &[]);
+        }
+        self.leave_view();
+        // A variant never written: the interpreter reports it.
+        self.b.switch_to_block(skipped);
+        self.b.set_cold_block(skipped);
+        self.emit_interpret(layout, src, fail);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+    }
+}
