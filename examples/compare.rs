@@ -294,6 +294,45 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
+/// Times `count` contenders for `rounds` interleaved rounds, `time(i)` timing
+/// contender `i` once; the order rotates each round so no contender always
+/// runs first. Returns each contender's times, round by round.
+fn interleave(count: usize, rounds: usize, mut time: impl FnMut(usize) -> f64) -> Vec<Vec<f64>> {
+    let mut times = vec![Vec::with_capacity(rounds); count];
+    for round in 0..rounds {
+        for k in 0..count {
+            let i = (k + round) % count;
+            times[i].push(time(i));
+        }
+    }
+    times
+}
+
+/// A contender's median time and its speed relative to the reference's.
+struct Timing {
+    secs: f64,
+    /// Median over rounds of the reference's time over this contender's.
+    vs: f64,
+    vs_min: f64,
+    vs_max: f64,
+}
+
+/// Contender `i`'s [`Timing`] against contender `reference`, round by round.
+fn timing(times: &[Vec<f64>], reference: usize, i: usize) -> Timing {
+    let mut ratios: Vec<f64> = times[reference]
+        .iter()
+        .zip(&times[i])
+        .map(|(r, t)| r / t)
+        .collect();
+    let vs = median(&mut ratios);
+    Timing {
+        secs: median(&mut times[i].clone()),
+        vs,
+        vs_min: ratios[0],
+        vs_max: ratios[ratios.len() - 1],
+    }
+}
+
 /// Checks that every contender decodes `docs` to the value serde_json gives,
 /// counts each one's allocations in one pass, then times them, interleaved, for
 /// `rounds` rounds.
@@ -340,24 +379,20 @@ where
     // at least ROUND_SECS, so that a round of a large file is more than one decode.
     let once = contenders[serde_index].time_passes(docs, 1);
     let reps = ((ROUND_SECS / once).ceil() as usize).max(1);
-    let mut times = vec![Vec::with_capacity(rounds); contenders.len()];
-    for round in 0..rounds {
-        // Rotate the order each round so no contender always runs first.
-        for k in 0..contenders.len() {
-            let i = (k + round) % contenders.len();
-            times[i].push(contenders[i].time_passes(docs, reps));
-        }
-    }
+    let times = interleave(contenders.len(), rounds, |i| {
+        contenders[i].time_passes(docs, reps)
+    });
     let n = docs.len() as f64;
     contenders
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let mut ratios: Vec<f64> = (0..rounds)
-                .map(|r| times[serde_index][r] / times[i][r])
-                .collect();
-            let vs_serde = median(&mut ratios);
-            let secs = median(&mut times[i].clone());
+            let Timing {
+                secs,
+                vs: vs_serde,
+                vs_min: vs_serde_min,
+                vs_max: vs_serde_max,
+            } = timing(&times, serde_index, i);
             Row {
                 data: data.to_owned(),
                 contender: c.name.clone(),
@@ -367,8 +402,8 @@ where
                 bytes_per_op: allocs[i].bytes as f64 / n,
                 owned_per_op: allocs[i].live as f64 / n,
                 vs_serde,
-                vs_serde_min: ratios[0],
-                vs_serde_max: ratios[ratios.len() - 1],
+                vs_serde_min,
+                vs_serde_max,
             }
         })
         .collect()

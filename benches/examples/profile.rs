@@ -42,7 +42,10 @@ fn spin<T: Decode>(docs: &[Vec<u8>], seconds: f64) {
 
 /// Encodes the values of `docs` in turn for `seconds`; prints encodes per second.
 fn spin_encode<T: Decode + Encode>(docs: &[Vec<u8>], seconds: f64) {
-    let values: Vec<T> = docs.iter().map(|d| jitson::from_slice(d).expect("decodes")).collect();
+    let values: Vec<T> = docs
+        .iter()
+        .map(|d| jitson::from_slice(d).expect("decodes"))
+        .collect();
     let encoder = Encoder::<T>::new();
     let mut out = Vec::new();
     encoder.encode_into(&values[0], &mut out).expect("encodes");
@@ -65,42 +68,31 @@ fn spin_encode<T: Decode + Encode>(docs: &[Vec<u8>], seconds: f64) {
     );
 }
 
-fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.get(2).is_some_and(|a| a == "encode") {
-        return main_encode(&args);
-    }
-    let data = args.first().map_or("twitter", String::as_str);
-    let seconds = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(5.0);
-    let corpus = |name: &str| {
-        let dir = jitson_benches::corpus_dir().expect("the corpus is needed for this data set");
-        vec![std::fs::read(dir.join(name)).expect("reads the corpus file")]
-    };
-    match data {
-        "twitter" => spin::<Twitter>(&corpus("twitter.json"), seconds),
-        "citm" => spin::<CitmCatalog>(&corpus("citm_catalog.json"), seconds),
-        "canada" => spin::<Canada>(&corpus("canada.json"), seconds),
-        "user" => spin::<User>(&documents(2000, 1, User::generate), seconds),
-        "order" => spin::<Order>(&documents(2000, 2, Order::generate), seconds),
-        "account" => spin::<Account>(&documents(2000, 3, Account::generate), seconds),
-        other => panic!("unknown data set {other}: twitter, citm, canada, user, order, account"),
+/// Decodes (or, with `encode`, encodes) one data set for `seconds`.
+fn run<T: Decode + Encode>(docs: &[Vec<u8>], seconds: f64, encode: bool) {
+    if encode {
+        spin_encode::<T>(docs, seconds)
+    } else {
+        spin::<T>(docs, seconds)
     }
 }
 
-fn main_encode(args: &[String]) {
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
     let data = args.first().map_or("twitter", String::as_str);
     let seconds = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(5.0);
+    let encode = args.get(2).is_some_and(|a| a == "encode");
     let corpus = |name: &str| {
         let dir = jitson_benches::corpus_dir().expect("the corpus is needed for this data set");
         vec![std::fs::read(dir.join(name)).expect("reads the corpus file")]
     };
     match data {
-        "twitter" => spin_encode::<Twitter>(&corpus("twitter.json"), seconds),
-        "citm" => spin_encode::<CitmCatalog>(&corpus("citm_catalog.json"), seconds),
-        "canada" => spin_encode::<Canada>(&corpus("canada.json"), seconds),
-        "user" => spin_encode::<User>(&documents(2000, 1, User::generate), seconds),
-        "order" => spin_encode::<Order>(&documents(2000, 2, Order::generate), seconds),
-        "account" => spin_encode::<Account>(&documents(2000, 3, Account::generate), seconds),
+        "twitter" => run::<Twitter>(&corpus("twitter.json"), seconds, encode),
+        "citm" => run::<CitmCatalog>(&corpus("citm_catalog.json"), seconds, encode),
+        "canada" => run::<Canada>(&corpus("canada.json"), seconds, encode),
+        "user" => run::<User>(&documents(2000, 1, User::generate), seconds, encode),
+        "order" => run::<Order>(&documents(2000, 2, Order::generate), seconds, encode),
+        "account" => run::<Account>(&documents(2000, 3, Account::generate), seconds, encode),
         other => panic!("unknown data set {other}: twitter, citm, canada, user, order, account"),
     }
 }

@@ -487,6 +487,22 @@ macro_rules! tuple {
 
         // SAFETY: a tuple borrows what its elements borrow.
         unsafe impl<'de, $($name: DecodeBorrowed<'de>),+> DecodeBorrowed<'de> for ($($name,)+) {}
+
+        // SAFETY: as for `HasLayout`, with each element's encode layout.
+        unsafe impl<$($name: crate::encode::Encode),+> crate::encode::Encode for ($($name,)+) {
+            type Static = ($($name::Static,)+);
+            const ENCODE: &'static TypeLayout = &TypeLayout::of::<($($name::Static,)+)>(
+                concat!("a tuple of size ", $len),
+                Kind::Tuple(&TupleLayout {
+                    elems: &[$(TupleElem {
+                        offset: core::mem::offset_of!(Self::Static, $index),
+                        layout: LayoutRef::Lazy(crate::encode::encode_layout_of::<$name>),
+                    }),+],
+                    skipped: &[],
+                    expecting_len: concat!("a tuple of size ", $len),
+                }),
+            );
+        }
     )*};
 }
 

@@ -37,7 +37,7 @@ use std::time::Duration;
 use crate::decode::{HasLayout, deref_get, map_for_each, option_get, read_text, slice_of};
 use crate::layout::{
     ArrayLayout, BoxLayout, ConvertLayout, EncodeSlotFn, Kind, LayoutRef, MapLayout, OptionLayout,
-    SlotFn, StringLayout, TupleElem, TupleLayout, TypeLayout, VecLayout,
+    SlotFn, StringLayout, TypeLayout, VecLayout,
 };
 
 /// A type jitson can encode: serde's `Serialize` in jitson's terms.
@@ -307,43 +307,7 @@ unsafe impl<T: Encode, const N: usize> Encode for [T; N] {
 }
 
 // ---------------------------------------------------------------------------
-// Tuples
-
-macro_rules! tuple {
-    ($($len:literal => ($($name:ident $index:tt),+);)*) => {$(
-        // SAFETY: each element's offset is `offset_of!` on the tuple and its
-        // layout that of the element's type.
-        unsafe impl<$($name: Encode),+> Encode for ($($name,)+) {
-            type Static = ($($name::Static,)+);
-            const ENCODE: &'static TypeLayout = &TypeLayout::of::<($($name::Static,)+)>(
-                concat!("a tuple of size ", $len),
-                Kind::Tuple(&TupleLayout {
-                    elems: &[$(TupleElem {
-                        offset: core::mem::offset_of!(Self::Static, $index),
-                        layout: LayoutRef::Lazy(encode_layout_of::<$name>),
-                    }),+],
-                    skipped: &[],
-                    expecting_len: concat!("a tuple of size ", $len),
-                }),
-            );
-        }
-    )*};
-}
-
-tuple! {
-    1 => (T0 0);
-    2 => (T0 0, T1 1);
-    3 => (T0 0, T1 1, T2 2);
-    4 => (T0 0, T1 1, T2 2, T3 3);
-    5 => (T0 0, T1 1, T2 2, T3 3, T4 4);
-    6 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5);
-    7 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6);
-    8 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7);
-    9 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8);
-    10 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9);
-    11 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9, T10 10);
-    12 => (T0 0, T1 1, T2 2, T3 3, T4 4, T5 5, T6 6, T7 7, T8 8, T9 9, T10 10, T11 11);
-}
+// Tuples: `Encode` is implemented beside `HasLayout`, by `decode.rs`'s `tuple!`.
 
 // ---------------------------------------------------------------------------
 // Maps

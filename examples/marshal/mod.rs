@@ -13,7 +13,7 @@ use std::time::Instant;
 use jitson::{Backend, Encode, Encoder};
 use serde::Serialize;
 
-use crate::{AllocCount, ROUND_SECS, count_allocs, median};
+use crate::{AllocCount, ROUND_SECS, count_allocs};
 
 /// An encoder under test: appends one value's JSON text to a buffer.
 type EncodeFn<T> = Box<dyn Fn(&T, &mut Vec<u8>) -> Result<(), String>>;
@@ -164,23 +164,18 @@ where
     };
     let once = time(&contenders[serde_index], 1);
     let reps = ((ROUND_SECS / once).ceil() as usize).max(1);
-    let mut times = vec![Vec::with_capacity(rounds); contenders.len()];
-    for round in 0..rounds {
-        for k in 0..contenders.len() {
-            let i = (k + round) % contenders.len();
-            times[i].push(time(&contenders[i], reps));
-        }
-    }
+    let times = crate::interleave(contenders.len(), rounds, |i| time(&contenders[i], reps));
     let n = values.len() as f64;
     contenders
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let mut ratios: Vec<f64> = (0..rounds)
-                .map(|r| times[serde_index][r] / times[i][r])
-                .collect();
-            let vs_serde = median(&mut ratios);
-            let secs = median(&mut times[i].clone());
+            let crate::Timing {
+                secs,
+                vs,
+                vs_min,
+                vs_max,
+            } = crate::timing(&times, serde_index, i);
             Row {
                 data: data.to_owned(),
                 contender: c.name.clone(),
@@ -188,9 +183,9 @@ where
                 mb_per_s: bytes as f64 / secs / 1e6,
                 allocs_per_op: allocs[i].allocs as f64 / n,
                 bytes_per_op: allocs[i].bytes as f64 / n,
-                vs_serde,
-                vs_serde_min: ratios[0],
-                vs_serde_max: ratios[ratios.len() - 1],
+                vs_serde: vs,
+                vs_serde_min: vs_min,
+                vs_serde_max: vs_max,
                 same_bytes: same[i],
             }
         })
