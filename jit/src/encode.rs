@@ -512,10 +512,12 @@ pub(crate) fn helper_fmt_f32() -> usize {
 // ---------------------------------------------------------------------------
 // Compilation
 
-/// Whether the options are ones generated code writes itself: compact output
-/// with serde_json's escaping (`sort_keys` only orders maps, which the
-/// interpreter writes).
-fn lowered_options(options: &EncodeOptions) -> bool {
+/// Whether generated code writes output with these options itself: compact
+/// output with serde_json's escaping (`sort_keys` only orders maps, which the
+/// interpreter writes). With other options a compiled encoder hands the whole
+/// value to the interpreter, so a caller free to choose may as well call the
+/// interpreter directly.
+pub fn encoder_lowers(options: &EncodeOptions) -> bool {
     options.indent.is_none() && options.escape.is_json()
 }
 
@@ -610,7 +612,7 @@ fn compile_inner(
         signature,
     };
     let root_id = declare(&mut module, &mut functions, root)?;
-    let whole = !lowered_options(&options);
+    let whole = !encoder_lowers(&options);
     let mut ctx = module.make_context();
     let mut fb_ctx = FunctionBuilderContext::new();
     let mut code_bytes = 0;

@@ -82,7 +82,7 @@ use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITMemoryProvider, JITModul
 use cranelift_module::{FuncId, Linkage, Module};
 use jitson_core::layout::{Kind, LayoutId, TypeLayout};
 
-pub use encode::{CompiledEncoder, compile_encoder};
+pub use encode::{CompiledEncoder, compile_encoder, encoder_lowers};
 pub use helpers::JitState;
 
 /// The module that owns a `Compiled`'s code and data.
