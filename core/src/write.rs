@@ -111,12 +111,14 @@ pub fn append(out: &mut Vec<u8>, bytes: &[u8]) {
         let dst = out.as_mut_ptr().add(at);
         let src = bytes.as_ptr();
         if len >= 8 {
-            dst.cast::<u64>().write_unaligned(src.cast::<u64>().read_unaligned());
+            dst.cast::<u64>()
+                .write_unaligned(src.cast::<u64>().read_unaligned());
             dst.add(len - 8)
                 .cast::<u64>()
                 .write_unaligned(src.add(len - 8).cast::<u64>().read_unaligned());
         } else if len >= 4 {
-            dst.cast::<u32>().write_unaligned(src.cast::<u32>().read_unaligned());
+            dst.cast::<u32>()
+                .write_unaligned(src.cast::<u32>().read_unaligned());
             dst.add(len - 4)
                 .cast::<u32>()
                 .write_unaligned(src.add(len - 4).cast::<u32>().read_unaligned());
@@ -145,6 +147,7 @@ pub fn write_str_escaped(out: &mut Vec<u8>, s: &str, escape: Escape) {
 /// (a control byte, `"` or `\`), or `bytes.len()`. Eight bytes at a time.
 #[inline]
 pub fn find_escape(bytes: &[u8], mut from: usize) -> usize {
+    let origin = from;
     while from + 8 <= bytes.len() {
         let mut word = [0u8; 8];
         word.copy_from_slice(&bytes[from..from + 8]);
@@ -153,13 +156,28 @@ pub fn find_escape(bytes: &[u8], mut from: usize) -> usize {
         }
         from += 8;
     }
-    // The tail, padded with a byte that needs no escape: one more word test
-    // instead of a loop over a table.
-    let rest = &bytes[from..];
-    let mut word = [b'A'; 8];
-    word[..rest.len()].copy_from_slice(rest);
+    if from == bytes.len() {
+        return from;
+    }
+    // The tail as one more word test instead of a loop over a table: the
+    // last eight bytes when a whole word was scanned from `origin` (the bytes
+    // before `from` are then known clean, so the first hit is in the tail);
+    // otherwise the tail's bytes padded with one that needs no escape (a copy
+    // of unknown length would call memcpy).
+    let (start, word) = if bytes.len() >= origin + 8 {
+        let start = bytes.len() - 8;
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[start..]);
+        (start, word)
+    } else {
+        let mut word = [b'A'; 8];
+        for (w, &b) in word.iter_mut().zip(&bytes[from..]) {
+            *w = b;
+        }
+        (from, word)
+    };
     match escape_in_word(u64::from_le_bytes(word)) {
-        Some(at) => from + at,
+        Some(at) => start + at,
         None => bytes.len(),
     }
 }
@@ -391,6 +409,17 @@ mod tests {
             append(&mut out, &bytes);
             assert_eq!(&out[1..], &bytes[..]);
             assert_eq!(out[0], b'x');
+        }
+    }
+
+    #[test]
+    fn find_escape_from_any_start() {
+        let bytes = b"ab\"cdefghijklm\\nopq\"r";
+        for from in 0..=bytes.len() {
+            let expect = (from..bytes.len())
+                .find(|&i| ESCAPE[bytes[i] as usize] != 0)
+                .unwrap_or(bytes.len());
+            assert_eq!(find_escape(bytes, from), expect, "from {from}");
         }
     }
 
