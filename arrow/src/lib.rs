@@ -20,6 +20,7 @@ mod infer;
 mod parse;
 mod plan;
 mod reader;
+pub mod writer;
 
 use std::sync::Arc;
 

@@ -1,0 +1,477 @@
+//! Arrow [`RecordBatch`]es out as JSON: arrow-json's writer API and bytes.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use arrow_array::{Int32Array, RecordBatch, StringArray};
+//! use arrow_schema::{DataType, Field, Schema};
+//! use jitson_arrow::writer::LineDelimitedWriter;
+//!
+//! let schema = Arc::new(Schema::new(vec![
+//!     Field::new("id", DataType::Int32, false),
+//!     Field::new("name", DataType::Utf8, true),
+//! ]));
+//! let batch = RecordBatch::try_new(schema, vec![
+//!     Arc::new(Int32Array::from(vec![1, 2])),
+//!     Arc::new(StringArray::from(vec![Some("a"), None])),
+//! ]).unwrap();
+//! let mut writer = LineDelimitedWriter::new(Vec::new());
+//! writer.write(&batch).unwrap();
+//! writer.finish().unwrap();
+//! assert_eq!(writer.into_inner(), b"{\"id\":1,\"name\":\"a\"}\n{\"id\":2}\n");
+//! ```
+//!
+//! A program using `arrow_json::writer` changes its `use` line: the builder
+//! (`with_explicit_nulls`, `with_struct_mode`, the date/time/timestamp
+//! formats), `Writer<W, F>` over [`LineDelimited`] or [`JsonArray`],
+//! [`LineDelimitedWriter`], [`ArrayWriter`] and the bytes written are
+//! arrow-json 59's. Not provided: `with_encoder_factory` (custom encoders).
+//!
+//! The schema is lowered once (per schema and options, cached by the writer)
+//! to a plan of per-column encoders chosen from the `DataType`; each batch
+//! only binds them to its arrays. [`Writer::write_batches_parallel`] formats
+//! batches on every core and writes them in order.
+
+mod nested;
+mod number;
+mod plan;
+mod temporal;
+mod text;
+
+use std::io::Write;
+use std::sync::Arc;
+
+use arrow_array::{RecordBatch, RecordBatchWriter};
+use arrow_schema::{ArrowError, SchemaRef};
+
+use plan::{Encode, Plan};
+
+/// How structs are written, as arrow-json's `StructMode`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum StructMode {
+    /// Objects: `{"a":1,"b":"x"}` (the default).
+    #[default]
+    ObjectOnly,
+    /// Arrays of the field values in field order: `[1,"x"]`; nulls are
+    /// always written.
+    ListOnly,
+}
+
+/// The writer's options.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Options {
+    pub explicit_nulls: bool,
+    pub struct_mode: StructMode,
+    pub date_format: Option<Arc<str>>,
+    pub datetime_format: Option<Arc<str>>,
+    pub timestamp_format: Option<Arc<str>>,
+    pub timestamp_tz_format: Option<Arc<str>>,
+    pub time_format: Option<Arc<str>>,
+}
+
+/// The framing of a stream of rows: NDJSON ([`LineDelimited`]) or one JSON
+/// array ([`JsonArray`]).
+pub trait JsonFormat: std::fmt::Debug + Default + Send + Sync {
+    /// Bytes before the first row (also written by `finish` with no rows).
+    const START: &'static [u8];
+    /// Bytes between two rows.
+    const BETWEEN: &'static [u8];
+    /// Bytes after every row.
+    const AFTER_ROW: &'static [u8];
+    /// Bytes `finish` writes at the end.
+    const END: &'static [u8];
+}
+
+/// One JSON object per line, each followed by `\n`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LineDelimited {}
+
+impl JsonFormat for LineDelimited {
+    const START: &'static [u8] = b"";
+    const BETWEEN: &'static [u8] = b"";
+    const AFTER_ROW: &'static [u8] = b"\n";
+    const END: &'static [u8] = b"";
+}
+
+/// One JSON array of objects: `[{…},{…}]`, no whitespace.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct JsonArray {}
+
+impl JsonFormat for JsonArray {
+    const START: &'static [u8] = b"[";
+    const BETWEEN: &'static [u8] = b",";
+    const AFTER_ROW: &'static [u8] = b"";
+    const END: &'static [u8] = b"]";
+}
+
+/// NDJSON: one object per line.
+pub type LineDelimitedWriter<W> = Writer<W, LineDelimited>;
+
+/// One JSON array of objects.
+pub type ArrayWriter<W> = Writer<W, JsonArray>;
+
+/// Configures a [`Writer`], as arrow-json's `WriterBuilder`.
+#[derive(Clone, Debug, Default)]
+pub struct WriterBuilder(Options);
+
+impl WriterBuilder {
+    /// Nulls left out, structs as objects, the default temporal formats.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether null struct fields and map values are written as `null`.
+    pub fn explicit_nulls(&self) -> bool {
+        self.0.explicit_nulls
+    }
+
+    /// Writes null struct fields and map values as `null` instead of leaving
+    /// them out (list elements are always written).
+    pub fn with_explicit_nulls(mut self, explicit_nulls: bool) -> Self {
+        self.0.explicit_nulls = explicit_nulls;
+        self
+    }
+
+    /// How structs (and rows) are written.
+    pub fn struct_mode(&self) -> StructMode {
+        self.0.struct_mode
+    }
+
+    /// Writes structs (and rows) as objects or as arrays of their values.
+    pub fn with_struct_mode(mut self, struct_mode: StructMode) -> Self {
+        self.0.struct_mode = struct_mode;
+        self
+    }
+
+    /// A strftime format for Date32.
+    pub fn with_date_format(mut self, format: String) -> Self {
+        self.0.date_format = Some(format.into());
+        self
+    }
+
+    /// A strftime format for Date64.
+    pub fn with_datetime_format(mut self, format: String) -> Self {
+        self.0.datetime_format = Some(format.into());
+        self
+    }
+
+    /// A strftime format for Time32 and Time64.
+    pub fn with_time_format(mut self, format: String) -> Self {
+        self.0.time_format = Some(format.into());
+        self
+    }
+
+    /// A strftime format for timestamps without a zone.
+    pub fn with_timestamp_format(mut self, format: String) -> Self {
+        self.0.timestamp_format = Some(format.into());
+        self
+    }
+
+    /// A strftime format for timestamps with a zone.
+    pub fn with_timestamp_tz_format(mut self, tz_format: String) -> Self {
+        self.0.timestamp_tz_format = Some(tz_format.into());
+        self
+    }
+
+    /// A writer of format `F` over `writer`.
+    pub fn build<W: Write, F: JsonFormat>(self, writer: W) -> Writer<W, F> {
+        Writer {
+            writer,
+            started: false,
+            finished: false,
+            format: F::default(),
+            options: self.0,
+            plan: None,
+            buffer: Vec::new(),
+        }
+    }
+}
+
+/// Writes record batches as JSON to `W`, framed by `F`.
+#[derive(Debug)]
+pub struct Writer<W: Write, F: JsonFormat> {
+    writer: W,
+    /// The stream's start is written (or at least one row was).
+    started: bool,
+    finished: bool,
+    #[allow(dead_code)]
+    format: F,
+    options: Options,
+    /// The plan of the last schema written.
+    plan: Option<(SchemaRef, Arc<Plan>)>,
+    /// Formatted rows not yet handed to `writer`.
+    buffer: Vec<u8>,
+}
+
+impl std::fmt::Debug for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plan")
+            .field("fields", &self.children.len())
+            .finish()
+    }
+}
+
+/// Bytes collected before they are written to the sink.
+const FLUSH_AT: usize = 64 * 1024;
+
+/// Formats the rows of `batch` onto `out`, with the separator before the
+/// first row unless it is the stream's first.
+fn format_batch<F: JsonFormat>(
+    plan: &Plan,
+    batch: &RecordBatch,
+    first_in_stream: bool,
+    out: &mut Vec<u8>,
+    mut flush: impl FnMut(&mut Vec<u8>) -> Result<(), ArrowError>,
+) -> Result<(), ArrowError> {
+    let root = nested::Struct::new(plan, batch.columns())?;
+    for row in 0..batch.num_rows() {
+        if row > 0 || !first_in_stream {
+            out.extend_from_slice(F::BETWEEN);
+        }
+        root.encode(row, out);
+        out.extend_from_slice(F::AFTER_ROW);
+        if out.len() >= FLUSH_AT {
+            flush(out)?;
+        }
+    }
+    Ok(())
+}
+
+impl<W: Write, F: JsonFormat> Writer<W, F> {
+    /// A writer with the default options.
+    pub fn new(writer: W) -> Self {
+        WriterBuilder::new().build(writer)
+    }
+
+    /// The plan for `schema`, lowered once and kept while batches share it.
+    fn plan_for(&mut self, schema: &SchemaRef) -> Result<Arc<Plan>, ArrowError> {
+        if let Some((cached, plan)) = &self.plan
+            && (Arc::ptr_eq(cached, schema) || cached == schema)
+        {
+            return Ok(plan.clone());
+        }
+        let plan = Arc::new(plan::compile_struct(schema.fields(), "", &self.options)?);
+        self.plan = Some((schema.clone(), plan.clone()));
+        Ok(plan)
+    }
+
+    /// Writes the rows of `batch` (a batch without rows writes nothing).
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<(), ArrowError> {
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        let plan = self.plan_for(&batch.schema())?;
+        let first = !self.started;
+        let mut out = std::mem::take(&mut self.buffer);
+        out.clear();
+        if first {
+            out.extend_from_slice(F::START);
+            self.started = true;
+        }
+        let writer = &mut self.writer;
+        let result = format_batch::<F>(&plan, batch, first, &mut out, |out| {
+            writer.write_all(out)?;
+            out.clear();
+            Ok(())
+        })
+        .and_then(|()| Ok(writer.write_all(&out)?));
+        out.clear();
+        self.buffer = out;
+        result
+    }
+
+    /// Writes each batch in turn.
+    pub fn write_batches(&mut self, batches: &[&RecordBatch]) -> Result<(), ArrowError> {
+        for batch in batches {
+            self.write(batch)?;
+        }
+        Ok(())
+    }
+
+    /// Formats `batches` on every core (`std::thread::available_parallelism`
+    /// threads) and writes them to the sink in order: the same bytes as
+    /// [`write_batches`](Self::write_batches). At most two batches per thread
+    /// are formatted ahead of the one being written, so memory stays within a
+    /// few batches' output.
+    pub fn write_batches_parallel(&mut self, batches: &[&RecordBatch]) -> Result<(), ArrowError> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.write_batches_with_threads(batches, threads)
+    }
+
+    /// [`write_batches_parallel`](Self::write_batches_parallel) on `threads`
+    /// threads (1 formats on the calling thread).
+    pub fn write_batches_with_threads(
+        &mut self,
+        batches: &[&RecordBatch],
+        threads: usize,
+    ) -> Result<(), ArrowError> {
+        let batches: Vec<&RecordBatch> = batches
+            .iter()
+            .copied()
+            .filter(|b| b.num_rows() > 0)
+            .collect();
+        if threads <= 1 || batches.len() <= 1 {
+            return self.write_batches(&batches);
+        }
+        let plans = batches
+            .iter()
+            .map(|b| self.plan_for(&b.schema()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let first_in_stream = !self.started;
+        let window = threads * 2;
+        let writer = &mut self.writer;
+        let started = &mut self.started;
+        parallel::run(
+            batches.len(),
+            threads,
+            window,
+            |index, out| {
+                let first = first_in_stream && index == 0;
+                if first {
+                    out.extend_from_slice(F::START);
+                }
+                format_batch::<F>(&plans[index], batches[index], first, out, |_| Ok(()))
+            },
+            |out| {
+                writer.write_all(out)?;
+                *started = true;
+                Ok(())
+            },
+        )
+    }
+
+    /// Ends the stream (the closing `]` of an array; `[]` if no row was
+    /// written). Writing after `finish` is not meaningful, as in arrow-json.
+    pub fn finish(&mut self) -> Result<(), ArrowError> {
+        if !self.started {
+            self.writer.write_all(F::START)?;
+            self.started = true;
+        }
+        if !self.finished {
+            self.writer.write_all(F::END)?;
+            self.finished = true;
+        }
+        Ok(())
+    }
+
+    /// The sink.
+    pub fn get_ref(&self) -> &W {
+        &self.writer
+    }
+
+    /// The sink, mutably (writing to it directly interleaves with the rows).
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.writer
+    }
+
+    /// The sink, without finishing the stream.
+    pub fn into_inner(self) -> W {
+        self.writer
+    }
+}
+
+impl<W: Write, F: JsonFormat> RecordBatchWriter for Writer<W, F> {
+    fn write(&mut self, batch: &RecordBatch) -> Result<(), ArrowError> {
+        Writer::write(self, batch)
+    }
+
+    fn close(mut self) -> Result<(), ArrowError> {
+        self.finish()
+    }
+}
+
+mod parallel {
+    //! Batches formatted on worker threads, written in order by the caller.
+
+    use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::mpsc;
+    use std::sync::{Condvar, Mutex};
+
+    use arrow_schema::ArrowError;
+
+    /// Which batch is claimed next and how many are written.
+    struct Progress {
+        next: usize,
+        written: usize,
+    }
+
+    /// Formats items `0..count` with `format` on `threads` threads, at most
+    /// `window` ahead of the last one written, and hands each to `write` in
+    /// order. The first error (formatting or writing) stops the run; nothing
+    /// after the failing item is written.
+    pub(super) fn run(
+        count: usize,
+        threads: usize,
+        window: usize,
+        format: impl Fn(usize, &mut Vec<u8>) -> Result<(), ArrowError> + Sync,
+        mut write: impl FnMut(&[u8]) -> Result<(), ArrowError>,
+    ) -> Result<(), ArrowError> {
+        let progress = Mutex::new(Progress {
+            next: 0,
+            written: 0,
+        });
+        let turn = Condvar::new();
+        let stop = AtomicBool::new(false);
+        let (done, results) = mpsc::channel::<(usize, Result<Vec<u8>, ArrowError>)>();
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                let done = done.clone();
+                let (progress, turn, stop, format) = (&progress, &turn, &stop, &format);
+                scope.spawn(move || {
+                    loop {
+                        let index = {
+                            let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
+                            while p.next < count
+                                && p.next >= p.written + window
+                                && !stop.load(Ordering::Relaxed)
+                            {
+                                p = turn.wait(p).unwrap_or_else(|e| e.into_inner());
+                            }
+                            if p.next >= count || stop.load(Ordering::Relaxed) {
+                                return;
+                            }
+                            p.next += 1;
+                            p.next - 1
+                        };
+                        let mut out = Vec::new();
+                        let result = format(index, &mut out).map(|()| out);
+                        if done.send((index, result)).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+            drop(done);
+            let mut pending = BTreeMap::new();
+            let mut written = 0;
+            let mut outcome = Ok(());
+            while written < count {
+                let Ok((index, result)) = results.recv() else {
+                    break;
+                };
+                pending.insert(index, result);
+                while let Some(result) = pending.remove(&written) {
+                    let step = result.and_then(|bytes| write(&bytes));
+                    if let Err(e) = step {
+                        outcome = Err(e);
+                        break;
+                    }
+                    written += 1;
+                    progress.lock().unwrap_or_else(|e| e.into_inner()).written = written;
+                    turn.notify_all();
+                }
+                if outcome.is_err() {
+                    break;
+                }
+            }
+            {
+                // Under the lock, so no worker misses the wake-up.
+                let _p = progress.lock().unwrap_or_else(|e| e.into_inner());
+                stop.store(true, Ordering::Relaxed);
+            }
+            turn.notify_all();
+            drop(results);
+            outcome
+        })
+    }
+}

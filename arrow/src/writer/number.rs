@@ -1,0 +1,219 @@
+//! Numbers, booleans and nulls.
+//!
+//! Integers are written by jitson's integer emitter (`jitson_core::write`),
+//! the bytes arrow-json's `lexical_core` gives. Floats are not serde_json's
+//! text (which jitson's float emitter writes) but lexical's: plain decimal
+//! when the first digit's exponent is in `-5..=9` (`123.456`, `100.0`,
+//! `0.00001`), otherwise `1.0e10`, `1.5e-7`; NaN and ±infinity as `null`;
+//! Float16 widened to f32. Re-laying out the emitter's digits was tried and
+//! is not enough: the two shortest-digit algorithms break exact ties
+//! differently (2567984.25f32 is `2567984.3` to lexical, `2567984.2` to zmij),
+//! so floats are written by lexical itself, the library arrow-json uses.
+//!
+//! Decimals are written unquoted, as arrow's `format_decimal` prints them.
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::DecimalType;
+use arrow_array::{Array, ArrowPrimitiveType};
+use arrow_buffer::BooleanBuffer;
+use arrow_schema::{ArrowError, DataType};
+use jitson_core::write::{Integer, append, write_int};
+
+use super::plan::{Encode, Plan};
+
+struct Ints<'a, T>(&'a [T]);
+
+impl<T: Integer> Encode for Ints<'_, T> {
+    #[inline]
+    fn encode(&self, row: usize, out: &mut Vec<u8>) {
+        write_int(out, self.0[row]);
+    }
+}
+
+pub(crate) fn bind_int<'a, T: ArrowPrimitiveType>(
+    _: &'a Plan,
+    array: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError>
+where
+    T::Native: Integer,
+{
+    Ok(Box::new(Ints(array.as_primitive::<T>().values().as_ref())))
+}
+
+/// Floats as arrow-json writes them: `lexical_core`'s default format (the
+/// same library and version), NaN and ±infinity as `null`.
+struct Floats<'a, T>(&'a [T]);
+
+/// A float that lexical writes; f16 is widened to f32 first, as arrow-json.
+pub(crate) trait Float: Copy {
+    fn append(self, out: &mut Vec<u8>);
+}
+
+macro_rules! lexical_float {
+    ($($t:ty),*) => {$(
+        impl Float for $t {
+            #[inline]
+            fn append(self, out: &mut Vec<u8>) {
+                if self.is_finite() {
+                    let mut buf = [0u8; <$t as lexical_core::FormattedSize>::FORMATTED_SIZE];
+                    append(out, lexical_core::write(self, &mut buf));
+                } else {
+                    append(out, b"null");
+                }
+            }
+        }
+    )*};
+}
+lexical_float!(f32, f64);
+
+impl Float for half::f16 {
+    #[inline]
+    fn append(self, out: &mut Vec<u8>) {
+        self.to_f32().append(out);
+    }
+}
+
+impl<T: Float> Encode for Floats<'_, T> {
+    #[inline]
+    fn encode(&self, row: usize, out: &mut Vec<u8>) {
+        self.0[row].append(out);
+    }
+}
+
+pub(crate) fn bind_float<'a, T: ArrowPrimitiveType>(
+    _: &'a Plan,
+    array: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError>
+where
+    T::Native: Float,
+{
+    Ok(Box::new(Floats(
+        array.as_primitive::<T>().values().as_ref(),
+    )))
+}
+
+struct Bools(BooleanBuffer);
+
+impl Encode for Bools {
+    #[inline]
+    fn encode(&self, row: usize, out: &mut Vec<u8>) {
+        append(out, if self.0.value(row) { b"true" } else { b"false" });
+    }
+}
+
+pub(crate) fn bind_bool<'a>(
+    _: &'a Plan,
+    array: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError> {
+    Ok(Box::new(Bools(array.as_boolean().values().clone())))
+}
+
+/// Every row of a Null array is null (its logical nulls), so this is never
+/// asked for a value; written as `null` if it were.
+struct Nulls;
+
+impl Encode for Nulls {
+    fn encode(&self, _: usize, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"null");
+    }
+}
+
+pub(crate) fn bind_null<'a>(
+    _: &'a Plan,
+    _: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError> {
+    Ok(Box::new(Nulls))
+}
+
+struct Decimals<'a, T: DecimalType> {
+    values: &'a [T::Native],
+    precision: usize,
+    scale: i8,
+}
+
+impl<T: DecimalType> Encode for Decimals<'_, T>
+where
+    T::Native: DecimalDigits,
+{
+    fn encode(&self, row: usize, out: &mut Vec<u8>) {
+        // The unscaled integer's text, moved aside, then placed.
+        let start = out.len();
+        self.values[row].append_digits(out);
+        let mut text = [0u8; 80];
+        let len = out.len() - start;
+        text[..len].copy_from_slice(&out[start..]);
+        out.truncate(start);
+        write_decimal(out, &text[..len], self.precision, self.scale);
+    }
+}
+
+/// Appends the integer's decimal text (with `-`; at most 78 bytes).
+pub(crate) trait DecimalDigits {
+    fn append_digits(self, out: &mut Vec<u8>);
+}
+
+macro_rules! itoa_digits {
+    ($($t:ty),*) => {$(
+        impl DecimalDigits for $t {
+            fn append_digits(self, out: &mut Vec<u8>) {
+                write_int(out, self);
+            }
+        }
+    )*};
+}
+itoa_digits!(i32, i64, i128);
+
+impl DecimalDigits for arrow_buffer::i256 {
+    fn append_digits(self, out: &mut Vec<u8>) {
+        use std::io::Write;
+        write!(out, "{self}").expect("writing to a Vec cannot fail");
+    }
+}
+
+/// Places the point in an unscaled decimal's text as arrow's
+/// `format_decimal` does: digits beyond the precision are cut (arrow's
+/// "safe" formatting), a negative scale appends zeros, a scale of at least
+/// the digit count gives `0.` and leading zeros.
+fn write_decimal(out: &mut Vec<u8>, text: &[u8], precision: usize, scale: i8) {
+    let sign = usize::from(text[0] == b'-');
+    let rest = &text[sign..];
+    let bound = precision.min(rest.len()) + sign;
+    let value = &text[..bound];
+    if scale == 0 {
+        out.extend_from_slice(value);
+    } else if scale < 0 {
+        out.extend_from_slice(value);
+        out.resize(out.len() + scale.unsigned_abs() as usize, b'0');
+    } else if rest.len() > scale as usize {
+        let split = value.len().saturating_sub(scale as usize);
+        out.extend_from_slice(&value[..split]);
+        out.push(b'.');
+        out.extend_from_slice(&value[split..]);
+    } else {
+        out.extend_from_slice(&text[..sign]);
+        out.extend_from_slice(b"0.");
+        out.resize(out.len() + scale as usize - rest.len(), b'0');
+        out.extend_from_slice(rest);
+    }
+}
+
+pub(crate) fn bind_decimal<'a, T: DecimalType>(
+    _: &'a Plan,
+    array: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError>
+where
+    T::Native: DecimalDigits,
+{
+    let (precision, scale) = match array.data_type() {
+        DataType::Decimal32(p, s)
+        | DataType::Decimal64(p, s)
+        | DataType::Decimal128(p, s)
+        | DataType::Decimal256(p, s) => (*p as usize, *s),
+        other => unreachable!("a decimal plan bound to {other}"),
+    };
+    Ok(Box::new(Decimals::<T> {
+        values: array.as_primitive::<T>().values().as_ref(),
+        precision,
+        scale,
+    }))
+}

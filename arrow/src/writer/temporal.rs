@@ -1,0 +1,382 @@
+//! Timestamps, dates and times, quoted, as arrow-json writes them (through
+//! arrow-cast's display, which is chrono's):
+//!
+//! - Timestamp without a zone: `2024-05-01T12:30:05`, then `.fff`, `.ffffff`
+//!   or `.fffffffff` — the fewest of the three that hold the fraction —
+//!   nothing for whole seconds (chrono's `Debug` of a `NaiveDateTime`);
+//! - Timestamp with a zone (a fixed offset; a named zone is refused, as by
+//!   arrow-json without its `chrono-tz` feature): the local time in that zone
+//!   in the same form, then `Z` for a zero offset or `+HH:MM`
+//!   (`to_rfc3339_opts(AutoSi, true)`);
+//! - Date32 `2024-05-01`; Date64 as a timestamp in milliseconds; Time32/64
+//!   `12:30:05[.fff…]`;
+//! - a user-given strftime format (`with_timestamp_format` and the others)
+//!   through chrono, as arrow-json;
+//! - a value outside chrono's range as arrow-json's message,
+//!   `"ERROR: Cast error: Failed to convert … for …"`.
+//!
+//! The default formats of years 0 to 9999 are written here digit by digit;
+//! everything else goes through chrono.
+
+use std::io::Write;
+
+use arrow_array::cast::AsArray;
+use arrow_array::temporal_conversions::{
+    as_datetime, date32_to_datetime, date64_to_datetime, time32ms_to_time, time32s_to_time,
+    time64ns_to_time, time64us_to_time,
+};
+use arrow_array::types::{
+    ArrowTimestampType, Date32Type, Date64Type, Time32MillisecondType, Time32SecondType,
+    Time64MicrosecondType, Time64NanosecondType,
+};
+use arrow_array::{Array, ArrowPrimitiveType};
+use arrow_schema::{ArrowError, TimeUnit};
+use chrono::{Offset, SecondsFormat, TimeZone, Utc};
+
+use super::plan::{Encode, Plan};
+
+/// Two ASCII digits per value below 100.
+static PAIRS: [[u8; 2]; 100] = {
+    let mut table = [[0u8; 2]; 100];
+    let mut i = 0;
+    while i < 100 {
+        table[i] = [b'0' + (i / 10) as u8, b'0' + (i % 10) as u8];
+        i += 1;
+    }
+    table
+};
+
+/// Year, month, day of a day count from 1970-01-01 (proleptic Gregorian;
+/// Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// `YYYY-MM-DD` for years 0..=9999; false (nothing written) otherwise.
+#[inline]
+fn write_date(out: &mut Vec<u8>, days: i64) -> bool {
+    let (year, month, day) = civil_from_days(days);
+    if !(0..=9999).contains(&year) {
+        return false;
+    }
+    let year = year as usize;
+    out.extend_from_slice(&PAIRS[year / 100]);
+    out.extend_from_slice(&PAIRS[year % 100]);
+    out.push(b'-');
+    out.extend_from_slice(&PAIRS[month as usize]);
+    out.push(b'-');
+    out.extend_from_slice(&PAIRS[day as usize]);
+    true
+}
+
+/// `HH:MM:SS` and chrono's automatic fraction (none, 3, 6 or 9 digits).
+#[inline]
+fn write_time(out: &mut Vec<u8>, seconds_of_day: u32, nanos: u32) {
+    out.extend_from_slice(&PAIRS[(seconds_of_day / 3600) as usize]);
+    out.push(b':');
+    out.extend_from_slice(&PAIRS[(seconds_of_day / 60 % 60) as usize]);
+    out.push(b':');
+    out.extend_from_slice(&PAIRS[(seconds_of_day % 60) as usize]);
+    if nanos == 0 {
+        return;
+    }
+    let (value, digits) = if nanos.is_multiple_of(1_000_000) {
+        (nanos / 1_000_000, 3)
+    } else if nanos.is_multiple_of(1_000) {
+        (nanos / 1_000, 6)
+    } else {
+        (nanos, 9)
+    };
+    out.push(b'.');
+    let mut buf = [b'0'; 9];
+    let mut v = value;
+    for slot in buf[..digits].iter_mut().rev() {
+        *slot = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+    out.extend_from_slice(&buf[..digits]);
+}
+
+/// A timestamp's seconds and nanoseconds from its value in `unit`.
+#[inline]
+fn split(value: i64, unit: TimeUnit) -> (i64, u32) {
+    let per_second = match unit {
+        TimeUnit::Second => return (value, 0),
+        TimeUnit::Millisecond => 1_000,
+        TimeUnit::Microsecond => 1_000_000,
+        TimeUnit::Nanosecond => 1_000_000_000,
+    };
+    let nanos = value.rem_euclid(per_second) * (1_000_000_000 / per_second);
+    (value.div_euclid(per_second), nanos as u32)
+}
+
+/// Writes seconds since the epoch (already shifted to local time) and
+/// nanoseconds as `YYYY-MM-DDTHH:MM:SS[.f]`; false when the year is not
+/// 0..=9999 (the caller then goes through chrono).
+#[inline]
+fn write_datetime(out: &mut Vec<u8>, seconds: i64, nanos: u32) -> bool {
+    let start = out.len();
+    if !write_date(out, seconds.div_euclid(86_400)) {
+        out.truncate(start);
+        return false;
+    }
+    out.push(b'T');
+    write_time(out, seconds.rem_euclid(86_400) as u32, nanos);
+    true
+}
+
+fn write_error(out: &mut Vec<u8>, what: &str, value: impl std::fmt::Display, plan: &Plan) {
+    let _ = write!(
+        out,
+        "ERROR: Cast error: Failed to convert {value} to {what} for {}",
+        plan.data_type
+    );
+}
+
+struct Timestamps<'a, T: ArrowTimestampType> {
+    values: &'a [i64],
+    plan: &'a Plan,
+    /// The zone's offset in seconds, when the default format is written here.
+    offset: Option<i32>,
+    _unit: std::marker::PhantomData<T>,
+}
+
+impl<T: ArrowTimestampType> Timestamps<'_, T> {
+    /// chrono's way, for custom formats and years outside 0..=9999.
+    #[cold]
+    fn slow(&self, value: i64, out: &mut Vec<u8>) {
+        let Some(naive) = as_datetime::<T>(value) else {
+            return write_error(out, "datetime", value, self.plan);
+        };
+        let format = self.plan.format.as_deref();
+        let _ = match (&self.plan.tz, format) {
+            (Some(tz), Some(f)) => write!(
+                out,
+                "{}",
+                Utc.from_utc_datetime(&naive).with_timezone(tz).format(f)
+            ),
+            (Some(tz), None) => write!(
+                out,
+                "{}",
+                Utc.from_utc_datetime(&naive)
+                    .with_timezone(tz)
+                    .to_rfc3339_opts(SecondsFormat::AutoSi, true)
+            ),
+            (None, Some(f)) => write!(out, "{}", naive.format(f)),
+            (None, None) => write!(out, "{naive:?}"),
+        };
+    }
+}
+
+impl<T: ArrowTimestampType> Encode for Timestamps<'_, T> {
+    #[inline]
+    fn encode(&self, row: usize, out: &mut Vec<u8>) {
+        let value = self.values[row];
+        out.push(b'"');
+        let fast = match self.offset {
+            Some(offset) if self.plan.format.is_none() => {
+                let (seconds, nanos) = split(value, T::UNIT);
+                // as_datetime's range is wider than years 0..=9999, so a
+                // value written here is one chrono would convert.
+                let written = seconds
+                    .checked_add(i64::from(offset))
+                    .is_some_and(|local| write_datetime(out, local, nanos));
+                if written && self.plan.tz.is_some() {
+                    write_offset(out, offset);
+                }
+                written
+            }
+            _ => false,
+        };
+        if !fast {
+            self.slow(value, out);
+        }
+        out.push(b'"');
+    }
+}
+
+/// `Z` or `+HH:MM` (`-HH:MM`), as chrono's RFC 3339 with `use_z`.
+fn write_offset(out: &mut Vec<u8>, offset: i32) {
+    if offset == 0 {
+        out.push(b'Z');
+        return;
+    }
+    out.push(if offset < 0 { b'-' } else { b'+' });
+    let minutes = offset.unsigned_abs() / 60;
+    out.extend_from_slice(&PAIRS[(minutes / 60) as usize]);
+    out.push(b':');
+    out.extend_from_slice(&PAIRS[(minutes % 60) as usize]);
+}
+
+pub(crate) fn bind_timestamp<'a, T: ArrowTimestampType>(
+    plan: &'a Plan,
+    array: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError> {
+    // The digit-by-digit path: no zone, or a whole-minute offset under a day
+    // (every offset arrow parses without chrono-tz).
+    let offset = match &plan.tz {
+        None => Some(0),
+        Some(tz) => {
+            let fixed = tz
+                .offset_from_utc_datetime(&chrono::NaiveDateTime::default())
+                .fix();
+            let seconds = fixed.local_minus_utc();
+            (seconds % 60 == 0).then_some(seconds)
+        }
+    };
+    Ok(Box::new(Timestamps::<T> {
+        values: array.as_primitive::<T>().values().as_ref(),
+        plan,
+        offset,
+        _unit: std::marker::PhantomData,
+    }))
+}
+
+struct Date32s<'a> {
+    values: &'a [i32],
+    plan: &'a Plan,
+}
+
+impl Encode for Date32s<'_> {
+    #[inline]
+    fn encode(&self, row: usize, out: &mut Vec<u8>) {
+        let value = self.values[row];
+        out.push(b'"');
+        if self.plan.format.is_some() || !write_date(out, i64::from(value)) {
+            match date32_to_datetime(value).map(|d| d.date()) {
+                None => write_error(out, "temporal", value, self.plan),
+                Some(date) => {
+                    let _ = match self.plan.format.as_deref() {
+                        Some(f) => write!(out, "{}", date.format(f)),
+                        None => write!(out, "{date:?}"),
+                    };
+                }
+            }
+        }
+        out.push(b'"');
+    }
+}
+
+pub(crate) fn bind_date32<'a>(
+    plan: &'a Plan,
+    array: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError> {
+    Ok(Box::new(Date32s {
+        values: array.as_primitive::<Date32Type>().values().as_ref(),
+        plan,
+    }))
+}
+
+struct Date64s<'a> {
+    values: &'a [i64],
+    plan: &'a Plan,
+}
+
+impl Encode for Date64s<'_> {
+    fn encode(&self, row: usize, out: &mut Vec<u8>) {
+        let value = self.values[row];
+        out.push(b'"');
+        let (seconds, nanos) = split(value, TimeUnit::Millisecond);
+        if self.plan.format.is_some() || !write_datetime(out, seconds, nanos) {
+            match date64_to_datetime(value) {
+                None => write_error(out, "temporal", value, self.plan),
+                Some(naive) => {
+                    let _ = match self.plan.format.as_deref() {
+                        Some(f) => write!(out, "{}", naive.format(f)),
+                        None => write!(out, "{naive:?}"),
+                    };
+                }
+            }
+        }
+        out.push(b'"');
+    }
+}
+
+pub(crate) fn bind_date64<'a>(
+    plan: &'a Plan,
+    array: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError> {
+    Ok(Box::new(Date64s {
+        values: array.as_primitive::<Date64Type>().values().as_ref(),
+        plan,
+    }))
+}
+
+/// Times through chrono (rare enough not to need their own digits).
+struct Times<'a, T: ArrowPrimitiveType> {
+    values: &'a [T::Native],
+    plan: &'a Plan,
+    convert: fn(T::Native) -> Option<chrono::NaiveTime>,
+}
+
+impl<T: ArrowPrimitiveType> Encode for Times<'_, T>
+where
+    T::Native: std::fmt::Display,
+{
+    fn encode(&self, row: usize, out: &mut Vec<u8>) {
+        let value = self.values[row];
+        out.push(b'"');
+        match (self.convert)(value) {
+            None => write_error(out, "temporal", value, self.plan),
+            Some(time) => {
+                let _ = match self.plan.format.as_deref() {
+                    Some(f) => write!(out, "{}", time.format(f)),
+                    None => write!(out, "{time:?}"),
+                };
+            }
+        }
+        out.push(b'"');
+    }
+}
+
+fn bind_time<'a, T: ArrowPrimitiveType>(
+    plan: &'a Plan,
+    array: &'a dyn Array,
+    convert: fn(T::Native) -> Option<chrono::NaiveTime>,
+) -> Result<Box<dyn Encode + 'a>, ArrowError>
+where
+    T::Native: std::fmt::Display,
+{
+    Ok(Box::new(Times::<T> {
+        values: array.as_primitive::<T>().values().as_ref(),
+        plan,
+        convert,
+    }))
+}
+
+pub(crate) fn bind_time32s<'a>(
+    plan: &'a Plan,
+    array: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError> {
+    bind_time::<Time32SecondType>(plan, array, time32s_to_time)
+}
+
+pub(crate) fn bind_time32ms<'a>(
+    plan: &'a Plan,
+    array: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError> {
+    bind_time::<Time32MillisecondType>(plan, array, time32ms_to_time)
+}
+
+pub(crate) fn bind_time64us<'a>(
+    plan: &'a Plan,
+    array: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError> {
+    bind_time::<Time64MicrosecondType>(plan, array, time64us_to_time)
+}
+
+pub(crate) fn bind_time64ns<'a>(
+    plan: &'a Plan,
+    array: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError> {
+    bind_time::<Time64NanosecondType>(plan, array, time64ns_to_time)
+}

@@ -1,0 +1,1159 @@
+//! `jitson_arrow::writer` against arrow-json's writer, byte for byte: every
+//! type × nulls present or absent × explicit nulls on/off × NDJSON/array ×
+//! struct mode, sliced, empty and zero-column batches, the temporal format
+//! options, refusals, a failing sink, the parallel write; and a property test
+//! over random schemas and batches, read back with jitson-arrow's reader.
+
+use std::sync::Arc;
+
+use arrow_array::builder::{
+    FixedSizeListBuilder, Int32Builder, ListBuilder, MapBuilder, StringBuilder,
+};
+use arrow_array::types::{Int8Type, Int16Type, Int32Type};
+use arrow_array::*;
+use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer, i256};
+use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
+use jitson_arrow::writer::{self, StructMode};
+
+/// Option sets: explicit nulls × struct mode.
+const OPTIONS: [(bool, StructMode); 4] = [
+    (false, StructMode::ObjectOnly),
+    (true, StructMode::ObjectOnly),
+    (false, StructMode::ListOnly),
+    (true, StructMode::ListOnly),
+];
+
+fn theirs<F: arrow_json::writer::JsonFormat>(
+    batches: &[&RecordBatch],
+    explicit: bool,
+    mode: StructMode,
+    formats: &Formats,
+) -> Result<Vec<u8>, ArrowError> {
+    let mode = match mode {
+        StructMode::ObjectOnly => arrow_json::StructMode::ObjectOnly,
+        StructMode::ListOnly => arrow_json::StructMode::ListOnly,
+    };
+    let mut b = arrow_json::writer::WriterBuilder::new()
+        .with_explicit_nulls(explicit)
+        .with_struct_mode(mode);
+    if let Some(f) = &formats.timestamp {
+        b = b.with_timestamp_format(f.clone());
+    }
+    if let Some(f) = &formats.timestamp_tz {
+        b = b.with_timestamp_tz_format(f.clone());
+    }
+    if let Some(f) = &formats.date {
+        b = b.with_date_format(f.clone());
+    }
+    if let Some(f) = &formats.datetime {
+        b = b.with_datetime_format(f.clone());
+    }
+    if let Some(f) = &formats.time {
+        b = b.with_time_format(f.clone());
+    }
+    let mut w = b.build::<_, F>(Vec::new());
+    w.write_batches(batches)?;
+    w.finish()?;
+    Ok(w.into_inner())
+}
+
+fn ours<F: writer::JsonFormat>(
+    batches: &[&RecordBatch],
+    explicit: bool,
+    mode: StructMode,
+    formats: &Formats,
+    threads: usize,
+) -> Result<Vec<u8>, ArrowError> {
+    let mut b = writer::WriterBuilder::new()
+        .with_explicit_nulls(explicit)
+        .with_struct_mode(mode);
+    if let Some(f) = &formats.timestamp {
+        b = b.with_timestamp_format(f.clone());
+    }
+    if let Some(f) = &formats.timestamp_tz {
+        b = b.with_timestamp_tz_format(f.clone());
+    }
+    if let Some(f) = &formats.date {
+        b = b.with_date_format(f.clone());
+    }
+    if let Some(f) = &formats.datetime {
+        b = b.with_datetime_format(f.clone());
+    }
+    if let Some(f) = &formats.time {
+        b = b.with_time_format(f.clone());
+    }
+    let mut w = b.build::<_, F>(Vec::new());
+    if threads == 1 {
+        w.write_batches(batches)?;
+    } else {
+        w.write_batches_with_threads(batches, threads)?;
+    }
+    w.finish()?;
+    Ok(w.into_inner())
+}
+
+#[derive(Default)]
+struct Formats {
+    timestamp: Option<String>,
+    timestamp_tz: Option<String>,
+    date: Option<String>,
+    datetime: Option<String>,
+    time: Option<String>,
+}
+
+/// Same bytes as arrow-json for every option set and both framings, on one
+/// thread and on three.
+fn same_bytes_with(batches: &[&RecordBatch], formats: &Formats) {
+    for (explicit, mode) in OPTIONS {
+        let what = format!("explicit nulls {explicit}, {mode:?}");
+        let expected =
+            theirs::<arrow_json::writer::LineDelimited>(batches, explicit, mode, formats)
+                .unwrap_or_else(|e| panic!("arrow-json failed ({what}): {e}"));
+        for threads in [1, 3] {
+            let got = ours::<writer::LineDelimited>(batches, explicit, mode, formats, threads)
+                .unwrap_or_else(|e| panic!("jitson failed ({what}): {e}"));
+            assert_same(
+                &got,
+                &expected,
+                &format!("NDJSON, {what}, {threads} threads"),
+            );
+        }
+        let expected =
+            theirs::<arrow_json::writer::JsonArray>(batches, explicit, mode, formats).unwrap();
+        let got = ours::<writer::JsonArray>(batches, explicit, mode, formats, 1).unwrap();
+        assert_same(&got, &expected, &format!("array, {what}"));
+    }
+}
+
+/// Byte equality, reporting the first difference with some context.
+fn assert_same(got: &[u8], expected: &[u8], what: &str) {
+    if got == expected {
+        return;
+    }
+    let at = got.iter().zip(expected).take_while(|(a, b)| a == b).count();
+    let from = got[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    panic!(
+        "{what}: bytes differ at {at} (lengths {} and {})\n  jitson:     {}\n  arrow-json: {}",
+        got.len(),
+        expected.len(),
+        String::from_utf8_lossy(&got[from..(at + 40).min(got.len())]),
+        String::from_utf8_lossy(&expected[from..(at + 40).min(expected.len())]),
+    );
+}
+
+fn same_bytes(batches: &[&RecordBatch]) {
+    same_bytes_with(batches, &Formats::default())
+}
+
+/// A one-column batch.
+fn batch_of(name: &str, array: ArrayRef) -> RecordBatch {
+    let nullable = true;
+    let schema = Schema::new(vec![Field::new(name, array.data_type().clone(), nullable)]);
+    RecordBatch::try_new(Arc::new(schema), vec![array]).unwrap()
+}
+
+/// Checks a column with its nulls, without them (the non-null rows), sliced,
+/// inside a struct (with a null struct row), inside a list, and beside an
+/// integer column — each compared with arrow-json.
+fn check_column(name: &str, array: ArrayRef) {
+    let with_nulls = batch_of(name, array.clone());
+    same_bytes(&[&with_nulls]);
+    let valid = compute_is_not_null(&array);
+    let no_nulls = arrow_select::filter::filter(&array, &valid).unwrap();
+    assert_eq!(no_nulls.null_count(), 0);
+    same_bytes(&[&batch_of(name, no_nulls.clone())]);
+    if array.len() > 2 {
+        let sliced = with_nulls.slice(1, array.len() - 2);
+        same_bytes(&[&sliced]);
+        same_bytes(&[&sliced, &with_nulls, &batch_of(name, no_nulls)]);
+    }
+    // In a struct, with one null struct row.
+    let len = array.len();
+    let struct_nulls = NullBuffer::from((0..len).map(|i| i % 3 != 1).collect::<Vec<_>>());
+    let ids: ArrayRef = Arc::new(Int32Array::from_iter(
+        (0..len as i32).map(|i| (i % 4 != 0).then_some(i)),
+    ));
+    let fields = Fields::from(vec![
+        Field::new(name, array.data_type().clone(), true),
+        Field::new("id", DataType::Int32, true),
+    ]);
+    let nested: ArrayRef = Arc::new(
+        StructArray::try_new(fields, vec![array.clone(), ids.clone()], Some(struct_nulls)).unwrap(),
+    );
+    same_bytes(&[&batch_of("s", nested.clone())]);
+    if len > 2 {
+        same_bytes(&[&batch_of("s", nested.slice(1, len - 2))]);
+    }
+    // In a list: rows of two elements, one null list.
+    if len >= 2 {
+        let lists = len / 2;
+        let offsets = OffsetBuffer::new(ScalarBuffer::from(
+            (0..=lists as i32).map(|i| i * 2).collect::<Vec<_>>(),
+        ));
+        let list_nulls = NullBuffer::from((0..lists).map(|i| i != 1).collect::<Vec<_>>());
+        let item = Arc::new(Field::new("item", array.data_type().clone(), true));
+        let values = array.slice(0, lists * 2);
+        let list: ArrayRef =
+            Arc::new(ListArray::try_new(item, offsets, values, Some(list_nulls)).unwrap());
+        same_bytes(&[&batch_of("l", list.clone())]);
+        if lists > 2 {
+            same_bytes(&[&batch_of("l", list.slice(1, lists - 1))]);
+        }
+    }
+    // Beside another column.
+    let schema = Schema::new(vec![
+        Field::new("id", DataType::Int32, true),
+        Field::new(name, array.data_type().clone(), true),
+    ]);
+    let two = RecordBatch::try_new(Arc::new(schema), vec![ids, array]).unwrap();
+    same_bytes(&[&two]);
+}
+
+fn compute_is_not_null(array: &ArrayRef) -> BooleanArray {
+    let nulls = array.logical_nulls();
+    BooleanArray::from(
+        (0..array.len())
+            .map(|i| nulls.as_ref().is_none_or(|n| n.is_valid(i)))
+            .collect::<Vec<_>>(),
+    )
+}
+
+#[test]
+fn integers() {
+    check_column(
+        "i8",
+        Arc::new(Int8Array::from(vec![
+            Some(i8::MIN),
+            None,
+            Some(0),
+            Some(-1),
+            Some(i8::MAX),
+        ])),
+    );
+    check_column(
+        "i16",
+        Arc::new(Int16Array::from(vec![
+            Some(i16::MIN),
+            Some(7),
+            None,
+            Some(i16::MAX),
+        ])),
+    );
+    check_column(
+        "i32",
+        Arc::new(Int32Array::from(vec![
+            Some(i32::MIN),
+            Some(-42),
+            None,
+            Some(i32::MAX),
+            Some(0),
+        ])),
+    );
+    check_column(
+        "i64",
+        Arc::new(Int64Array::from(vec![
+            Some(i64::MIN),
+            None,
+            Some(1 << 40),
+            Some(i64::MAX),
+        ])),
+    );
+    check_column(
+        "u8",
+        Arc::new(UInt8Array::from(vec![Some(0), Some(255), None, Some(9)])),
+    );
+    check_column(
+        "u16",
+        Arc::new(UInt16Array::from(vec![
+            Some(0),
+            None,
+            Some(u16::MAX),
+            Some(10),
+        ])),
+    );
+    check_column(
+        "u32",
+        Arc::new(UInt32Array::from(vec![
+            Some(u32::MAX),
+            None,
+            Some(0),
+            Some(100),
+        ])),
+    );
+    check_column(
+        "u64",
+        Arc::new(UInt64Array::from(vec![
+            Some(u64::MAX),
+            Some(0),
+            None,
+            Some(99999),
+        ])),
+    );
+}
+
+fn special_f64() -> Vec<Option<f64>> {
+    let mut v = vec![
+        Some(0.0),
+        Some(-0.0),
+        Some(1.0),
+        Some(-1.0),
+        Some(0.1),
+        Some(1.0 / 3.0),
+        None,
+        Some(1e9),
+        Some(1e10),
+        Some(123456789.0),
+        Some(1234567890.0),
+        Some(9999999999.0),
+        Some(12345.678),
+        Some(1e-5),
+        Some(1.5e-5),
+        Some(1e-6),
+        Some(1.5e-7),
+        Some(0.000123),
+        Some(1e15),
+        Some(1e16),
+        Some(1e17),
+        Some(1e21),
+        Some(1e22),
+        Some(1e100),
+        Some(-2.5e300),
+        Some(f64::MAX),
+        Some(f64::MIN),
+        Some(f64::MIN_POSITIVE),
+        Some(5e-324),
+        Some(f64::EPSILON),
+        Some(f64::NAN),
+        Some(f64::INFINITY),
+        Some(f64::NEG_INFINITY),
+        Some(100.0),
+        Some(0.5),
+    ];
+    // Pseudo-random bit patterns, every exponent.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..3000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        v.push(Some(f64::from_bits(x)));
+    }
+    // Short decimals, as data usually has.
+    for i in 0..1000 {
+        v.push(Some(i as f64 * 0.37 - 50.0));
+    }
+    v
+}
+
+#[test]
+fn floats() {
+    let values = special_f64();
+    check_column("f64", Arc::new(Float64Array::from(values.clone())));
+    let f32s: Vec<Option<f32>> = values.iter().map(|v| v.map(|v| v as f32)).collect();
+    check_column("f32", Arc::new(Float32Array::from(f32s)));
+    let mut x = 0x1234_5678u32;
+    let random: Vec<Option<f32>> = (0..5000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            Some(f32::from_bits(x))
+        })
+        .collect();
+    same_bytes(&[&batch_of("f32", Arc::new(Float32Array::from(random)))]);
+    let f16s: Vec<Option<half::f16>> = (0..=u16::MAX)
+        .step_by(7)
+        .map(|b| (b % 11 != 0).then(|| half::f16::from_bits(b)))
+        .collect();
+    check_column("f16", Arc::new(Float16Array::from(f16s)));
+}
+
+#[test]
+fn booleans_and_nulls() {
+    check_column(
+        "b",
+        Arc::new(BooleanArray::from(vec![
+            Some(true),
+            None,
+            Some(false),
+            Some(true),
+            None,
+        ])),
+    );
+    check_column("n", Arc::new(NullArray::new(5)));
+}
+
+fn strings() -> Vec<Option<String>> {
+    let mut v: Vec<Option<String>> = vec![
+        Some("".into()),
+        Some("plain".into()),
+        None,
+        Some("quote \" and \\ backslash".into()),
+        Some("\n\r\t\u{8}\u{c}\u{0}\u{1f}\u{7f}".into()),
+        Some("é ü 😀 \u{2028}\u{2029}".into()),
+        Some("a string long enough to be out of line in a view array".into()),
+        Some("<html> & 'apostrophes' /slash/".into()),
+    ];
+    for c in 0u8..0x21 {
+        v.push(Some(format!("x{}y", c as char)));
+    }
+    v
+}
+
+#[test]
+fn texts() {
+    let s = strings();
+    check_column("s", Arc::new(StringArray::from(s.clone())));
+    check_column("ls", Arc::new(LargeStringArray::from(s.clone())));
+    check_column("vs", Arc::new(StringViewArray::from(s.clone())));
+    let bytes: Vec<Option<&[u8]>> = vec![Some(b""), Some(b"\x00\xff\x10abc"), None, Some(b"xyz")];
+    check_column("bin", Arc::new(BinaryArray::from(bytes.clone())));
+    check_column("lbin", Arc::new(LargeBinaryArray::from(bytes.clone())));
+    check_column("vbin", Arc::new(BinaryViewArray::from(bytes)));
+    let fixed = FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+        vec![
+            Some(vec![1u8, 2, 255]),
+            None,
+            Some(vec![0, 0, 0]),
+            Some(vec![16, 32, 48]),
+        ]
+        .into_iter(),
+        3,
+    )
+    .unwrap();
+    check_column("fbin", Arc::new(fixed));
+}
+
+fn timestamp_values() -> Vec<Option<i64>> {
+    vec![
+        Some(0),
+        Some(1),
+        Some(-1),
+        None,
+        Some(1_700_000_000),
+        Some(1_700_000_000_123),
+        Some(1_700_000_000_123_456),
+        Some(1_700_000_000_123_456_789),
+        Some(-62_135_596_800),
+        Some(253_402_300_799),
+        Some(253_402_300_800),
+        Some(-62_135_596_801),
+        Some(999),
+        Some(1000),
+        Some(86_399_999),
+        Some(i64::MAX),
+        Some(i64::MIN),
+    ]
+}
+
+#[test]
+fn timestamps() {
+    let v = timestamp_values();
+    for tz in [
+        None,
+        Some("+05:30"),
+        Some("-08:00"),
+        Some("+00:00"),
+        Some("+0100"),
+        Some("-03"),
+    ] {
+        let tz: Option<Arc<str>> = tz.map(Into::into);
+        check_column(
+            "s",
+            Arc::new(TimestampSecondArray::from(v.clone()).with_timezone_opt(tz.clone())),
+        );
+        check_column(
+            "ms",
+            Arc::new(TimestampMillisecondArray::from(v.clone()).with_timezone_opt(tz.clone())),
+        );
+        check_column(
+            "us",
+            Arc::new(TimestampMicrosecondArray::from(v.clone()).with_timezone_opt(tz.clone())),
+        );
+        check_column(
+            "ns",
+            Arc::new(TimestampNanosecondArray::from(v.clone()).with_timezone_opt(tz)),
+        );
+    }
+}
+
+#[test]
+fn dates_and_times() {
+    check_column(
+        "d32",
+        Arc::new(Date32Array::from(vec![
+            Some(0),
+            Some(-1),
+            None,
+            Some(19_000),
+            Some(-719_528),
+            Some(2_932_896),
+            Some(3_000_000),
+            Some(-800_000),
+            Some(i32::MAX),
+        ])),
+    );
+    check_column(
+        "d64",
+        Arc::new(Date64Array::from(vec![
+            Some(0),
+            Some(-1),
+            None,
+            Some(1_700_000_000_123),
+            Some(86_400_000),
+            Some(253_402_300_800_000),
+            Some(i64::MAX),
+        ])),
+    );
+    check_column(
+        "t32s",
+        Arc::new(Time32SecondArray::from(vec![
+            Some(0),
+            Some(86_399),
+            None,
+            Some(45_296),
+            Some(-1),
+            Some(86_400),
+        ])),
+    );
+    check_column(
+        "t32ms",
+        Arc::new(Time32MillisecondArray::from(vec![
+            Some(0),
+            Some(86_399_999),
+            None,
+            Some(45_296_100),
+        ])),
+    );
+    check_column(
+        "t64us",
+        Arc::new(Time64MicrosecondArray::from(vec![
+            Some(0),
+            Some(86_399_999_999),
+            None,
+            Some(45_296_000_001),
+        ])),
+    );
+    check_column(
+        "t64ns",
+        Arc::new(Time64NanosecondArray::from(vec![
+            Some(0),
+            Some(86_399_999_999_999),
+            None,
+            Some(45_296_000_000_010),
+        ])),
+    );
+}
+
+#[test]
+fn temporal_formats() {
+    let formats = Formats {
+        timestamp: Some("%Y/%m/%d %H-%M-%S%.3f".into()),
+        timestamp_tz: Some("%d.%m.%Y %H:%M %z".into()),
+        date: Some("%A %e %B %Y".into()),
+        datetime: Some("%s".into()),
+        time: Some("%I:%M %p".into()),
+    };
+    let v = timestamp_values();
+    let schema = Schema::new(vec![
+        Field::new("ts", DataType::Timestamp(TimeUnit::Millisecond, None), true),
+        Field::new(
+            "tz",
+            DataType::Timestamp(TimeUnit::Microsecond, Some("+02:00".into())),
+            true,
+        ),
+        Field::new("d", DataType::Date32, true),
+        Field::new("d64", DataType::Date64, true),
+        Field::new("t", DataType::Time32(TimeUnit::Second), true),
+    ]);
+    let n = v.len();
+    let batch = RecordBatch::try_new(
+        Arc::new(schema),
+        vec![
+            Arc::new(TimestampMillisecondArray::from(v.clone())),
+            Arc::new(TimestampMicrosecondArray::from(v.clone()).with_timezone("+02:00")),
+            Arc::new(Date32Array::from_iter(
+                (0..n as i32).map(|i| Some(i * 1000 - 5000)),
+            )),
+            Arc::new(Date64Array::from(v.clone())),
+            Arc::new(Time32SecondArray::from_iter(
+                (0..n as i32).map(|i| Some(i * 5000)),
+            )),
+        ],
+    )
+    .unwrap();
+    same_bytes_with(&[&batch], &formats);
+}
+
+#[test]
+fn decimals() {
+    let values = vec![
+        Some(0i128),
+        Some(12345),
+        Some(-12345),
+        None,
+        Some(5),
+        Some(-5),
+        Some(10i128.pow(37)),
+        Some(-(10i128.pow(38) - 1)),
+        Some(100),
+    ];
+    for (p, s) in [
+        (10u8, 2i8),
+        (38, 0),
+        (5, -2),
+        (10, 10),
+        (20, 15),
+        (3, 1),
+        (38, 38),
+    ] {
+        let a = Decimal128Array::from(values.clone())
+            .with_precision_and_scale(p, s)
+            .unwrap();
+        check_column("d128", Arc::new(a));
+    }
+    let wide: Vec<Option<i256>> = values
+        .iter()
+        .map(|v| v.map(i256::from_i128))
+        .chain([Some(i256::MAX), Some(i256::MIN)])
+        .collect();
+    for (p, s) in [(76u8, 10i8), (50, 0), (76, -3)] {
+        let a = Decimal256Array::from(wide.clone())
+            .with_precision_and_scale(p, s)
+            .unwrap();
+        check_column("d256", Arc::new(a));
+    }
+    let small = Decimal32Array::from(vec![Some(12345), None, Some(-7)])
+        .with_precision_and_scale(9, 3)
+        .unwrap();
+    check_column("d32", Arc::new(small));
+    let mid = Decimal64Array::from(vec![Some(12345), None, Some(-7)])
+        .with_precision_and_scale(18, 4)
+        .unwrap();
+    check_column("d64", Arc::new(mid));
+}
+
+#[test]
+fn lists() {
+    let mut b = ListBuilder::new(Int32Builder::new());
+    b.append_value([Some(1), None, Some(3)]);
+    b.append_null();
+    b.append_value([]);
+    b.append_value([Some(-4)]);
+    b.append_value([None, None]);
+    let list = Arc::new(b.finish()) as ArrayRef;
+    check_column("list", list.clone());
+    let large = arrow_cast_large(&list);
+    check_column("large", large);
+
+    let mut f = FixedSizeListBuilder::new(StringBuilder::new(), 2);
+    for row in [
+        [Some("a"), None],
+        [Some("b"), Some("c")],
+        [None, None],
+        [Some("\""), Some("")],
+    ] {
+        for v in row {
+            f.values().append_option(v);
+        }
+        f.append(true);
+    }
+    f.values().append_value("x");
+    f.values().append_value("y");
+    f.append(false);
+    check_column("fixed", Arc::new(f.finish()));
+
+    let values: ArrayRef = Arc::new(Int32Array::from(vec![
+        Some(1),
+        None,
+        Some(3),
+        Some(4),
+        Some(5),
+    ]));
+    let view = ListViewArray::try_new(
+        Arc::new(Field::new("item", DataType::Int32, true)),
+        ScalarBuffer::from(vec![0, 3, 1, 0]),
+        ScalarBuffer::from(vec![2, 2, 0, 5]),
+        values,
+        Some(NullBuffer::from(vec![true, true, false, true])),
+    )
+    .unwrap();
+    check_column("view", Arc::new(view));
+}
+
+/// A List array as a LargeList of the same values.
+fn arrow_cast_large(list: &ArrayRef) -> ArrayRef {
+    let list = list.as_any().downcast_ref::<ListArray>().unwrap();
+    let offsets: Vec<i64> = list.value_offsets().iter().map(|&o| o as i64).collect();
+    Arc::new(
+        LargeListArray::try_new(
+            Arc::new(Field::new("item", DataType::Int32, true)),
+            OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            list.values().clone(),
+            list.nulls().cloned(),
+        )
+        .unwrap(),
+    )
+}
+
+#[test]
+fn structs_maps_dictionaries() {
+    let inner = StructArray::from(vec![
+        (
+            Arc::new(Field::new("a", DataType::Int32, true)),
+            Arc::new(Int32Array::from(vec![Some(1), None, Some(3), None])) as ArrayRef,
+        ),
+        (
+            Arc::new(Field::new("b\"q", DataType::Utf8, true)),
+            Arc::new(StringArray::from(vec![None, Some("x"), Some("y"), None])) as ArrayRef,
+        ),
+    ]);
+    check_column("st", Arc::new(inner));
+
+    let mut m = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
+    m.keys().append_value("k1");
+    m.values().append_value(1);
+    m.keys().append_value("k\n2");
+    m.values().append_null();
+    m.append(true).unwrap();
+    m.append(false).unwrap();
+    m.append(true).unwrap();
+    m.keys().append_value("z");
+    m.values().append_value(-9);
+    m.append(true).unwrap();
+    check_column("map", Arc::new(m.finish()));
+
+    let dict: DictionaryArray<Int32Type> =
+        vec![Some("cup"), Some("foo"), None, Some("cup"), Some("\"q\"")]
+            .into_iter()
+            .collect();
+    check_column("dict", Arc::new(dict));
+    let dict8: DictionaryArray<Int8Type> = vec![Some("a"), None, Some("b"), Some("a")]
+        .into_iter()
+        .collect();
+    check_column("dict8", Arc::new(dict8));
+    // Dictionary values with a null the keys point at: arrow-json writes the
+    // slot's value; so does jitson.
+    let values = Int32Array::from(vec![Some(10), None]);
+    let keys = Int16Array::from(vec![Some(0), Some(1), None, Some(1)]);
+    let dict = DictionaryArray::<Int16Type>::try_new(keys, Arc::new(values)).unwrap();
+    check_column("dictnull", Arc::new(dict));
+
+    let run = RunArray::<Int32Type>::try_new(
+        &Int32Array::from(vec![2, 3, 6]),
+        &StringArray::from(vec![Some("a"), None, Some("c")]),
+    )
+    .unwrap();
+    same_bytes(&[&batch_of("ree", Arc::new(run))]);
+}
+
+#[test]
+fn empty_and_zero_column_batches() {
+    let schema = Arc::new(Schema::new(vec![Field::new("a", DataType::Int32, true)]));
+    let empty = RecordBatch::new_empty(schema.clone());
+    same_bytes(&[]);
+    same_bytes(&[&empty]);
+    let one = batch_of("a", Arc::new(Int32Array::from(vec![Some(1), None])));
+    same_bytes(&[&empty, &one, &empty, &one]);
+    let no_columns = RecordBatch::try_new_with_options(
+        Arc::new(Schema::empty()),
+        vec![],
+        &RecordBatchOptions::new().with_row_count(Some(3)),
+    )
+    .unwrap();
+    same_bytes(&[&no_columns]);
+    same_bytes(&[&no_columns, &no_columns]);
+}
+
+#[test]
+fn many_batches_in_parallel_keep_order() {
+    let batches: Vec<RecordBatch> = (0..40)
+        .map(|b| {
+            let n = (b * 37) % 100;
+            batch_of(
+                "v",
+                Arc::new(StringArray::from_iter(
+                    (0..n).map(|i| (i % 5 != 0).then(|| format!("b{b}r{i}"))),
+                )),
+            )
+        })
+        .collect();
+    let refs: Vec<&RecordBatch> = batches.iter().collect();
+    same_bytes(&refs);
+    let mut w = writer::ArrayWriter::new(Vec::new());
+    w.write_batches_parallel(&refs).unwrap();
+    w.finish().unwrap();
+    let expected = theirs::<arrow_json::writer::JsonArray>(
+        &refs,
+        false,
+        StructMode::ObjectOnly,
+        &Formats::default(),
+    )
+    .unwrap();
+    assert_eq!(w.into_inner(), expected);
+}
+
+/// The errors arrow-json gives, jitson gives (naming the column).
+#[test]
+fn refusals() {
+    let union_fields =
+        arrow_schema::UnionFields::try_new(vec![0], vec![Field::new("a", DataType::Int32, true)])
+            .unwrap();
+    let union = UnionArray::try_new(
+        union_fields,
+        ScalarBuffer::from(vec![0i8]),
+        None,
+        vec![Arc::new(Int32Array::from(vec![1])) as ArrayRef],
+    )
+    .unwrap();
+    let named = TimestampSecondArray::from(vec![0]).with_timezone("Europe/Paris");
+    let int_keys =
+        MapArray::new_from_strings(["a"].into_iter(), &Int32Array::from(vec![1]), &[0, 1]).unwrap();
+    let int_keys = {
+        // The same map with Int32 keys.
+        let entries = StructArray::from(vec![
+            (
+                Arc::new(Field::new("keys", DataType::Int32, false)),
+                Arc::new(Int32Array::from(vec![7])) as ArrayRef,
+            ),
+            (
+                Arc::new(Field::new("values", DataType::Int32, true)),
+                int_keys.values().clone(),
+            ),
+        ]);
+        MapArray::try_new(
+            Arc::new(Field::new("entries", entries.data_type().clone(), false)),
+            OffsetBuffer::new(ScalarBuffer::from(vec![0, 1])),
+            entries,
+            None,
+            false,
+        )
+        .unwrap()
+    };
+    for (name, array) in [
+        ("u", Arc::new(union) as ArrayRef),
+        ("paris", Arc::new(named)),
+        ("intmap", Arc::new(int_keys)),
+    ] {
+        let batch = batch_of(name, array);
+        let theirs = theirs::<arrow_json::writer::LineDelimited>(
+            &[&batch],
+            false,
+            StructMode::ObjectOnly,
+            &Formats::default(),
+        );
+        let ours = ours::<writer::LineDelimited>(
+            &[&batch],
+            false,
+            StructMode::ObjectOnly,
+            &Formats::default(),
+            1,
+        );
+        assert!(theirs.is_err(), "{name}: arrow-json accepted it");
+        let message = ours.expect_err("jitson accepted it").to_string();
+        assert!(message.contains(&format!("`{name}`")), "{message}");
+        // Empty batches write nothing and refuse nothing, as arrow-json.
+        let empty = batch.slice(0, 0);
+        assert!(
+            self::ours::<writer::LineDelimited>(
+                &[&empty],
+                false,
+                StructMode::ObjectOnly,
+                &Formats::default(),
+                1
+            )
+            .is_ok()
+        );
+    }
+    // What jitson does not write yet, arrow-json does: refused clearly.
+    let duration = batch_of("dur", Arc::new(DurationSecondArray::from(vec![1])));
+    let err = ours::<writer::LineDelimited>(
+        &[&duration],
+        false,
+        StructMode::ObjectOnly,
+        &Formats::default(),
+        1,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("`dur`") && err.to_string().contains("Duration"),
+        "{err}"
+    );
+}
+
+/// "UTC": arrow-json without chrono-tz refuses it; jitson writes it as
+/// arrow-json with chrono-tz (DataFusion's build) does, with `Z`.
+#[test]
+fn utc_is_written_with_z() {
+    let batch = batch_of(
+        "t",
+        Arc::new(TimestampMillisecondArray::from(vec![1_700_000_000_123]).with_timezone("UTC")),
+    );
+    let got = ours::<writer::LineDelimited>(
+        &[&batch],
+        false,
+        StructMode::ObjectOnly,
+        &Formats::default(),
+        1,
+    )
+    .unwrap();
+    assert_eq!(got, b"{\"t\":\"2023-11-14T22:13:20.123Z\"}\n");
+}
+
+/// A sink failing after some bytes: the error surfaces, the bytes before it
+/// are arrow-json's prefix, nothing is written twice.
+#[test]
+fn failing_sink() {
+    struct Failing {
+        taken: Vec<u8>,
+        limit: usize,
+    }
+    impl std::io::Write for Failing {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.taken.len() >= self.limit {
+                return Err(std::io::Error::other("disk full"));
+            }
+            let n = buf.len().min(self.limit - self.taken.len());
+            self.taken.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let big = batch_of(
+        "s",
+        Arc::new(StringArray::from_iter_values(
+            (0..20_000).map(|i| format!("row {i}")),
+        )),
+    );
+    let full = ours::<writer::LineDelimited>(
+        &[&big, &big],
+        false,
+        StructMode::ObjectOnly,
+        &Formats::default(),
+        1,
+    )
+    .unwrap();
+    for limit in [0, 10, 70_000, full.len() / 2, full.len() - 1] {
+        for threads in [1, 2] {
+            let mut w = writer::LineDelimitedWriter::new(Failing {
+                taken: Vec::new(),
+                limit,
+            });
+            let result = if threads == 1 {
+                w.write_batches(&[&big, &big])
+            } else {
+                w.write_batches_with_threads(&[&big, &big, &big], threads)
+            };
+            let err = result.expect_err("the sink failed");
+            assert!(err.to_string().contains("disk full"), "{err}");
+            let taken = &w.get_ref().taken;
+            assert_eq!(taken.len(), limit);
+            assert_eq!(
+                &taken[..],
+                &full[..limit],
+                "limit {limit}, {threads} threads"
+            );
+        }
+    }
+}
+
+mod generated {
+    //! Random schemas and batches: arrow-json's bytes, and read back.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    fn leaf() -> impl Strategy<Value = DataType> {
+        prop_oneof![
+            Just(DataType::Boolean),
+            Just(DataType::Int8),
+            Just(DataType::Int32),
+            Just(DataType::Int64),
+            Just(DataType::UInt16),
+            Just(DataType::UInt64),
+            Just(DataType::Float32),
+            Just(DataType::Float64),
+            Just(DataType::Utf8),
+            Just(DataType::LargeUtf8),
+            Just(DataType::Timestamp(TimeUnit::Millisecond, None)),
+            Just(DataType::Timestamp(
+                TimeUnit::Microsecond,
+                Some("+01:00".into())
+            )),
+            Just(DataType::Date32),
+            Just(DataType::Decimal128(12, 3)),
+        ]
+    }
+
+    fn data_type() -> impl Strategy<Value = DataType> {
+        leaf().prop_recursive(3, 12, 4, |inner| {
+            prop_oneof![
+                inner.clone().prop_map(|t| DataType::new_list(t, true)),
+                proptest::collection::vec(inner, 1..4).prop_map(|types| {
+                    DataType::Struct(
+                        types
+                            .into_iter()
+                            .enumerate()
+                            .map(|(i, t)| Field::new(format!("f{i}"), t, true))
+                            .collect(),
+                    )
+                }),
+            ]
+        })
+    }
+
+    fn schema() -> impl Strategy<Value = SchemaRef> {
+        proptest::collection::vec(data_type(), 0..6).prop_map(|types| {
+            Arc::new(Schema::new(
+                types
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, t)| Field::new(format!("c{i} \"k\""), t, true))
+                    .collect::<Vec<_>>(),
+            ))
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+        #[test]
+        fn random_batches((schema, rows, seed, density) in (schema(), 0usize..40, any::<u64>(), 0.0f32..1.0)) {
+            let batch = random_batch(&schema, rows, seed, density);
+            same_bytes(&[&batch]);
+            if rows > 3 {
+                same_bytes(&[&batch.slice(2, rows - 3), &batch]);
+            }
+            // Read jitson's NDJSON back: the same batch.
+            let text = ours::<writer::LineDelimited>(&[&batch], true, StructMode::ObjectOnly, &Formats::default(), 1).unwrap();
+            let back: Vec<RecordBatch> = jitson_arrow::ReaderBuilder::new(schema.clone())
+                .with_batch_size(rows.max(1))
+                .build(&text[..])
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            let back = arrow_select::concat::concat_batches(&schema, &back).unwrap();
+            prop_assert_eq!(back.num_rows(), batch.num_rows());
+            if batch.num_rows() > 0 {
+                // Floats: a NaN or infinity is written as null.
+                prop_assert!(equal_but_non_finite(&back, &batch), "{}", String::from_utf8_lossy(&text));
+            }
+        }
+    }
+
+    fn equal_but_non_finite(back: &RecordBatch, batch: &RecordBatch) -> bool {
+        // The generator makes finite floats only, so equality is exact.
+        back == batch
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    /// A batch of `schema` built from JSON text by arrow-json's reader (so the
+    /// values are what a reader makes), with nulls at about `density`.
+    fn random_batch(schema: &SchemaRef, rows: usize, seed: u64, density: f32) -> RecordBatch {
+        let mut rng = Rng(seed | 1);
+        let mut text = String::new();
+        for _ in 0..rows {
+            text.push('{');
+            for (i, f) in schema.fields().iter().enumerate() {
+                if i > 0 {
+                    text.push(',');
+                }
+                text.push_str(&serde_json::to_string(f.name()).unwrap());
+                text.push(':');
+                value(f.data_type(), &mut rng, density, &mut text);
+            }
+            text.push_str("}\n");
+        }
+        let batches: Vec<RecordBatch> = arrow_json::ReaderBuilder::new(schema.clone())
+            .with_batch_size(rows.max(1))
+            .build(text.as_bytes())
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        arrow_select::concat::concat_batches(schema, &batches).unwrap()
+    }
+
+    fn value(t: &DataType, rng: &mut Rng, density: f32, out: &mut String) {
+        if (rng.next() % 1000) as f32 / 1000.0 < density * 0.5 {
+            out.push_str("null");
+            return;
+        }
+        let r = rng.next();
+        match t {
+            DataType::Boolean => out.push_str(if r.is_multiple_of(2) { "true" } else { "false" }),
+            DataType::Int8 => out.push_str(&(r as i8).to_string()),
+            DataType::Int32 => out.push_str(&(r as i32).to_string()),
+            DataType::Int64 => out.push_str(&(r as i64).to_string()),
+            DataType::UInt16 => out.push_str(&(r as u16).to_string()),
+            DataType::UInt64 => out.push_str(&r.to_string()),
+            DataType::Float32 | DataType::Float64 => {
+                let f = f64::from_bits(r);
+                let f = if f.is_finite() {
+                    f
+                } else {
+                    (r % 100_000) as f64 / 7.0
+                };
+                let f = if matches!(t, DataType::Float32) && !(f as f32).is_finite() {
+                    1.5
+                } else {
+                    f
+                };
+                out.push_str(&serde_json::to_string(&f).unwrap());
+            }
+            DataType::Utf8 | DataType::LargeUtf8 => {
+                let s: String = (0..r % 12)
+                    .map(|i| {
+                        ['a', 'é', '"', '\\', '\n', '\u{1}', '😀', ' ', '/']
+                            [((r >> (i * 4)) % 9) as usize]
+                    })
+                    .collect();
+                out.push_str(&serde_json::to_string(&s).unwrap());
+            }
+            DataType::Timestamp(..) => {
+                let ms = (r % 4_000_000_000_000) as i64 - 1_000_000_000_000;
+                out.push_str(&ms.to_string());
+            }
+            DataType::Date32 => out.push_str(&((r % 100_000) as i64 - 30_000).to_string()),
+            DataType::Decimal128(..) => {
+                let v = (r % 2_000_000_000) as i64 - 1_000_000_000;
+                out.push_str(&format!("{}.{:03}", v / 1000, (v % 1000).abs()));
+            }
+            DataType::List(f) => {
+                out.push('[');
+                for i in 0..r % 4 {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    value(f.data_type(), rng, density, out);
+                }
+                out.push(']');
+            }
+            DataType::Struct(fields) => {
+                out.push('{');
+                for (i, f) in fields.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::to_string(f.name()).unwrap());
+                    out.push(':');
+                    value(f.data_type(), rng, density, out);
+                }
+                out.push('}');
+            }
+            other => unreachable!("{other}"),
+        }
+    }
+}
