@@ -115,8 +115,10 @@ impl<T: Encode> Encoder<T> {
     /// serialised; a conversion that fails), with the path of the value;
     /// [`ErrorKind::BackendUnavailable`](crate::ErrorKind) for [`Backend::Jit`].
     pub fn encode(&self, value: &T) -> Result<Vec<u8>, Error> {
-        let mut out = Vec::with_capacity(128);
+        let id = core::any::TypeId::of::<T::Static>();
+        let mut out = Vec::with_capacity(capacity::hint(id));
         self.encode_into(value, &mut out)?;
+        capacity::learn(id, out.len());
         Ok(out)
     }
 
@@ -169,6 +171,56 @@ impl<T: Encode> Encoder<T> {
     pub fn encode_to_writer<W: io::Write>(&self, mut writer: W, value: &T) -> Result<(), Error> {
         let out = self.encode(value)?;
         writer.write_all(&out).map_err(io_error)
+    }
+}
+
+/// The output capacity `to_vec` starts with, learned per root type from the
+/// thread's earlier encodes, so that a warm `to_vec` allocates once.
+///
+/// A small per-thread table (four types, the least recently learned
+/// replaced): no lock and no hashing on the encode path. The hint is the last
+/// output's length plus an eighth, at most 1 MiB, so one huge value does not
+/// make every later buffer huge (sonic's pooled buffers grew to the largest
+/// message ever seen, sonic#614).
+mod capacity {
+    use core::any::TypeId;
+    use std::cell::Cell;
+
+    const SLOTS: usize = 4;
+    const FIRST: usize = 128;
+    const MAX: usize = 1 << 20;
+
+    thread_local! {
+        static HINTS: Cell<[(Option<TypeId>, u32); SLOTS]> = const { Cell::new([(None, 0); SLOTS]) };
+    }
+
+    /// The capacity to start an encode of type `id` with.
+    pub(super) fn hint(id: TypeId) -> usize {
+        HINTS
+            .try_with(|hints| {
+                hints
+                    .get()
+                    .iter()
+                    .find(|(t, _)| *t == Some(id))
+                    .map_or(FIRST, |&(_, cap)| cap as usize)
+            })
+            .unwrap_or(FIRST)
+    }
+
+    /// Records that an encode of type `id` wrote `len` bytes.
+    pub(super) fn learn(id: TypeId, len: usize) {
+        let cap = (len + len / 8 + 16).min(MAX) as u32;
+        let _ = HINTS.try_with(|hints| {
+            let mut table = hints.get();
+            match table.iter().position(|(t, _)| *t == Some(id)) {
+                Some(i) => table[i].1 = cap,
+                None => {
+                    table.rotate_right(1);
+                    table[0] = (Some(id), cap);
+                }
+            }
+            hints.set(table);
+        });
     }
 }
 

@@ -685,3 +685,26 @@ mod serde_fields {
         assert_eq!(e.to_string(), format!("{serde_message} at $.items[0].x"));
     }
 }
+
+#[test]
+fn a_warm_to_vec_allocates_once() {
+    // Counted in tests/encode_jit.rs with a counting allocator for
+    // `encode_into`; here, the capacity `to_vec` learns: the second encode of
+    // the same type starts with room for the whole output.
+    let value = user(3);
+    let first = jitson::to_vec(&value).unwrap();
+    let second = jitson::to_vec(&value).unwrap();
+    assert_eq!(first, second);
+    assert!(second.capacity() >= second.len());
+    assert!(
+        second.capacity() <= second.len() + second.len() / 8 + 16,
+        "capacity {} for {} bytes: the learned size, not a doubling",
+        second.capacity(),
+        second.len()
+    );
+    // A huge value does not make later buffers huge.
+    let big = vec![0u64; 400_000];
+    jitson::to_vec(&big).unwrap();
+    let small = jitson::to_vec(&vec![0u64; 2]).unwrap();
+    assert!(small.capacity() <= 1 << 20);
+}

@@ -502,6 +502,28 @@ fn an_encode_into_a_buffer_with_room_allocates_nothing() {
     assert_eq!(out, serde_json::to_vec(&value).unwrap());
 }
 
+#[test]
+fn a_warm_to_vec_allocates_once_on_every_backend() {
+    let value = (
+        ints(1),
+        (0..40).map(|i| One { only: i }).collect::<Vec<_>>(),
+        chain(3),
+        "text".to_owned(),
+    );
+    let mut backends = vec![Backend::Interpreter];
+    if jit() {
+        backends.push(Backend::Jit);
+    }
+    for backend in backends {
+        let encoder = Encoder::with_backend(backend);
+        encoder.encode(&value).unwrap();
+        let before = allocations();
+        let out = encoder.encode(&value).unwrap();
+        assert_eq!(allocations() - before, 1, "{backend:?}");
+        assert_eq!(out, serde_json::to_vec(&value).unwrap());
+    }
+}
+
 /// `tests/encode.rs`'s `User`.
 #[derive(jitson::Encode, Serialize, Debug, Clone)]
 #[serde(rename_all = "camelCase")]
