@@ -1,4 +1,4 @@
-//! NDJSON into Arrow: arrow-json against jitson-arrow's interpreter, its JIT, and
+//! NDJSON into Arrow and back: arrow-json against jitson-arrow's interpreter, its JIT, and
 //! its JIT on every core, on the same input with the same run-time schema.
 //!
 //! Data sets:
@@ -35,6 +35,15 @@
 //!
 //! The JIT schema's compile time is printed next to the time each contender takes
 //! to decode 1 MB.
+//!
+//! The round trip: each data set's batches (arrow-json's decode) are written
+//! back as NDJSON by arrow-json's `LineDelimitedWriter` and by
+//! `jitson_arrow::writer` on one thread and on every core
+//! (`write_batches_parallel`), interleaved round by round into a sink allocated
+//! beforehand; every writer's bytes must equal arrow-json's, and jitson's output
+//! read back with jitson-arrow must give the same rows (exit status 1 if not).
+//! The table shows output MB/s, rows/s, the ratio to arrow-json's writer and
+//! the heap each writer used beyond the sink.
 //!
 //! Run: `cargo run --release -p jitson-arrow --example ndjson` (add `-- --quick`
 //! for 100,000 log records and 2 rounds).
@@ -851,7 +860,160 @@ fn bench(data: &DataSet, rounds: usize) -> bool {
     print_compile(&compiled, &contenders, &stats, data.input.len());
     let equal = stats.iter().all(|s| s.equal);
     println!("all results equal: {}", if equal { "yes" } else { "no" });
-    equal
+    let batches = arrow_json_decode(&data.schema, &data.input).unwrap_or_else(|e| {
+        eprintln!("{}: arrow-json failed: {e}", data.name);
+        std::process::exit(1);
+    });
+    let written = bench_writer(data, &compiled, &batches, rounds);
+    equal && written
+}
+
+// ---------------------------------------------------------------------------
+// The writer: the decoded batches back out as NDJSON.
+
+type WriteFn<'a> = Box<dyn Fn(&[&RecordBatch], &mut Vec<u8>) -> Result<(), ArrowError> + 'a>;
+
+/// arrow-json's `LineDelimitedWriter`, jitson's on one thread and on every core.
+fn writers<'a>() -> Vec<(String, WriteFn<'a>)> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    vec![
+        (
+            "arrow-json writer".into(),
+            Box::new(|batches: &[&RecordBatch], out: &mut Vec<u8>| {
+                let mut w = arrow_json::LineDelimitedWriter::new(out);
+                w.write_batches(batches)?;
+                w.finish()
+            }),
+        ),
+        (
+            "jitson-arrow writer, 1 thread".into(),
+            Box::new(|batches: &[&RecordBatch], out: &mut Vec<u8>| {
+                let mut w = jitson_arrow::writer::LineDelimitedWriter::new(out);
+                w.write_batches(batches)?;
+                w.finish()
+            }),
+        ),
+        (
+            format!("jitson-arrow writer, {threads} threads"),
+            Box::new(|batches: &[&RecordBatch], out: &mut Vec<u8>| {
+                let mut w = jitson_arrow::writer::LineDelimitedWriter::new(out);
+                w.write_batches_parallel(batches)?;
+                w.finish()
+            }),
+        ),
+    ]
+}
+
+/// Writes `batches` with each writer, interleaved for `rounds` rounds, into a
+/// sink allocated beforehand (so "peak MB" is the writer's own memory, beyond
+/// the output); checks every writer's bytes against arrow-json's and reads
+/// jitson's output back. Whether all of it held.
+fn bench_writer(
+    data: &DataSet,
+    compiled: &Compiled,
+    batches: &[RecordBatch],
+    rounds: usize,
+) -> bool {
+    let refs: Vec<&RecordBatch> = batches.iter().collect();
+    let writers = writers();
+    let mut expected = Vec::new();
+    (writers[0].1)(&refs, &mut expected).unwrap_or_else(|e| {
+        eprintln!("arrow-json's writer failed: {e}");
+        std::process::exit(1);
+    });
+    let mut sink: Vec<u8> = Vec::with_capacity(expected.len());
+    let mut secs: Vec<Vec<f64>> = vec![Vec::new(); writers.len()];
+    let mut peaks = vec![0usize; writers.len()];
+    let mut identical = vec![true; writers.len()];
+    for _ in 0..rounds {
+        for (i, (name, write)) in writers.iter().enumerate() {
+            sink.clear();
+            let base = reset_peak();
+            let start = Instant::now();
+            if let Err(e) = write(&refs, &mut sink) {
+                eprintln!("{name} failed: {e}");
+                std::process::exit(1);
+            }
+            secs[i].push(start.elapsed().as_secs_f64());
+            peaks[i] = peaks[i].max(PEAK.load(Relaxed).saturating_sub(base));
+            if sink != expected {
+                let at = sink
+                    .iter()
+                    .zip(&expected)
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                println!("MISMATCH: {name}: bytes differ from arrow-json's at byte {at}");
+                identical[i] = false;
+            }
+        }
+    }
+    // jitson's bytes read back with jitson's reader: the same rows.
+    sink.clear();
+    (writers[1].1)(&refs, &mut sink).expect("written above");
+    let schema = match &compiled.jit {
+        Ok(jit) => jit,
+        Err(_) => &compiled.interpreter,
+    };
+    let read_back = match schema.decode_parallel(&sink, chunk_bytes(sink.len())) {
+        Ok(back) => same_rows(batches, &back),
+        Err(e) => Err(format!("reading jitson's output failed: {e}")),
+    };
+    if let Err(why) = &read_back {
+        println!("MISMATCH: jitson's output read back: {why}");
+    }
+
+    println!();
+    println!(
+        "### {}: writing the {} rows back as NDJSON ({:.1} MB out)",
+        data.name,
+        data.rows,
+        mb(expected.len())
+    );
+    let header = [
+        "writer",
+        "MB/s",
+        "rows/s",
+        "vs arrow-json",
+        "peak MB",
+        "out MB",
+        "identical",
+    ];
+    print_row(&header.map(String::from));
+    let rule: String = WIDTHS
+        .iter()
+        .map(|w| format!("|{}", "-".repeat(w + 2)))
+        .collect();
+    println!("{rule}|");
+    let median = |v: &Vec<f64>| {
+        Stats {
+            secs: v.clone(),
+            ..Stats::default()
+        }
+        .median_secs()
+    };
+    let base = median(&secs[0]);
+    for (i, (name, _)) in writers.iter().enumerate() {
+        let t = median(&secs[i]);
+        print_row(&[
+            name.clone(),
+            format!("{:.1}", mb(expected.len()) / t),
+            rate(data.rows as f64 / t),
+            format!("{:.2}x", base / t),
+            format!("{:.1}", mb(peaks[i])),
+            format!("{:.1}", mb(expected.len())),
+            if identical[i] { "yes" } else { "NO" }.to_string(),
+        ]);
+    }
+    println!(
+        "MB/s counts output bytes; peak MB is the heap beyond the preallocated sink; \
+         read back with jitson-arrow: {}",
+        if read_back.is_ok() {
+            "equal"
+        } else {
+            "DIFFERENT"
+        }
+    );
+    identical.iter().all(|&b| b) && read_back.is_ok()
 }
 
 // ---------------------------------------------------------------------------

@@ -172,7 +172,10 @@ impl Emitter<'_> {
     pub(crate) fn enter(&mut self, _layout: &TypeLayout) -> Result<(), Error> {
         // An encoding level's frames hold no value temporaries beyond an
         // enum's variant view, so a fixed reserve covers every layout.
-        if !jitson_core::stack::has_room(self.stack_limit, 4 * jitson_core::layout::VARIANT_VIEW_SIZE) {
+        if !jitson_core::stack::has_room(
+            self.stack_limit,
+            4 * jitson_core::layout::VARIANT_VIEW_SIZE,
+        ) {
             return Err(encode_error(ErrorCode::StackExhausted));
         }
         self.level += 1;
