@@ -761,6 +761,28 @@ cfg_jit! {
 
     type EncoderSlot = Arc<EncoderEntry>;
 
+    /// Encoder compiles, for `stats()`: counted once per compile, never per encode.
+    struct EncoderStats {
+        compiled: AtomicU64,
+        nanos: AtomicU64,
+        switches: AtomicU64,
+    }
+
+    static ENCODER_STATS: EncoderStats = EncoderStats {
+        compiled: AtomicU64::new(0),
+        nanos: AtomicU64::new(0),
+        switches: AtomicU64::new(0),
+    };
+
+    /// `stats()`'s encoder figures: compiles, their time, background switches.
+    pub(crate) fn encoder_stats() -> (u64, std::time::Duration, u64) {
+        (
+            ENCODER_STATS.compiled.load(Ordering::Relaxed),
+            std::time::Duration::from_nanos(ENCODER_STATS.nanos.load(Ordering::Relaxed)),
+            ENCODER_STATS.switches.load(Ordering::Relaxed),
+        )
+    }
+
     fn encoder_cache() -> &'static DashMap<(TypeId, EncodeOptions), EncoderSlot> {
         static CACHE: OnceLock<DashMap<(TypeId, EncodeOptions), EncoderSlot>> = OnceLock::new();
         // A fixed shard count, as for decoders (no `available_parallelism`).
@@ -794,12 +816,23 @@ cfg_jit! {
         slot: &EncoderEntry,
         layout: &'static TypeLayout,
         options: EncodeOptions,
+        background: bool,
     ) -> Result<&'static CompiledEncoder, &'static str> {
         slot.done
             .get_or_init(|| {
-                jitson_jit::compile_encoder(layout, options)
+                let start = std::time::Instant::now();
+                let compiled = jitson_jit::compile_encoder(layout, options)
                     .map(|c| &*Box::leak(Box::new(c)))
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| e.to_string());
+                if compiled.is_ok() {
+                    ENCODER_STATS.compiled.fetch_add(1, Ordering::Relaxed);
+                    let nanos = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                    ENCODER_STATS.nanos.fetch_add(nanos, Ordering::Relaxed);
+                    if background {
+                        ENCODER_STATS.switches.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                compiled
             })
             .as_ref()
             .copied()
@@ -819,7 +852,7 @@ cfg_jit! {
         }
         available()?;
         let slot = encoder_cache().entry((id, *options)).or_default().clone();
-        let compiled = compile_encoder_into(&slot, layout, *options)?;
+        let compiled = compile_encoder_into(&slot, layout, *options, false)?;
         remember_encoder(id, *options, compiled);
         Ok(compiled)
     }
@@ -859,7 +892,7 @@ cfg_jit! {
             let options = *options;
             tier::submit(Box::new(move || {
                 if available().is_ok() {
-                    let _ = compile_encoder_into(&slot, layout, options);
+                    let _ = compile_encoder_into(&slot, layout, options, true);
                 }
             }));
         }
@@ -901,6 +934,10 @@ cfg_no_jit! {
 
     pub(crate) fn cache_stats() -> CacheStats {
         CacheStats::default()
+    }
+
+    pub(crate) fn encoder_stats() -> (u64, std::time::Duration, u64) {
+        (0, std::time::Duration::ZERO, 0)
     }
 
     pub(crate) fn compiled_or_queue(_layout: &'static TypeLayout, _len: usize) -> Tier {

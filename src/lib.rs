@@ -815,6 +815,13 @@ pub struct Stats {
     /// once hot: after 32 MiB of input decoded by their baseline tier (see
     /// `docs/jit.md`, "Tiers").
     pub promotions: u64,
+    /// Encoders the JIT compiled (one per root type and encoder options),
+    /// the time they took, and how many a background worker compiled, each
+    /// switching [`Backend::Auto`] encodes of its type from the interpreter
+    /// to the compiled code.
+    pub encoders_compiled: u64,
+    pub encoder_compile_time: std::time::Duration,
+    pub encoder_tier_switches: u64,
 }
 
 impl Stats {
@@ -827,6 +834,7 @@ impl Stats {
 /// A snapshot of the process-wide [`Stats`].
 pub fn stats() -> Stats {
     let cache = jit::cache_stats();
+    let encoders = jit::encoder_stats();
     let reasons = *STATS.last_reason.lock().unwrap_or_else(|p| p.into_inner());
     let counts = [
         &STATS.fallback_env,
@@ -864,6 +872,9 @@ pub fn stats() -> Stats {
         learned_key_orders: cache.learned_orders,
         key_order_relearns: cache.relearns,
         promotions: cache.promotions,
+        encoders_compiled: encoders.0,
+        encoder_compile_time: encoders.1,
+        encoder_tier_switches: encoders.2,
     }
 }
 

@@ -855,3 +855,23 @@ fn a_variant_never_written_is_refused_as_the_interpreter_refuses_it() {
     assert!(jit.to_string().contains("Hidden"), "{jit}");
     assert!(serde_json::to_vec(&value).is_err());
 }
+
+#[test]
+fn stats_count_encoder_compiles() {
+    if !jit() {
+        return;
+    }
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct CountedOnce {
+        a: u8,
+    }
+    let before = jitson::stats();
+    let encoder = Encoder::<CountedOnce>::with_backend(Backend::Jit);
+    for _ in 0..3 {
+        encoder.encode(&CountedOnce { a: 1 }).unwrap();
+    }
+    let after = jitson::stats();
+    // Other tests compile encoders in parallel: at least this one, once.
+    assert!(after.encoders_compiled > before.encoders_compiled);
+    assert!(after.encoder_compile_time > before.encoder_compile_time);
+}
