@@ -13,6 +13,8 @@
 #                     and std types: JIT = interpreter exactly, = serde_json
 #   decode_generated  build.rs-generated types; serialised arbitrary values, edited
 #   raw_value         RawValue against serde_json's RawValue, whole and nested
+#   encode            values serde_json decodes into the models, encoded by every
+#                     backend, compact and pretty: = serde_json's bytes
 #   arrow_schema_bytes jitson-arrow: a schema from the first bytes, the rest as
 #                     NDJSON; both backends agree, split decodes = whole, arrays valid
 #
@@ -30,7 +32,7 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(decode_fixed decode_generated raw_value arrow_schema_bytes)
+    targets=(decode_fixed decode_generated raw_value encode arrow_schema_bytes)
 fi
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     echo "cargo-fuzz (and the nightly toolchain) are needed: cargo install cargo-fuzz" >&2
