@@ -10,7 +10,7 @@
 //!
 //! - integers as `itoa` writes them (serde_json uses it), 128-bit included;
 //! - finite floats as `zmij` writes them (serde_json's formatter since 1.0.147:
-//!   shortest round-trip digits, `1e16`, `1e-7`, `0.0`, `-0.0`; an `f32` is
+//!   shortest round-trip digits, `1e+16`, `1e-7`, `0.0`, `-0.0`; an `f32` is
 //!   formatted as an `f32`, never widened); NaN and ±infinity as `null`;
 //! - strings with serde_json's escapes: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`,
 //!   `\t`, every other byte below 0x20 as `\u00XX` with lower-case hex; DEL and
