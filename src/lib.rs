@@ -48,6 +48,29 @@
 //! }
 //! ```
 //!
+//! A field whose type jitson cannot describe is a compile error whose first
+//! lines say what to add (`#[diagnostic::on_unimplemented]` on the layout
+//! traits): "jitson cannot decode `Money`: it has no `#[derive(jitson::Decode)]`
+//! … add `#[derive(jitson::Decode)]` to `Money`, or, if it implements serde's
+//! `Deserialize`, mark the field `#[jitson(serde)]`"; `Encode` says the same
+//! for encoding.
+//!
+//! ```compile_fail
+//! struct Money(u64);
+//! #[derive(jitson::Decode)]
+//! struct Order {
+//!     price: Money, // error: jitson cannot decode `Money`
+//! }
+//! ```
+//!
+//! ```compile_fail
+//! struct Money(u64);
+//! #[derive(jitson::Encode)]
+//! struct Order {
+//!     price: Money, // error: jitson cannot encode `Money`
+//! }
+//! ```
+//!
 //! # Borrowing from the input
 //!
 //! `&'de str` and `Cow<'de, str>` fields, and types with lifetime parameters,

@@ -48,6 +48,12 @@ use crate::layout::{
 /// `ENCODE` must describe `Self` exactly, as [`HasLayout`] requires of its
 /// layout, and every encoding accessor in it must read a live `Self` (or the
 /// part of it its kind names) without assuming anything else about its memory.
+#[diagnostic::on_unimplemented(
+    message = "jitson cannot encode `{Self}`: it has no `#[derive(jitson::Encode)]`",
+    label = "`{Self}` is not a type jitson encodes",
+    note = "add `#[derive(jitson::Encode)]` to `{Self}`, or, if it implements serde's \
+            `Serialize`, mark the field `#[jitson(serde)]` to encode it through serde"
+)]
 pub unsafe trait Encode {
     /// `Self` with every lifetime `'static`: the type's identity.
     type Static: 'static;
