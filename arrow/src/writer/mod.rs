@@ -213,18 +213,23 @@ impl std::fmt::Debug for Plan {
 /// Bytes collected before they are written to the sink.
 const FLUSH_AT: usize = 64 * 1024;
 
+/// Rows of one batch formatted by one task of the parallel write.
+const ROWS_PER_TASK: usize = 1024;
+
 /// Formats the rows of `batch` onto `out`, with the separator before the
 /// first row unless it is the stream's first.
 fn format_batch<F: JsonFormat>(
     plan: &Plan,
     batch: &RecordBatch,
+    rows: std::ops::Range<usize>,
     first_in_stream: bool,
     out: &mut Vec<u8>,
     mut flush: impl FnMut(&mut Vec<u8>) -> Result<(), ArrowError>,
 ) -> Result<(), ArrowError> {
     let root = nested::Struct::new(plan, batch.columns())?;
-    for row in 0..batch.num_rows() {
-        if row > 0 || !first_in_stream {
+    let first_row = rows.start;
+    for row in rows {
+        if row > first_row || !first_in_stream {
             out.extend_from_slice(F::BETWEEN);
         }
         root.encode(row, out);
@@ -268,7 +273,8 @@ impl<W: Write, F: JsonFormat> Writer<W, F> {
             self.started = true;
         }
         let writer = &mut self.writer;
-        let result = format_batch::<F>(&plan, batch, first, &mut out, |out| {
+        let rows = 0..batch.num_rows();
+        let result = format_batch::<F>(&plan, batch, rows, first, &mut out, |out| {
             writer.write_all(out)?;
             out.clear();
             Ok(())
@@ -289,9 +295,10 @@ impl<W: Write, F: JsonFormat> Writer<W, F> {
 
     /// Formats `batches` on every core (`std::thread::available_parallelism`
     /// threads) and writes them to the sink in order: the same bytes as
-    /// [`write_batches`](Self::write_batches). At most two batches per thread
-    /// are formatted ahead of the one being written, so memory stays within a
-    /// few batches' output.
+    /// [`write_batches`](Self::write_batches). Work is cut into tasks of at
+    /// most 1024 rows of one batch; at most two tasks per thread are formatted
+    /// ahead of the one being written, and their buffers are reused, so memory
+    /// stays within a few batches' output.
     pub fn write_batches_parallel(&mut self, batches: &[&RecordBatch]) -> Result<(), ArrowError> {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         self.write_batches_with_threads(batches, threads)
@@ -309,19 +316,33 @@ impl<W: Write, F: JsonFormat> Writer<W, F> {
             .copied()
             .filter(|b| b.num_rows() > 0)
             .collect();
-        if threads <= 1 || batches.len() <= 1 {
+        if threads <= 1 {
             return self.write_batches(&batches);
         }
         let plans = batches
             .iter()
             .map(|b| self.plan_for(&b.schema()))
             .collect::<Result<Vec<_>, _>>()?;
+        // Tasks of at most ROWS_PER_TASK rows of one batch: their output
+        // stays in cache on its way to the sink.
+        let tasks: Vec<(usize, std::ops::Range<usize>)> = batches
+            .iter()
+            .enumerate()
+            .flat_map(|(i, b)| {
+                (0..b.num_rows())
+                    .step_by(ROWS_PER_TASK)
+                    .map(move |start| (i, start..(start + ROWS_PER_TASK).min(b.num_rows())))
+            })
+            .collect();
+        if tasks.len() <= 1 {
+            return self.write_batches(&batches);
+        }
         let first_in_stream = !self.started;
         let window = threads * 2;
         let writer = &mut self.writer;
         let started = &mut self.started;
         parallel::run(
-            batches.len(),
+            tasks.len(),
             threads,
             window,
             |index, out| {
@@ -329,7 +350,9 @@ impl<W: Write, F: JsonFormat> Writer<W, F> {
                 if first {
                     out.extend_from_slice(F::START);
                 }
-                format_batch::<F>(&plans[index], batches[index], first, out, |_| Ok(()))
+                let (batch, rows) = &tasks[index];
+                let (plan, batch) = (&plans[*batch], batches[*batch]);
+                format_batch::<F>(plan, batch, rows.clone(), first, out, |_| Ok(()))
             },
             |out| {
                 writer.write_all(out)?;
@@ -411,12 +434,15 @@ mod parallel {
             written: 0,
         });
         let turn = Condvar::new();
+        // Output buffers handed back after writing (at most `window` + threads).
+        let pool: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
         let stop = AtomicBool::new(false);
         let (done, results) = mpsc::channel::<(usize, Result<Vec<u8>, ArrowError>)>();
         std::thread::scope(|scope| {
             for _ in 0..threads {
                 let done = done.clone();
-                let (progress, turn, stop, format) = (&progress, &turn, &stop, &format);
+                let (progress, turn, stop, format, pool) =
+                    (&progress, &turn, &stop, &format, &pool);
                 scope.spawn(move || {
                     loop {
                         let index = {
@@ -433,7 +459,11 @@ mod parallel {
                             p.next += 1;
                             p.next - 1
                         };
-                        let mut out = Vec::new();
+                        // A buffer written before, when there is one: no
+                        // regrowing, no fresh pages.
+                        let reused = pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
+                        let mut out = reused.unwrap_or_default();
+                        out.clear();
                         let result = format(index, &mut out).map(|()| out);
                         if done.send((index, result)).is_err() {
                             return;
@@ -451,7 +481,11 @@ mod parallel {
                 };
                 pending.insert(index, result);
                 while let Some(result) = pending.remove(&written) {
-                    let step = result.and_then(|bytes| write(&bytes));
+                    let step = result.and_then(|bytes| {
+                        write(&bytes)?;
+                        pool.lock().unwrap_or_else(|e| e.into_inner()).push(bytes);
+                        Ok(())
+                    });
                     if let Err(e) = step {
                         outcome = Err(e);
                         break;
