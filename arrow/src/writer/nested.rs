@@ -13,6 +13,8 @@ use arrow_array::{Array, ArrayRef, OffsetSizeTrait};
 use arrow_buffer::ArrowNativeType;
 use arrow_schema::ArrowError;
 
+use jitson_core::write::append;
+
 use super::plan::{Column, Encode, Plan};
 
 /// A struct's fields (or a batch's columns), with their keys.
@@ -58,7 +60,7 @@ impl Encode for Struct<'_> {
         if !self.any_nulls {
             // No null anywhere in this batch's fields: keys and values only.
             for (i, (column, key)) in self.columns.iter().zip(self.keys).enumerate() {
-                out.extend_from_slice(if i == 0 { &key[1..] } else { key });
+                append(out, if i == 0 { &key[1..] } else { key });
                 column.encoder.encode(row, out);
             }
         } else {
@@ -68,7 +70,7 @@ impl Encode for Struct<'_> {
                 if null && self.drop_nulls {
                     continue;
                 }
-                out.extend_from_slice(if first { &key[1..] } else { key });
+                append(out, if first { &key[1..] } else { key });
                 first = false;
                 if null {
                     out.extend_from_slice(b"null");
