@@ -914,7 +914,18 @@ fn bench_writer(
     batches: &[RecordBatch],
     rounds: usize,
 ) -> bool {
-    let refs: Vec<&RecordBatch> = batches.iter().collect();
+    // Small data sets are written several times over per round (at least
+    // 32 MB of output), so each timing is long enough to mean something.
+    let once: usize = {
+        let mut out = Vec::new();
+        let mut w = arrow_json::LineDelimitedWriter::new(&mut out);
+        w.write_batches(&batches.iter().collect::<Vec<_>>())
+            .expect("arrow-json writes");
+        out.len()
+    };
+    let repeat = (32_000_000 / once.max(1)).max(1);
+    let refs: Vec<&RecordBatch> = (0..repeat).flat_map(|_| batches.iter()).collect();
+    let rows = data.rows * repeat;
     let writers = writers();
     let mut expected = Vec::new();
     (writers[0].1)(&refs, &mut expected).unwrap_or_else(|e| {
@@ -955,7 +966,7 @@ fn bench_writer(
         Err(_) => &compiled.interpreter,
     };
     let read_back = match schema.decode_parallel(&sink, chunk_bytes(sink.len())) {
-        Ok(back) => same_rows(batches, &back),
+        Ok(back) => same_rows(&refs.iter().map(|&b| b.clone()).collect::<Vec<_>>(), &back),
         Err(e) => Err(format!("reading jitson's output failed: {e}")),
     };
     if let Err(why) = &read_back {
@@ -964,9 +975,14 @@ fn bench_writer(
 
     println!();
     println!(
-        "### {}: writing the {} rows back as NDJSON ({:.1} MB out)",
+        "### {}: writing the {} rows back as NDJSON{} ({:.1} MB out)",
         data.name,
         data.rows,
+        if repeat > 1 {
+            format!(", {repeat} times over")
+        } else {
+            String::new()
+        },
         mb(expected.len())
     );
     let header = [
@@ -997,7 +1013,7 @@ fn bench_writer(
         print_row(&[
             name.clone(),
             format!("{:.1}", mb(expected.len()) / t),
-            rate(data.rows as f64 / t),
+            rate(rows as f64 / t),
             format!("{:.2}x", base / t),
             format!("{:.1}", mb(peaks[i])),
             format!("{:.1}", mb(expected.len())),
