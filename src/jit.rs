@@ -868,8 +868,8 @@ cfg_jit! {
         if let Some(compiled) = last_encoder(id, options) {
             return Some(compiled);
         }
-        // Pretty output and non-default escaping: the compiled code would
-        // only call the interpreter; nothing to compile.
+        // Non-default escaping: the compiled code would only call the
+        // interpreter; nothing to compile.
         if !jitson_jit::encoder_lowers(options) {
             return None;
         }

@@ -83,7 +83,44 @@ fn same<T: Encode + Serialize + Debug>(value: &T) {
         assert_eq!(&out[prefix.len()..], &compact[..], "capacity {capacity}");
     }
     let pretty = serde_json::to_vec_pretty(value).unwrap();
-    assert_eq!(encoder.pretty(true).encode(value).unwrap(), pretty);
+    let got = encoder.pretty(true).encode(value).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&pretty),
+        "pretty {value:?}"
+    );
+    for indent in [0u8, 2, 4, 7, 100] {
+        let expect = serde_pretty(value, indent);
+        let encoder = Encoder::<T>::with_backend(Backend::Jit).indent(indent);
+        let got = encoder.encode(value).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&expect),
+            "indent {indent} {value:?}"
+        );
+        for capacity in [0, 1, 3, 7, 13, 29] {
+            let mut out = Vec::with_capacity(capacity);
+            out.extend_from_slice(&b"prefix"[..capacity.min(6)]);
+            let prefix = out.clone();
+            encoder.encode_into(value, &mut out).unwrap();
+            assert_eq!(&out[..prefix.len()], &prefix[..]);
+            assert_eq!(
+                &out[prefix.len()..],
+                &expect[..],
+                "indent {indent} capacity {capacity}"
+            );
+        }
+    }
+}
+
+/// serde_json's pretty printer with `indent` spaces per level.
+fn serde_pretty<T: Serialize>(value: &T, indent: u8) -> Vec<u8> {
+    let unit = vec![b' '; usize::from(indent)];
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(&unit);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+    value.serialize(&mut ser).unwrap();
+    out
 }
 
 #[derive(jitson::Encode, Serialize, Debug)]
@@ -583,11 +620,18 @@ fn timing_user() {
         "first Backend::Jit encode of User (compile included): {:?}",
         started.elapsed()
     );
-    for (name, value) in [("User(depth 0)", user(0)), ("User(depth 3)", user(3))] {
-        let expect = serde_json::to_vec(&value).unwrap();
+    for ((name, value), pretty) in [("User(depth 0)", user(0)), ("User(depth 3)", user(3))]
+        .into_iter()
+        .flat_map(|v| [(v.clone(), false), (v, true)])
+    {
+        let expect = if pretty {
+            serde_json::to_vec_pretty(&value).unwrap()
+        } else {
+            serde_json::to_vec(&value).unwrap()
+        };
         let mut out = Vec::with_capacity(4096);
         let mut run = |backend: Backend| {
-            let encoder = Encoder::<User>::with_backend(backend);
+            let encoder = Encoder::<User>::with_backend(backend).pretty(pretty);
             out.clear();
             encoder.encode_into(&value, &mut out).unwrap();
             assert_eq!(out, expect);
@@ -602,8 +646,17 @@ fn timing_user() {
         let interpreter = run(Backend::Interpreter);
         let serde = time(100_000, || {
             out.clear();
-            serde_json::to_writer(&mut out, std::hint::black_box(&value)).unwrap();
+            if pretty {
+                serde_json::to_writer_pretty(&mut out, std::hint::black_box(&value)).unwrap();
+            } else {
+                serde_json::to_writer(&mut out, std::hint::black_box(&value)).unwrap();
+            }
         });
+        let name = if pretty {
+            format!("{name}, pretty")
+        } else {
+            name.to_owned()
+        };
         println!(
             "{name} ({} bytes): jit {jit:.0} ns, interpreter {interpreter:.0} ns, serde_json {serde:.0} ns per encode",
             expect.len()
@@ -874,4 +927,119 @@ fn stats_count_encoder_compiles() {
     // Other tests compile encoders in parallel: at least this one, once.
     assert!(after.encoders_compiled > before.encoders_compiled);
     assert!(after.encoder_compile_time > before.encoder_compile_time);
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+struct AllSkippable {
+    #[serde(skip_serializing_if = "is_zero")]
+    a: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    b: Option<String>,
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
+struct Containers {
+    empty: Empty,
+    skippable: AllSkippable,
+    list: Vec<Vec<u8>>,
+    structs: Vec<AllSkippable>,
+    nothing: [u8; 0],
+    pair: (u8, Vec<Empty>),
+    map: BTreeMap<String, Vec<u8>>,
+    letter: char,
+    tail: Option<Box<Containers>>,
+}
+
+fn containers(depth: u32) -> Containers {
+    Containers {
+        empty: Empty {},
+        skippable: AllSkippable {
+            a: depth % 2,
+            b: depth.is_multiple_of(3).then(|| "b".to_owned()),
+        },
+        list: vec![vec![], vec![1, 2], vec![]],
+        structs: (0..depth).map(|a| AllSkippable { a, b: None }).collect(),
+        nothing: [],
+        pair: (depth as u8, (0..depth % 2).map(|_| Empty {}).collect()),
+        map: if depth.is_multiple_of(2) {
+            BTreeMap::new()
+        } else {
+            BTreeMap::from([("k".to_owned(), vec![1]), ("e".to_owned(), vec![])])
+        },
+        letter: 'é',
+        tail: (depth > 0).then(|| Box::new(containers(depth - 1))),
+    }
+}
+
+/// A recursive enum nested deeper than the JIT compiles pretty output for
+/// (the deepest levels go to the interpreter at their level).
+#[derive(jitson::Encode, Serialize, Debug)]
+enum Tree {
+    Leaf(u8),
+    Node(Vec<Tree>),
+    Named { kids: Vec<Tree>, skip: AllSkippable },
+}
+
+fn tree(depth: u32) -> Tree {
+    match depth {
+        0 => Tree::Leaf(1),
+        d if d.is_multiple_of(2) => {
+            Tree::Node(vec![tree(d - 1), Tree::Node(vec![]), Tree::Leaf(2)])
+        }
+        d => Tree::Named {
+            kids: vec![tree(d - 1)],
+            skip: AllSkippable { a: 0, b: None },
+        },
+    }
+}
+
+#[test]
+fn pretty_empty_containers_skips_and_depths() {
+    same(&Empty {});
+    same(&AllSkippable { a: 0, b: None });
+    same(&vec![
+        AllSkippable { a: 0, b: None },
+        AllSkippable { a: 1, b: None },
+    ]);
+    same(&Vec::<Empty>::new());
+    same(&vec![Empty {}, Empty {}]);
+    same(&vec![Vec::<u8>::new()]);
+    for depth in 0..6 {
+        same(&containers(depth));
+    }
+    for depth in [0, 1, 2, 7, 20, 40] {
+        same(&tree(depth));
+    }
+}
+
+#[test]
+fn auto_compiles_pretty_output() {
+    // Pretty output is compiled under Backend::Auto too: every encode, on
+    // the interpreter while the worker compiles and compiled after, gives
+    // serde_json's bytes.
+    let value = chain(4);
+    let expect = serde_json::to_vec_pretty(&value).unwrap();
+    for _ in 0..200 {
+        assert_eq!(jitson::to_vec_pretty(&value).unwrap(), expect);
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Random values, pretty at a random indentation, into buffers of random
+    /// capacity: serde_json's bytes.
+    #[test]
+    fn random_values_pretty_as_serde_json(value in random(), capacity in 0usize..200, indent in 0u8..9) {
+        if Backend::Jit.is_available() {
+            let expect = serde_pretty(&value, indent);
+            let mut out = Vec::with_capacity(capacity);
+            Encoder::<Random>::with_backend(Backend::Jit)
+                .indent(indent)
+                .encode_into(&value, &mut out)
+                .unwrap();
+            prop_assert_eq!(out, expect);
+        }
+    }
 }

@@ -10,7 +10,9 @@
 //!
 //! A third argument `encode` profiles encoding instead: the data set's values
 //! (decoded once) encoded into a reused buffer, on the backend
-//! `JITSON_DISABLE_JIT` selects.
+//! `JITSON_DISABLE_JIT` selects. A fourth argument `pretty` encodes pretty
+//! output (`Encoder::pretty(true)`); with `PROFILE_SERDE=1` the same loop runs
+//! serde_json (`to_writer`, or `to_writer_pretty`), for the ratio.
 
 use std::time::{Duration, Instant};
 
@@ -41,21 +43,52 @@ fn spin<T: Decode>(docs: &[Vec<u8>], seconds: f64) {
 }
 
 /// Encodes the values of `docs` in turn for `seconds`; prints encodes per second.
-fn spin_encode<T: Decode + Encode>(docs: &[Vec<u8>], seconds: f64) {
+fn spin_encode<T: Decode + Encode + serde::Serialize>(
+    docs: &[Vec<u8>],
+    seconds: f64,
+    pretty: bool,
+) {
     let values: Vec<T> = docs
         .iter()
         .map(|d| jitson::from_slice(d).expect("decodes"))
         .collect();
-    let encoder = Encoder::<T>::new();
+    let encoder = Encoder::<T>::new().pretty(pretty);
+    let serde = std::env::var_os("PROFILE_SERDE").is_some_and(|v| v == "1");
+    let encode_into = |value: &T, out: &mut Vec<u8>| {
+        if !serde {
+            encoder.encode_into(value, out).expect("encodes");
+        } else if pretty {
+            serde_json::to_writer_pretty(out, value).expect("encodes");
+        } else {
+            serde_json::to_writer(out, value).expect("encodes");
+        }
+    };
     let mut out = Vec::new();
-    encoder.encode_into(&values[0], &mut out).expect("encodes");
+    encode_into(&values[0], &mut out);
+    // Backend::Auto compiles in the background: let it land before timing.
+    let warm = Instant::now() + Duration::from_millis(300);
+    while Instant::now() < warm {
+        for value in &values {
+            out.clear();
+            encode_into(value, &mut out);
+        }
+    }
+    // The bytes, compiled or not, are serde_json's.
+    out.clear();
+    encode_into(&values[0], &mut out);
+    let reference = if pretty {
+        serde_json::to_vec_pretty(&values[0])
+    } else {
+        serde_json::to_vec(&values[0])
+    };
+    assert!(out == reference.expect("encodes"), "serde_json's bytes");
     let end = Instant::now() + Duration::from_secs_f64(seconds);
     let (mut encodes, mut bytes) = (0u64, 0usize);
     let start = Instant::now();
     while Instant::now() < end {
         for value in &values {
             out.clear();
-            encoder.encode_into(value, &mut out).expect("encodes");
+            encode_into(value, &mut out);
             bytes += out.len();
         }
         encodes += values.len() as u64;
@@ -69,9 +102,10 @@ fn spin_encode<T: Decode + Encode>(docs: &[Vec<u8>], seconds: f64) {
 }
 
 /// Decodes (or, with `encode`, encodes) one data set for `seconds`.
-fn run<T: Decode + Encode>(docs: &[Vec<u8>], seconds: f64, encode: bool) {
+fn run<T: Decode + Encode + serde::Serialize>(docs: &[Vec<u8>], seconds: f64, encode: bool) {
+    let pretty = std::env::args().nth(4).is_some_and(|a| a == "pretty");
     if encode {
-        spin_encode::<T>(docs, seconds)
+        spin_encode::<T>(docs, seconds, pretty)
     } else {
         spin::<T>(docs, seconds)
     }

@@ -18,7 +18,7 @@
 //!
 //! # What is lowered
 //!
-//! Compact output with serde_json's escaping: structs without flattened fields
+//! Compact and pretty output with serde_json's escaping: structs without flattened fields
 //! (each key written as constant bytes with its `,` and `:`, one capacity check
 //! per run of bounded members), `skip_serializing_if` (a call and a branch),
 //! integers up to 64 bits and floats (formatted by small pure helpers into
@@ -30,8 +30,17 @@
 //! untagged enums, conversions, serde fields,
 //! `char`, 128-bit integers, raw values — is handed to the interpreter *for that
 //! value* ([`jitson_fallback::encode::encode_value_at`]), so its bytes are the
-//! interpreter's by construction. Pretty output and the HTML/ASCII escapes are
-//! handed to the interpreter whole.
+//! interpreter's by construction (at its pretty level). The HTML/ASCII escapes
+//! are handed to the interpreter whole.
+//!
+//! Pretty output is compiled per level: a function per (layout, level it is
+//! reached at), so every newline and indentation is constant bytes stored
+//! with the key or comma before it (`,\n    "name": `), and closing lines
+//! too. Empty containers are `[]`/`{}` (a branch on the length; on whether
+//! any member was written when all may be skipped). Values
+//! [`MAX_PRETTY_DEPTH`] levels deep, or whose lines would be indented more
+//! than [`MAX_PRETTY_INDENT`] bytes, go to the interpreter at their level:
+//! recursive types compile to a bounded number of copies.
 //!
 //! # Failure
 //!
@@ -341,13 +350,15 @@ unsafe extern "C" fn interpret(
     state: *mut EncodeState,
     layout: *const TypeLayout,
     src: *const u8,
+    level: usize,
 ) -> i8 {
     // SAFETY: generated code passes its live state, a `&'static` layout
     // embedded at compile time and a live value of it.
     unsafe {
         with_vec(state, |vec, state| {
             let layout: &'static TypeLayout = &*layout;
-            match jitson_fallback::encode::encode_value_at(layout, src, vec, &*state.options, 0) {
+            match jitson_fallback::encode::encode_value_at(layout, src, vec, &*state.options, level)
+            {
                 Ok(()) => true,
                 Err(e) => {
                     state.error = Some(e);
@@ -512,13 +523,13 @@ pub(crate) fn helper_fmt_f32() -> usize {
 // ---------------------------------------------------------------------------
 // Compilation
 
-/// Whether generated code writes output with these options itself: compact
-/// output with serde_json's escaping (`sort_keys` only orders maps, which the
-/// interpreter writes). With other options a compiled encoder hands the whole
+/// Whether generated code writes output with these options itself: compact or
+/// pretty output with serde_json's escaping (`sort_keys` only orders maps,
+/// which the interpreter writes). With other options a compiled encoder hands the whole
 /// value to the interpreter, so a caller free to choose may as well call the
 /// interpreter directly.
 pub fn encoder_lowers(options: &EncodeOptions) -> bool {
-    options.indent.is_none() && options.escape.is_json()
+    options.escape.is_json()
 }
 
 /// The most bytes the text of a value of `layout` can take, when that is
@@ -584,8 +595,9 @@ pub fn compile_encoder(
 /// Functions of the module being built: declared on first use, translated in
 /// turn.
 pub(crate) struct Functions {
-    ids: HashMap<LayoutId, FuncId>,
-    queue: Vec<&'static TypeLayout>,
+    /// Keyed by layout and pretty level (always 0 for compact output).
+    ids: HashMap<(LayoutId, usize), FuncId>,
+    queue: Vec<(&'static TypeLayout, usize)>,
     signature: Signature,
 }
 
@@ -611,25 +623,29 @@ fn compile_inner(
         queue: Vec::new(),
         signature,
     };
-    let root_id = declare(&mut module, &mut functions, root)?;
+    let root_id = declare(&mut module, &mut functions, root, 0)?;
     let whole = !encoder_lowers(&options);
     let mut ctx = module.make_context();
     let mut fb_ctx = FunctionBuilderContext::new();
     let mut code_bytes = 0;
     let mut interpreted = Vec::new();
     let mut count = 0;
-    while let Some(layout) = functions.queue.pop() {
+    let unit = options.indent.map(usize::from);
+    while let Some((layout, depth)) = functions.queue.pop() {
         count += 1;
         ctx.func.signature = functions.signature.clone();
-        let id = functions.ids[&layout.id()];
+        let id = functions.ids[&(layout.id(), depth)];
         interpreted.extend(translate(
             &mut module,
             &mut ctx,
             &mut fb_ctx,
             &mut functions,
-            layout,
-            whole,
-            call_conv,
+            (layout, depth),
+            Mode {
+                unit,
+                whole,
+                call_conv,
+            },
         ));
         module
             .define_function(id, &mut ctx)
@@ -664,33 +680,48 @@ fn declare(
     module: &mut JITModule,
     functions: &mut Functions,
     layout: &'static TypeLayout,
+    depth: usize,
 ) -> Result<FuncId, CompileError> {
-    if let Some(&id) = functions.ids.get(&layout.id()) {
+    if let Some(&id) = functions.ids.get(&(layout.id(), depth)) {
         return Ok(id);
     }
     let name = format!(
-        "encode_{}_{}",
+        "encode_{}_{depth}_{}",
         crate::sanitize(layout.expecting),
         functions.ids.len()
     );
     let id = module
         .declare_function(&name, Linkage::Local, &functions.signature)
         .map_err(|e| CompileError::Codegen(e.to_string()))?;
-    functions.ids.insert(layout.id(), id);
-    functions.queue.push(layout);
+    functions.ids.insert((layout.id(), depth), id);
+    functions.queue.push((layout, depth));
     Ok(id)
 }
 
-/// Builds the IR of `layout`'s encoder function into `ctx.func`; returns the
+/// What every function of a module is compiled for.
+#[derive(Clone, Copy)]
+struct Mode {
+    /// Pretty output's spaces per level (`None`: compact).
+    unit: Option<usize>,
+    /// The whole value goes to the interpreter (options not lowered).
+    whole: bool,
+    call_conv: CallConv,
+}
+
+/// Builds the IR of `layout`'s encoder function (for values `depth`
+/// containers deep in pretty output) into `ctx.func`; returns the
 /// layouts handed to the interpreter.
 fn translate(
     module: &mut JITModule,
     ctx: &mut Context,
     fb_ctx: &mut FunctionBuilderContext,
     functions: &mut Functions,
-    layout: &'static TypeLayout,
-    whole: bool,
-    call_conv: CallConv,
+    (layout, depth): (&'static TypeLayout, usize),
+    Mode {
+        unit,
+        whole,
+        call_conv,
+    }: Mode,
 ) -> Vec<(&'static str, &'static str)> {
     let frontend_config = module.isa().frontend_config();
     let mut b = FunctionBuilder::new(&mut ctx.func, fb_ctx);
@@ -717,6 +748,8 @@ fn translate(
         path_blocks: Vec::new(),
         view_slots: Vec::new(),
         view_depth: 0,
+        depth,
+        unit,
         interpreted: Vec::new(),
     };
     // A stack nearly full: give up (the caller runs the interpreter).
@@ -731,10 +764,8 @@ fn translate(
     t.b.switch_to_block(body);
     t.reload();
     if whole {
-        t.interpreted.push((
-            (layout.type_name)(),
-            "pretty output or non-default escaping",
-        ));
+        t.interpreted
+            .push(((layout.type_name)(), "non-default escaping"));
         t.emit_interpret(layout, src, fail);
     } else {
         match &layout.kind {
@@ -783,12 +814,21 @@ enum PathBlock {
 /// function of their own.
 const MAX_INLINE_DEPTH: usize = 12;
 
+/// Pretty output: values this many containers deep or more (reached through
+/// recursive types) are handed to the interpreter, so a recursive type
+/// compiles to at most this many copies of its functions.
+const MAX_PRETTY_DEPTH: usize = 16;
+
+/// Pretty output: the longest indentation written as constant bytes; values
+/// whose lines would be indented further go to the interpreter.
+const MAX_PRETTY_INDENT: usize = 256;
+
 /// The per-function translator of an encoder.
 pub(crate) struct EncodeTranslator<'a, 'm> {
     pub b: FunctionBuilder<'a>,
     module: &'m mut JITModule,
     functions: &'m mut Functions,
-    func_refs: HashMap<LayoutId, FuncRef>,
+    func_refs: HashMap<(LayoutId, usize), FuncRef>,
     sigs: HashMap<(Vec<Type>, Option<Type>), SigRef>,
     call_conv: CallConv,
     /// `*mut EncodeState`.
@@ -805,6 +845,11 @@ pub(crate) struct EncodeTranslator<'a, 'm> {
     /// level being emitted.
     view_slots: Vec<cranelift_codegen::ir::StackSlot>,
     view_depth: usize,
+    /// Pretty output: the containers open around the value being emitted
+    /// (static: a function is compiled per level it is reached at), and the
+    /// spaces per level. Compact output: 0 and `None`.
+    pub depth: usize,
+    pub unit: Option<usize>,
     pub interpreted: Vec<(&'static str, &'static str)>,
 }
 
@@ -903,6 +948,54 @@ impl EncodeTranslator<'_, '_> {
         self.b.def_var(self.len, len);
     }
 
+    /// Whether output is pretty.
+    pub(crate) fn pretty(&self) -> bool {
+        self.unit.is_some()
+    }
+
+    /// Pretty output: a newline and the indentation of `level`; compact
+    /// output: nothing.
+    pub(crate) fn line(&self, level: usize) -> Vec<u8> {
+        match self.unit {
+            Some(unit) => {
+                let mut bytes = vec![b' '; 1 + level * unit];
+                bytes[0] = b'\n';
+                bytes
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// What closes a container at the current level after at least one
+    /// element or member: `close`, after a line in pretty output.
+    pub(crate) fn closing(&self, close: u8) -> Vec<u8> {
+        let mut bytes = self.line(self.depth);
+        bytes.push(close);
+        bytes
+    }
+
+    /// Enters a container's elements (one level deeper in pretty output).
+    pub(crate) fn enter_level(&mut self) {
+        if self.pretty() {
+            self.depth += 1;
+        }
+    }
+
+    /// Leaves what [`enter_level`](Self::enter_level) entered.
+    pub(crate) fn leave_level(&mut self) {
+        if self.pretty() {
+            self.depth -= 1;
+        }
+    }
+
+    /// Pretty output deeper than constant indentation is compiled for: the
+    /// value goes to the interpreter (at its level).
+    fn too_deep(&self) -> bool {
+        self.unit.is_some_and(|unit| {
+            self.depth >= MAX_PRETTY_DEPTH || (self.depth + 1) * unit > MAX_PRETTY_INDENT
+        })
+    }
+
     /// Allocates an 8-byte stack slot and returns its address.
     pub(crate) fn slot(&mut self) -> Value {
         let slot =
@@ -958,11 +1051,11 @@ impl EncodeTranslator<'_, '_> {
         src: Value,
         fail: Block,
     ) {
-        let id = layout.id();
+        let id = (layout.id(), self.depth);
         let f = match self.func_refs.get(&id) {
             Some(&f) => f,
             None => {
-                let func_id = declare(self.module, self.functions, layout)
+                let func_id = declare(self.module, self.functions, layout, self.depth)
                     .expect("declaring an encoder function");
                 let f = self.module.declare_func_in_func(func_id, self.b.func);
                 self.func_refs.insert(id, f);
@@ -980,12 +1073,13 @@ impl EncodeTranslator<'_, '_> {
     pub(crate) fn emit_interpret(&mut self, layout: &'static TypeLayout, src: Value, fail: Block) {
         self.spill();
         let l = self.const_ptr(std::ptr::from_ref(layout));
+        let level = self.b.ins().iconst(PTR, self.depth as i64);
         let ok = self
             .call_addr(
                 helper_interpret(),
-                &[PTR, PTR, PTR],
+                &[PTR, PTR, PTR, PTR],
                 Some(types::I8),
-                &[self.state, l, src],
+                &[self.state, l, src, level],
             )
             .expect("interpret returns a status");
         self.reload();
@@ -1074,6 +1168,13 @@ impl EncodeTranslator<'_, '_> {
         fail: Block,
         reserved: bool,
     ) {
+        if self.too_deep() {
+            self.interpreted.push((
+                (layout.type_name)(),
+                "pretty output nested too deep to compile",
+            ));
+            return self.emit_interpret(layout, src, fail);
+        }
         let id = layout.id();
         let own_function = matches!(layout.kind, Kind::Struct(_))
             || self.inlining.contains(&id)

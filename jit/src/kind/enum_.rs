@@ -233,6 +233,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             })
             .collect();
         switch.emit(&mut self.b, index, skipped);
+        let colon: &[u8] = if self.pretty() { b": " } else { b":" };
         for (i, (variant, block)) in e.variants.iter().zip(blocks).enumerate() {
             self.b.switch_to_block(block);
             let mut name = Vec::new();
@@ -253,38 +254,48 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                     }
                     Some(payload) => {
                         let mut open = vec![b'{'];
+                        open.extend_from_slice(&self.line(self.depth + 1));
                         open.extend_from_slice(&name);
-                        open.push(b':');
+                        open.extend_from_slice(colon);
                         self.ensure_const(open.len(), fail);
                         self.write_const(&open);
                         let payload_fail = self.name_fail(&variant.name, fail);
+                        self.enter_level();
                         self.emit_value(payload, view, payload_fail, false);
-                        self.ensure_const(1, fail);
-                        self.write_const(b"}");
+                        self.leave_level();
+                        let close = self.closing(b'}');
+                        self.ensure_const(close.len(), fail);
+                        self.write_const(&close);
                     }
                 },
                 (jitson_core::layout::Tagging::Adjacent { .. }, false) => {
                     let jitson_core::layout::Tagging::Adjacent { tag, content } = &e.tagging else {
                         unreachable!("matched above")
                     };
+                    let line = self.line(self.depth + 1);
+                    let close = self.closing(b'}');
                     let mut head = vec![b'{'];
+                    head.extend_from_slice(&line);
                     jitson_core::write::write_str(&mut head, tag);
-                    head.push(b':');
+                    head.extend_from_slice(colon);
                     head.extend_from_slice(&name);
                     if let Some(payload) = payload {
                         head.push(b',');
+                        head.extend_from_slice(&line);
                         jitson_core::write::write_str(&mut head, content);
-                        head.push(b':');
+                        head.extend_from_slice(colon);
                         self.ensure_const(head.len(), fail);
                         self.write_const(&head);
                         let payload_fail = self.name_fail(content, fail);
+                        self.enter_level();
                         self.emit_value(payload, view, payload_fail, false);
-                        self.ensure_const(1, fail);
+                        self.leave_level();
+                        self.ensure_const(close.len(), fail);
                     } else {
-                        self.ensure_const(head.len() + 1, fail);
+                        self.ensure_const(head.len() + close.len(), fail);
                         self.write_const(&head);
                     }
-                    self.write_const(b"}");
+                    self.write_const(&close);
                 }
                 (
                     jitson_core::layout::Tagging::Internal { .. }

@@ -386,7 +386,11 @@ impl crate::encode::EncodeTranslator<'_, '_> {
 
         self.b.switch_to_block(body);
         let bound = crate::encode::bound(elem);
-        self.ensure_const(1 + bound.unwrap_or(0), fail);
+        // In pretty output each element starts a line at the elements'
+        // indentation; the closing bracket one at the array's own.
+        let line = self.line(self.depth + 1);
+        let closing = self.closing(b']');
+        self.ensure_const(1 + line.len() + bound.unwrap_or(0), fail);
         let at = self.cursor();
         let comma = self.b.ins().iconst(types::I8, i64::from(b','));
         self.b
@@ -396,10 +400,15 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         let later = self.b.ins().icmp_imm_s(IntCC::NotEqual, i, 0);
         let later = self.b.ins().uextend(PTR, later);
         self.advance(later);
+        if !line.is_empty() {
+            self.write_const(&line);
+        }
         let offset = self.b.ins().imul_imm_s(i, elem.size as i64);
         let at_elem = self.b.ins().iadd(ptr, offset);
         let elem_fail = self.index_fail(index, fail);
+        self.enter_level();
         self.emit_value(elem, at_elem, elem_fail, bound.is_some());
+        self.leave_level();
         let i = self.b.use_var(index);
         let next = self.b.ins().iadd_imm_s(i, 1);
         self.b.def_var(index, next);
@@ -408,10 +417,21 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         self.b.ins().brif(more, body, &[], after, &[]);
 
         self.b.switch_to_block(after);
-        self.ensure_const(1, fail);
-        self.b.ins().jump(close, &[]);
-        self.b.switch_to_block(close);
-        self.write_const(b"]");
+        self.ensure_const(closing.len(), fail);
+        if closing.len() == 1 {
+            self.b.ins().jump(close, &[]);
+            self.b.switch_to_block(close);
+            self.write_const(b"]");
+        } else {
+            // Pretty: the closing line after elements, a bare `]` for none.
+            self.write_const(&closing);
+            let done = self.b.create_block();
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(close);
+            self.write_const(b"]");
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(done);
+        }
     }
 
     /// A tuple or tuple struct: its elements at their offsets, as an array.
@@ -422,18 +442,24 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             return;
         }
         let index = self.b.declare_var(PTR);
+        let line = self.line(self.depth + 1);
+        let closing = self.closing(b']');
         for (i, e) in tuple.elems.iter().enumerate() {
             let layout = e.layout.get();
             let bound = crate::encode::bound(layout);
-            self.ensure_const(1 + bound.unwrap_or(0), fail);
-            self.write_const(if i == 0 { b"[" } else { b"," });
+            let mut head = vec![if i == 0 { b'[' } else { b',' }];
+            head.extend_from_slice(&line);
+            self.ensure_const(head.len() + bound.unwrap_or(0), fail);
+            self.write_const(&head);
             let at = self.b.ins().iadd_imm_s(src, e.offset as i64);
             let i_value = self.b.ins().iconst(PTR, i as i64);
             self.b.def_var(index, i_value);
             let elem_fail = self.index_fail(index, fail);
+            self.enter_level();
             self.emit_value(layout, at, elem_fail, bound.is_some());
+            self.leave_level();
         }
-        self.ensure_const(1, fail);
-        self.write_const(b"]");
+        self.ensure_const(closing.len(), fail);
+        self.write_const(&closing);
     }
 }

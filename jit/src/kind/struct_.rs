@@ -492,17 +492,22 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             self.write_const(b"{}");
             return;
         }
-        // Each key as written after a member (`,"key":`); the first member's
-        // is the same without its comma.
+        // Each key as written after a member (`,"key":`, in pretty output
+        // `,\n    "key": ` with the members' indentation); the first member's
+        // is the same without its comma. The closing brace: `}` after a
+        // line at the struct's own indentation in pretty output.
+        let line = self.line(self.depth + 1);
         let keys: Vec<Vec<u8>> = fields
             .iter()
             .map(|f| {
                 let mut key = vec![b','];
+                key.extend_from_slice(&line);
                 jitson_core::write::write_str(&mut key, f.name);
-                key.push(b':');
+                key.extend_from_slice(if self.pretty() { b": " } else { b":" });
                 key
             })
             .collect();
+        let close = self.closing(b'}');
         let bounds: Vec<Option<usize>> = fields
             .iter()
             .map(|f| crate::encode::bound(f.layout.get()))
@@ -526,7 +531,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 }
                 close_covered = j == fields.len() && bounds[j - 1].is_some();
                 if close_covered {
-                    total += 1;
+                    total += close.len();
                 }
                 run_end = j;
                 self.ensure_const(total, fail);
@@ -586,7 +591,9 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                     self.b.switch_to_block(keyed);
                 }
             }
+            self.enter_level();
             self.emit_value(field.layout.get(), value, field_fail, bounds[i].is_some());
+            self.leave_level();
             if let Written::Dynamic(var) = written {
                 let one = self.b.ins().iconst(types::I8, 1);
                 self.b.def_var(var, one);
@@ -600,8 +607,29 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             }
         }
         if !close_covered {
-            self.ensure_const(1, fail);
+            self.ensure_const(close.len(), fail);
         }
-        self.write_const(b"}");
+        match written {
+            // Every member may have been skipped: `{}` then, as serde_json
+            // writes an empty object.
+            Written::Dynamic(var) if self.pretty() => {
+                let before = self.b.use_var(var);
+                let (with, without, closed) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                self.b.ins().brif(before, with, &[], without, &[]);
+                self.b.switch_to_block(with);
+                self.write_const(&close);
+                self.b.ins().jump(closed, &[]);
+                self.b.switch_to_block(without);
+                self.write_const(b"}");
+                self.b.ins().jump(closed, &[]);
+                self.b.switch_to_block(closed);
+            }
+            Written::Known(false) => self.write_const(b"}"),
+            _ => self.write_const(&close),
+        }
     }
 }
