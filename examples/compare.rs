@@ -967,7 +967,7 @@ fn main() {
         println!(
             "\nMarshal: the values serde_json decodes from the same documents, encoded into a \
              reused buffer; every contender's bytes compared with serde_json's (jitson's must be \
-             equal; allocations counted with a fresh Vec per value, as to_vec)\n"
+             equal; allocations are each library's own to_vec's, warm)\n"
         );
         marshal::print(&marshal_rows);
     }

@@ -18,9 +18,13 @@ use crate::{AllocCount, ROUND_SECS, count_allocs};
 /// An encoder under test: appends one value's JSON text to a buffer.
 type EncodeFn<T> = Box<dyn Fn(&T, &mut Vec<u8>) -> Result<(), String>>;
 
+/// The same library's own `to_vec` entry (its allocations are counted).
+type ToVecFn<T> = Box<dyn Fn(&T) -> Result<Vec<u8>, String>>;
+
 struct Contender<T> {
     name: String,
     encode: EncodeFn<T>,
+    to_vec: ToVecFn<T>,
 }
 
 /// One line of the Marshal table.
@@ -48,6 +52,7 @@ fn contenders<T: Encode + Serialize + 'static>(pretty: bool) -> Vec<Contender<T>
         list.push(Contender {
             name: format!("jitson::{entry}/{}", backend.name()),
             encode: Box::new(move |v, out| encoder.encode_into(v, out).map_err(|e| e.to_string())),
+            to_vec: Box::new(move |v| encoder.encode(v).map_err(|e| e.to_string())),
         });
     }
     if pretty {
@@ -56,35 +61,41 @@ fn contenders<T: Encode + Serialize + 'static>(pretty: bool) -> Vec<Contender<T>
             encode: Box::new(|v, out| {
                 serde_json::to_writer_pretty(out, v).map_err(|e| e.to_string())
             }),
+            to_vec: Box::new(|v| serde_json::to_vec_pretty(v).map_err(|e| e.to_string())),
         });
         list.push(Contender {
             name: "sonic_rs::to_vec_pretty".into(),
             encode: Box::new(|v, out| {
                 sonic_rs::to_writer_pretty(out, v).map_err(|e| e.to_string())
             }),
+            to_vec: Box::new(|v| sonic_rs::to_vec_pretty(v).map_err(|e| e.to_string())),
         });
     } else {
         list.push(Contender {
             name: "serde_json::to_vec".into(),
             encode: Box::new(|v, out| serde_json::to_writer(out, v).map_err(|e| e.to_string())),
+            to_vec: Box::new(|v| serde_json::to_vec(v).map_err(|e| e.to_string())),
         });
         list.push(Contender {
             name: "sonic_rs::to_vec".into(),
             encode: Box::new(|v, out| sonic_rs::to_writer(out, v).map_err(|e| e.to_string())),
+            to_vec: Box::new(|v| sonic_rs::to_vec(v).map_err(|e| e.to_string())),
         });
         list.push(Contender {
             name: "simd_json::serde::to_vec".into(),
             encode: Box::new(|v, out| {
                 simd_json::serde::to_writer(out, v).map_err(|e| e.to_string())
             }),
+            to_vec: Box::new(|v| simd_json::serde::to_vec(v).map_err(|e| e.to_string())),
         });
     }
     list
 }
 
 /// Encodes `values` with each contender: first once, comparing bytes with
-/// serde_json's and counting allocations (a fresh `Vec` per value, as
-/// `to_vec` gives), then timed for `rounds` interleaved rounds.
+/// serde_json's; then counting the allocations of each library's own `to_vec`
+/// (warm: after one untimed pass); then timed into a reused buffer for
+/// `rounds` interleaved rounds.
 pub fn run<T>(data: &str, values: &[T], rounds: usize, pretty: bool) -> Vec<Row>
 where
     T: Encode + Serialize + Debug + 'static,
@@ -133,12 +144,14 @@ where
     let allocs: Vec<AllocCount> = contenders
         .iter()
         .map(|c| {
+            // Each library's own `to_vec`, once warm (a first pass untimed).
+            for v in values {
+                black_box((c.to_vec)(v).expect("encodes"));
+            }
             let mut outs = Vec::with_capacity(values.len());
             let (_, count) = count_allocs(|| {
                 for v in values {
-                    let mut out = Vec::new();
-                    (c.encode)(v, &mut out).expect("encodes");
-                    outs.push(out);
+                    outs.push((c.to_vec)(v).expect("encodes"));
                 }
             });
             count
