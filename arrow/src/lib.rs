@@ -13,6 +13,9 @@
 //! [`RecordError`]s: record number, line, byte offset, JSON path, column and its
 //! Arrow type. See `docs/arrow.md` for the type mapping and the differences from
 //! arrow-json.
+//!
+//! [`writer`] goes the other way: batches out as NDJSON or a JSON array, with
+//! arrow-json's writer API and bytes, on one core or every core.
 
 #[cfg(feature = "jit")]
 mod backend;

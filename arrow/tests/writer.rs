@@ -868,19 +868,59 @@ fn refusals() {
             .is_ok()
         );
     }
-    // What jitson does not write yet, arrow-json does: refused clearly.
-    let duration = batch_of("dur", Arc::new(DurationSecondArray::from(vec![1])));
-    let err = ours::<writer::LineDelimited>(
-        &[&duration],
-        false,
-        StructMode::ObjectOnly,
-        &Formats::default(),
-        1,
-    )
-    .unwrap_err();
-    assert!(
-        err.to_string().contains("`dur`") && err.to_string().contains("Duration"),
-        "{err}"
+}
+
+#[test]
+fn durations_and_intervals() {
+    let v = vec![
+        Some(0i64),
+        Some(1),
+        Some(-1),
+        None,
+        Some(1_500),
+        Some(-86_400_123),
+        Some(i64::MAX),
+        Some(i64::MIN),
+    ];
+    check_column("ds", Arc::new(DurationSecondArray::from(v.clone())));
+    check_column("dms", Arc::new(DurationMillisecondArray::from(v.clone())));
+    check_column("dus", Arc::new(DurationMicrosecondArray::from(v.clone())));
+    check_column("dns", Arc::new(DurationNanosecondArray::from(v)));
+    check_column(
+        "iym",
+        Arc::new(IntervalYearMonthArray::from(vec![
+            Some(0),
+            Some(13),
+            Some(-13),
+            None,
+            Some(i32::MIN),
+            Some(11),
+        ])),
+    );
+    use arrow_buffer::{IntervalDayTime as Dt, IntervalMonthDayNano as Mdn};
+    check_column(
+        "idt",
+        Arc::new(IntervalDayTimeArray::from(vec![
+            Some(Dt::new(0, 0)),
+            Some(Dt::new(1, 0)),
+            Some(Dt::new(0, 1)),
+            None,
+            Some(Dt::new(-2, -3_723_004)),
+            Some(Dt::new(3, 3_600_000)),
+            Some(Dt::new(0, -500)),
+        ])),
+    );
+    check_column(
+        "imdn",
+        Arc::new(IntervalMonthDayNanoArray::from(vec![
+            Some(Mdn::new(0, 0, 0)),
+            Some(Mdn::new(1, 2, 3)),
+            None,
+            Some(Mdn::new(-1, 0, -3_723_000_000_005)),
+            Some(Mdn::new(0, 0, 60_000_000_000)),
+            Some(Mdn::new(0, 5, 0)),
+            Some(Mdn::new(i32::MAX, i32::MIN, i64::MIN)),
+        ])),
     );
 }
 

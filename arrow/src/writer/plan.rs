@@ -228,13 +228,10 @@ pub(crate) fn compile(
             plan.format = options.time_format.clone();
             Ok(plan)
         }
-        D::Duration(_)
-        | D::Interval(IntervalUnit::YearMonth)
-        | D::Interval(IntervalUnit::DayTime)
-        | D::Interval(IntervalUnit::MonthDayNano) => Err(ArrowError::NotYetImplemented(format!(
-            "column `{path}` ({data_type}): jitson's JSON writer does not write {data_type} yet \
-             (arrow-json writes it as ISO 8601 text)"
-        ))),
+        D::Duration(_) => leaf(temporal::bind_duration),
+        D::Interval(IntervalUnit::YearMonth) => leaf(temporal::bind_interval_year_month),
+        D::Interval(IntervalUnit::DayTime) => leaf(temporal::bind_interval_day_time),
+        D::Interval(IntervalUnit::MonthDayNano) => leaf(temporal::bind_interval_month_day_nano),
         D::List(f) => with_child(nested::bind_list::<i32>, f.data_type(), "[]"),
         D::LargeList(f) => with_child(nested::bind_list::<i64>, f.data_type(), "[]"),
         D::ListView(f) => with_child(nested::bind_list_view::<i32>, f.data_type(), "[]"),

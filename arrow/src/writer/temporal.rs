@@ -380,3 +380,176 @@ pub(crate) fn bind_time64ns<'a>(
 ) -> Result<Box<dyn Encode + 'a>, ArrowError> {
     bind_time::<Time64NanosecondType>(plan, array, time64ns_to_time)
 }
+
+/// Durations as arrow-json writes them: chrono's ISO 8601 text of the
+/// `TimeDelta` (`"PT1.5S"`, `"-P1DT…"`), `"<invalid>"` when chrono cannot hold
+/// it (seconds and milliseconds beyond its range).
+struct Durations<'a> {
+    values: &'a [i64],
+    convert: ToDelta,
+}
+
+/// A duration's value in its unit to chrono's `TimeDelta`.
+type ToDelta = fn(i64) -> Option<chrono::TimeDelta>;
+
+impl Encode for Durations<'_> {
+    fn encode(&self, row: usize, out: &mut Vec<u8>) {
+        out.push(b'"');
+        match (self.convert)(self.values[row]) {
+            Some(delta) => {
+                let _ = write!(out, "{delta}");
+            }
+            None => out.extend_from_slice(b"<invalid>"),
+        }
+        out.push(b'"');
+    }
+}
+
+pub(crate) fn bind_duration<'a>(
+    _: &'a Plan,
+    array: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError> {
+    use arrow_array::temporal_conversions as tc;
+    use arrow_array::types::*;
+    let (values, convert): (&[i64], ToDelta) = match array.data_type() {
+        arrow_schema::DataType::Duration(TimeUnit::Second) => (
+            array.as_primitive::<DurationSecondType>().values(),
+            tc::try_duration_s_to_duration,
+        ),
+        arrow_schema::DataType::Duration(TimeUnit::Millisecond) => (
+            array.as_primitive::<DurationMillisecondType>().values(),
+            tc::try_duration_ms_to_duration,
+        ),
+        arrow_schema::DataType::Duration(TimeUnit::Microsecond) => (
+            array.as_primitive::<DurationMicrosecondType>().values(),
+            |v| Some(tc::duration_us_to_duration(v)),
+        ),
+        _ => (
+            array.as_primitive::<DurationNanosecondType>().values(),
+            |v| Some(tc::duration_ns_to_duration(v)),
+        ),
+    };
+    Ok(Box::new(Durations { values, convert }))
+}
+
+/// `"{years} years {months} mons"` (arrow-cast's text, years floored).
+struct YearMonths<'a>(&'a [i32]);
+
+impl Encode for YearMonths<'_> {
+    fn encode(&self, row: usize, out: &mut Vec<u8>) {
+        let months = f64::from(self.0[row]);
+        let years = (months / 12.0).floor();
+        let _ = write!(out, "\"{years} years {} mons\"", months - years * 12.0);
+    }
+}
+
+pub(crate) fn bind_interval_year_month<'a>(
+    _: &'a Plan,
+    array: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError> {
+    Ok(Box::new(YearMonths(
+        array
+            .as_primitive::<arrow_array::types::IntervalYearMonthType>()
+            .values(),
+    )))
+}
+
+/// Writes ` {hours} hours {mins} mins {s}.{fraction} secs` (each part only
+/// when non-zero, `prefix` before the first) of a sub-day amount in units of
+/// `10^-digits` seconds, as arrow-cast does.
+fn write_clock(out: &mut Vec<u8>, amount: i64, digits: u32, mut prefix: &str) {
+    let per_second = 10i64.pow(digits);
+    let secs = amount / per_second;
+    let mins = secs / 60;
+    let hours = mins / 60;
+    let (secs, mins) = (secs - mins * 60, mins - hours * 60);
+    let fraction = amount % per_second;
+    if hours != 0 {
+        let _ = write!(out, "{prefix}{hours} hours");
+        prefix = " ";
+    }
+    if mins != 0 {
+        let _ = write!(out, "{prefix}{mins} mins");
+        prefix = " ";
+    }
+    if secs != 0 || fraction != 0 {
+        let sign = if secs < 0 || fraction < 0 { "-" } else { "" };
+        let _ = write!(
+            out,
+            "{prefix}{sign}{}.{:0width$} secs",
+            secs.abs(),
+            fraction.abs(),
+            width = digits as usize
+        );
+    }
+}
+
+struct DayTimes<'a>(&'a [arrow_buffer::IntervalDayTime]);
+
+impl Encode for DayTimes<'_> {
+    fn encode(&self, row: usize, out: &mut Vec<u8>) {
+        let value = self.0[row];
+        out.push(b'"');
+        if value.days == 0 && value.milliseconds == 0 {
+            out.extend_from_slice(b"0 secs");
+        } else {
+            let mut prefix = "";
+            if value.days != 0 {
+                let _ = write!(out, "{} days", value.days);
+                prefix = " ";
+            }
+            if value.milliseconds != 0 {
+                write_clock(out, i64::from(value.milliseconds), 3, prefix);
+            }
+        }
+        out.push(b'"');
+    }
+}
+
+pub(crate) fn bind_interval_day_time<'a>(
+    _: &'a Plan,
+    array: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError> {
+    Ok(Box::new(DayTimes(
+        array
+            .as_primitive::<arrow_array::types::IntervalDayTimeType>()
+            .values(),
+    )))
+}
+
+struct MonthDayNanos<'a>(&'a [arrow_buffer::IntervalMonthDayNano]);
+
+impl Encode for MonthDayNanos<'_> {
+    fn encode(&self, row: usize, out: &mut Vec<u8>) {
+        let value = self.0[row];
+        out.push(b'"');
+        if value.months == 0 && value.days == 0 && value.nanoseconds == 0 {
+            out.extend_from_slice(b"0 secs");
+        } else {
+            let mut prefix = "";
+            if value.months != 0 {
+                let _ = write!(out, "{} mons", value.months);
+                prefix = " ";
+            }
+            if value.days != 0 {
+                let _ = write!(out, "{prefix}{} days", value.days);
+                prefix = " ";
+            }
+            if value.nanoseconds != 0 {
+                write_clock(out, value.nanoseconds, 9, prefix);
+            }
+        }
+        out.push(b'"');
+    }
+}
+
+pub(crate) fn bind_interval_month_day_nano<'a>(
+    _: &'a Plan,
+    array: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError> {
+    Ok(Box::new(MonthDayNanos(
+        array
+            .as_primitive::<arrow_array::types::IntervalMonthDayNanoType>()
+            .values(),
+    )))
+}
