@@ -1198,3 +1198,32 @@ mod generated {
         }
     }
 }
+
+/// One value of 100 MB (with escapes at both ends and in the middle), on one
+/// thread and three.
+#[test]
+fn a_100_mb_string() {
+    let mut big = "abcdefgh".repeat(100 << 17);
+    big.insert(0, '"');
+    big.insert_str(big.len() / 2, "\n\u{1}é");
+    big.push('\\');
+    let array = StringArray::from(vec![Some(big.as_str()), None, Some("small")]);
+    let batch = batch_of("big", Arc::new(array));
+    let f = Formats::default();
+    let expected =
+        theirs::<arrow_json::writer::LineDelimited>(&[&batch], false, StructMode::ObjectOnly, &f)
+            .unwrap();
+    assert!(expected.len() > 100 << 20);
+    for threads in [1, 3] {
+        let got = ours::<writer::LineDelimited>(
+            &[&batch, &batch],
+            false,
+            StructMode::ObjectOnly,
+            &f,
+            threads,
+        )
+        .unwrap();
+        assert_same(&got[..expected.len()], &expected, "100 MB string");
+        assert_same(&got[expected.len()..], &expected, "100 MB string, again");
+    }
+}
