@@ -1227,3 +1227,34 @@ fn a_100_mb_string() {
         assert_same(&got[expected.len()..], &expected, "100 MB string, again");
     }
 }
+
+/// `write` then `write_batches_parallel` on the same writer: one stream, the
+/// separator before the parallel part's first row, as arrow-json writes the
+/// batches one after another.
+#[test]
+fn sequential_then_parallel() {
+    let rows = |n: i32| {
+        batch_of(
+            "n",
+            Arc::new(Int32Array::from_iter(
+                (0..n).map(|i| (i % 3 != 0).then_some(i)),
+            )),
+        )
+    };
+    let (a, b, c) = (rows(5), rows(2500), rows(1800));
+    let f = Formats::default();
+    let mode = StructMode::ObjectOnly;
+    let expected = theirs::<arrow_json::writer::JsonArray>(&[&a, &b, &c], false, mode, &f).unwrap();
+    let mut w = writer::ArrayWriter::new(Vec::new());
+    w.write(&a).unwrap();
+    w.write_batches_with_threads(&[&b, &c], 3).unwrap();
+    w.finish().unwrap();
+    assert_same(&w.into_inner(), &expected, "array");
+    let expected =
+        theirs::<arrow_json::writer::LineDelimited>(&[&a, &b, &c], false, mode, &f).unwrap();
+    let mut w = writer::LineDelimitedWriter::new(Vec::new());
+    w.write(&a).unwrap();
+    w.write_batches_parallel(&[&b, &c]).unwrap();
+    w.finish().unwrap();
+    assert_same(&w.into_inner(), &expected, "NDJSON");
+}
