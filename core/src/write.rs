@@ -292,23 +292,24 @@ pub fn write_int_key<T: Integer>(out: &mut Vec<u8>, value: T) {
 /// serde_json), `null` otherwise.
 #[inline]
 pub fn write_f64(out: &mut Vec<u8>, value: f64) {
-    if value.is_finite() {
-        let mut buffer = zmij::Buffer::new();
-        out.extend_from_slice(buffer.format_finite(value).as_bytes());
-    } else {
-        out.extend_from_slice(b"null");
-    }
+    write_float(out, value, value.is_finite());
 }
 
 /// Appends an `f32`, formatted as an `f32` (never widened to `f64`), `null`
 /// when not finite.
 #[inline]
 pub fn write_f32(out: &mut Vec<u8>, value: f32) {
-    if value.is_finite() {
+    write_float(out, value, value.is_finite());
+}
+
+/// A float's zmij text, or `null` when it is not `finite`.
+#[inline]
+fn write_float<F: zmij::Float>(out: &mut Vec<u8>, value: F, finite: bool) {
+    if finite {
         let mut buffer = zmij::Buffer::new();
         out.extend_from_slice(buffer.format_finite(value).as_bytes());
     } else {
-        out.extend_from_slice(b"null");
+        append(out, b"null");
     }
 }
 

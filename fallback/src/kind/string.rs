@@ -165,13 +165,27 @@ impl crate::encode::Emitter<'_> {
         s: &StringLayout,
         src: *const u8,
     ) -> Result<(), Error> {
+        // SAFETY: as the caller guarantees.
+        let text = unsafe { self.owned_text(layout, s, src)? };
+        self.string(text);
+        Ok(())
+    }
+
+    /// The text of an owned string or raw capture, through its layout's `read`.
+    ///
+    /// # Safety
+    /// `src` points to a value of the layout's type, which outlives the text.
+    unsafe fn owned_text<'t>(
+        &self,
+        layout: &'static TypeLayout,
+        s: &StringLayout,
+        src: *const u8,
+    ) -> Result<&'t str, Error> {
         let Some(read) = s.read else {
             return Err(self.not_encodable(layout));
         };
         // SAFETY: as the caller guarantees; `read` gives the value's UTF-8 text.
-        let text = unsafe { read_str(read, src) };
-        self.string(text);
-        Ok(())
+        Ok(unsafe { read_str(read, src) })
     }
 
     /// A borrowed string (`&str`, `Cow<str>`), escaped.
@@ -212,11 +226,8 @@ impl crate::encode::Emitter<'_> {
         s: &StringLayout,
         src: *const u8,
     ) -> Result<(), Error> {
-        let Some(read) = s.read else {
-            return Err(self.not_encodable(layout));
-        };
         // SAFETY: as the caller guarantees.
-        let text = unsafe { read_str(read, src) };
+        let text = unsafe { self.owned_text(layout, s, src)? };
         self.out.extend_from_slice(text.as_bytes());
         Ok(())
     }
