@@ -56,8 +56,8 @@ use std::time::{Duration, Instant};
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, SigRef, Signature, StackSlotData,
-    StackSlotKind, Type, Value, types,
+    AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind,
+    Type, Value, types,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -829,7 +829,7 @@ pub(crate) struct EncodeTranslator<'a, 'm> {
     module: &'m mut JITModule,
     functions: &'m mut Functions,
     func_refs: HashMap<(LayoutId, usize), FuncRef>,
-    sigs: HashMap<(Vec<Type>, Option<Type>), SigRef>,
+    sigs: crate::translate::Signatures,
     call_conv: CallConv,
     /// `*mut EncodeState`.
     pub state: Value,
@@ -1004,19 +1004,6 @@ impl EncodeTranslator<'_, '_> {
         self.b.ins().stack_addr(PTR, slot, 0)
     }
 
-    fn sig(&mut self, params: &[Type], ret: Option<Type>) -> SigRef {
-        let key = (params.to_vec(), ret);
-        if let Some(s) = self.sigs.get(&key) {
-            return *s;
-        }
-        let mut sig = Signature::new(self.call_conv);
-        sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
-        sig.returns.extend(ret.map(AbiParam::new));
-        let s = self.b.import_signature(sig);
-        self.sigs.insert(key, s);
-        s
-    }
-
     /// Calls the function at the constant address `addr` (a helper or a
     /// layout accessor) and returns its result, if any.
     pub(crate) fn call_addr(
@@ -1026,10 +1013,14 @@ impl EncodeTranslator<'_, '_> {
         ret: Option<Type>,
         args: &[Value],
     ) -> Option<Value> {
-        let sig = self.sig(params, ret);
-        let callee = self.b.ins().iconst(PTR, addr as i64);
-        let call = self.b.ins().call_indirect(sig, callee, args);
-        self.b.inst_results(call).first().copied()
+        crate::translate::call_at(
+            &mut self.b,
+            &mut self.sigs,
+            self.call_conv,
+            addr,
+            (params, ret),
+            args,
+        )
     }
 
     /// A pointer constant.

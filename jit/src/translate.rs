@@ -137,7 +137,7 @@ pub(crate) struct FnTranslator<'a, 'm> {
     module: &'m mut JITModule,
     ids: &'m HashMap<(Role, LayoutId), FuncId>,
     func_refs: HashMap<(Role, LayoutId), FuncRef>,
-    sigs: HashMap<(Vec<Type>, Option<Type>), SigRef>,
+    sigs: Signatures,
     call_conv: CallConv,
     /// `*mut JitState`.
     pub state: Value,
@@ -485,19 +485,6 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
     // -----------------------------------------------------------------------
     // Calls
 
-    fn sig(&mut self, params: &[Type], ret: Option<Type>) -> SigRef {
-        let key = (params.to_vec(), ret);
-        if let Some(s) = self.sigs.get(&key) {
-            return *s;
-        }
-        let mut sig = Signature::new(self.call_conv);
-        sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
-        sig.returns.extend(ret.map(AbiParam::new));
-        let s = self.b.import_signature(sig);
-        self.sigs.insert(key, s);
-        s
-    }
-
     /// Calls the function at the constant address `addr` (a helper or a layout
     /// function) and returns its result, if any.
     pub(crate) fn call_addr(
@@ -507,10 +494,14 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         ret: Option<Type>,
         args: &[Value],
     ) -> Option<Value> {
-        let sig = self.sig(params, ret);
-        let callee = self.b.ins().iconst(PTR, addr as i64);
-        let call = self.b.ins().call_indirect(sig, callee, args);
-        self.b.inst_results(call).first().copied()
+        call_at(
+            &mut self.b,
+            &mut self.sigs,
+            self.call_conv,
+            addr,
+            (params, ret),
+            args,
+        )
     }
 
     /// A pointer constant.
@@ -682,4 +673,36 @@ pub(crate) const STATE_ELEMENTS_CURRENT: usize =
 /// An offset as Cranelift's immediate.
 pub(crate) fn offset_of(offset: usize) -> i32 {
     i32::try_from(offset).expect("small offset")
+}
+
+/// The signatures a function has imported, by parameter and return types.
+pub(crate) type Signatures = HashMap<(Vec<Type>, Option<Type>), SigRef>;
+
+/// Calls the function at the constant address `addr` with the signature
+/// `(params, ret)` (imported into `b` once, remembered in `sigs`) and returns
+/// its result, if any: how every translator, decoding's and encoding's, calls
+/// helpers and layout functions.
+pub(crate) fn call_at(
+    b: &mut FunctionBuilder<'_>,
+    sigs: &mut Signatures,
+    call_conv: CallConv,
+    addr: usize,
+    (params, ret): (&[Type], Option<Type>),
+    args: &[Value],
+) -> Option<Value> {
+    let key = (params.to_vec(), ret);
+    let sig = match sigs.get(&key) {
+        Some(sig) => *sig,
+        None => {
+            let mut sig = Signature::new(call_conv);
+            sig.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+            sig.returns.extend(ret.map(AbiParam::new));
+            let sig = b.import_signature(sig);
+            sigs.insert(key, sig);
+            sig
+        }
+    };
+    let callee = b.ins().iconst(PTR, addr as i64);
+    let call = b.ins().call_indirect(sig, callee, args);
+    b.inst_results(call).first().copied()
 }
