@@ -574,22 +574,7 @@ pub fn compile_encoder(
     root: &'static TypeLayout,
     options: EncodeOptions,
 ) -> Result<CompiledEncoder, CompileError> {
-    if crate::disabled_by_env() {
-        return Err(CompileError::DisabledByEnv);
-    }
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        compile_inner(root, options)
-    }))
-    .unwrap_or_else(|payload| {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a non-string payload".to_owned());
-        Err(CompileError::Codegen(format!(
-            "Cranelift panicked: {message}"
-        )))
-    })
+    crate::guarded_compile(|| compile_inner(root, options))
 }
 
 /// Functions of the module being built: declared on first use, translated in

@@ -409,13 +409,19 @@ pub fn compile(
     root: &'static TypeLayout,
     options: CompileOptions,
 ) -> Result<Compiled, CompileError> {
+    guarded_compile(|| compile_inner(root, options))
+}
+
+/// Runs a compile unless `JITSON_DISABLE_JIT` is set, turning a panic inside
+/// Cranelift into [`CompileError::Codegen`]: the entry of every compile,
+/// decoders' and encoders'.
+pub(crate) fn guarded_compile<T>(
+    compile: impl FnOnce() -> Result<T, CompileError>,
+) -> Result<T, CompileError> {
     if disabled_by_env() {
         return Err(CompileError::DisabledByEnv);
     }
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        compile_inner(root, options)
-    }))
-    .unwrap_or_else(|payload| {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(compile)).unwrap_or_else(|payload| {
         let message = payload
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
