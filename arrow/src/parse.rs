@@ -4,7 +4,7 @@
 //! Every function has the [`ParseFn`](jitson_core::column::ParseFn) signature and
 //! never unwinds: it writes `dst` and returns `true`, or sets `*message`.
 
-use jitson_core::column::{ParsedLayout, column_append_text};
+use jitson_core::column::{ParseFn, ParsedLayout, column_append_text};
 
 /// A timestamp parser: `arg` holds the nanoseconds per unit (low 32 bits) and
 /// the column's time zone offset in seconds east of UTC (high 32 bits, as
@@ -88,6 +88,68 @@ pub(crate) fn coerced_number(from_number: jitson_core::column::ParseFn) -> Parse
         from_number: Some(from_number),
         from_bool: None,
         arg: 0,
+    }
+}
+
+/// arrow-json's second reading of an integer column's value (the column's
+/// `lenient` layout): a number that is not an integer of the type is read as
+/// an `f64` and truncated towards zero when that fits (`1.5` is 1, `1e3` is
+/// 1000), and a string holding an integer (`"42"`, `" 42 "`) is that integer.
+pub(crate) const fn lenient_integer(from_string: ParseFn, from_number: ParseFn) -> ParsedLayout {
+    ParsedLayout {
+        from_string: Some(from_string),
+        from_number: Some(from_number),
+        from_bool: None,
+        arg: 0,
+    }
+}
+
+/// arrow-json's second reading of a float column's value: a number out of the
+/// type's range is an infinity, and a string is read as a number
+/// (`"1.5"`, `"NaN"`, `"inf"`, `" 2 "`), by lexical, arrow's own parser.
+pub(crate) static LENIENT_F32: ParsedLayout = ParsedLayout {
+    from_string: Some(f32_from_text),
+    from_number: Some(f32_from_number),
+    from_bool: None,
+    arg: 0,
+};
+
+/// As [`LENIENT_F32`], in `f64`.
+pub(crate) static LENIENT_F64: ParsedLayout = ParsedLayout {
+    from_string: Some(f64_from_text),
+    from_number: Some(f64_from_number),
+    from_bool: None,
+    arg: 0,
+};
+
+/// Float16 as arrow-json reads it: numbers, and strings holding numbers,
+/// rounded to f32, then to f16.
+pub(crate) static LENIENT_FLOAT16: ParsedLayout = ParsedLayout {
+    from_string: Some(f16_from_text),
+    from_number: Some(f16_from_number),
+    from_bool: None,
+    arg: 0,
+};
+
+/// Date32 as arrow-json reads it: see [`arrow_date32`] for strings; numbers as
+/// an `i32` column reads them (days).
+pub(crate) static LENIENT_DATE32: ParsedLayout = ParsedLayout {
+    from_string: Some(date32_from_arrow_string),
+    from_number: Some(i32_from_number),
+    from_bool: None,
+    arg: 0,
+};
+
+/// A timestamp parser as arrow-json reads timestamps: strings by
+/// [`arrow_timestamp`], numbers as integers in the unit (a non-integer is read
+/// as an `f64` and converted with saturation: `1.5` is 1, `1e30` is `i64::MAX`).
+/// `arg` as in [`timestamp_layout`].
+pub(crate) const fn lenient_timestamp_layout(nanos_per_unit: u64, offset: i32) -> ParsedLayout {
+    ParsedLayout {
+        from_string: Some(timestamp_from_arrow_string),
+        from_number: Some(timestamp_from_number),
+        from_bool: None,
+        arg: nanos_per_unit | ((offset as u32 as u64) << 32),
     }
 }
 
@@ -183,6 +245,42 @@ parse_fns! {
         let (secs, nanos) = parse_timestamp(s, (arg >> 32) as u32 as i32)?;
         timestamp_in_unit(secs, nanos, arg & 0xffff_ffff)
     };
+    /// arrow-cast's reading of a string in an integer column.
+    i8_from_text(s, arg) "i8" => int_from_text::<i8>(s);
+    i16_from_text(s, arg) "i16" => int_from_text::<i16>(s);
+    i32_from_text(s, arg) "i32" => int_from_text::<i32>(s);
+    i64_from_text(s, arg) "i64" => int_from_text::<i64>(s);
+    u8_from_text(s, arg) "u8" => int_from_text::<u8>(s);
+    u16_from_text(s, arg) "u16" => int_from_text::<u16>(s);
+    u32_from_text(s, arg) "u32" => int_from_text::<u32>(s);
+    u64_from_text(s, arg) "u64" => int_from_text::<u64>(s);
+    /// arrow-json's reading of a number in an integer column.
+    i8_from_number(s, arg) "i8" => int_from_number::<i8>(s);
+    i16_from_number(s, arg) "i16" => int_from_number::<i16>(s);
+    i32_from_number(s, arg) "i32" => int_from_number::<i32>(s);
+    i64_from_number(s, arg) "i64" => int_from_number::<i64>(s);
+    u8_from_number(s, arg) "u8" => int_from_number::<u8>(s);
+    u16_from_number(s, arg) "u16" => int_from_number::<u16>(s);
+    u32_from_number(s, arg) "u32" => int_from_number::<u32>(s);
+    u64_from_number(s, arg) "u64" => int_from_number::<u64>(s);
+    f32_from_text(s, arg) "f32" => lexical_text::<f32>(s);
+    f64_from_text(s, arg) "f64" => lexical_text::<f64>(s);
+    f32_from_number(s, arg) "f32" => lexical_core::parse::<f32>(s.as_bytes()).ok();
+    f64_from_number(s, arg) "f64" => lexical_core::parse::<f64>(s.as_bytes()).ok();
+    f16_from_text(s, arg) "f16" => lexical_text::<f32>(s).map(half::f16::from_f32);
+    f16_from_number(s, arg) "f16" => {
+        lexical_core::parse::<f32>(s.as_bytes()).ok().map(half::f16::from_f32)
+    };
+    /// `arg`: see [`timestamp_layout`].
+    timestamp_from_arrow_string(s, arg) "timestamp" => {
+        let (secs, nanos) = arrow_timestamp(s, (arg >> 32) as u32 as i32)?;
+        arrow_timestamp_in_unit(secs, nanos, arg & 0xffff_ffff)
+    };
+    /// An integer in the unit; other numbers through `f64`, saturating.
+    timestamp_from_number(s, arg) "timestamp" => {
+        s.parse::<i64>().ok().or_else(|| s.parse::<f64>().ok().map(|f| f as i64))
+    };
+    date32_from_arrow_string(s, arg) "date" => arrow_date32(s);
     date32_from_string(s, arg) "date" => {
         let b = s.as_bytes();
         if b.len() != 10 {
@@ -234,6 +332,47 @@ pub(crate) fn parse_decimal(s: &str, precision: u8, scale: i8) -> Option<i128> {
         return None;
     }
     Some(if negative { -value } else { value })
+}
+
+/// An integer column's string as arrow-cast reads it: ASCII whitespace around
+/// it ignored, an optional sign, decimal digits, in range; `-0` (any number of
+/// zeros) is 0 in unsigned types too.
+fn int_from_text<T: core::str::FromStr>(s: &str) -> Option<T> {
+    let t = s.trim_ascii();
+    if let Ok(v) = t.parse::<T>() {
+        return Some(v);
+    }
+    let zeros = t.strip_prefix('-')?;
+    if zeros.is_empty() || zeros.bytes().any(|b| b != b'0') {
+        return None;
+    }
+    "0".parse().ok()
+}
+
+/// An integer column's number as arrow-json reads it: the integer if the text
+/// is one in range, otherwise its `f64` value truncated towards zero, if that
+/// is in range (`1.5` is 1, `-0.5` is 0, `1e3` is 1000, `300` is refused by
+/// `i8`).
+fn int_from_number<T: core::str::FromStr + TryFrom<i128>>(s: &str) -> Option<T> {
+    if let Ok(v) = s.parse::<T>() {
+        return Some(v);
+    }
+    let t = s.parse::<f64>().ok()?.trunc();
+    // 2^127: beyond every integer type's range (NaN fails the test too).
+    const LIMIT: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
+    if !(-LIMIT..LIMIT).contains(&t) {
+        return None;
+    }
+    T::try_from(t as i128).ok()
+}
+
+/// A float column's string as arrow-cast reads it (lexical's grammar:
+/// `1.5`, `1e3`, `.5`, `NaN`, `inf`, `Infinity`, …), ASCII whitespace around it
+/// ignored.
+fn lexical_text<T: lexical_core::FromLexical>(s: &str) -> Option<T> {
+    lexical_core::parse::<T>(s.as_bytes())
+        .or_else(|_| lexical_core::parse::<T>(s.trim_ascii().as_bytes()))
+        .ok()
 }
 
 /// Days since 1970-01-01 of the proleptic Gregorian date (Howard Hinnant's
@@ -355,6 +494,202 @@ pub(crate) fn parse_timestamp(s: &str, naive_offset: i32) -> Option<(i64, u32)> 
         }
     }
     Some((secs, nanos))
+}
+
+/// Whether `(year, month, day)` is a date of the proleptic Gregorian calendar.
+fn valid_date(year: i64, month: u32, day: u32) -> bool {
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day)
+}
+
+/// A fixed offset after a timestamp, as arrow reads a time zone without its
+/// `chrono-tz` feature: `±HH:MM`, `±HHMM` or `±HH` (minutes up to 99), less
+/// than a day; seconds east of UTC.
+fn arrow_fixed_offset(tz: &str) -> Option<i64> {
+    let b = tz.as_bytes();
+    let (h, m) = match b.len() {
+        6 if b[3] == b':' => (digits(&b[1..3])?, digits(&b[4..6])?),
+        5 => (digits(&b[1..3])?, digits(&b[3..5])?),
+        3 => (digits(&b[1..3])?, 0),
+        _ => return None,
+    };
+    let secs = i64::from(h * 3600 + m * 60);
+    if secs >= 86_400 {
+        return None;
+    }
+    match b[0] {
+        b'+' => Some(secs),
+        b'-' => Some(-secs),
+        _ => None,
+    }
+}
+
+/// A timestamp string as arrow-json reads it (arrow-cast's `string_to_datetime`
+/// with the column's zone): `YYYY-MM-DD`, alone (midnight) or followed by `T`,
+/// `t` or a space and `HH:MM:SS` (with an optional `.` and 1 or more fraction
+/// digits, the first 9 read) or `HHMMSS`; then nothing (a local time in the
+/// column's zone, `naive_offset` seconds east of UTC), `Z`/`z`, or a fixed
+/// offset, optionally after whitespace (`+HH:MM`, `+HHMM`, `+HH`). Second 60 is
+/// a leap second: second 59 with the nanoseconds past 10^9. Hours and minutes
+/// without seconds (`10:20`) are refused, as arrow refuses them.
+///
+/// Seconds since the epoch and nanoseconds past them (`0..2_000_000_000`).
+pub(crate) fn arrow_timestamp(s: &str, naive_offset: i32) -> Option<(i64, u32)> {
+    let b = s.as_bytes();
+    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let year = digits(&b[..4])?;
+    let month = digits(&b[5..7])?;
+    let day = digits(&b[8..10])?;
+    if !valid_date(i64::from(year), month, day) {
+        return None;
+    }
+    let local = days_from_civil(i64::from(year), month, day) * 86_400;
+    let naive_offset = i64::from(naive_offset);
+    if b.len() == 10 {
+        return Some((local - naive_offset, 0));
+    }
+    if !matches!(b[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    // arrow looks at the first 32 bytes for digits.
+    let digit = |i: usize| i < 32 && b.get(i).is_some_and(u8::is_ascii_digit);
+    let two = |i: usize| u32::from(b[i] - b'0') * 10 + u32::from(b[i + 1] - b'0');
+    let (hour, minute, mut second, mut nanos, mut end);
+    if digit(11)
+        && digit(12)
+        && b.get(13) == Some(&b':')
+        && digit(14)
+        && digit(15)
+        && b.get(16) == Some(&b':')
+        && digit(17)
+        && digit(18)
+    {
+        (hour, minute, second) = (two(11), two(14), two(17));
+        nanos = 0;
+        end = 19;
+        if b.get(19) == Some(&b'.') {
+            let n = (20..32).take_while(|&i| digit(i)).count();
+            if n == 0 {
+                return None;
+            }
+            for i in 0..9 {
+                nanos *= 10;
+                if i < n {
+                    nanos += u32::from(b[20 + i] - b'0');
+                }
+            }
+            end = 20 + n;
+            // More digits than arrow's window: read past them.
+            if end == 32 {
+                while b.get(end).is_some_and(u8::is_ascii_digit) {
+                    end += 1;
+                }
+            }
+        }
+    } else if (11..17).all(digit) && !digit(17) && !digit(18) {
+        (hour, minute, second) = (two(11), two(13), two(15));
+        nanos = 0;
+        end = 17;
+    } else {
+        return None;
+    }
+    if hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    if second == 60 {
+        second = 59;
+        nanos += 1_000_000_000;
+    }
+    let local = local + i64::from(hour * 3600 + minute * 60 + second);
+    if end >= b.len() {
+        return Some((local - naive_offset, nanos));
+    }
+    if matches!(b[end], b'Z' | b'z') && end + 1 == b.len() {
+        return Some((local, nanos));
+    }
+    let offset = arrow_fixed_offset(s.get(end..)?.trim_start())?;
+    Some((local - offset, nanos))
+}
+
+/// [`arrow_timestamp`]'s value in the unit of `nanos_per_unit`, as chrono's
+/// `timestamp` (seconds: the leap second's nanoseconds are dropped),
+/// `timestamp_millis`, `timestamp_micros` and `timestamp_nanos_opt` give it;
+/// `None` when it overflows `i64`.
+pub(crate) fn arrow_timestamp_in_unit(secs: i64, nanos: u32, nanos_per_unit: u64) -> Option<i64> {
+    match nanos_per_unit {
+        1_000_000_000 => Some(secs),
+        // As chrono: a negative second count is taken one second up, so that
+        // the earliest nanosecond timestamps do not overflow on the way.
+        1 if secs < 0 => (secs + 1)
+            .checked_mul(1_000_000_000)?
+            .checked_add(i64::from(nanos) - 1_000_000_000),
+        _ => secs
+            .checked_mul((1_000_000_000 / nanos_per_unit) as i64)?
+            .checked_add(i64::from(nanos) / nanos_per_unit as i64),
+    }
+}
+
+/// A Date32 string as arrow-json reads it (arrow-cast's `Date32Type::parse`):
+/// - `±YYYY…-M…-D…` (a sign, then a year of 4 or more digits): any `i32` year,
+///   month and day as decimal numbers (`+10999-12-31`, `-0012-5-06`);
+/// - longer than 10 bytes: a timestamp ([`arrow_timestamp`], UTC), its UTC date
+///   (`2001-02-03T04:05:06Z`, `2001-02-03 00:00:00`);
+/// - `YYYYMMDD`;
+/// - `YYYY-MM-DD`, `YYYY-MM-D`, `YYYY-M-DD`, `YYYY-M-D` (arrow reads only the
+///   first 10 bytes' digits: a shorter form may be followed by non-digits up to
+///   10 bytes, `2001-02-3x`).
+pub(crate) fn arrow_date32(s: &str) -> Option<i32> {
+    let b = s.as_bytes();
+    if let Some(b'+' | b'-') = b.first() {
+        let hyphen = s[1..].find('-')?;
+        if hyphen < 4 {
+            return None;
+        }
+        let year: i32 = s[..hyphen + 1].parse().ok()?;
+        let mut rest = s[hyphen + 1..].strip_prefix('-')?.splitn(2, '-');
+        let month: u32 = rest.next()?.parse().ok()?;
+        let day: u32 = rest.next()?.parse().ok()?;
+        if !valid_date(i64::from(year), month, day) {
+            return None;
+        }
+        return i32::try_from(days_from_civil(i64::from(year), month, day)).ok();
+    }
+    if b.len() > 10 {
+        let (secs, _) = arrow_timestamp(s, 0)?;
+        return i32::try_from(secs.div_euclid(86_400)).ok();
+    }
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    let num = |range: core::ops::Range<usize>| digits(b.get(range)?);
+    let year = num(0..4)?;
+    let (month, day) = if b.get(4) != Some(&b'-') {
+        if b.len() != 8 {
+            return None;
+        }
+        (num(4..6)?, num(6..8)?)
+    } else {
+        // Which of positions 5..=9 hold digits (4 holds `-`).
+        let shape: [bool; 5] = core::array::from_fn(|i| digit(5 + i));
+        match shape {
+            [true, true, false, true, true] if b[7] == b'-' => (num(5..7)?, num(8..10)?),
+            [true, true, false, true, false] if b[7] == b'-' => (num(5..7)?, num(8..9)?),
+            [true, false, true, true, false] if b[6] == b'-' => (num(5..6)?, num(7..9)?),
+            [true, false, true, false, false] if b[6] == b'-' => (num(5..6)?, num(7..8)?),
+            _ => return None,
+        }
+    };
+    if !valid_date(i64::from(year), month, day) {
+        return None;
+    }
+    i32::try_from(days_from_civil(i64::from(year), month, day)).ok()
 }
 
 /// A timestamp in the unit of `nanos_per_unit` (1, 1e3, 1e6 or 1e9), rounded

@@ -20,12 +20,12 @@ use arrow_schema::{ArrowError, DataType, Field, Fields, SchemaRef, TimeUnit};
 use core::ffi::c_void;
 
 use jitson_core::column::{
-    Column, ColumnLayout, Conflict, ParsedLayout, Shape, Store, column_abandon_row,
+    Column, ColumnLayout, Conflict, ParseFn, ParsedLayout, Shape, Store, column_abandon_row,
     column_append_text, column_node, column_push_null, node,
 };
 use jitson_core::decode::layout_of;
 use jitson_core::layout::{
-    Kind, LayoutRef, MapLayout, SlotFn, StringLayout, StructLayout, TypeLayout,
+    DuplicateKeys, Kind, LayoutRef, MapLayout, SlotFn, StringLayout, StructLayout, TypeLayout,
 };
 
 use crate::parse;
@@ -35,6 +35,9 @@ use crate::parse;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Policy {
     pub strict: bool,
+    /// `with_strict_parsing`: serde_json's rules for values instead of
+    /// arrow-json's (no second, looser reading; repeated keys are errors).
+    pub strict_parsing: bool,
     pub coerce_primitive: bool,
     pub conflict: Conflict,
 }
@@ -157,6 +160,11 @@ impl Plan {
             fields,
             skipped: &[],
             deny_unknown_fields: policy.strict,
+            duplicate_keys: if policy.strict_parsing {
+                DuplicateKeys::Error
+            } else {
+                DuplicateKeys::LastWins
+            },
             flatten: &[],
         });
         let expecting = self.keep_str(&format!("struct {name}"));
@@ -216,73 +224,73 @@ impl Plan {
             children: Vec::new(),
         };
         let coerce = policy.coerce_primitive;
-        let number = |plan: &mut Plan, layout: &'static TypeLayout, f| {
-            if coerce {
-                let parsed = plan.keep(parse::coerced_number(f));
-                plan.parsed_node(layout.expecting, parsed)
+        let strict = policy.strict_parsing;
+        // A number column: the kind's own parser first; by default (arrow-json's
+        // rules) what it refuses is read again by `lenient`; under strict
+        // parsing, strings only with `coerce_primitive`, by `coerced`.
+        let number = |plan: &mut Plan,
+                      layout: &'static TypeLayout,
+                      coerced: ParseFn,
+                      lenient: &'static ParsedLayout|
+         -> (&'static TypeLayout, Option<&'static TypeLayout>) {
+            if !strict {
+                (layout, Some(plan.parsed_node(layout.expecting, lenient)))
+            } else if coerce {
+                let parsed = plan.keep(parse::coerced_number(coerced));
+                (plan.parsed_node(layout.expecting, parsed), None)
             } else {
-                layout
+                (layout, None)
             }
         };
+        let mut lenient = None;
+        macro_rules! int {
+            ($t:ty, $width:expr, $coerced:ident, $text:ident, $number:ident) => {{
+                static LENIENT: ParsedLayout = parse::lenient_integer(parse::$text, parse::$number);
+                let (value, second) = number(self, layout_of::<$t>(), parse::$coerced, &LENIENT);
+                lenient = second;
+                (Store::Fixed, value, fixed($width))
+            }};
+        }
         let (store, value, template): (Store, &'static TypeLayout, ColumnTemplate) =
             match field.data_type() {
                 DataType::Null => (Store::Fixed, layout_of::<()>(), fixed(0)),
                 DataType::Boolean => (Store::Fixed, layout_of::<bool>(), fixed(1)),
-                DataType::Int8 => (
-                    Store::Fixed,
-                    number(self, layout_of::<i8>(), parse::parse_i8),
-                    fixed(1),
-                ),
-                DataType::Int16 => (
-                    Store::Fixed,
-                    number(self, layout_of::<i16>(), parse::parse_i16),
-                    fixed(2),
-                ),
-                DataType::Int32 => (
-                    Store::Fixed,
-                    number(self, layout_of::<i32>(), parse::parse_i32),
-                    fixed(4),
-                ),
-                DataType::Int64 => (
-                    Store::Fixed,
-                    number(self, layout_of::<i64>(), parse::parse_i64),
-                    fixed(8),
-                ),
-                DataType::UInt8 => (
-                    Store::Fixed,
-                    number(self, layout_of::<u8>(), parse::parse_u8),
-                    fixed(1),
-                ),
-                DataType::UInt16 => (
-                    Store::Fixed,
-                    number(self, layout_of::<u16>(), parse::parse_u16),
-                    fixed(2),
-                ),
-                DataType::UInt32 => (
-                    Store::Fixed,
-                    number(self, layout_of::<u32>(), parse::parse_u32),
-                    fixed(4),
-                ),
-                DataType::UInt64 => (
-                    Store::Fixed,
-                    number(self, layout_of::<u64>(), parse::parse_u64),
-                    fixed(8),
-                ),
-                DataType::Float16 => (
-                    Store::Fixed,
-                    self.parsed_node("f16", &parse::FLOAT16),
-                    fixed(2),
-                ),
-                DataType::Float32 => (
-                    Store::Fixed,
-                    number(self, layout_of::<f32>(), parse::parse_f32),
-                    fixed(4),
-                ),
-                DataType::Float64 => (
-                    Store::Fixed,
-                    number(self, layout_of::<f64>(), parse::parse_f64),
-                    fixed(8),
-                ),
+                DataType::Int8 => int!(i8, 1, parse_i8, i8_from_text, i8_from_number),
+                DataType::Int16 => int!(i16, 2, parse_i16, i16_from_text, i16_from_number),
+                DataType::Int32 => int!(i32, 4, parse_i32, i32_from_text, i32_from_number),
+                DataType::Int64 => int!(i64, 8, parse_i64, i64_from_text, i64_from_number),
+                DataType::UInt8 => int!(u8, 1, parse_u8, u8_from_text, u8_from_number),
+                DataType::UInt16 => int!(u16, 2, parse_u16, u16_from_text, u16_from_number),
+                DataType::UInt32 => int!(u32, 4, parse_u32, u32_from_text, u32_from_number),
+                DataType::UInt64 => int!(u64, 8, parse_u64, u64_from_text, u64_from_number),
+                DataType::Float16 => {
+                    let parsed = if strict {
+                        &parse::FLOAT16
+                    } else {
+                        &parse::LENIENT_FLOAT16
+                    };
+                    (Store::Fixed, self.parsed_node("f16", parsed), fixed(2))
+                }
+                DataType::Float32 => {
+                    let (value, second) = number(
+                        self,
+                        layout_of::<f32>(),
+                        parse::parse_f32,
+                        &parse::LENIENT_F32,
+                    );
+                    lenient = second;
+                    (Store::Fixed, value, fixed(4))
+                }
+                DataType::Float64 => {
+                    let (value, second) = number(
+                        self,
+                        layout_of::<f64>(),
+                        parse::parse_f64,
+                        &parse::LENIENT_F64,
+                    );
+                    lenient = second;
+                    (Store::Fixed, value, fixed(8))
+                }
                 DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
                     let value = if coerce {
                         self.parsed_node("a string", &parse::COERCED_TEXT)
@@ -322,18 +330,25 @@ impl Plan {
                             ))
                         })?,
                     };
-                    let parsed = self.keep(parse::timestamp_layout(nanos_per_unit, offset));
+                    let parsed = self.keep(if strict {
+                        parse::timestamp_layout(nanos_per_unit, offset)
+                    } else {
+                        parse::lenient_timestamp_layout(nanos_per_unit, offset)
+                    });
                     (
                         Store::Fixed,
                         self.parsed_node("a timestamp", parsed),
                         fixed(8),
                     )
                 }
-                DataType::Date32 => (
-                    Store::Fixed,
-                    self.parsed_node("a date", &parse::DATE32),
-                    fixed(4),
-                ),
+                DataType::Date32 => {
+                    let parsed = if strict {
+                        &parse::DATE32
+                    } else {
+                        &parse::LENIENT_DATE32
+                    };
+                    (Store::Fixed, self.parsed_node("a date", parsed), fixed(4))
+                }
                 DataType::Decimal128(precision, scale) => {
                     let parsed = self.keep(ParsedLayout {
                         arg: parse::decimal_arg(*precision, *scale),
@@ -385,6 +400,7 @@ impl Plan {
             width: template.width,
             nullable: field.is_nullable(),
             conflict: policy.conflict,
+            lenient: lenient.map(LayoutRef::Node),
         });
         // What a list column expects, in serde's words; other columns' messages
         // name their value's type ("i64").

@@ -52,14 +52,16 @@ pub struct ReaderBuilder {
 }
 
 impl ReaderBuilder {
-    /// Records of `schema`; batches of 1024 rows; unknown keys skipped; values of
-    /// another type are errors; no coercion.
+    /// Records of `schema`; batches of 1024 rows; unknown keys skipped; values
+    /// read as arrow-json reads them (see [`with_strict_parsing`](Self::with_strict_parsing));
+    /// values of another type are errors; no coercion into text columns.
     pub fn new(schema: SchemaRef) -> ReaderBuilder {
         ReaderBuilder {
             schema,
             batch_size: 1024,
             policy: Policy {
                 strict: false,
+                strict_parsing: false,
                 coerce_primitive: false,
                 conflict: Conflict::Error,
             },
@@ -79,8 +81,32 @@ impl ReaderBuilder {
         self
     }
 
+    /// Values are read by serde_json's rules for a derived struct instead of
+    /// arrow-json's (the default, which a program swapping arrow-json for
+    /// jitson-arrow needs):
+    ///
+    /// | input | default (arrow-json) | strict parsing |
+    /// |---|---|---|
+    /// | `1.5`, `1e3`, `1.0` in an integer column | truncated: 1, 1000, 1 | error |
+    /// | `"42"` in a numeric column | 42 | error (unless [`with_coerce_primitive`](Self::with_coerce_primitive)) |
+    /// | `1e400` in a float column | infinity | error |
+    /// | `"NaN"`, `"inf"`, `"1.5"` in a float column | read as numbers | error |
+    /// | timestamps | arrow-cast's forms (`HH:MM:SS` required; `HHMMSS`, offset after a space, leap second) | RFC 3339 and its relaxations (`HH:MM` allowed) |
+    /// | `1.5` in a timestamp column | 1 | error |
+    /// | Date32 | arrow-cast's forms (`2001-02-03T04:05:06Z`, `20010203`, `2001-2-3`, `+10999-12-31`) | `"YYYY-MM-DD"` only |
+    /// | a key repeated in a record | the last value stands | error (`duplicate field`) |
+    ///
+    /// (`with_strict_mode` is arrow-json's option about unknown keys, which this
+    /// one leaves alone.)
+    pub fn with_strict_parsing(mut self, strict: bool) -> Self {
+        self.policy.strict_parsing = strict;
+        self
+    }
+
     /// Numbers and booleans are accepted in text columns (stored as their JSON
-    /// text), and strings holding numbers in numeric columns (as arrow-json).
+    /// text), as arrow-json. With [`with_strict_parsing`](Self::with_strict_parsing),
+    /// also strings holding numbers in numeric columns (which arrow-json always
+    /// accepts, and so does the default).
     pub fn with_coerce_primitive(mut self, coerce: bool) -> Self {
         self.policy.coerce_primitive = coerce;
         self

@@ -521,6 +521,14 @@ pub struct ColumnLayout {
     pub nullable: bool,
     /// What a value of another type becomes.
     pub conflict: Conflict,
+    /// A second, looser reading of a value that [`value`](Self::value) refuses
+    /// (arrow-json's rules: `1.5` or `"42"` in an integer column): a
+    /// [`Kind::Parsed`] layout writing the same slot ([`Store::Fixed`] only). `value` stays the fast
+    /// path; only what it refuses is read again, by the interpreter on both
+    /// backends (generated code hands the column to it when `value` fails).
+    /// When this reading refuses the value too, the error is its own if it is a
+    /// data error (it read the value's JSON type), otherwise `value`'s.
+    pub lenient: Option<LayoutRef>,
 }
 
 /// Parses the text of one JSON scalar into `dst` (a fixed-width slot, or a

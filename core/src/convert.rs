@@ -271,6 +271,7 @@ unsafe impl HasLayout for DurationParts {
             skipped: &[],
             // serde's Duration names only these two fields.
             deny_unknown_fields: true,
+            duplicate_keys: crate::layout::DuplicateKeys::Error,
             flatten: &[],
         }),
     );

@@ -125,6 +125,7 @@ mod tests {
             fields: Box::leak(fields.into_boxed_slice()),
             skipped: &[],
             deny_unknown_fields: false,
+            duplicate_keys: crate::layout::DuplicateKeys::Error,
             flatten: &[],
         };
         let table = KeyTable::new(&st);

@@ -404,9 +404,26 @@ pub struct StructLayout {
     pub skipped: &'static [SkippedField],
     /// Reject keys that name no field, instead of skipping their values.
     pub deny_unknown_fields: bool,
+    /// What a key naming a field already written means.
+    pub duplicate_keys: DuplicateKeys,
     /// `#[serde(flatten)]` fields: structs whose keys join this struct's, and
     /// maps that collect the keys no field claims; in declaration order.
     pub flatten: &'static [FlattenField],
+}
+
+/// What a struct does with a key naming a field it has already written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DuplicateKeys {
+    /// An error (`duplicate field`), as serde's derive gives: every derived type.
+    Error,
+    /// The last value stands, as arrow-json reads records: the earlier value is
+    /// dropped (its [`TypeLayout::drop`]) and the field decoded again. An
+    /// earlier value of the wrong type (a data error) is not an error when a
+    /// later one of the same key is read: it is skipped, and its error only
+    /// stands if the object ends without another value for the field. Only
+    /// the interpreter implements it; generated code gives up to the
+    /// interpreter on a repeated key, and on a field that fails.
+    LastWins,
 }
 
 /// A `#[serde(flatten)]` field.
@@ -927,6 +944,7 @@ mod tests {
         fields: &FIELDS,
         skipped: &[],
         deny_unknown_fields: false,
+        duplicate_keys: DuplicateKeys::Error,
         flatten: &[],
     };
     static OTHER: StructLayout = StructLayout {
@@ -934,6 +952,7 @@ mod tests {
         fields: &FIELDS,
         skipped: &[],
         deny_unknown_fields: false,
+        duplicate_keys: DuplicateKeys::Error,
         flatten: &[],
     };
 

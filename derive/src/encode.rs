@@ -403,6 +403,7 @@ fn struct_kind(
                         fields: &[#(#entries),*],
                         skipped: &[],
                         deny_unknown_fields: false,
+                        duplicate_keys: ::jitson::__private::DuplicateKeys::Error,
                         flatten: &[#(#flatten),*],
                     })
                 },

@@ -379,6 +379,7 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
                 fields: &[#(#decoded_entries),*],
                 skipped: &[#(#skipped_entries),*],
                 deny_unknown_fields: #deny_unknown_fields,
+                duplicate_keys: ::jitson::__private::DuplicateKeys::Error,
                 flatten: &[#(#flatten_entries),*],
             })
         }

@@ -42,7 +42,7 @@ impl Parser<'_> {
         // SAFETY: each destination is what the value's layout expects (module docs
         // of `jitson_core::column`): a slot of `width` bytes below `cap`, the column
         // itself for text, the children for records.
-        let result = unsafe {
+        let mut result = unsafe {
             match column.store {
                 Store::Fixed => {
                     let slot = col.values.add(col.len * col.width);
@@ -53,6 +53,21 @@ impl Parser<'_> {
                 Store::List => self.decode_list(layout, column.value.get(), col),
             }
         };
+        if let (Err(_), Some(lenient), Store::Fixed) = (&result, column.lenient, column.store) {
+            // The looser reading, from the value's start, into the same slot (a
+            // refused value wrote nothing there).
+            self.pos = start;
+            // SAFETY: `lenient` writes what `value` writes (`ColumnLayout::lenient`),
+            // to the slot of `width` bytes below `cap`.
+            let again = unsafe {
+                let slot = col.values.add(col.len * col.width);
+                self.decode_value(lenient.get(), slot)
+            };
+            result = match again {
+                Err(e) if e.classify() != Category::Data => result,
+                again => again,
+            };
+        }
         match result {
             Ok(()) => {
                 col.commit_valid();

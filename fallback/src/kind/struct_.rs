@@ -6,8 +6,10 @@
 //! of fields written serves duplicate detection, missing-field detection and, on
 //! error, dropping exactly what was written.
 
-use jitson_core::error::{Error, ErrorCode, PathSegment, expected_names};
-use jitson_core::layout::{Field, Kind, MapLayout, SkippedField, StructLayout, TypeLayout};
+use jitson_core::error::{Category, Error, ErrorCode, PathSegment, expected_names};
+use jitson_core::layout::{
+    DuplicateKeys, Field, Kind, MapLayout, SkippedField, StructLayout, TypeLayout,
+};
 use jitson_core::text::StrText;
 
 use crate::kind::map::AfterMember;
@@ -47,6 +49,10 @@ impl Seen {
 
     fn set(&mut self, i: usize) {
         self.words()[i / 64] |= 1 << (i % 64);
+    }
+
+    fn clear(&mut self, i: usize) {
+        self.words()[i / 64] &= !(1 << (i % 64));
     }
 }
 
@@ -100,6 +106,9 @@ impl Parser<'_> {
     ) -> Result<(), Error> {
         let mut guess = 0usize;
         let mut skipped_tag = false;
+        // `DuplicateKeys::LastWins`: data errors of fields not (yet) written
+        // again, by field.
+        let mut deferred: Vec<(usize, Error)> = Vec::new();
         // Only while learning (a type waiting for its compile): the keys' order.
         let mut order = self.key_orders.is_some().then(Vec::new);
         loop {
@@ -108,15 +117,39 @@ impl Parser<'_> {
             match find_field(st.fields, key, guess) {
                 Some(i) => {
                     let field = &st.fields[i];
+                    let last_wins = st.duplicate_keys == DuplicateKeys::LastWins;
                     if seen.get(i) {
-                        return Err(self.error(ErrorCode::DuplicateField(field.name), key_start));
+                        if !last_wins {
+                            return Err(
+                                self.error(ErrorCode::DuplicateField(field.name), key_start)
+                            );
+                        }
+                        // The last value stands: the earlier one goes.
+                        // SAFETY: the field is live (its bit is set).
+                        unsafe { drop_value(field.layout.get(), dst.add(field.offset)) };
+                        seen.clear(i);
                     }
                     self.parse_object_colon()?;
+                    let value_start = self.pos;
                     // SAFETY: the field's offset and layout describe memory inside
                     // the struct (the Decode contract).
-                    unsafe { self.decode_value(field.layout.get(), dst.add(field.offset)) }
-                        .map_err(|e| at_segment(e, || PathSegment::Field(field.name)))?;
-                    seen.set(i);
+                    let result =
+                        unsafe { self.decode_value(field.layout.get(), dst.add(field.offset)) }
+                            .map_err(|e| at_segment(e, || PathSegment::Field(field.name)));
+                    if last_wins {
+                        deferred.retain(|(j, _)| *j != i);
+                    }
+                    match result {
+                        Ok(()) => seen.set(i),
+                        Err(e) if last_wins && e.classify() == Category::Data => {
+                            // Only an error if no later value of the key follows
+                            // (arrow-json reads the last value only).
+                            self.pos = value_start;
+                            self.ignore_value()?;
+                            deferred.push((i, e));
+                        }
+                        Err(e) => return Err(e),
+                    }
                     guess = i + 1;
                     if let Some(order) = &mut order {
                         order.push(i as u16);
@@ -144,6 +177,9 @@ impl Parser<'_> {
             match self.end_map_member()? {
                 AfterMember::More => {}
                 AfterMember::End => {
+                    if let Some(e) = first_deferred(deferred) {
+                        return Err(e);
+                    }
                     if let (Some(orders), Some(order)) = (self.key_orders.as_deref_mut(), order) {
                         orders.offer(st, order);
                     }
@@ -190,6 +226,15 @@ impl Parser<'_> {
         }
         Ok(())
     }
+}
+
+/// The earliest in the input of the errors deferred by `DuplicateKeys::LastWins`.
+#[cold]
+fn first_deferred(deferred: Vec<(usize, Error)>) -> Option<Error> {
+    deferred
+        .into_iter()
+        .map(|(_, e)| e)
+        .min_by_key(Error::offset)
 }
 
 /// The error for a key naming none of `fields`, with serde's list of them.

@@ -52,10 +52,12 @@ impl FnTranslator<'_, '_> {
             self.b.switch_to_block(value);
         }
         self.emit_reserve_row(dst);
-        // A value that fails was not stored; under the null-on-conflict policy
-        // the interpreter decodes the whole column again and applies it.
+        // A value that fails was not stored; under the null-on-conflict policy,
+        // or with a looser second reading (`ColumnLayout::lenient`), the
+        // interpreter decodes the whole column again and applies it.
         let failed = match column.conflict {
             Conflict::Null if column.nullable => slow,
+            _ if column.lenient.is_some() => slow,
             _ => unwind,
         };
         let value = column.value.get();
