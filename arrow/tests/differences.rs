@@ -64,3 +64,13 @@ fn decimals_that_need_rounding() {
 fn strict_parsing_refuses_duplicate_keys() {
     jitson_refuses(DataType::Int64, r#"{"v": 1, "v": 2}"#, true).unwrap();
 }
+
+#[test]
+fn number_grammar() {
+    // arrow-json's tokenizer takes a run of digits, `-`, `+`, `.`, `e` as a
+    // number and lets the column's parser judge it; jitson reads JSON numbers.
+    for v in ["01", "1.", "-01.5", "1.e3"] {
+        let theirs = jitson_refuses(DataType::Int64, &format!("{{\"v\": {v}}}"), false);
+        assert!(theirs.is_ok(), "{v}: {theirs:?}");
+    }
+}
