@@ -59,6 +59,9 @@ pub(crate) struct Plan {
     pub root: &'static TypeLayout,
     /// The schema.
     pub schema: SchemaRef,
+    /// Each top-level value is a row of the schema's one field
+    /// (`ReaderBuilder::new_with_field`), rather than a record of its fields.
+    pub is_field: bool,
     /// Empty columns of the right shapes, cloned for every decoder.
     template: Vec<ColumnTemplate>,
     /// Column layouts by type and nullability, shared between columns.
@@ -90,19 +93,27 @@ impl ColumnTemplate {
 pub const MAX_COLUMNS: usize = 1 << 16;
 
 impl Plan {
-    /// Lowers `schema`. Errors name the first field whose type is not supported.
-    pub fn new(schema: SchemaRef, policy: Policy) -> Result<Plan, ArrowError> {
+    /// Lowers `schema`: records of its fields, or, when `is_field`, values of
+    /// its one field. Errors name the first field whose type is not supported.
+    pub fn new(schema: SchemaRef, policy: Policy, is_field: bool) -> Result<Plan, ArrowError> {
         let mut plan = Plan {
             #[cfg(feature = "jit")]
             jit: None,
             root: &TEXT_VALUE,
             schema: schema.clone(),
+            is_field,
             template: Vec::new(),
             shared: HashMap::new(),
             arena: Vec::new(),
         };
         let mut count = 0;
-        let (root, template) = plan.record(schema.fields(), "record", policy, &mut count)?;
+        let (root, template) = match (is_field, schema.fields().first()) {
+            (true, Some(field)) => {
+                let (layout, template) = plan.column(field, policy, &mut count)?;
+                (layout, vec![template])
+            }
+            _ => plan.record(schema.fields(), "record", policy, &mut count)?,
+        };
         plan.root = root;
         plan.template = template;
         Ok(plan)

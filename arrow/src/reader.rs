@@ -46,6 +46,8 @@ pub enum Backend {
 #[derive(Clone, Debug)]
 pub struct ReaderBuilder {
     schema: SchemaRef,
+    /// `new_with_field`: values of the schema's one field, not records.
+    is_field: bool,
     batch_size: usize,
     policy: Policy,
     backend: Backend,
@@ -58,6 +60,7 @@ impl ReaderBuilder {
     pub fn new(schema: SchemaRef) -> ReaderBuilder {
         ReaderBuilder {
             schema,
+            is_field: false,
             batch_size: 1024,
             policy: Policy {
                 strict: false,
@@ -66,6 +69,18 @@ impl ReaderBuilder {
                 conflict: Conflict::Error,
             },
             backend: Backend::Auto,
+        }
+    }
+
+    /// Values of `field`'s type, any JSON value at the top level (not only
+    /// objects), as arrow-json's `new_with_field`: each value is a row of the
+    /// batches' one column, named after the field (`1\n2\n3`, or
+    /// `[1, 2]\n[3]` for a list field; a top-level array is a value, not an
+    /// array of records).
+    pub fn new_with_field(field: impl Into<arrow_schema::FieldRef>) -> ReaderBuilder {
+        ReaderBuilder {
+            is_field: true,
+            ..ReaderBuilder::new(Arc::new(arrow_schema::Schema::new(vec![field.into()])))
         }
     }
 
@@ -134,7 +149,7 @@ impl ReaderBuilder {
     /// [`Schema`](crate::CompiledSchema) from which decoders are made.
     pub fn compile(&self) -> Result<crate::CompiledSchema, ArrowError> {
         #[allow(unused_mut)]
-        let mut plan = Plan::new(self.schema.clone(), self.policy)?;
+        let mut plan = Plan::new(self.schema.clone(), self.policy, self.is_field)?;
         #[cfg(feature = "jit")]
         {
             plan.jit = crate::backend::Jit::for_plan(&plan, self.backend)?;
@@ -176,7 +191,12 @@ impl crate::CompiledSchema {
             batch_size: self.batch_size,
             pending: Vec::new(),
             scan: ValueEnd::default(),
-            framing: Framing::Start,
+            // A value of a field may be an array: no top-level array framing.
+            framing: if self.plan.is_field {
+                Framing::Values
+            } else {
+                Framing::Start
+            },
             offset: 0,
             records: 0,
             lines: 0,
@@ -388,6 +408,17 @@ impl Decoder {
         }
     }
 
+    /// Whether the input so far ends inside a record (kept for the next
+    /// [`decode`](Self::decode); [`flush`](Self::flush) would fail).
+    pub fn has_partial_record(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// The schema of the batches.
+    pub fn schema(&self) -> SchemaRef {
+        self.plan.schema.clone()
+    }
+
     /// Whether no rows are buffered.
     pub fn is_empty(&self) -> bool {
         self.rows == 0
@@ -448,6 +479,12 @@ impl<R: BufRead> Iterator for Reader<R> {
                 return self.decoder.flush().transpose();
             }
         }
+    }
+}
+
+impl<R: BufRead> arrow_array::RecordBatchReader for Reader<R> {
+    fn schema(&self) -> SchemaRef {
+        self.decoder.schema()
     }
 }
 

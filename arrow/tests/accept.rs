@@ -533,3 +533,85 @@ fn errors_of_the_second_reading_name_the_value() {
         assert!(e.to_string().contains("3e9"), "{e}");
     }
 }
+
+#[test]
+fn new_with_field_reads_any_top_level_value() {
+    let int = Arc::new(Field::new("int", DataType::Int32, true));
+    let cases: Vec<(Arc<Field>, &str)> = vec![
+        (int.clone(), "1\n2\n3\n"),
+        (int.clone(), "1 null 2.5 \"4\"\n"),
+        (int.clone(), "1\n\"x\"\n"),
+        (
+            Arc::new(Field::new_list("l", int.clone(), true)),
+            "[1, 2, 3]\n[]\nnull\n[4]\n",
+        ),
+        (
+            Arc::new(Field::new_struct(
+                "s",
+                vec![Field::new("a", DataType::Int64, true)],
+                true,
+            )),
+            "{\"a\": 1}\n{\"a\": 2, \"a\": 3}\n{}\nnull\n",
+        ),
+        (
+            Arc::new(Field::new("t", DataType::Utf8, false)),
+            "\"a\" \"b\"\n",
+        ),
+        (
+            Arc::new(Field::new("t", DataType::Utf8, false)),
+            "\"a\" null\n",
+        ),
+    ];
+    for (field, input) in cases {
+        let theirs: Outcome = arrow_json::ReaderBuilder::new_with_field(field.clone())
+            .with_batch_size(2)
+            .build(input.as_bytes())
+            .and_then(|r| r.collect());
+        for backend in BACKENDS {
+            let ours: Outcome = ReaderBuilder::new_with_field(field.clone())
+                .with_batch_size(2)
+                .with_backend(backend)
+                .build(input.as_bytes())
+                .and_then(|r| r.collect());
+            match (&theirs, &ours) {
+                (Ok(a), Ok(b)) => assert!(same_batches(a, b), "{backend:?} {input}: {a:?} {b:?}"),
+                (Err(_), Err(_)) => {}
+                _ => panic!("{backend:?} {input}: arrow-json {theirs:?}, jitson {ours:?}"),
+            }
+        }
+        eprintln!("{input:?}: {theirs:?}");
+    }
+}
+
+#[test]
+fn reader_is_a_record_batch_reader_and_decoder_reports_partial_records() {
+    use arrow_array::RecordBatchReader;
+    let s = one_column(&DataType::Int64);
+    for backend in BACKENDS {
+        let reader = ReaderBuilder::new(s.clone())
+            .with_backend(backend)
+            .build("{\"v\": 1}\n".as_bytes())
+            .unwrap();
+        assert_eq!(reader.schema(), s);
+        let boxed: Box<dyn RecordBatchReader> = Box::new(reader);
+        assert_eq!(boxed.map(|b| b.unwrap().num_rows()).sum::<usize>(), 1);
+
+        let mut ours = ReaderBuilder::new(s.clone())
+            .with_backend(backend)
+            .build_decoder()
+            .unwrap();
+        let mut theirs = arrow_json::ReaderBuilder::new(s.clone())
+            .build_decoder()
+            .unwrap();
+        for part in ["{\"v\": 1}\n{\"v\"", ": 2}", "\n"] {
+            ours.decode(part.as_bytes()).unwrap();
+            theirs.decode(part.as_bytes()).unwrap();
+            assert_eq!(
+                ours.has_partial_record(),
+                theirs.has_partial_record(),
+                "{backend:?} after {part:?}"
+            );
+        }
+        assert_eq!(ours.flush().unwrap(), theirs.flush().unwrap());
+    }
+}
