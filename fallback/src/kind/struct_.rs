@@ -4,7 +4,10 @@
 //! tried first (keys usually come in declaration order, the speculation the JIT
 //! also makes; msgspec's decoder does the same), then every field in turn. A bitmap
 //! of fields written serves duplicate detection, missing-field detection and, on
-//! error, dropping exactly what was written.
+//! error, dropping exactly what was written. Under `DuplicateKeys::LastWins`
+//! (arrow-json's records) a repeated key drops the earlier value and decodes
+//! again, and a field's data error waits for the end of the object, in case a
+//! later value of the key replaces it.
 
 use jitson_core::error::{Category, Error, ErrorCode, PathSegment, expected_names};
 use jitson_core::layout::{

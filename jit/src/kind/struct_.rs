@@ -15,8 +15,12 @@
 //! [`KeyTable`] (or unescapes and validates it) and returns the field index for
 //! a jump table, or -1 for an unknown key, whose value is skipped. A `seen`
 //! bitmap (one i64 variable) records written fields: a repeated key goes to the
-//! slow path (where the interpreter reports it), missing required fields too, and
-//! every exit that gives up drops exactly the fields written.
+//! slow path (where the interpreter reports it, or under
+//! `DuplicateKeys::LastWins` replaces the earlier value), missing required
+//! fields too, and every exit that gives up drops exactly the fields written. A
+//! field that fails fails the struct; under `LastWins` the caller's interpreter
+//! (arrow's record decoder) decodes the record again, and may defer the error
+//! to a later value of the same key.
 //!
 //! Names containing `"`, `\` or control characters can only appear escaped in
 //! JSON; they are never compared raw.
