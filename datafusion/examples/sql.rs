@@ -1,0 +1,206 @@
+//! SQL over NDJSON: DataFusion's own JSON format against jitson's, on the
+//! generated log data set (and on twitter.json's statuses when the corpus is
+//! present), at one partition and at every partition, checking that every
+//! query gives the same rows.
+//!
+//! For each query and partition count the two formats run interleaved, round
+//! by round (5 rounds, 2 with `--quick`), each on a fresh `SessionContext`
+//! whose table was created before the clock starts (schema inference is not
+//! timed); the table shows the medians, the MB/s of the file scanned, and
+//! DataFusion's time over jitson's (higher is faster). Compiling jitson's
+//! decoder happens on a first, untimed warm-up query (the compiled decoder is
+//! cached for the process, as it would be in a service).
+//!
+//! Run: `cargo run --release -p jitson-datafusion --example sql` (`-- --quick`
+//! for 200,000 records instead of 1,000,000). The exit status is 1 if any
+//! answer differs.
+
+#[path = "../../arrow/examples/data/logs.rs"]
+mod logs;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::util::pretty::pretty_format_batches;
+use datafusion::common::Result;
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+const QUERIES: &[(&str, &str)] = &[
+    ("count(*)", "SELECT count(*) FROM t"),
+    (
+        "group by 3 columns",
+        "SELECT level, service, request['status'] AS status, count(*) AS n FROM t \
+         GROUP BY level, service, request['status'] ORDER BY n DESC, level, service, status LIMIT 10",
+    ),
+    (
+        "filter + avg",
+        "SELECT service, avg(latency_ms) AS avg_ms, max(user_id) AS max_user FROM t \
+         WHERE level = 'ERROR' GROUP BY service ORDER BY service",
+    ),
+    (
+        "full scan",
+        "SELECT sum(length(message)) AS chars, count(tags) AS tags, \
+         sum(request['bytes']) AS bytes, count(request['user_agent']) AS agents FROM t",
+    ),
+];
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let rounds = if quick { 2 } else { 5 };
+    let dir = std::env::temp_dir().join(format!("jitson-datafusion-sql-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let result = run(&dir, quick, rounds).await;
+    let _ = std::fs::remove_dir_all(&dir);
+    match result {
+        Ok(true) => Ok(()),
+        Ok(false) => {
+            eprintln!("some answers differ");
+            std::process::exit(1);
+        }
+        Err(e) => Err(e),
+    }
+}
+
+async fn run(dir: &Path, quick: bool, rounds: usize) -> Result<bool> {
+    let rows = if quick { 200_000 } else { 1_000_000 };
+    let logs = dir.join("logs.json");
+    std::fs::write(&logs, logs::generate_logs(rows))?;
+    let mut data_sets = vec![(format!("logs ({rows} records)"), logs)];
+    if let Some(statuses) = twitter_statuses(dir)? {
+        data_sets.push(("twitter statuses".to_string(), statuses));
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("{rounds} rounds, medians; {cores} cores\n");
+    let mut all_equal = true;
+    for (name, file) in &data_sets {
+        let mb = std::fs::metadata(file)?.len() as f64 / 1e6;
+        println!("## {name}: {mb:.1} MB\n");
+        println!(
+            "| query | partitions | DataFusion ms | jitson ms | DataFusion MB/s | jitson MB/s | DataFusion / jitson | same rows |"
+        );
+        println!("|---|---|---|---|---|---|---|---|");
+        let queries: Vec<(&str, String)> = if name.starts_with("logs") {
+            QUERIES.iter().map(|(n, q)| (*n, q.to_string())).collect()
+        } else {
+            vec![
+                ("count(*)", "SELECT count(*) FROM t".to_string()),
+                (
+                    "group by lang",
+                    "SELECT lang, count(*) AS n, sum(retweet_count) AS rt FROM t \
+                     GROUP BY lang ORDER BY n DESC, lang LIMIT 10"
+                        .to_string(),
+                ),
+            ]
+        };
+        for (label, sql) in &queries {
+            for partitions in [1, cores] {
+                let (ours_t, theirs_t, same) = compare(file, sql, partitions, rounds).await?;
+                all_equal &= same;
+                println!(
+                    "| {label} | {partitions} | {:.1} | {:.1} | {:.0} | {:.0} | {:.2}× | {} |",
+                    ms(theirs_t),
+                    ms(ours_t),
+                    mb / theirs_t.as_secs_f64(),
+                    mb / ours_t.as_secs_f64(),
+                    theirs_t.as_secs_f64() / ours_t.as_secs_f64(),
+                    if same { "yes" } else { "NO" }
+                );
+            }
+        }
+        println!();
+    }
+    Ok(all_equal)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+async fn context(file: &Path, partitions: usize, jitson: bool) -> Result<SessionContext> {
+    let config = SessionConfig::new().with_target_partitions(partitions);
+    let ctx = SessionContext::new_with_config(config);
+    if jitson {
+        jitson_datafusion::register(&ctx)?;
+    }
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE t STORED AS JSON LOCATION '{}'",
+        file.display()
+    ))
+    .await?;
+    Ok(ctx)
+}
+
+async fn query(ctx: &SessionContext, sql: &str) -> Result<(Duration, Vec<RecordBatch>)> {
+    let start = Instant::now();
+    let batches = ctx.sql(sql).await?.collect().await?;
+    Ok((start.elapsed(), batches))
+}
+
+/// Medians of jitson's and DataFusion's times, and whether the answers agree.
+async fn compare(
+    file: &Path,
+    sql: &str,
+    partitions: usize,
+    rounds: usize,
+) -> Result<(Duration, Duration, bool)> {
+    let ours_ctx = context(file, partitions, true).await?;
+    let theirs_ctx = context(file, partitions, false).await?;
+    // Warm-up: compiles jitson's decoder, fills the OS page cache.
+    let (_, ours_rows) = query(&ours_ctx, sql).await?;
+    let (_, theirs_rows) = query(&theirs_ctx, sql).await?;
+    let same = pretty_format_batches(&ours_rows)?.to_string()
+        == pretty_format_batches(&theirs_rows)?.to_string();
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        // Alternate which goes first.
+        if round % 2 == 0 {
+            ours.push(query(&ours_ctx, sql).await?.0);
+            theirs.push(query(&theirs_ctx, sql).await?.0);
+        } else {
+            theirs.push(query(&theirs_ctx, sql).await?.0);
+            ours.push(query(&ours_ctx, sql).await?.0);
+        }
+    }
+    Ok((median(ours), median(theirs), same))
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// twitter.json's statuses, one per line, repeated to at least 20 MB, from the
+/// benchmark corpus (`../shared/corpus/bench/`, or the directory `JITSON_CORPUS`
+/// names), if present.
+fn twitter_statuses(dir: &Path) -> Result<Option<PathBuf>> {
+    let corpus = std::env::var_os("JITSON_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../shared/corpus/bench"
+            ))
+        });
+    let Ok(text) = std::fs::read(corpus.join("twitter.json")) else {
+        return Ok(None);
+    };
+    let doc: serde_json::Value = serde_json::from_slice(&text)
+        .map_err(|e| datafusion::common::DataFusionError::External(Box::new(e)))?;
+    let mut lines = String::new();
+    for status in doc["statuses"].as_array().into_iter().flatten() {
+        lines.push_str(&status.to_string());
+        lines.push('\n');
+    }
+    if lines.is_empty() {
+        return Ok(None);
+    }
+    let mut out = String::with_capacity(20 << 20);
+    while out.len() < 20 << 20 {
+        out.push_str(&lines);
+    }
+    let path = dir.join("twitter.json");
+    std::fs::write(&path, out)?;
+    Ok(Some(path))
+}

@@ -1,0 +1,310 @@
+//! The scan: [`JitsonSource`] (DataFusion's `FileSource`) and its opener.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+use arrow::error::ArrowError;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::{DataFusionError, Result};
+use datafusion::datasource::physical_plan::{FileOpenFuture, FileOpener, FileScanConfig};
+use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
+use datafusion::datasource::table_schema::TableSchema;
+use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
+use datafusion::physical_plan::projection::ProjectionExprs;
+use datafusion_datasource::PartitionedFile;
+use datafusion_datasource::decoder::{DecoderDeserializer, deserialize_stream};
+use datafusion_datasource::file::FileSource;
+use datafusion_datasource::file_compression_type::FileCompressionType;
+use futures::StreamExt;
+use object_store::ObjectStore;
+use object_store::path::Path;
+
+use crate::cache::{self, ReaderOptions};
+use crate::error::ScanError;
+use crate::range;
+
+/// Reads JSON files (NDJSON, or one top-level array of records per file) with
+/// jitson-arrow: DataFusion's `JsonSource` with a compiled decoder.
+///
+/// Projection is pushed into the compiled schema: the decoder is compiled for
+/// the projected columns only, and the other keys of each record are skipped
+/// without being built. Ranges of NDJSON files read the same lines as
+/// DataFusion's own reader.
+#[derive(Clone)]
+pub struct JitsonSource {
+    table_schema: TableSchema,
+    batch_size: Option<usize>,
+    metrics: ExecutionPlanMetricsSet,
+    projection: SplitProjection,
+    newline_delimited: bool,
+}
+
+impl JitsonSource {
+    /// A source for files of `table_schema` (file columns and partition
+    /// columns), newline-delimited.
+    pub fn new(table_schema: impl Into<TableSchema>) -> Self {
+        let table_schema = table_schema.into();
+        JitsonSource {
+            projection: SplitProjection::unprojected(&table_schema),
+            table_schema,
+            batch_size: None,
+            metrics: ExecutionPlanMetricsSet::new(),
+            newline_delimited: true,
+        }
+    }
+
+    /// `false`: each file is one JSON array of records. Such files are read
+    /// whole (they cannot be split into ranges).
+    pub fn with_newline_delimited(mut self, newline_delimited: bool) -> Self {
+        self.newline_delimited = newline_delimited;
+        self
+    }
+}
+
+impl fmt::Debug for JitsonSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JitsonSource")
+            .field("file_schema", self.table_schema.file_schema())
+            .field("batch_size", &self.batch_size)
+            .field("newline_delimited", &self.newline_delimited)
+            .finish()
+    }
+}
+
+impl FileSource for JitsonSource {
+    fn create_file_opener(
+        &self,
+        object_store: Arc<dyn ObjectStore>,
+        base_config: &FileScanConfig,
+        _partition: usize,
+    ) -> Result<Arc<dyn FileOpener>> {
+        let file_schema = self.table_schema.file_schema();
+        let projected_schema = Arc::new(file_schema.project(&self.projection.file_indices)?);
+        let batch_size = self.batch_size.ok_or_else(|| {
+            DataFusionError::Internal("JitsonSource: no batch size was set".into())
+        })?;
+        let opener = Arc::new(JitsonOpener {
+            batch_size,
+            projected_schema,
+            compression: base_config.file_compression_type,
+            object_store,
+            newline_delimited: self.newline_delimited,
+        });
+        ProjectionOpener::try_new(self.projection.clone(), opener, file_schema)
+    }
+
+    fn table_schema(&self) -> &TableSchema {
+        &self.table_schema
+    }
+
+    fn with_batch_size(&self, batch_size: usize) -> Arc<dyn FileSource> {
+        let mut source = self.clone();
+        source.batch_size = Some(batch_size);
+        Arc::new(source)
+    }
+
+    fn try_pushdown_projection(
+        &self,
+        projection: &ProjectionExprs,
+    ) -> Result<Option<Arc<dyn FileSource>>> {
+        let mut source = self.clone();
+        let merged = self.projection.source.try_merge(projection)?;
+        source.projection = SplitProjection::new(self.table_schema.file_schema(), &merged);
+        Ok(Some(Arc::new(source)))
+    }
+
+    fn projection(&self) -> Option<&ProjectionExprs> {
+        Some(&self.projection.source)
+    }
+
+    fn metrics(&self) -> &ExecutionPlanMetricsSet {
+        &self.metrics
+    }
+
+    fn file_type(&self) -> &str {
+        "json"
+    }
+
+    fn fmt_extra(
+        &self,
+        _t: datafusion::physical_plan::DisplayFormatType,
+        f: &mut fmt::Formatter,
+    ) -> fmt::Result {
+        write!(f, ", reader=jitson")
+    }
+
+    fn apply_expressions(
+        &self,
+        f: &mut dyn FnMut(
+            &Arc<dyn datafusion::physical_plan::PhysicalExpr>,
+        ) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        datafusion::physical_plan::apply_expression_roots(self.projection.source.iter(), f)
+    }
+}
+
+/// Opens one file (or one range of it) of a [`JitsonSource`].
+struct JitsonOpener {
+    batch_size: usize,
+    projected_schema: SchemaRef,
+    compression: FileCompressionType,
+    object_store: Arc<dyn ObjectStore>,
+    newline_delimited: bool,
+}
+
+impl FileOpener for JitsonOpener {
+    fn open(&self, file: PartitionedFile) -> Result<FileOpenFuture> {
+        if !self.newline_delimited && file.range.is_some() {
+            return Err(DataFusionError::NotImplemented(
+                "a JSON array file cannot be scanned in byte ranges: set \
+                 datafusion.optimizer.repartition_file_scans to false, or use \
+                 newline-delimited JSON"
+                    .into(),
+            ));
+        }
+        let compiled = cache::compiled(
+            &self.projected_schema,
+            ReaderOptions {
+                batch_size: self.batch_size,
+            },
+        )?;
+        let store = Arc::clone(&self.object_store);
+        let compression = self.compression;
+        Ok(Box::pin(async move {
+            let location = file.object_meta.location.clone();
+            let size = file.object_meta.size;
+            let first_line = Arc::new(AtomicU64::new(0));
+            let (bytes, range) = match &file.range {
+                Some(r) => {
+                    let (start, end) = (to_u64(r.start)?, to_u64(r.end)?);
+                    let bytes = range::aligned_range(
+                        Arc::clone(&store),
+                        location.clone(),
+                        start,
+                        end,
+                        size,
+                        Arc::clone(&first_line),
+                    )
+                    .await?;
+                    (bytes, Some((start, end)))
+                }
+                None => (
+                    range::file_stream(Arc::clone(&store), location.clone(), 0).await?,
+                    None,
+                ),
+            };
+            let bytes = compression.convert_stream(bytes)?.fuse();
+            let decoder = DecoderDeserializer::new(JitsonDecoder(compiled.decoder()));
+            let place = Place {
+                store,
+                location,
+                range,
+                first_line,
+                compressed: compression.is_compressed(),
+            };
+            let batches = deserialize_stream(bytes, decoder).then(move |batch| {
+                let place = place.clone();
+                async move {
+                    match batch {
+                        Ok(batch) => Ok(batch),
+                        Err(e) => Err(place.locate(e).await),
+                    }
+                }
+            });
+            Ok(batches.boxed())
+        }))
+    }
+}
+
+fn to_u64(offset: i64) -> Result<u64> {
+    u64::try_from(offset)
+        .map_err(|_| DataFusionError::Execution(format!("negative file range offset {offset}")))
+}
+
+/// jitson-arrow's push decoder, as DataFusion's `Decoder`.
+#[derive(Debug)]
+struct JitsonDecoder(jitson_arrow::Decoder);
+
+impl datafusion_datasource::decoder::Decoder for JitsonDecoder {
+    fn decode(&mut self, buf: &[u8]) -> std::result::Result<usize, ArrowError> {
+        self.0.decode(buf)
+    }
+
+    fn flush(&mut self) -> std::result::Result<Option<RecordBatch>, ArrowError> {
+        self.0.flush()
+    }
+
+    fn can_flush_early(&self) -> bool {
+        false
+    }
+}
+
+/// What an error needs to be reported in file positions.
+#[derive(Clone)]
+struct Place {
+    store: Arc<dyn ObjectStore>,
+    location: Path,
+    range: Option<(u64, u64)>,
+    first_line: Arc<AtomicU64>,
+    compressed: bool,
+}
+
+impl Place {
+    /// `e` with the file's path, and a record's position made a file position.
+    async fn locate(&self, e: ArrowError) -> DataFusionError {
+        let record = match &e {
+            ArrowError::ExternalError(inner) => {
+                inner.downcast_ref::<jitson_arrow::RecordError>().cloned()
+            }
+            _ => None,
+        };
+        let Some(mut record) = record else {
+            return DataFusionError::Context(
+                format!("reading {}", self.location),
+                Box::new(DataFusionError::from(e)),
+            );
+        };
+        let mut relative_to = None;
+        if self.range.is_some() {
+            // Positions count from the range's first line; make them the
+            // file's by counting the lines before it (on this error path only).
+            let first = self.first_line.load(Ordering::Relaxed);
+            match lines_before(&self.store, &self.location, first).await {
+                Ok(lines) => {
+                    record.line += lines;
+                    record.byte += first;
+                }
+                Err(_) => relative_to = Some(first),
+            }
+        }
+        DataFusionError::External(Box::new(ScanError {
+            file: self.location.to_string(),
+            ranged: self.range.is_some(),
+            relative_to,
+            decompressed: self.compressed,
+            record,
+        }))
+    }
+}
+
+/// Newlines in the first `end` bytes of `location`.
+async fn lines_before(store: &Arc<dyn ObjectStore>, location: &Path, end: u64) -> Result<u64> {
+    if end == 0 {
+        return Ok(0);
+    }
+    let mut stream = range::file_stream(Arc::clone(store), location.clone(), 0).await?;
+    let (mut at, mut lines) = (0u64, 0u64);
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk?;
+        let take = ((end - at) as usize).min(chunk.len());
+        lines += memchr::memchr_iter(b'\n', &chunk[..take]).count() as u64;
+        at += take as u64;
+        if at >= end {
+            break;
+        }
+    }
+    Ok(lines)
+}
