@@ -414,6 +414,42 @@ impl Decoder {
         !self.pending.is_empty()
     }
 
+    /// Appends `rows`, serialized with serde (serde_json's data model), as
+    /// arrow-json's `Decoder::serialize`: every row is buffered whatever the
+    /// batch size, for the next [`flush`](Self::flush). Each row is written as
+    /// JSON text by serde_json and read back by the compiled schema, so it is
+    /// accepted exactly when its JSON text would be; the rows count as records
+    /// of the stream in later error positions.
+    ///
+    /// Errors: a row serde_json cannot serialize (a map with non-string keys
+    /// that are not numbers, a failing `Serialize` impl), a row the schema
+    /// refuses (with the record error of its text, which is then dropped with
+    /// the rows before it of this call), or a partial record pending from
+    /// [`decode`](Self::decode).
+    pub fn serialize<S: serde::Serialize>(&mut self, rows: &[S]) -> Result<(), ArrowError> {
+        if self.has_partial_record() {
+            return Err(ArrowError::JsonError(
+                "cannot serialize rows while a partial record is pending".into(),
+            ));
+        }
+        let mut text = Vec::with_capacity(rows.len() * 64);
+        for row in rows {
+            serde_json::to_writer(&mut text, row)
+                .map_err(|e| ArrowError::JsonError(e.to_string()))?;
+            text.push(b'\n');
+        }
+        let batch_size = std::mem::replace(&mut self.batch_size, usize::MAX);
+        let result = self.decode(&text);
+        self.batch_size = batch_size;
+        let consumed = result?;
+        if consumed != text.len() || self.has_partial_record() {
+            return Err(ArrowError::JsonError(
+                "serialized rows did not decode completely".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// The schema of the batches.
     pub fn schema(&self) -> SchemaRef {
         self.plan.schema.clone()
