@@ -9,7 +9,7 @@ use jitson_arrow::RecordError;
 ///
 /// Printed as `path/to/file.json: line 7, column 12 (byte 731) at $.req.status
 /// (column `req.status`: Int32): invalid type: string "x", expected i32`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct ScanError {
     /// The file's path in its object store.
     pub file: String,
@@ -47,6 +47,15 @@ impl fmt::Display for ScanError {
             write!(f, " (column `{name}`: {t})")?;
         }
         write!(f, ": {}", r.message)
+    }
+}
+
+/// The `Display` text: errors that cross a process boundary are often printed
+/// with `{:?}` (Ballista formats a failed task's error so), and the text says
+/// everything the fields do.
+impl fmt::Debug for ScanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ScanError({self})")
     }
 }
 

@@ -141,10 +141,7 @@ impl FileFormat for JitsonFormat {
             return not_impl_err!("Overwrites are not implemented yet for Json");
         }
         let writer_options = JsonWriterOptions::try_from(&self.options)?;
-        let sink = Arc::new(JitsonSink {
-            config: conf,
-            writer_options,
-        });
+        let sink = Arc::new(JitsonSink::new(conf, writer_options));
         Ok(Arc::new(DataSinkExec::new(input, sink, order_requirements)))
     }
 
@@ -230,9 +227,25 @@ impl BatchSerializer for JitsonSerializer {
 
 /// The sink of `COPY … STORED AS JSON`, `INSERT INTO` a JSON table and
 /// `write_json`, writing through [`JitsonSerializer`].
-struct JitsonSink {
+pub struct JitsonSink {
     config: FileSinkConfig,
     writer_options: JsonWriterOptions,
+}
+
+impl JitsonSink {
+    /// A sink writing the files `config` names, compressed as `writer_options`
+    /// say.
+    pub fn new(config: FileSinkConfig, writer_options: JsonWriterOptions) -> Self {
+        JitsonSink {
+            config,
+            writer_options,
+        }
+    }
+
+    /// The writer options (compression and its level).
+    pub fn writer_options(&self) -> &JsonWriterOptions {
+        &self.writer_options
+    }
 }
 
 impl fmt::Debug for JitsonSink {

@@ -47,7 +47,7 @@ use datafusion::execution::context::SessionContext;
 use datafusion::prelude::JsonReadOptions;
 
 pub use error::ScanError;
-pub use format::{JitsonFormat, JitsonFormatFactory, JitsonSerializer};
+pub use format::{JitsonFormat, JitsonFormatFactory, JitsonSerializer, JitsonSink};
 pub use source::JitsonSource;
 
 /// Makes jitson the JSON format of `ctx`: every table, query and `COPY` that

@@ -62,6 +62,11 @@ impl JitsonSource {
         self.newline_delimited = newline_delimited;
         self
     }
+
+    /// Whether files are NDJSON (`true`) or one JSON array each.
+    pub fn newline_delimited(&self) -> bool {
+        self.newline_delimited
+    }
 }
 
 impl fmt::Debug for JitsonSource {
