@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use ballista_core::extension::SessionConfigExt;
+use ballista_core::registry::BallistaFunctionRegistry;
 use ballista_executor::executor_process::ExecutorProcessConfig;
 use ballista_scheduler::config::SchedulerConfig;
 use datafusion::common::Result;
@@ -83,10 +84,21 @@ pub struct ExecutorPorts {
 }
 
 /// An executor on 127.0.0.1 (listening and advertised), pulling tasks from
-/// the scheduler at 127.0.0.1, decoding them with jitson's codecs, keeping
-/// its shuffle files under `work_dir`, and running `vcores` tasks at once.
-pub fn executor_config(ports: &ExecutorPorts, work_dir: &Path, vcores: usize) -> ExecutorProcessConfig {
-    ExecutorProcessConfig {
+/// the scheduler at 127.0.0.1, decoding them with jitson's codecs and the
+/// functions of [`session_state`], keeping its shuffle files under
+/// `work_dir`, and running `vcores` tasks at once.
+///
+/// The functions matter: Ballista's default executor registry holds
+/// DataFusion's core functions but not the nested ones (`array_has`,
+/// `unnest`'s helpers, …) that a session plans with, and an executor that
+/// lacks one cannot decode its task.
+pub fn executor_config(
+    ports: &ExecutorPorts,
+    work_dir: &Path,
+    vcores: usize,
+) -> Result<ExecutorProcessConfig> {
+    let functions = BallistaFunctionRegistry::from(&default_session_state()?);
+    Ok(ExecutorProcessConfig {
         bind_host: LOCALHOST.to_string(),
         external_host: Some(LOCALHOST.to_string()),
         port: ports.flight,
@@ -99,6 +111,7 @@ pub fn executor_config(ports: &ExecutorPorts, work_dir: &Path, vcores: usize) ->
         override_config_producer: Some(Arc::new(session_config)),
         override_logical_codec: Some(Arc::new(JitsonLogicalCodec::default())),
         override_physical_codec: Some(Arc::new(JitsonPhysicalCodec::default())),
+        override_function_registry: Some(Arc::new(functions)),
         ..ExecutorProcessConfig::default()
-    }
+    })
 }

@@ -36,7 +36,13 @@ async fn main() -> ExitCode {
         eprintln!("jitson-executor: cannot create {}: {e}", args.work_dir.display());
         return ExitCode::FAILURE;
     }
-    let config = jitson_ballista::executor_config(&args.ports, &args.work_dir, args.vcores);
+    let config = match jitson_ballista::executor_config(&args.ports, &args.work_dir, args.vcores) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("jitson-executor: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     match start_executor_process(Arc::new(config)).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
