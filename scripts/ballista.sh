@@ -46,6 +46,7 @@ ports=("$base" $((base + 1)) $((base + 2)) $((base + 3)) $((base + 4)))
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/jitson-ballista.XXXXXX")
 pids=()
+client=
 failed=1
 
 # Stops every server's process group: TERM, up to 10 s, then KILL.
@@ -71,6 +72,7 @@ stop_cluster() {
 on_exit() {
     local status=$?
     trap - EXIT INT TERM
+    if [ -n "$client" ]; then kill -TERM "$client" 2>/dev/null || true; fi
     stop_cluster
     if [ $failed = 0 ]; then
         rm -rf "$work"
@@ -146,7 +148,12 @@ wait_for "executor 1" "${ports[1]}"
 wait_for "executor 2" "${ports[3]}"
 
 echo "== running the queries"
-"$bin/jitson-ballista-client" run --scheduler-port "$scheduler_port" --dir "$work/data"
+# In the background, so that a signal reaches the trap at once rather than
+# after the client ends (the trap stops the client too).
+"$bin/jitson-ballista-client" run --scheduler-port "$scheduler_port" --dir "$work/data" &
+client=$!
+wait "$client"
+client=
 
 echo "== checking that every server is still running"
 for pid in "${pids[@]}"; do

@@ -58,7 +58,9 @@ pub fn write_data(dir: &Path, rows: usize, files: usize) -> io::Result<()> {
     let mut broken = Vec::new();
     for (i, line) in lines.iter().take(10).enumerate() {
         if i + 1 == BROKEN_LINE {
-            broken.extend_from_slice(b"{\"ts\": \"2024-01-01T00:00:00Z\", \"level\": \"INFO\", \"service\": tru\n");
+            broken.extend_from_slice(
+                b"{\"ts\": \"2024-01-01T00:00:00Z\", \"level\": \"INFO\", \"service\": tru\n",
+            );
         } else {
             broken.extend_from_slice(line);
         }
@@ -70,8 +72,12 @@ pub fn write_data(dir: &Path, rows: usize, files: usize) -> io::Result<()> {
 /// reader: the reference.
 pub async fn local_context(dir: &Path) -> Result<SessionContext> {
     let ctx = SessionContext::new();
-    ctx.register_json("logs", path_of(&dir.join("logs")), JsonReadOptions::default())
-        .await?;
+    ctx.register_json(
+        "logs",
+        path_of(&dir.join("logs")),
+        JsonReadOptions::default(),
+    )
+    .await?;
     Ok(ctx)
 }
 
@@ -102,5 +108,6 @@ pub async fn rows(ctx: &SessionContext, sql: &str) -> Result<Vec<String>> {
 /// cluster the same fields arrive as `ScanError { file: "…broken.json",
 /// record: RecordError { …, line: 3, column: 63, … } … }`.
 pub fn names_line(error: &str) -> bool {
-    error.contains(&format!("line {BROKEN_LINE},")) || error.contains(&format!("line: {BROKEN_LINE},"))
+    error.contains(&format!("line {BROKEN_LINE},"))
+        || error.contains(&format!("line: {BROKEN_LINE},"))
 }

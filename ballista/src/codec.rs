@@ -27,7 +27,9 @@ use datafusion::common::{DataFusionError, Result, TableReference};
 use datafusion::datasource::file_format::FileFormatFactory;
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::file_format::json::JsonFormatFactory;
-use datafusion::datasource::listing::{ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl};
+use datafusion::datasource::listing::{
+    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+};
 use datafusion::datasource::physical_plan::{FileScanConfig, FileScanConfigBuilder};
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::TaskContext;
@@ -36,12 +38,12 @@ use datafusion::logical_expr::{
 };
 use datafusion::physical_expr_common::physical_expr::proto_decode::PhysicalExprDecodeCtx;
 use datafusion::physical_expr_common::physical_expr::proto_encode::PhysicalExprEncodeCtx;
-use datafusion::physical_plan::PhysicalExpr;
 use datafusion::physical_plan::ExecutionPlan;
+use datafusion::physical_plan::PhysicalExpr;
+use datafusion_proto::logical_plan::LogicalExtensionCodec;
 use datafusion_proto::logical_plan::file_formats::JsonLogicalExtensionCodec;
 use datafusion_proto::logical_plan::from_proto::parse_sorts;
 use datafusion_proto::logical_plan::to_proto::serialize_sorts;
-use datafusion_proto::logical_plan::LogicalExtensionCodec;
 use datafusion_proto::physical_plan::from_proto::{
     parse_protobuf_file_scan_config, parse_table_schema_from_proto,
 };
@@ -152,7 +154,11 @@ impl JitsonLogicalCodec {
             })
             .collect::<Result<Vec<_>>>()?;
         let node = TableNode {
-            paths: listing.table_paths().iter().map(|url| url.to_string()).collect(),
+            paths: listing
+                .table_paths()
+                .iter()
+                .map(|url| url.to_string())
+                .collect(),
             options: Some(table.json_options().try_into()?),
             file_extension: options.file_extension.clone(),
             partition_columns,
@@ -200,7 +206,10 @@ impl JitsonLogicalCodec {
             .filter(|f| !partition_columns.iter().any(|(name, _)| name == f.name()))
             .cloned()
             .collect::<Vec<_>>();
-        let file_schema = Arc::new(Schema::new_with_metadata(file_fields, schema.metadata().clone()));
+        let file_schema = Arc::new(Schema::new_with_metadata(
+            file_fields,
+            schema.metadata().clone(),
+        ));
         let paths = node
             .paths
             .iter()
@@ -221,7 +230,12 @@ impl JitsonLogicalCodec {
 }
 
 impl LogicalExtensionCodec for JitsonLogicalCodec {
-    fn try_decode(&self, buf: &[u8], inputs: &[LogicalPlan], ctx: &TaskContext) -> Result<Extension> {
+    fn try_decode(
+        &self,
+        buf: &[u8],
+        inputs: &[LogicalPlan],
+        ctx: &TaskContext,
+    ) -> Result<Extension> {
         self.inner.try_decode(buf, inputs, ctx)
     }
 
@@ -238,7 +252,9 @@ impl LogicalExtensionCodec for JitsonLogicalCodec {
     ) -> Result<Arc<dyn TableProvider>> {
         match strip(buf, TABLE_TAG) {
             Some(bytes) => self.decode_table(bytes, schema, ctx),
-            None => self.inner.try_decode_table_provider(buf, table_ref, schema, ctx),
+            None => self
+                .inner
+                .try_decode_table_provider(buf, table_ref, schema, ctx),
         }
     }
 
@@ -252,7 +268,11 @@ impl LogicalExtensionCodec for JitsonLogicalCodec {
             return self.encode_table(table, buf);
         }
         if let Some(listing) = node.downcast_ref::<ListingTable>()
-            && listing.options().format.downcast_ref::<JitsonFormat>().is_some()
+            && listing
+                .options()
+                .format
+                .downcast_ref::<JitsonFormat>()
+                .is_some()
         {
             // Not reached through datafusion-proto (which refuses the table
             // first), but say what to do if a caller asks directly.
@@ -308,11 +328,19 @@ impl LogicalExtensionCodec for JitsonLogicalCodec {
         self.inner.try_encode_udf(node, buf)
     }
 
-    fn try_decode_higher_order_function(&self, name: &str, buf: &[u8]) -> Result<Arc<HigherOrderUDF>> {
+    fn try_decode_higher_order_function(
+        &self,
+        name: &str,
+        buf: &[u8],
+    ) -> Result<Arc<HigherOrderUDF>> {
         self.inner.try_decode_higher_order_function(name, buf)
     }
 
-    fn try_encode_higher_order_function(&self, node: &HigherOrderUDF, buf: &mut Vec<u8>) -> Result<()> {
+    fn try_encode_higher_order_function(
+        &self,
+        node: &HigherOrderUDF,
+        buf: &mut Vec<u8>,
+    ) -> Result<()> {
         self.inner.try_encode_higher_order_function(node, buf)
     }
 
@@ -369,7 +397,8 @@ impl JitsonPhysicalCodec {
             JitsonSource::new(table_schema).with_newline_delimited(node.newline_delimited),
         );
         let decode_ctx = PhysicalPlanDecodeContext::new(ctx, self);
-        let conf = parse_protobuf_file_scan_config(base_conf, &decode_ctx, proto_converter, source)?;
+        let conf =
+            parse_protobuf_file_scan_config(base_conf, &decode_ctx, proto_converter, source)?;
         let conf = FileScanConfigBuilder::from(conf)
             .with_file_compression_type(FileCompressionType::from(compression))
             .build();
@@ -427,11 +456,19 @@ impl PhysicalExtensionCodec for JitsonPhysicalCodec {
         self.inner.try_encode_udf(node, buf)
     }
 
-    fn try_decode_higher_order_function(&self, name: &str, buf: &[u8]) -> Result<Arc<HigherOrderUDF>> {
+    fn try_decode_higher_order_function(
+        &self,
+        name: &str,
+        buf: &[u8],
+    ) -> Result<Arc<HigherOrderUDF>> {
         self.inner.try_decode_higher_order_function(name, buf)
     }
 
-    fn try_encode_higher_order_function(&self, node: &HigherOrderUDF, buf: &mut Vec<u8>) -> Result<()> {
+    fn try_encode_higher_order_function(
+        &self,
+        node: &HigherOrderUDF,
+        buf: &mut Vec<u8>,
+    ) -> Result<()> {
         self.inner.try_encode_higher_order_function(node, buf)
     }
     fn try_decode_expr(

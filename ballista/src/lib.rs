@@ -43,7 +43,9 @@ use std::sync::Arc;
 
 use datafusion::common::Result;
 use datafusion::dataframe::DataFrame;
-use datafusion::datasource::listing::{ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl};
+use datafusion::datasource::listing::{
+    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+};
 use datafusion::execution::context::SessionContext;
 use datafusion::prelude::JsonReadOptions;
 use jitson_datafusion::JitsonFormat;

@@ -24,7 +24,9 @@ use datafusion::datasource::TableType;
 use datafusion::datasource::listing::ListingTable;
 use datafusion::datasource::provider::DefaultTableFactory;
 use datafusion::logical_expr::dml::InsertOp;
-use datafusion::logical_expr::{CreateExternalTable, Expr, LogicalPlan, TableProviderFilterPushDown};
+use datafusion::logical_expr::{
+    CreateExternalTable, Expr, LogicalPlan, TableProviderFilterPushDown,
+};
 use datafusion::physical_plan::ExecutionPlan;
 use jitson_datafusion::JitsonFormat;
 

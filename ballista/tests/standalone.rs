@@ -21,8 +21,12 @@ async fn standalone_equals_local_datafusion() -> datafusion::common::Result<()> 
 
     let state = jitson_ballista::default_session_state()?;
     let ctx = SessionContext::standalone_with_state(state).await?;
-    ctx.register_jitson("logs", path_of(&dir.path().join("logs")), JsonReadOptions::default())
-        .await?;
+    ctx.register_jitson(
+        "logs",
+        path_of(&dir.path().join("logs")),
+        JsonReadOptions::default(),
+    )
+    .await?;
 
     let plan = ctx
         .sql("EXPLAIN SELECT count(*) FROM logs")
@@ -30,7 +34,10 @@ async fn standalone_equals_local_datafusion() -> datafusion::common::Result<()> 
         .collect()
         .await?;
     let plan = datafusion::arrow::util::pretty::pretty_format_batches(&plan)?.to_string();
-    assert!(plan.contains("reader=jitson"), "the scan is not jitson's:\n{plan}");
+    assert!(
+        plan.contains("reader=jitson"),
+        "the scan is not jitson's:\n{plan}"
+    );
 
     for sql in QUERIES {
         let expected = rows(&local, sql).await?;

@@ -93,18 +93,28 @@ async fn run(port: usize, dir: &Path) -> Result<bool> {
     let state = jitson_ballista::default_session_state()?;
     let ctx = SessionContext::remote_with_state(&format!("df://127.0.0.1:{port}"), state).await?;
     let logs = path_of(&dir.join("logs"));
-    ctx.register_jitson("logs", &logs, JsonReadOptions::default()).await?;
-    ctx.sql(&format!("CREATE EXTERNAL TABLE logs_sql STORED AS JSON LOCATION '{logs}'"))
-        .await?
-        .collect()
+    ctx.register_jitson("logs", &logs, JsonReadOptions::default())
         .await?;
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE logs_sql STORED AS JSON LOCATION '{logs}'"
+    ))
+    .await?
+    .collect()
+    .await?;
 
     let mut all_ok = true;
     let mut check = |name: &str, ok: bool, ms: u128, detail: &str| {
-        println!("{:<8} {ms:>6} ms  {name}{detail}", if ok { "ok" } else { "MISMATCH" });
+        println!(
+            "{:<8} {ms:>6} ms  {name}{detail}",
+            if ok { "ok" } else { "MISMATCH" }
+        );
         all_ok &= ok;
     };
-    for sql in QUERIES.iter().map(|s| s.to_string()).chain([QUERIES[1].replace("logs", "logs_sql")]) {
+    for sql in QUERIES
+        .iter()
+        .map(|s| s.to_string())
+        .chain([QUERIES[1].replace("logs", "logs_sql")])
+    {
         let expected = rows(&local, &sql.replace("logs_sql", "logs")).await?;
         let start = Instant::now();
         let got = rows(&ctx, &sql).await?;
@@ -120,17 +130,31 @@ async fn run(port: usize, dir: &Path) -> Result<bool> {
     // A broken file: its query fails with the file and line...
     let schema = ctx.table("logs").await?.schema().as_arrow().clone();
     let broken = path_of(&dir.join("broken"));
-    ctx.register_jitson("broken", &broken, JsonReadOptions::default().schema(&schema))
-        .await?;
+    ctx.register_jitson(
+        "broken",
+        &broken,
+        JsonReadOptions::default().schema(&schema),
+    )
+    .await?;
     let start = Instant::now();
     let outcome = rows(&ctx, BROKEN_QUERY).await;
     let ms = start.elapsed().as_millis();
     match outcome {
-        Ok(rows) => check(BROKEN_QUERY, false, ms, &format!("\n  read a broken file: {rows:?}")),
+        Ok(rows) => check(
+            BROKEN_QUERY,
+            false,
+            ms,
+            &format!("\n  read a broken file: {rows:?}"),
+        ),
         Err(e) => {
             let message = root_message(&e);
             let ok = message.contains("broken.json") && queries::names_line(&message);
-            check(BROKEN_QUERY, ok, ms, &format!(" (fails as it should)\n  error: {message}"));
+            check(
+                BROKEN_QUERY,
+                ok,
+                ms,
+                &format!(" (fails as it should)\n  error: {message}"),
+            );
         }
     }
     // ...and the cluster serves the next query.

@@ -33,7 +33,10 @@ async fn main() -> ExitCode {
         }
     };
     if let Err(e) = std::fs::create_dir_all(&args.work_dir) {
-        eprintln!("jitson-executor: cannot create {}: {e}", args.work_dir.display());
+        eprintln!(
+            "jitson-executor: cannot create {}: {e}",
+            args.work_dir.display()
+        );
         return ExitCode::FAILURE;
     }
     let config = match jitson_ballista::executor_config(&args.ports, &args.work_dir, args.vcores) {
@@ -53,7 +56,8 @@ async fn main() -> ExitCode {
 }
 
 fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
-    let (mut scheduler, mut flight, mut grpc, mut work_dir, mut vcores) = (None, None, None, None, 2);
+    let (mut scheduler, mut flight, mut grpc, mut work_dir, mut vcores) =
+        (None, None, None, None, 2);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
         match arg.as_str() {
