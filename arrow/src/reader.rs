@@ -15,19 +15,12 @@ use crate::plan::{Plan, Policy};
 /// serde_json's recursion limit, which jitson keeps everywhere.
 const MAX_DEPTH: u32 = 128;
 
-/// Which backend decodes records.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Backend {
-    /// The JIT where it runs (a supported target, executable memory allowed,
-    /// `JITSON_DISABLE_JIT` unset), otherwise the interpreter.
-    #[default]
-    Auto,
-    /// The interpreter only.
-    Interpreter,
-    /// The JIT; [`ReaderBuilder::build_decoder`] fails where it cannot run,
-    /// and when `JITSON_DISABLE_JIT` is set (no generated code runs then).
-    Jit,
-}
+/// Which backend decodes records: the facade's own [`jitson::Backend`]
+/// (`Auto`, the default: the JIT where it runs and `JITSON_DISABLE_JIT` is
+/// unset, otherwise the interpreter; `Interpreter`; `Jit`, with which
+/// [`ReaderBuilder::build_decoder`] fails where the JIT cannot run), so one
+/// value configures typed decoding and Arrow reading alike.
+pub use jitson::Backend;
 
 /// Configures and builds readers, as arrow-json's `ReaderBuilder` does.
 ///
