@@ -185,6 +185,50 @@ async fn copy_and_insert_write_datafusions_bytes() -> Result<()> {
     assert_eq!(rows(&ctx, read_back).await?, expected);
     // DataFusion's own reader reads what jitson wrote.
     assert_eq!(rows(&local, read_back).await?, expected);
+
+    // A table declared sorted: the sink's required order travels with it,
+    // and the executor sorts before writing.
+    let sorted = dir.path().join("sorted");
+    run(
+        &ctx,
+        &format!(
+            "CREATE EXTERNAL TABLE sorted (service VARCHAR, n BIGINT) STORED AS JSON \
+             WITH ORDER (n DESC, service ASC) LOCATION '{}'",
+            path_of(&sorted)
+        ),
+    )
+    .await?;
+    let plan = rows(
+        &ctx,
+        "EXPLAIN INSERT INTO sorted SELECT service, count(*) FROM logs GROUP BY 1",
+    )
+    .await?
+    .join("\n");
+    assert!(
+        plan.contains("SortExec"),
+        "no sort before the sink:\n{plan}"
+    );
+    run(
+        &ctx,
+        "INSERT INTO sorted SELECT service, count(*) FROM logs GROUP BY 1",
+    )
+    .await?;
+    let written: Vec<String> = files_under(&sorted)
+        .iter()
+        .map(|f| fs::read_to_string(f).unwrap())
+        .collect();
+    let expected = rows(
+        &local,
+        "SELECT service, count(*) AS n FROM logs GROUP BY 1 ORDER BY n DESC, service",
+    )
+    .await?;
+    assert_eq!(written.len(), 1, "{written:?}");
+    let lines: Vec<&str> = written[0].lines().collect();
+    assert_eq!(lines.len() + 1, expected.len());
+    for (line, row) in lines.iter().zip(&expected[1..]) {
+        let service = row.split('|').nth(1).unwrap().trim();
+        assert!(line.contains(&format!("\"{service}\"")), "{line} / {row}");
+    }
     Ok(())
 }
 
