@@ -2,12 +2,13 @@
 //! DataFusion with its own JSON reader and writer:
 //!
 //! - `COPY … STORED AS JSON` writes through jitson's sink on an executor, and
-//!   the file's bytes equal DataFusion's `COPY` of the same query;
+//!   the file's bytes equal DataFusion's `COPY` of the same query (also
+//!   zstd-compressed);
 //!   `COPY … PARTITIONED BY` writes the same rows into the same directories;
 //! - `INSERT INTO` a JSON table appends files that read back as DataFusion's
 //!   rows;
-//! - a Hive-partitioned table (`PARTITIONED BY`), a gzip-compressed file and
-//!   a JSON-array file (`format.newline_delimited` false) read as DataFusion
+//! - a Hive-partitioned table (`PARTITIONED BY`), gzip, bzip2, xz and zstd
+//!   files and a JSON-array file (`format.newline_delimited` false) read as DataFusion
 //!   reads them;
 //! - a broken record's error arrives as jitson's text (file, line, column),
 //!   not a `Debug` dump of its fields.
@@ -28,6 +29,14 @@ use queries::{BROKEN_LINE, BROKEN_QUERY, QUERIES, local_context, path_of, rows, 
 /// A total order of the log set's rows (the generator's timestamps repeat,
 /// the rest of the key breaks the ties), so two writers write the same bytes.
 const ORDER: &str = "ts, service, level, message, latency_ms, user_id";
+
+/// DataFusion's compressions and their file extensions.
+const COMPRESSIONS: [(&str, &str); 4] = [
+    ("gzip", ".gz"),
+    ("bzip2", ".bz2"),
+    ("xz", ".xz"),
+    ("zstd", ".zst"),
+];
 
 /// A Ballista standalone cluster (scheduler and executor in this process)
 /// with `logs` registered through jitson.
@@ -139,6 +148,24 @@ async fn copy_and_insert_write_datafusions_bytes() -> Result<()> {
     assert!(!ours.is_empty());
     assert!(ours == theirs, "COPY through Ballista wrote other bytes");
 
+    // Compressed, the same bytes again.
+    let ours = dir.path().join("copy-ballista.json.zst");
+    let theirs = dir.path().join("copy-local.json.zst");
+    let copy = |to: &Path| {
+        format!(
+            "COPY ({query}) TO '{}' STORED AS JSON OPTIONS ('format.compression' 'zstd')",
+            to.display()
+        )
+    };
+    run(&ctx, &copy(&ours)).await?;
+    run(&local, &copy(&theirs)).await?;
+    let (ours, theirs) = (fs::read(&ours)?, fs::read(&theirs)?);
+    assert_eq!(&ours[..4], &[0x28, 0xb5, 0x2f, 0xfd], "not zstd");
+    assert!(
+        ours == theirs,
+        "a compressed COPY through Ballista wrote other bytes"
+    );
+
     // COPY … PARTITIONED BY: the same directories, the same rows in each.
     let copy = |to: &Path| {
         format!(
@@ -248,15 +275,17 @@ async fn partitioned_compressed_and_array_files_read_as_datafusion_reads_them() 
         ),
     )
     .await?;
-    let gzip = path_of(&dir.path().join("gzip"));
-    run(
-        &local,
-        &format!(
-            "COPY (SELECT * FROM logs) TO '{gzip}logs.json.gz' STORED AS JSON \
-             OPTIONS ('format.compression' 'gzip')"
-        ),
-    )
-    .await?;
+    for (compression, extension) in COMPRESSIONS {
+        let to = path_of(&dir.path().join(compression));
+        run(
+            &local,
+            &format!(
+                "COPY (SELECT * FROM logs) TO '{to}logs.json{extension}' STORED AS JSON \
+                 OPTIONS ('format.compression' '{compression}')"
+            ),
+        )
+        .await?;
+    }
     let gz = fs::read(dir.path().join("gzip/logs.json.gz"))?;
     assert_eq!(&gz[..2], &[0x1f, 0x8b], "not gzip");
     // A JSON array of the records of both files.
@@ -278,14 +307,18 @@ async fn partitioned_compressed_and_array_files_read_as_datafusion_reads_them() 
              LOCATION '{by_service}'"
         ),
         format!(
-            "CREATE EXTERNAL TABLE gzipped STORED AS JSON LOCATION '{gzip}' \
-             OPTIONS ('format.compression' 'gzip')"
-        ),
-        format!(
             "CREATE EXTERNAL TABLE array STORED AS JSON LOCATION '{array}' \
              OPTIONS ('format.newline_delimited' 'false')"
         ),
-    ] {
+    ]
+    .into_iter()
+    .chain(COMPRESSIONS.iter().map(|(compression, _)| {
+        format!(
+            "CREATE EXTERNAL TABLE {compression} STORED AS JSON LOCATION '{}' \
+             OPTIONS ('format.compression' '{compression}')",
+            path_of(&dir.path().join(compression))
+        )
+    })) {
         run(&ctx, &create).await?;
         run(&local, &create).await?;
     }
@@ -310,7 +343,9 @@ async fn partitioned_compressed_and_array_files_read_as_datafusion_reads_them() 
         expected
     );
 
-    same_results(&ctx, &local, "gzipped").await?;
+    for (compression, _) in COMPRESSIONS {
+        same_results(&ctx, &local, compression).await?;
+    }
     same_results(&ctx, &local, "array").await?;
     // And all equal the NDJSON originals.
     assert_eq!(
