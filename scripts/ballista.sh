@@ -4,7 +4,9 @@
 # and two executors as separate processes, runs the queries through a client,
 # compares every result with local DataFusion's own JSON reader, checks that a
 # broken file fails its query with its path and line while the executors keep
-# running and the cluster serves the next query, and stops the cluster.
+# running and the cluster serves the next query, checks that `COPY … STORED AS
+# JSON` through the cluster writes the bytes DataFusion's COPY writes, and
+# stops the cluster.
 #
 # Usage, from anywhere:
 #
@@ -23,8 +25,8 @@
 # Logs and data: a temporary directory, removed on exit (kept, and its path
 # printed, when something failed).
 #
-# Exit status: 0 when every query equals DataFusion's and the broken file
-# failed as it should.
+# Exit status: 0 when every query and the COPY equal DataFusion's and the
+# broken file failed as it should.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -34,7 +36,7 @@ cargo_flags=()
 for arg in "$@"; do
     case $arg in
         --release) profile=release; cargo_flags+=(--release) ;;
-        -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
         *) echo "ballista.sh: unknown argument $arg" >&2; exit 2 ;;
     esac
 done

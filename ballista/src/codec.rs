@@ -9,7 +9,11 @@
 //!   a [`JitsonSource`] (scheduler → executors): DataFusion's own
 //!   `FileScanConfig` message (files and ranges, schema, partition columns,
 //!   projection, limit, statistics, orderings, batch size) plus what it leaves
-//!   out, the compression and whether files are newline-delimited.
+//!   out, the compression and whether files are newline-delimited; and the
+//!   `DataSinkExec` whose sink is a [`JitsonSink`] (`COPY … STORED AS JSON`,
+//!   `INSERT INTO` a JSON table) with DataFusion's own `JsonSink` message —
+//!   the `FileSinkConfig` and the writer options — plus the sink's required
+//!   ordering and the URL the user wrote.
 //!
 //! Each wraps another codec — Ballista's own by default — and passes it every
 //! node that is not jitson's. jitson's bytes start with a tag
@@ -19,6 +23,7 @@
 use std::sync::Arc;
 
 use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
+use datafusion::arrow::compute::SortOptions;
 use datafusion::arrow::datatypes::{DataType, Schema, SchemaRef};
 use datafusion::catalog::TableProvider;
 use datafusion::common::config::JsonOptions;
@@ -26,11 +31,12 @@ use datafusion::common::parsers::CompressionTypeVariant;
 use datafusion::common::{DataFusionError, Result, TableReference};
 use datafusion::datasource::file_format::FileFormatFactory;
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
-use datafusion::datasource::file_format::json::JsonFormatFactory;
+use datafusion::datasource::file_format::json::{JsonFormatFactory, JsonSink};
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
-use datafusion::datasource::physical_plan::{FileScanConfig, FileScanConfigBuilder};
+use datafusion::datasource::physical_plan::{FileScanConfig, FileScanConfigBuilder, FileSink};
+use datafusion::datasource::sink::DataSinkExec;
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{
@@ -38,6 +44,7 @@ use datafusion::logical_expr::{
 };
 use datafusion::physical_expr_common::physical_expr::proto_decode::PhysicalExprDecodeCtx;
 use datafusion::physical_expr_common::physical_expr::proto_encode::PhysicalExprEncodeCtx;
+use datafusion::physical_expr_common::sort_expr::{LexRequirement, PhysicalSortExpr};
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_plan::PhysicalExpr;
 use datafusion_proto::logical_plan::LogicalExtensionCodec;
@@ -52,7 +59,7 @@ use datafusion_proto::physical_plan::{
     PhysicalExtensionCodec, PhysicalPlanDecodeContext, PhysicalProtoConverterExtension,
 };
 use datafusion_proto::protobuf;
-use jitson_datafusion::{JitsonFormat, JitsonFormatFactory, JitsonSource};
+use jitson_datafusion::{JitsonFormat, JitsonFormatFactory, JitsonSink, JitsonSource};
 use prost::Message;
 
 use crate::table::JitsonTable;
@@ -63,6 +70,8 @@ const TABLE_TAG: &[u8] = b"jitson-table/1:";
 const FORMAT_TAG: &[u8] = b"jitson-format/1:";
 /// Tags the bytes of a scan of [`JitsonSource`].
 const SCAN_TAG: &[u8] = b"jitson-scan/1:";
+/// Tags the bytes of a `DataSinkExec` writing through [`JitsonSink`].
+const SINK_TAG: &[u8] = b"jitson-sink/1:";
 
 /// A [`JitsonTable`] on the wire.
 #[derive(Clone, PartialEq, Message)]
@@ -96,6 +105,23 @@ struct ScanNode {
     /// `UNCOMPRESSED`, `GZIP`, `BZIP2`, `XZ` or `ZSTD`.
     #[prost(string, tag = "3")]
     compression: String,
+}
+
+/// A `DataSinkExec` over a [`JitsonSink`] on the wire (its input travels
+/// beside it, as the extension node's input).
+#[derive(Clone, PartialEq, Message)]
+struct SinkNode {
+    /// The files to write and the writer options, as DataFusion's own JSON
+    /// sink sends them.
+    #[prost(message, optional, tag = "1")]
+    sink: Option<protobuf::JsonSink>,
+    /// The order the input must arrive in, if any.
+    #[prost(message, optional, tag = "2")]
+    sort_order: Option<protobuf::PhysicalSortExprNodeCollection>,
+    /// The output URL as the user wrote it (`FileSinkConfig`'s message leaves
+    /// it out; plans display it).
+    #[prost(string, tag = "3")]
+    original_url: String,
 }
 
 /// `bytes` after `tag`, if they start with it.
@@ -404,6 +430,115 @@ impl JitsonPhysicalCodec {
             .build();
         Ok(DataSourceExec::from_data_source(conf))
     }
+
+    fn encode_sink(
+        &self,
+        exec: &DataSinkExec,
+        sink: &JitsonSink,
+        buf: &mut Vec<u8>,
+        proto_converter: &dyn PhysicalProtoConverterExtension,
+    ) -> Result<()> {
+        let config = sink.config();
+        // DataFusion's JSON sink has the same two parts; its conversion
+        // writes them.
+        let json = JsonSink::new(config.clone(), sink.writer_options().clone());
+        let sort_order = exec
+            .sort_order()
+            .as_ref()
+            .map(|requirement| {
+                let physical_sort_expr_nodes = requirement
+                    .iter()
+                    .map(|requirement| {
+                        let expr: PhysicalSortExpr = requirement.clone().into();
+                        Ok(protobuf::PhysicalSortExprNode {
+                            expr: Some(Box::new(
+                                proto_converter.physical_expr_to_proto(&expr.expr, self)?,
+                            )),
+                            asc: !expr.options.descending,
+                            nulls_first: expr.options.nulls_first,
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                Ok::<_, DataFusionError>(protobuf::PhysicalSortExprNodeCollection {
+                    physical_sort_expr_nodes,
+                })
+            })
+            .transpose()?;
+        let node = SinkNode {
+            sink: Some(protobuf::JsonSink::try_from(&json)?),
+            sort_order,
+            original_url: config.original_url.clone(),
+        };
+        buf.extend_from_slice(SINK_TAG);
+        node.encode(buf)
+            .map_err(|e| DataFusionError::Internal(format!("jitson-ballista: {e}")))
+    }
+
+    fn decode_sink(
+        &self,
+        bytes: &[u8],
+        inputs: &[Arc<dyn ExecutionPlan>],
+        ctx: &TaskContext,
+        proto_converter: &dyn PhysicalProtoConverterExtension,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        let node = SinkNode::decode(bytes).map_err(|e| decode_error("a jitson sink", e))?;
+        let [input] = inputs else {
+            return Err(DataFusionError::Internal(format!(
+                "jitson-ballista: a jitson sink with {} inputs",
+                inputs.len()
+            )));
+        };
+        let json = node.sink.as_ref().ok_or_else(|| {
+            DataFusionError::Internal("jitson-ballista: a jitson sink without its files".into())
+        })?;
+        let json = JsonSink::try_from(json)?;
+        let mut config = json.config().clone();
+        config.original_url = node.original_url;
+        let sink = JitsonSink::new(config, json.writer_options().clone());
+        let sort_order = match &node.sort_order {
+            None => None,
+            Some(collection) => {
+                let decode_ctx = PhysicalPlanDecodeContext::new(ctx, self);
+                let schema = input.schema();
+                let exprs = collection
+                    .physical_sort_expr_nodes
+                    .iter()
+                    .map(|node| {
+                        let expr = node.expr.as_ref().ok_or_else(|| {
+                            DataFusionError::Internal(
+                                "jitson-ballista: a sink ordering without its expression".into(),
+                            )
+                        })?;
+                        Ok(PhysicalSortExpr {
+                            expr: proto_converter.proto_to_physical_expr(
+                                expr,
+                                &schema,
+                                &decode_ctx,
+                            )?,
+                            options: SortOptions {
+                                descending: !node.asc,
+                                nulls_first: node.nulls_first,
+                            },
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                LexRequirement::new(exprs.into_iter().map(Into::into))
+            }
+        };
+        Ok(Arc::new(DataSinkExec::new(
+            Arc::clone(input),
+            Arc::new(sink),
+            sort_order,
+        )))
+    }
+}
+
+/// The sink of `plan`, if it is a `DataSinkExec` writing through a
+/// [`JitsonSink`].
+fn jitson_sink(plan: &dyn ExecutionPlan) -> Option<(&DataSinkExec, &JitsonSink)> {
+    let exec = plan.downcast_ref::<DataSinkExec>()?;
+    let sink = exec.sink().downcast_ref::<JitsonSink>()?;
+    Some((exec, sink))
 }
 
 /// The file scan of `plan`, if it is a `DataSourceExec` reading through a
@@ -423,10 +558,13 @@ impl PhysicalExtensionCodec for JitsonPhysicalCodec {
         ctx: &TaskContext,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        match strip(buf, SCAN_TAG) {
-            Some(bytes) => self.decode_scan(bytes, ctx, proto_converter),
-            None => self.inner.try_decode(buf, inputs, ctx, proto_converter),
+        if let Some(bytes) = strip(buf, SCAN_TAG) {
+            return self.decode_scan(bytes, ctx, proto_converter);
         }
+        if let Some(bytes) = strip(buf, SINK_TAG) {
+            return self.decode_sink(bytes, inputs, ctx, proto_converter);
+        }
+        self.inner.try_decode(buf, inputs, ctx, proto_converter)
     }
 
     fn try_encode(
@@ -435,12 +573,15 @@ impl PhysicalExtensionCodec for JitsonPhysicalCodec {
         buf: &mut Vec<u8>,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<()> {
+        if let Some((exec, sink)) = jitson_sink(node.as_ref()) {
+            return self.encode_sink(exec, sink, buf, proto_converter);
+        }
         let Some((conf, source)) = jitson_scan(node.as_ref()) else {
             return self.inner.try_encode(node, buf, proto_converter);
         };
         let scan = ScanNode {
             base_conf: Some(serialize_file_scan_config(conf, self, proto_converter)?),
-            newline_delimited: newline_delimited(source),
+            newline_delimited: source.newline_delimited(),
             compression: conf.file_compression_type.get_variant().to_string(),
         };
         buf.extend_from_slice(SCAN_TAG);
@@ -504,13 +645,4 @@ impl PhysicalExtensionCodec for JitsonPhysicalCodec {
     fn try_encode_udwf(&self, node: &WindowUDF, buf: &mut Vec<u8>) -> Result<()> {
         self.inner.try_encode_udwf(node, buf)
     }
-}
-
-/// Whether `source` reads newline-delimited files (rather than one JSON array
-/// per file).
-///
-/// `JitsonSource` has no accessor for this yet, so it is read from its `Debug`
-/// output, which names the field; replace with the accessor once it exists.
-fn newline_delimited(source: &JitsonSource) -> bool {
-    !format!("{source:?}").contains("newline_delimited: false")
 }

@@ -11,7 +11,9 @@
 //!   recognises), and [`JitsonTableFactory`] for `CREATE EXTERNAL TABLE …
 //!   STORED AS JSON`;
 //! - [`JitsonLogicalCodec`] and [`JitsonPhysicalCodec`], which wrap Ballista's
-//!   codecs;
+//!   codecs (scans, `COPY … STORED AS JSON` and `INSERT INTO` run on the
+//!   executors), and [`JitsonCopyOptions`], which keeps a `COPY`'s format
+//!   options in the plan that travels;
 //! - [`session_state`], the one session built by the client, the scheduler
 //!   and every executor, and [`scheduler_config`] / [`executor_config`] for
 //!   the `jitson-scheduler` and `jitson-executor` programs (every listener on
@@ -36,6 +38,7 @@
 #![deny(missing_docs)]
 
 mod codec;
+mod copy;
 mod session;
 mod table;
 
@@ -51,6 +54,7 @@ use datafusion::prelude::JsonReadOptions;
 use jitson_datafusion::JitsonFormat;
 
 pub use codec::{JitsonLogicalCodec, JitsonPhysicalCodec};
+pub use copy::JitsonCopyOptions;
 pub use session::{
     ExecutorPorts, LOCALHOST, default_session_state, executor_config, scheduler_config,
     session_config, session_state, with_jitson_codecs,

@@ -15,6 +15,7 @@ use datafusion::prelude::SessionConfig;
 use jitson_datafusion::JitsonFormatFactory;
 
 use crate::codec::{JitsonLogicalCodec, JitsonPhysicalCodec};
+use crate::copy::JitsonCopyOptions;
 use crate::table::JitsonTableFactory;
 
 /// The only address jitson's programs listen on.
@@ -38,12 +39,16 @@ pub fn session_config() -> SessionConfig {
 /// The session state of every jitson process in a Ballista cluster:
 /// Ballista's default session for `config` (its optimizer rules and
 /// functions) with jitson's codecs, [`JitsonFormatFactory`] as the format of
-/// the extension "json", and [`JitsonTableFactory`] making the tables of
-/// `CREATE EXTERNAL TABLE … STORED AS JSON` (or `NDJSON`).
+/// the extension "json", [`JitsonTableFactory`] making the tables of
+/// `CREATE EXTERNAL TABLE … STORED AS JSON` (or `NDJSON`), and
+/// [`JitsonCopyOptions`], which keeps a `COPY`'s `format.*` options in its
+/// format (`datafusion-proto` drops the `OPTIONS` map on the way to the
+/// scheduler).
 pub fn session_state(config: SessionConfig) -> Result<SessionState> {
     let config = with_jitson_codecs(config.upgrade_for_ballista());
     let mut state = ballista_core::utils::default_session_builder(config)?;
     state.register_file_format(Arc::new(JitsonFormatFactory::new()), true)?;
+    state.add_analyzer_rule(Arc::new(JitsonCopyOptions));
     let factory = Arc::new(JitsonTableFactory::new());
     let factories = state.table_factories_mut();
     factories.insert("JSON".to_string(), Arc::clone(&factory) as _);

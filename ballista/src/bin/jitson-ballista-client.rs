@@ -7,7 +7,9 @@
 //!   queries on the cluster whose scheduler is 127.0.0.1:P, compares each
 //!   result with local DataFusion's own JSON reader, checks that the broken
 //!   file fails its query with its path and line and that the cluster then
-//!   serves the next query. Exits 1 if anything differs.
+//!   serves the next query, and that `COPY … STORED AS JSON` through the
+//!   cluster writes the bytes DataFusion's `COPY` writes. Exits 1 if anything
+//!   differs.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -126,6 +128,44 @@ async fn run(port: usize, dir: &Path) -> Result<bool> {
         };
         check(&sql, got == expected, ms, &detail);
     }
+
+    // COPY … STORED AS JSON runs on an executor, through jitson's writer:
+    // the same bytes as DataFusion's COPY of the same (totally ordered) query.
+    let query = "SELECT * FROM logs ORDER BY ts, service, level, message, latency_ms, user_id";
+    let ours = dir.join("copy-cluster.json");
+    let theirs = dir.join("copy-local.json");
+    let start = Instant::now();
+    ctx.sql(&format!(
+        "COPY ({query}) TO '{}' STORED AS JSON",
+        ours.display()
+    ))
+    .await?
+    .collect()
+    .await?;
+    let ms = start.elapsed().as_millis();
+    local
+        .sql(&format!(
+            "COPY ({query}) TO '{}' STORED AS JSON",
+            theirs.display()
+        ))
+        .await?
+        .collect()
+        .await?;
+    let (ours, theirs) = (std::fs::read(&ours)?, std::fs::read(&theirs)?);
+    check(
+        "COPY (SELECT * FROM logs ORDER BY …) TO '…' STORED AS JSON",
+        !ours.is_empty() && ours == theirs,
+        ms,
+        &if ours == theirs {
+            format!(" ({} bytes, as DataFusion's)", ours.len())
+        } else {
+            format!(
+                "\n  {} bytes, DataFusion wrote {}",
+                ours.len(),
+                theirs.len()
+            )
+        },
+    );
 
     // A broken file: its query fails with the file and line...
     let schema = ctx.table("logs").await?.schema().as_arrow().clone();
