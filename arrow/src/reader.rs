@@ -296,16 +296,29 @@ impl Decoder {
                 Some(p) => p,
                 None => return Ok(buf.len()),
             };
-            let mut at = pos;
-            match self.record(buf, &mut at, self.offset, self.lines, self.carry) {
-                Ok(()) => pos = at,
+            // The record is decoded from a slice that starts with it: an error
+            // (the last record of a buffer is usually cut short) then finds its
+            // line and column in the record's bytes, not in the whole buffer
+            // before it, and the record's own position is counted only if the
+            // error stands.
+            let rest = &buf[pos..];
+            let mut at = 0;
+            match self.plan.decode_record(rest, &mut at, &mut self.columns) {
+                Ok(()) => {
+                    self.rows += 1;
+                    pos += at;
+                }
                 Err(e) => {
                     // A record that fails may go on in the next buffer (a
                     // truncated object, a number cut in two): keep it, unless it
                     // visibly ends here, and then the error stands.
                     self.scan = ValueEnd::default();
-                    if self.scan.run(&buf[pos..]).is_some() {
-                        return Err(e.into());
+                    if self.scan.run(rest).is_some() {
+                        let (lines, carry) = advance(self.lines, self.carry, &buf[..pos]);
+                        let at = (self.offset + pos as u64, lines, carry);
+                        let record = self.records + self.rows as u64;
+                        let e = RecordError::new(&self.plan.schema, &e, record, at);
+                        return Err(Box::new(e).into());
                     }
                     self.pending_at = advance(self.lines, self.carry, &buf[..pos]);
                     self.pending.extend_from_slice(&buf[pos..]);

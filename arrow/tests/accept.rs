@@ -280,6 +280,25 @@ fn timestamps() {
         types.push(DataType::Timestamp(unit, Some("+02:00".into())));
         types.push(DataType::Timestamp(unit, Some("-0930".into())));
     }
+    // A zone name after the time ("… UTC", "… Europe/Paris") is read by arrow
+    // only when it is built with `chrono-tz`, which DataFusion turns on: in
+    // `cargo test --workspace` (jitson-datafusion is a member) arrow-json then
+    // accepts these; jitson never does (docs/arrow.md, "Differences").
+    let named_zones = [
+        r#""2001-02-03T04:05:06 UTC""#,
+        r#""2001-02-03T04:05:06 Europe/Paris""#,
+    ];
+    if "Europe/Paris".parse::<arrow_array::timezone::Tz>().is_err() {
+        values_in(&types, &named_zones);
+    } else {
+        for input in named_zones {
+            let schema = Arc::new(Schema::new(vec![Field::new("v", types[0].clone(), true)]));
+            let record = format!("{{\"v\": {input}}}\n");
+            for backend in BACKENDS {
+                assert!(jitson(&schema, &record, false, backend).is_err(), "{input}");
+            }
+        }
+    }
     values_in(
         &types,
         &[
@@ -312,8 +331,6 @@ fn timestamps() {
             r#""2001-02-03T04:05:06+24:00""#,
             r#""2001-02-03T04:05:06+01:00 ""#,
             r#""2001-02-03T04:05:06+1""#,
-            r#""2001-02-03T04:05:06 UTC""#,
-            r#""2001-02-03T04:05:06 Europe/Paris""#,
             r#""2001-02-03T23:59:60""#,
             r#""2001-02-03T23:59:60.5Z""#,
             r#""2001-02-03T12:30:60""#,
