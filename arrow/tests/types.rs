@@ -193,13 +193,18 @@ fn a_named_time_zone_is_refused_as_arrow_json_refuses_it() {
             DataType::Timestamp(TimeUnit::Second, Some(tz.into())),
             true,
         )]);
-        // arrow-json without its time-zone feature (as built here) refuses it...
-        assert!(
-            arrow_json::ReaderBuilder::new(s.clone())
-                .build_decoder()
-                .is_err(),
-            "{tz}"
-        );
+        // arrow-json without arrow's `chrono-tz` feature refuses it; with it
+        // (DataFusion turns it on, so `cargo test --workspace` has it) a real
+        // zone name is read, and jitson differs (docs/arrow.md, "Differences").
+        let chrono_tz = "Europe/Paris".parse::<arrow_array::timezone::Tz>().is_ok();
+        if !chrono_tz || tz == "+25:00" {
+            assert!(
+                arrow_json::ReaderBuilder::new(s.clone())
+                    .build_decoder()
+                    .is_err(),
+                "{tz}"
+            );
+        }
         // ...and so does jitson, on every backend, naming the column.
         for backend in BACKENDS {
             let e = ReaderBuilder::new(s.clone())

@@ -852,6 +852,15 @@ fn refusals() {
             &Formats::default(),
             1,
         );
+        // A named zone is written when arrow has `chrono-tz` (DataFusion's
+        // builds, so `cargo test --workspace`), by both writers, with the same
+        // bytes; without it both refuse it.
+        let chrono_tz = "Europe/Paris".parse::<arrow_array::timezone::Tz>().is_ok();
+        if chrono_tz && name == "paris" {
+            let (theirs, ours) = (theirs.expect("arrow-json"), ours.expect("jitson"));
+            assert!(theirs == ours, "{name}: different bytes");
+            continue;
+        }
         assert!(theirs.is_err(), "{name}: arrow-json accepted it");
         let message = ours.expect_err("jitson accepted it").to_string();
         assert!(message.contains(&format!("`{name}`")), "{message}");
