@@ -30,8 +30,8 @@ const QUERIES: &[(&str, &str)] = &[
     ("count(*)", "SELECT count(*) FROM t"),
     (
         "group by 3 columns",
-        "SELECT level, service, request['status'] AS status, count(*) AS n FROM t \
-         GROUP BY level, service, request['status'] ORDER BY n DESC, level, service, status LIMIT 10",
+        "SELECT level, service, get_field(request, 'status') AS status, count(*) AS n FROM t \
+         GROUP BY level, service, get_field(request, 'status') ORDER BY n DESC, level, service, status LIMIT 10",
     ),
     (
         "filter + avg",
@@ -41,7 +41,7 @@ const QUERIES: &[(&str, &str)] = &[
     (
         "full scan",
         "SELECT sum(length(message)) AS chars, count(tags) AS tags, \
-         sum(request['bytes']) AS bytes, count(request['user_agent']) AS agents FROM t",
+         sum(get_field(request, 'bytes')) AS bytes, count(get_field(request, 'user_agent')) AS agents FROM t",
     ),
 ];
 
