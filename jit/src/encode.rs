@@ -593,7 +593,8 @@ fn compile_inner(
     let started = Instant::now();
     let isa = crate::build_isa("speed")?;
     let call_conv = isa.default_call_conv();
-    let mut jit_builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+    let mut jit_builder =
+        JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names());
     jit_builder.memory_provider(Box::new(
         ArenaMemoryProvider::new_with_size(crate::CODE_RESERVE)
             .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?,
@@ -610,14 +611,14 @@ fn compile_inner(
     };
     let root_id = declare(&mut module, &mut functions, root, 0)?;
     let whole = !encoder_lowers(&options);
-    let mut ctx = module.make_context();
     let mut fb_ctx = FunctionBuilderContext::new();
-    let mut code_bytes = 0;
     let mut interpreted = Vec::new();
-    let mut count = 0;
     let unit = options.indent.map(usize::from);
+    // Translated in turn (translation declares and queues callees), then
+    // compiled on two threads and defined in order (`crate::parallel`).
+    let mut translated = Vec::new();
     while let Some((layout, depth)) = functions.queue.pop() {
-        count += 1;
+        let mut ctx = module.make_context();
         ctx.func.signature = functions.signature.clone();
         let id = functions.ids[&(layout.id(), depth)];
         interpreted.extend(translate(
@@ -632,14 +633,16 @@ fn compile_inner(
                 call_conv,
             },
         ));
-        module
-            .define_function(id, &mut ctx)
-            .map_err(|e| CompileError::Codegen(format!("{e:?}")))?;
-        if let Some(compiled) = ctx.compiled_code() {
-            code_bytes += compiled.code_info().total_size as usize;
-        }
-        module.clear_context(&mut ctx);
+        translated.push((id, ctx));
     }
+    let count = translated.len();
+    let compiled = crate::parallel::define_functions(&mut module, &*isa, translated)?;
+    let code_bytes = compiled
+        .iter()
+        .filter_map(|(_, ctx)| ctx.compiled_code())
+        .map(|code| code.code_info().total_size as usize)
+        .sum();
+    drop(compiled);
     module
         .finalize_definitions()
         .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?;

@@ -68,6 +68,7 @@
 mod encode;
 mod helpers;
 mod kind;
+mod parallel;
 mod translate;
 
 use std::collections::HashMap;
@@ -117,6 +118,9 @@ pub struct Compiled {
     /// change the other.
     pub key_orders: jitson_core::layout::KeyOrders,
     pub structs: StructLowering,
+    /// The counter its struct functions count speculation misses into
+    /// (`CompileOptions::miss_counter`).
+    pub miss_counter: Option<&'static std::sync::atomic::AtomicU64>,
 }
 
 /// The signature of every generated function.
@@ -194,9 +198,9 @@ pub struct CompileOptions {
     /// speculates that its keys come in its recorded order, then declaration
     /// order for the rest. Empty: declaration order everywhere.
     pub key_orders: jitson_core::layout::KeyOrders,
-    /// A counter the generated code increments (atomically) for every key that
-    /// misses its struct's speculation, so the caller can tell when documents
-    /// drift from the order compiled.
+    /// Where generated code counts the keys of known fields that missed
+    /// their struct's speculation (unknown keys are not counted), so the
+    /// caller can tell when documents drift from the order compiled.
     pub miss_counter: Option<&'static std::sync::atomic::AtomicU64>,
     /// How struct functions are lowered.
     pub structs: StructLowering,
@@ -477,6 +481,7 @@ fn compile_inner(
         interpreted,
         key_orders: options.key_orders,
         structs: options.structs,
+        miss_counter: options.miss_counter,
     })
 }
 
@@ -543,7 +548,8 @@ fn build_module(
 ) -> Result<Built, CompileError> {
     let isa = build_isa(opt_level)?;
     let call_conv = isa.default_call_conv();
-    let mut jit_builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+    let mut jit_builder =
+        JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names());
     jit_builder.symbol_lookup_fn(Box::new(|name| {
         let hex = name.strip_prefix(LIBRARY_SYMBOL)?;
         usize::from_str_radix(hex, 16)
@@ -581,16 +587,17 @@ fn build_module(
         ids.insert((role, layout.id()), id);
     }
 
-    let mut ctx = module.make_context();
     let mut fb_ctx = FunctionBuilderContext::new();
-    let mut code_bytes = 0;
-    let mut sizes = Vec::with_capacity(functions.len());
     let mut interpreted = Vec::new();
     let mut data = translate::ModuleData::default();
     let dump_dir = options.dump_dir.as_ref().map(|d| d.join(dump_name));
+    // Translated in turn (translation declares callees in the module), then
+    // compiled on two threads and defined in order (`parallel`).
+    let mut translated = Vec::with_capacity(functions.len());
     for (i, &(role, layout)) in functions.iter().enumerate() {
+        let mut ctx = module.make_context();
         ctx.func.signature = sig.clone();
-        let translated = translate::translate_function(
+        let function = translate::translate_function(
             &mut module,
             &mut ctx,
             &mut fb_ctx,
@@ -603,30 +610,32 @@ fn build_module(
             (role, layout),
             call_conv,
         );
-        interpreted.extend(translated.interpreted);
-        data.extend(translated.data);
+        interpreted.extend(function.interpreted);
+        data.extend(function.data);
         if let Some(dir) = &dump_dir {
             ctx.set_disasm(true);
             dump(dir, &function_name(i, role, layout), &ctx, None);
         }
-        let id = ids[&(role, layout.id())];
-        module
-            .define_function(id, &mut ctx)
-            .map_err(|e| CompileError::Codegen(format!("{e:?}")))?;
-        if let Some(compiled) = ctx.compiled_code() {
-            code_bytes += compiled.code_info().total_size as usize;
-            sizes.push(compiled.code_info().total_size);
+        translated.push((ids[&(role, layout.id())], ctx));
+    }
+    let compiled = parallel::define_functions(&mut module, &*isa, translated)?;
+    let mut code_bytes = 0;
+    let mut sizes = Vec::with_capacity(functions.len());
+    for (i, (&(role, layout), (_, ctx))) in functions.iter().zip(&compiled).enumerate() {
+        if let Some(code) = ctx.compiled_code() {
+            code_bytes += code.code_info().total_size as usize;
+            sizes.push(code.code_info().total_size);
             if let Some(dir) = &dump_dir {
                 dump(
                     dir,
                     &function_name(i, role, layout),
-                    &ctx,
-                    compiled.vcode.as_deref(),
+                    ctx,
+                    code.vcode.as_deref(),
                 );
             }
         }
-        module.clear_context(&mut ctx);
     }
+    drop(compiled);
     module
         .finalize_definitions()
         .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?;

@@ -1,0 +1,86 @@
+//! What a fresh process pays for its first jitson calls (issue 22, item 4).
+//!
+//! Run: `cargo run --release -p jitson-benches --example startup [-- ROUNDS]`
+//! (default 9). The driver starts itself `ROUNDS` times per case, each child
+//! doing exactly one first call and printing its time, and reports the median,
+//! minimum and maximum in milliseconds. Each case is a new process, so every
+//! one-time set-up (the JIT module and its probes, the library of field
+//! functions, the compile pool, the interpreter's caches) is paid inside the
+//! measured call, as it is at a service's start-up:
+//!
+//! - `warm_up twitter`, `warm_up Order`: `jitson::warm_up::<T>()` as the
+//!   process's first jitson call (the optimising tier, compiled on the caller);
+//! - `first decode Order, Auto`: the first `from_slice::<Order>` (the default
+//!   backend: served by the interpreter while the pool compiles);
+//! - `first decode Order, interpreter`: the same on `Backend::Interpreter`, the
+//!   figure the tiered first decode is held to (≤ 2×).
+//!
+//! Timed with `Instant` around the call alone: process start and the reading
+//! of the document are outside.
+
+use std::process::Command;
+use std::time::Instant;
+
+use jitson::{Backend, Decoder};
+use jitson_benches::models::twitter::Twitter;
+use jitson_benches::seed::Order;
+
+/// The cases, by the name a child is given.
+const CASES: [&str; 4] = [
+    "warm_up twitter",
+    "warm_up Order",
+    "first decode Order, Auto",
+    "first decode Order, interpreter",
+];
+
+/// Runs one case in this process; returns the first call's time in ms.
+fn child(case: &str) -> f64 {
+    let order = jitson_benches::one(7, Order::generate);
+    let start = Instant::now();
+    match case {
+        "warm_up twitter" => jitson::warm_up::<Twitter>().expect("warm_up"),
+        "warm_up Order" => jitson::warm_up::<Order>().expect("warm_up"),
+        "first decode Order, Auto" => {
+            std::hint::black_box(jitson::from_slice::<Order>(&order).expect("decodes"));
+        }
+        "first decode Order, interpreter" => {
+            let decoder = Decoder::<Order>::with_backend(Backend::Interpreter);
+            std::hint::black_box(decoder.decode_slice(&order).expect("decodes"));
+        }
+        other => panic!("unknown case {other:?}"),
+    }
+    start.elapsed().as_secs_f64() * 1e3
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--child") {
+        println!("{}", child(&args[2]));
+        return;
+    }
+    let rounds: usize = args.get(1).map_or(9, |r| r.parse().expect("ROUNDS"));
+    let me = std::env::current_exe().expect("current_exe");
+    println!("fresh processes per case: {rounds}; times in ms (median, min-max)");
+    // Rounds interleave the cases, so a noisy moment hits all of them alike.
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); CASES.len()];
+    for _ in 0..rounds {
+        for (case, times) in CASES.iter().zip(&mut times) {
+            let out = Command::new(&me)
+                .args(["--child", case])
+                .output()
+                .expect("spawn");
+            assert!(out.status.success(), "{case}: {out:?}");
+            let text = String::from_utf8_lossy(&out.stdout);
+            times.push(text.trim().parse().expect("a time"));
+        }
+    }
+    for (case, mut times) in CASES.iter().zip(times) {
+        times.sort_by(f64::total_cmp);
+        println!(
+            "{case:<34} {:>7.2}  ({:.2}-{:.2})",
+            times[times.len() / 2],
+            times[0],
+            times[times.len() - 1]
+        );
+    }
+}
