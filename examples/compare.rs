@@ -649,6 +649,81 @@ fn key_order_table(twitter: &[u8], rounds: usize) {
     println!("(times relative to the JIT on the keys as given, declaration-order speculation)\n");
 }
 
+/// Key order that changes while a service runs (issue 22): one `Backend::Auto`
+/// decoder of twitter.json (compact) whose documents change order in phases, as
+/// when a producer is redeployed: the keys as given, sorted, reversed, as given
+/// again, and then two producers interleaved (sorted and as given, decode after
+/// decode). Each phase is first decoded untimed for a while (its order is
+/// relearned in the background if it drifted) and then a pause lets any compile
+/// finish; then `rounds` timed runs interleave jitson and serde_json on the
+/// phase's documents. Reported: jitson's time over serde_json's (which does not
+/// care about order), relative to the first phase, and the relearns so far.
+fn drift_table(twitter: &[u8], rounds: usize) {
+    use models::twitter::Twitter;
+    let given = reorder(twitter, KeyOrder::AsGiven);
+    let sorted = reorder(twitter, KeyOrder::Sorted);
+    let reversed = reorder(twitter, KeyOrder::Reversed);
+    let expected: Twitter = serde_json::from_slice(twitter).unwrap();
+    // A root type of its own, so that its learned orders are this table's.
+    let auto = Decoder::<Option<Option<Twitter>>>::new();
+    let phases: [(&str, Vec<&[u8]>); 5] = [
+        ("as given", vec![&given]),
+        ("sorted", vec![&sorted]),
+        ("reversed", vec![&reversed]),
+        ("as given again", vec![&given]),
+        ("sorted and as given, interleaved", vec![&sorted, &given]),
+    ];
+    let decode = |doc: &[u8]| auto.decode_slice(doc).unwrap().unwrap().unwrap();
+    // The first phase also waits for the optimising tier (promotion after
+    // 32 MiB decoded), so every phase runs on the code a service would.
+    let promotions = jitson::stats().promotions;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::env::var_os("JITSON_STRUCTS").is_none()
+        && jitson::stats().promotions == promotions
+        && Instant::now() < deadline
+    {
+        assert!(decode(&given) == expected);
+    }
+    let relearns = jitson::stats().key_order_relearns;
+    let mut rows = Vec::new();
+    for (name, docs) in &phases {
+        // "A few hundred documents of the new order", then a pause.
+        for i in 0..300 {
+            assert!(decode(docs[i % docs.len()]) == expected);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        let mut times = vec![Vec::new(); 2];
+        for _ in 0..rounds {
+            let start = Instant::now();
+            for i in 0..20 {
+                drop(black_box(decode(black_box(docs[i % docs.len()]))));
+            }
+            times[0].push(start.elapsed().as_secs_f64());
+            let start = Instant::now();
+            for i in 0..20 {
+                let doc = black_box(docs[i % docs.len()]);
+                drop(black_box(serde_json::from_slice::<Twitter>(doc).unwrap()));
+            }
+            times[1].push(start.elapsed().as_secs_f64());
+        }
+        let ratio = median(&mut times[0]) / median(&mut times[1]);
+        rows.push((*name, ratio, jitson::stats().key_order_relearns - relearns));
+    }
+    println!(
+        "| twitter.json, compact, keys (phases in turn) | jitson / serde_json time | relative to the first phase | relearns so far |\n|---|---:|---:|---:|"
+    );
+    let base = rows[0].1;
+    for (name, ratio, relearns) in rows {
+        println!(
+            "| {name} | {ratio:.3} | {:.2}x | {relearns} |",
+            ratio / base
+        );
+    }
+    println!(
+        "(Backend::Auto; each phase: 300 untimed decodes, 100 ms pause, then {rounds} rounds of 20 decodes)\n"
+    );
+}
+
 /// The push events decoded into a model that borrows its strings
 /// (`everyday::PushEventRef`, `Cow<'a, str>` with `#[serde(borrow)]`): ns/op and
 /// allocations per document for jitson and the serde-based decoders, all
@@ -773,6 +848,16 @@ fn main() {
     // worker compiles; with `Tiering::Wait` it compiles first.
     let jit = Backend::Jit.is_available();
     println!("JIT available: {jit}");
+    // `COMPARE_ONLY=drift`: the key-order drift table alone.
+    if only().as_deref() == Some("drift") {
+        match models::corpus_dir() {
+            Some(dir) if jit => {
+                drift_table(&std::fs::read(dir.join("twitter.json")).unwrap(), rounds)
+            }
+            _ => println!("drift: needs the corpus and the JIT"),
+        }
+        return;
+    }
     let mut latency = Vec::new();
     let order_doc = generate(1, 9, Order::generate).remove(0);
     if only().is_none() {
@@ -923,6 +1008,7 @@ fn main() {
             ));
             if only().is_none() {
                 key_order_table(&read("twitter.json")[0], rounds);
+                drift_table(&read("twitter.json")[0], rounds);
                 let twitter: Vec<models::twitter::Twitter> = values_of(&read("twitter.json"));
                 marshal_rows.extend(marshal::run("twitter.json", &twitter, rounds, false));
                 marshal_rows.extend(marshal::run("twitter.json, pretty", &twitter, rounds, true));

@@ -104,7 +104,7 @@ cfg_jit! {
 
     use std::any::TypeId;
     use std::hash::{BuildHasherDefault, Hasher};
-    use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
     use std::sync::{Arc, Mutex, OnceLock};
 
     use dashmap::DashMap;
@@ -141,25 +141,29 @@ cfg_jit! {
         /// The first compile: the baseline tier (`StructLowering::Table`).
         done: OnceLock<Result<&'static Compiled, String>>,
         queued: AtomicBool,
-        /// Keys that missed their struct's speculation, counted by the generated
-        /// code (leaked like the code: entries live as long as the process).
-        misses: &'static AtomicU64,
         /// JIT decodes of the background tier, added per thread every
-        /// [`DRIFT_CHECK_EVERY`] decodes or [`FLUSH_BYTES`].
+        /// [`DRIFT_CHECK_EVERY`] decodes or [`FLUSH_BYTES`]; from zero again
+        /// when a new decoder is installed. (Each decoder counts the keys that
+        /// missed its speculation in its own counter: `Compiled::miss_counter`.)
         decodes: AtomicU64,
         /// Input bytes decoded by compiled code, added likewise.
         bytes: AtomicU64,
         /// Set once the misses say the documents' key order drifted from the
-        /// compiled one; then the next decode re-learns it.
+        /// compiled one; then the next decode re-learns it, and the flag is
+        /// cleared when the decoder for the new order is installed.
         relearn: AtomicBool,
-        /// The decoder compiled for the re-learned order (at most one per type).
-        relearned: OnceLock<Result<&'static Compiled, String>>,
+        /// Relearns started ([`MAX_RELEARNS`] at most per type).
+        relearns: AtomicU32,
+        /// The current decoder's misses and decodes at the last drift check:
+        /// each check judges the window since the one before.
+        checked_misses: AtomicU64,
+        checked_decodes: AtomicU64,
         /// Set once the optimising compile was queued.
         promoting: AtomicBool,
         /// The optimising tier (`StructLowering::Unrolled`): compiled once the
         /// type is hot ([`PROMOTE_BYTES`]), or first with [`Want::Optimized`].
         optimized: OnceLock<Result<&'static Compiled, String>>,
-        /// The decoder compiled last of `relearned` and `optimized` (null until
+        /// The decoder compiled last of the relearned ones and `optimized` (null until
         /// one is): it replaces `done`. Compiled decoders are leaked, so the
         /// pointer stays valid.
         latest: AtomicPtr<Compiled>,
@@ -170,11 +174,12 @@ cfg_jit! {
             Entry {
                 done: OnceLock::new(),
                 queued: AtomicBool::new(false),
-                misses: Box::leak(Box::new(AtomicU64::new(0))),
                 decodes: AtomicU64::new(0),
                 bytes: AtomicU64::new(0),
                 relearn: AtomicBool::new(false),
-                relearned: OnceLock::new(),
+                relearns: AtomicU32::new(0),
+                checked_misses: AtomicU64::new(0),
+                checked_decodes: AtomicU64::new(0),
                 promoting: AtomicBool::new(false),
                 optimized: OnceLock::new(),
                 latest: AtomicPtr::new(std::ptr::null_mut()),
@@ -220,10 +225,25 @@ cfg_jit! {
     /// unrolled code is 10–15 % faster on struct-heavy documents.
     const PROMOTE_BYTES: u64 = 32 << 20;
 
-    /// Misses per decode, averaged since the compile, above which the key order
-    /// counts as drifted (a document in the compiled order misses only on unknown
-    /// keys and absent fields).
+    /// Misses per decode, averaged over a check window, above which (and above
+    /// [`DRIFT_FACTOR`] times the learning document's own) the key order counts
+    /// as drifted (a document in the compiled order misses only where a field
+    /// is absent; unknown keys are not counted).
     const DRIFT_MISSES_PER_DECODE: u64 = 4;
+
+    /// Documents in the compiled order still miss where a field is absent
+    /// (twitter.json: hundreds of keys per document), so drift is a rate above
+    /// this many times the misses of the document the order was learned from
+    /// (`KeyOrders::expected_misses`), plus [`DRIFT_MISSES_PER_DECODE`]; a
+    /// changed order misses at almost every key.
+    const DRIFT_FACTOR: u64 = 2;
+
+    /// Relearns per type at most. Each compiles the type again (and keeps its
+    /// code: compiled decoders are never freed), so documents in no stable
+    /// order cannot make it recompile forever; two orders that alternate are
+    /// both covered after one or two (the current order and the previous one
+    /// are both speculated on).
+    const MAX_RELEARNS: u32 = 8;
 
     /// `JITSON_STRUCTS=table` or `=unrolled`: every compile lowers structs that
     /// way and nothing is promoted (for tests of each lowering, and for
@@ -475,14 +495,15 @@ cfg_jit! {
     }
 
     /// Compiles `layout` with `structs`, speculating on `key_orders` and counting
-    /// misses into `misses`; records the outcome in the stats.
+    /// misses into a counter of its own (leaked like the code: at most 10
+    /// compiles per type); records the outcome in the stats.
     fn compile_layout(
         layout: &'static TypeLayout,
         compiler: Compiler,
         structs: StructLowering,
         key_orders: KeyOrders,
-        misses: &'static AtomicU64,
     ) -> Result<&'static Compiled, String> {
+        let misses: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(0)));
         let learned = key_orders.len() as u64;
         let options = jitson_jit::CompileOptions {
             // Empty means unset; a directory that cannot be written gets no
@@ -541,8 +562,6 @@ cfg_jit! {
     enum Version {
         /// `done`: the baseline tier (or the forced lowering).
         First,
-        /// `relearned`: the current tier, for a new key order.
-        Relearned,
         /// `optimized`: the optimising tier, on the current key orders.
         Optimized,
     }
@@ -561,24 +580,21 @@ cfg_jit! {
         let started = std::time::Instant::now();
         let cell = match version {
             Version::First => &slot.done,
-            Version::Relearned => &slot.relearned,
             Version::Optimized => &slot.optimized,
         };
         let was_ready = cell.get().is_some();
         // The shard lock is released: compile inside the once-cell only.
         let done = cell.get_or_init(|| {
-            let optimized = matches!(slot.optimized.get(), Some(Ok(_)));
             let structs = match (forced_lowering(), version) {
                 (Some(forced), _) => forced,
                 (None, Version::Optimized) => StructLowering::Unrolled,
-                (None, Version::Relearned) if optimized => StructLowering::Unrolled,
-                (None, _) => StructLowering::Table,
+                (None, Version::First) => StructLowering::Table,
             };
             let key_orders = key_orders.unwrap_or_else(|| match slot.current() {
                 Some(Ok(current)) => current.key_orders.clone(),
                 _ => KeyOrders::default(),
             });
-            let result = compile_layout(layout, compiler, structs, key_orders, slot.misses);
+            let result = compile_layout(layout, compiler, structs, key_orders);
             if version != Version::First
                 && let Ok(compiled) = result
             {
@@ -586,10 +602,46 @@ cfg_jit! {
             }
             result
         });
+
         if compiler == Compiler::Caller && !was_ready {
             stats_cell().lock().unwrap_or_else(|p| p.into_inner()).caller_wait += started.elapsed();
         }
         done.as_ref().copied().map_err(|e| leak_reason(e))
+    }
+
+    /// Compiles `layout` again for the key orders a relearning decode
+    /// recorded (`learned`, with the current decoder's orders kept as the
+    /// previous ones: `KeyOrders::followed_by`), in the current decoder's
+    /// tier, and installs it (its misses and decodes are counted from zero), and
+    /// a later drift may relearn again.
+    fn relearn(slot: &Entry, layout: &'static TypeLayout, learned: KeyOrders) {
+        let current = match slot.current() {
+            Some(Ok(current)) => Some(current),
+            _ => None,
+        };
+        let structs = match (forced_lowering(), current) {
+            (Some(forced), _) => forced,
+            (None, Some(current)) => current.structs,
+            (None, None) => StructLowering::Table,
+        };
+        // The document learned from may be in an order already compiled (two
+        // producers interleaved): nothing to compile; the next check learns
+        // from another document, and this one does not count.
+        if let Some(current) = current
+            && !learned.differs_from(&current.key_orders)
+        {
+            slot.relearns.fetch_sub(1, Ordering::Relaxed);
+            slot.relearn.store(false, Ordering::Release);
+            return;
+        }
+        let orders = match current {
+            Some(current) => learned.followed_by(&current.key_orders),
+            None => learned,
+        };
+        if let Ok(compiled) = compile_layout(layout, Compiler::Relearn, structs, orders) {
+            install(slot, compiled);
+        }
+        slot.relearn.store(false, Ordering::Release);
     }
 
     /// Makes `compiled` the decoder `slot` serves, unless that would replace
@@ -608,7 +660,13 @@ cfg_jit! {
                 return;
             }
             match slot.latest.compare_exchange(current, new, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => return,
+                Ok(_) => {
+                    // Drift is judged on the new decoder's own decodes.
+                    slot.decodes.store(0, Ordering::Relaxed);
+                    slot.checked_misses.store(0, Ordering::Relaxed);
+                    slot.checked_decodes.store(0, Ordering::Relaxed);
+                    return;
+                }
                 Err(now) => current = now,
             }
         }
@@ -626,7 +684,7 @@ cfg_jit! {
                 return Tier::Ready(last.compiled);
             };
             if let Some(slot) = report(last.id, layout, decodes, bytes, true)
-                && let Some(tier) = check_drift(slot, layout)
+                && let Some(tier) = check_drift(slot, layout, last.compiled)
             {
                 return tier;
             }
@@ -659,18 +717,43 @@ cfg_jit! {
         Tier::Compiling
     }
 
-    /// After [`DRIFT_CHECK_EVERY`] more decodes of a compiled type on this
-    /// thread: if its documents miss the compiled key-order speculation more than
-    /// [`DRIFT_MISSES_PER_DECODE`] times per decode on average, the order they
-    /// use drifted from the one learned (or declared), and this decode re-learns
-    /// it (the interpreter records its order; a worker compiles again with it).
-    /// Once per type, so documents in no stable order cannot make it recompile
-    /// forever. `None`: carry on with the current decoder.
-    fn check_drift(slot: Slot, layout: &'static TypeLayout) -> Option<Tier> {
+    /// After [`DRIFT_CHECK_EVERY`] more decodes (or [`FLUSH_BYTES`]) of a
+    /// compiled type on this thread: if, since the last check, its documents
+    /// missed the current decoder's key-order speculation more than
+    /// [`DRIFT_FACTOR`] times as often per decode as the document its order was
+    /// learned from, plus [`DRIFT_MISSES_PER_DECODE`], the order they use
+    /// drifted from the one learned (or
+    /// declared), and this decode re-learns
+    /// it (the interpreter records its order; a worker compiles again with it,
+    /// keeping the order it replaces as a second guess: [`relearn`]). One
+    /// relearn at a time, [`MAX_RELEARNS`] per type, so documents in no stable
+    /// order cannot make it recompile forever. `None`: carry on with the
+    /// current decoder.
+    fn check_drift(slot: Slot, layout: &'static TypeLayout, ran: &Compiled) -> Option<Tier> {
+        let Some(Ok(current)) = slot.current() else {
+            return None;
+        };
+        let misses = current.miss_counter.map_or(0, |m| m.load(Ordering::Relaxed));
         let decodes = slot.decodes.load(Ordering::Relaxed);
-        let misses = slot.misses.load(Ordering::Relaxed);
-        let drifted = misses > DRIFT_MISSES_PER_DECODE * decodes;
-        if drifted && slot.relearned.get().is_none() && !slot.relearn.swap(true, Ordering::AcqRel) {
+        // The window since the last check (racing checks split it unevenly,
+        // which only blurs one window).
+        let window_misses = misses.saturating_sub(slot.checked_misses.swap(misses, Ordering::Relaxed));
+        let window_decodes = decodes.saturating_sub(slot.checked_decodes.swap(decodes, Ordering::Relaxed));
+        // This thread's decodes ran on a decoder replaced since (it takes the
+        // new one after this check): they say nothing of the current one.
+        if window_decodes == 0 || !std::ptr::eq(ran, current) {
+            return None;
+        }
+        // The misses the learning document itself made (absent fields), per
+        // decode, are what the decoder's own order costs.
+        let baseline = current.key_orders.expected_misses();
+        let drifted = window_misses
+            > window_decodes.saturating_mul(DRIFT_FACTOR * baseline + DRIFT_MISSES_PER_DECODE);
+        if drifted
+            && slot.relearns.load(Ordering::Relaxed) < MAX_RELEARNS
+            && !slot.relearn.swap(true, Ordering::AcqRel)
+        {
+            slot.relearns.fetch_add(1, Ordering::Relaxed);
             return Some(Tier::Learn(Learner {
                 slot,
                 layout,
@@ -703,13 +786,14 @@ cfg_jit! {
         fn drop(&mut self) {
             let (slot, layout, compiler) = (self.slot.clone(), self.layout, self.compiler);
             let orders = std::mem::take(&mut self.orders);
-            let version = match compiler {
-                Compiler::Relearn => Version::Relearned,
-                _ => Version::First,
-            };
             tier::submit(Box::new(move || {
-                if available().is_ok() {
-                    let _ = compile_into(&slot, layout, compiler, version, Some(orders));
+                if available().is_err() {
+                    return;
+                }
+                if compiler == Compiler::Relearn {
+                    relearn(&slot, layout, orders);
+                } else {
+                    let _ = compile_into(&slot, layout, compiler, Version::First, Some(orders));
                 }
             }));
         }

@@ -831,8 +831,8 @@ pub struct Stats {
     /// document (the first decode of a type in the background tier records the
     /// order of each struct's keys) rather than the declaration order.
     pub learned_key_orders: u64,
-    /// Types compiled again because their documents' key order drifted from the
-    /// compiled speculation (at most once per type; see `docs/jit.md`, "Tiers").
+    /// Compiles for a new key order: a type's documents drifted from the
+    /// compiled speculation (at most 8 per type; see `docs/jit.md`, "Tiers").
     pub key_order_relearns: u64,
     /// Types compiled again in the optimising tier (unrolled struct functions)
     /// once hot: after 32 MiB of input decoded by their baseline tier (see

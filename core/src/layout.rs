@@ -866,9 +866,20 @@ pub unsafe fn write_missing(layout: &'static TypeLayout, dst: *mut u8) -> bool {
 /// document order. Recorded by the interpreter while a type waits for its compile,
 /// and used by the JIT to speculate on the order documents really use (sorted
 /// keys, or another language's field order) instead of the declaration order.
+///
+/// When documents change order (a producer redeployed, or two producers
+/// feeding one service), the order learned again becomes the current one and
+/// the one it replaces is kept as the *previous* order
+/// ([`KeyOrders::followed_by`]): the JIT tries the current order's next field,
+/// then the previous order's, before looking the key up, so two orders that
+/// alternate both hit.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KeyOrders {
     orders: Vec<(*const StructLayout, Vec<u16>)>,
+    previous: Vec<(*const StructLayout, Vec<u16>)>,
+    /// Keys of the learning document's later objects that the speculation
+    /// on the orders recorded would have missed (see [`KeyOrders::offer`]).
+    expected_misses: u64,
 }
 
 // SAFETY: the pointers are only compared (identities of `'static` layouts), never
@@ -879,11 +890,48 @@ unsafe impl Sync for KeyOrders {}
 
 impl KeyOrders {
     /// Records `order` for `st` unless one is recorded already (the first object
-    /// of each layout wins).
+    /// of each layout wins). For a later object, counts the keys the
+    /// speculation on the recorded order would miss: the document's own
+    /// misses, which absent fields cause even in the order learned
+    /// ([`KeyOrders::expected_misses`]).
     pub fn offer(&mut self, st: &'static StructLayout, order: Vec<u16>) {
         if self.get(st).is_none() {
             self.orders.push((st, order));
+            return;
         }
+        let speculation = self.speculation(st);
+        let mut successor = vec![None; st.fields.len()];
+        for pair in speculation.windows(2) {
+            successor[pair[0]] = Some(pair[1]);
+        }
+        let mut expected = speculation.first().copied();
+        for &i in &order {
+            let i = usize::from(i);
+            if expected != Some(i) {
+                self.expected_misses += 1;
+            }
+            expected = successor.get(i).copied().flatten();
+        }
+    }
+
+    /// Whether these orders record, for some layout, an order other than
+    /// `older`'s current one: whether compiling for them would change
+    /// anything.
+    pub fn differs_from(&self, older: &KeyOrders) -> bool {
+        self.orders.iter().any(|(st, order)| {
+            older
+                .orders
+                .iter()
+                .find(|(p, _)| std::ptr::eq(*p, *st))
+                .is_none_or(|(_, old)| old != order)
+        })
+    }
+
+    /// The misses counted by [`KeyOrders::offer`] in the document these orders
+    /// were learned from: what code speculating on them misses per document
+    /// of that order and shape, the rate against which the caller judges drift.
+    pub fn expected_misses(&self) -> u64 {
+        self.expected_misses
     }
 
     /// The order recorded for `st`.
@@ -920,6 +968,73 @@ impl KeyOrders {
         order.extend((0..n).filter(|&i| !taken[i]));
         order
     }
+
+    /// These orders, learned now, as the current ones, with each layout's
+    /// current order in `older` kept as its previous order where it differs
+    /// (where it is the same, or the layout was not seen now, `older`'s pair
+    /// stays). At most two orders per layout: the oldest is forgotten.
+    pub fn followed_by(mut self, older: &KeyOrders) -> KeyOrders {
+        self.previous.clear();
+        for (st, old) in &older.orders {
+            let kept = older.previous.iter().find(|(p, _)| std::ptr::eq(*p, *st));
+            match self.orders.iter().find(|(p, _)| std::ptr::eq(*p, *st)) {
+                Some((_, new)) if new != old => self.previous.push((*st, old.clone())),
+                // The same order again (or none seen): the pair stays.
+                Some(_) => self.previous.extend(kept.cloned()),
+                None => {
+                    self.orders.push((*st, old.clone()));
+                    self.previous.extend(kept.cloned());
+                }
+            }
+        }
+        self
+    }
+
+    /// Where the previous order of `st` (if one is kept) goes where the
+    /// current speculation does not: `first`, the field its objects started
+    /// with, and `after[i]`, the field that followed field `i`, each `None`
+    /// where it agrees with [`KeyOrders::speculation`] or is unknown. The JIT
+    /// tries these second, before looking a key up.
+    pub fn alternates(&self, st: &StructLayout) -> Alternates {
+        let n = st.fields.len();
+        let mut alt = Alternates {
+            first: None,
+            after: vec![None; n],
+        };
+        let Some((_, previous)) = self.previous.iter().find(|(p, _)| std::ptr::eq(*p, st)) else {
+            return alt;
+        };
+        let current = self.speculation(st);
+        let mut successor = vec![None; n];
+        for pair in current.windows(2) {
+            successor[pair[0]] = Some(pair[1]);
+        }
+        let valid = |i: u16| (usize::from(i) < n).then_some(usize::from(i));
+        alt.first = previous
+            .first()
+            .and_then(|&i| valid(i))
+            .filter(|&i| current.first() != Some(&i));
+        for pair in previous.windows(2) {
+            if let (Some(a), Some(b)) = (valid(pair[0]), valid(pair[1]))
+                && successor[a] != Some(b)
+                && a != b
+            {
+                alt.after[a] = Some(b);
+            }
+        }
+        alt
+    }
+}
+
+/// The second guesses of a struct's key speculation: see
+/// [`KeyOrders::alternates`]. Indexes into the struct's `fields`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Alternates {
+    /// The field to try for the first key after the current order's first.
+    pub first: Option<usize>,
+    /// Per field, the field to try after it when the current order's next
+    /// field does not match.
+    pub after: Vec<Option<usize>>,
 }
 
 #[cfg(test)]
@@ -969,5 +1084,69 @@ mod tests {
         orders.offer(&OTHER, vec![2, 2, 9, 0]);
         assert_eq!(orders.speculation(&OTHER), [2, 0, 1, 3]);
         assert_eq!(orders.len(), 2);
+    }
+
+    #[test]
+    fn later_objects_count_the_keys_the_speculation_would_miss() {
+        let mut orders = KeyOrders::default();
+        orders.offer(&ST, vec![3, 1]);
+        assert_eq!(orders.expected_misses(), 0);
+        // Speculation [3, 1, 0, 2]: the same keys again miss nothing; with the
+        // first key absent, the first key misses; 0 after 3 misses (1 expected),
+        // then 2 after 0 is expected.
+        orders.offer(&ST, vec![3, 1]);
+        assert_eq!(orders.expected_misses(), 0);
+        orders.offer(&ST, vec![1]);
+        assert_eq!(orders.expected_misses(), 1);
+        orders.offer(&ST, vec![3, 0, 2]);
+        assert_eq!(orders.expected_misses(), 2);
+    }
+
+    #[test]
+    fn a_relearned_order_keeps_the_one_it_replaces_as_alternates() {
+        let mut declared = KeyOrders::default();
+        declared.offer(&ST, vec![0, 1, 2, 3]);
+        declared.offer(&OTHER, vec![1, 0]);
+        assert_eq!(
+            declared.alternates(&ST),
+            Alternates {
+                first: None,
+                after: vec![None; 4]
+            }
+        );
+
+        // Documents now come reversed; OTHER was not seen again.
+        let mut reversed = KeyOrders::default();
+        reversed.offer(&ST, vec![3, 2, 1, 0]);
+        let both = reversed.followed_by(&declared);
+        assert_eq!(both.speculation(&ST), [3, 2, 1, 0]);
+        // After 0 (last in the current order) comes 1 in the previous order; after
+        // 3 (first now) nothing came before; the first key was 0.
+        assert_eq!(
+            both.alternates(&ST),
+            Alternates {
+                first: Some(0),
+                after: vec![Some(1), Some(2), Some(3), None]
+            }
+        );
+        // OTHER keeps its order and has no previous one.
+        assert_eq!(both.speculation(&OTHER), [1, 0, 2, 3]);
+        assert_eq!(both.alternates(&OTHER).after, vec![None; 4]);
+
+        // A third order forgets the first; the same order again keeps the pair.
+        let mut sorted = KeyOrders::default();
+        sorted.offer(&ST, vec![1, 3, 0, 2]);
+        let latest = sorted.clone().followed_by(&both);
+        assert_eq!(latest.speculation(&ST), [1, 3, 0, 2]);
+        assert_eq!(latest.alternates(&ST).first, Some(3));
+        assert!(sorted.differs_from(&both));
+        assert!(!sorted.differs_from(&latest));
+        let again = sorted.followed_by(&latest);
+        assert_eq!(again.alternates(&ST), latest.alternates(&ST));
+        // A layout relearned by nobody keeps its previous order too.
+        let mut other_only = KeyOrders::default();
+        other_only.offer(&OTHER, vec![0, 1]);
+        let kept = other_only.followed_by(&latest);
+        assert_eq!(kept.alternates(&ST), latest.alternates(&ST));
     }
 }

@@ -115,7 +115,7 @@ pub(crate) fn translate_function(
 pub(crate) struct Speculation<'a> {
     /// Learned key orders (declaration order for structs without one).
     pub key_orders: &'a jitson_core::layout::KeyOrders,
-    /// Incremented for every key that misses its speculation.
+    /// Incremented for every known field's key that misses its speculation.
     pub miss_counter: Option<*const std::sync::atomic::AtomicU64>,
     /// How struct functions are lowered.
     pub structs: StructLowering,

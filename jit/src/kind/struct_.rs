@@ -99,12 +99,43 @@ impl FnTranslator<'_, '_> {
         let value_blocks: Vec<Block> = (0..n).map(|_| self.b.create_block()).collect();
         // The order to speculate on: the one learned from documents if there is
         // one, else the declaration order. `next[i]`: the key expected after
-        // field i's value.
+        // field i's value. Where a previous order is kept (`KeyOrders::
+        // alternates`: documents changed order, or two orders alternate), its
+        // field is tried second, before the key is looked up.
         let order = self.key_orders.speculation(st);
+        let alternates = self.key_orders.alternates(st);
         let mut next = vec![dispatch; n];
         for pair in order.windows(2) {
             next[pair[0]] = key_blocks[pair[1]];
         }
+        let mut second_tries = Vec::new();
+        let mut second_guess = |primary: Option<usize>, alternate: usize, translator: &mut Self| {
+            let second = translator.b.create_block();
+            second_tries.push((second, alternate, dispatch));
+            match primary {
+                Some(p) => {
+                    let first = translator.b.create_block();
+                    second_tries.push((first, p, second));
+                    first
+                }
+                None => second,
+            }
+        };
+        let successor = |i: usize| {
+            order
+                .iter()
+                .position(|&f| f == i)
+                .and_then(|k| order.get(k + 1).copied())
+        };
+        for (i, alternate) in alternates.after.iter().enumerate() {
+            if let Some(a) = *alternate {
+                next[i] = second_guess(successor(i), a, self);
+            }
+        }
+        let first = match alternates.first {
+            Some(a) => second_guess(order.first().copied(), a, self),
+            None => order.first().map_or(dispatch, |&i| key_blocks[i]),
+        };
         let key_after = |i: usize| next[i];
 
         // `{`, then `}` or the first key.
@@ -112,26 +143,15 @@ impl FnTranslator<'_, '_> {
         let c = self.peek_or(bail);
         self.branch_if_byte(c, b'}', close);
         self.expect_byte(c, b'"', bail);
-        let first = order.first().map_or(dispatch, |&i| key_blocks[i]);
         self.b.ins().jump(first, &[]);
 
-        // Speculation: the key at `pos` (an opening quote) is field i's name.
-        for (i, field) in fields.iter().enumerate() {
-            self.b.switch_to_block(key_blocks[i]);
-            if !is_plain(field.name) {
-                self.b.ins().jump(dispatch, &[]);
-                continue;
-            }
-            let p = self.get_pos();
-            let mut quoted = field.name.as_bytes().to_vec();
-            quoted.push(b'"');
-            self.require(p, quoted.len() as i64 + 1, dispatch);
-            let eq = self.bytes_equal_at(p, 1, &quoted);
-            let matched = self.b.create_block();
-            self.b.ins().brif(eq, matched, &[], dispatch, &[]);
-            self.b.switch_to_block(matched);
-            self.advance(quoted.len() as i64 + 1);
-            self.b.ins().jump(value_blocks[i], &[]);
+        // Speculation: the key at `pos` (an opening quote) is field i's name;
+        // else the lookup, or for a second guess, the alternate's name.
+        for (i, &block) in key_blocks.iter().enumerate() {
+            self.emit_key_test(block, fields[i].name, value_blocks[i], dispatch);
+        }
+        for (block, j, miss) in second_tries {
+            self.emit_key_test(block, fields[j].name, value_blocks[j], miss);
         }
 
         // Field i's member: a repeated key gives up; otherwise the member
@@ -197,23 +217,11 @@ impl FnTranslator<'_, '_> {
             .icmp_imm_s(IntCC::Equal, status, MemberStatus::Failed as i64);
         self.b.ins().brif(failed, unwind, &[], bail, &[]);
 
-        // Dispatch: a key that missed the speculation. Counted, when asked, so the
-        // facade can tell documents whose order drifted from the one compiled;
-        // then resolved by a helper, which unescapes and validates it and
-        // continues here: no whole-struct slow path, so a document full of
-        // escaped or reordered keys costs no re-decoding.
+        // Dispatch: a key that missed the speculation, resolved by a helper,
+        // which unescapes and validates it and continues here: no whole-struct
+        // slow path, so a document full of escaped or reordered keys costs no
+        // re-decoding.
         self.b.switch_to_block(dispatch);
-        if let Some(counter) = self.miss_counter {
-            let addr = self.const_ptr(counter);
-            let one = self.b.ins().iconst(types::I64, 1);
-            self.b.ins().atomic_rmw(
-                types::I64,
-                crate::translate::state_flags(),
-                cranelift_codegen::ir::AtomicRmwOp::Add,
-                addr,
-                one,
-            );
-        }
         // `pos` is on the key's quote; the helper returns the field index, -1
         // for an unknown key (checked to be UTF-8), or -2 for a malformed key.
         self.store_pos();
@@ -230,6 +238,24 @@ impl FnTranslator<'_, '_> {
             )
             .expect("returns the index");
         self.load_pos();
+        // A field's key that missed the speculation is counted, when asked, so
+        // the facade can tell documents whose order drifted from the one
+        // compiled (unknown keys are not: no order would have matched them).
+        if let Some(counter) = self.miss_counter {
+            let addr = self.const_ptr(counter);
+            let known = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, index, 0);
+            let one = self.b.ins().uextend(types::I64, known);
+            self.b.ins().atomic_rmw(
+                types::I64,
+                crate::translate::state_flags(),
+                cranelift_codegen::ir::AtomicRmwOp::Add,
+                addr,
+                one,
+            );
+        }
         let mut switch = cranelift_frontend::Switch::new();
         for (i, block) in value_blocks.iter().enumerate() {
             switch.set_entry(i as u128, *block);
@@ -305,6 +331,28 @@ impl FnTranslator<'_, '_> {
         self.ret(false);
     }
 
+    /// Fills `block`: if the key at `pos` (its opening quote) is `name`,
+    /// consumes it with its closing quote and jumps to `matched`; otherwise
+    /// (or if the name can only appear escaped) jumps to `miss` with `pos`
+    /// unchanged.
+    fn emit_key_test(&mut self, block: Block, name: &str, matched: Block, miss: Block) {
+        self.b.switch_to_block(block);
+        if !is_plain(name) {
+            self.b.ins().jump(miss, &[]);
+            return;
+        }
+        let p = self.get_pos();
+        let mut quoted = name.as_bytes().to_vec();
+        quoted.push(b'"');
+        self.require(p, quoted.len() as i64 + 1, miss);
+        let eq = self.bytes_equal_at(p, 1, &quoted);
+        let hit = self.b.create_block();
+        self.b.ins().brif(eq, hit, &[], miss, &[]);
+        self.b.switch_to_block(hit);
+        self.advance(quoted.len() as i64 + 1);
+        self.b.ins().jump(matched, &[]);
+    }
+
     /// The body of a struct's function under [`crate::StructLowering::Table`]: a call
     /// to [`struct_table::walk`] with the struct's table (built here, owned by
     /// the module, its member functions set once the module is finalized).
@@ -315,10 +363,12 @@ impl FnTranslator<'_, '_> {
         dst: Value,
     ) {
         let order = self.key_orders.speculation(st);
+        let alternates = self.key_orders.alternates(st);
         let table = Box::new(super::StructTable::new(
             layout,
             st,
             &order,
+            &alternates,
             self.miss_counter,
         ));
         let table_ptr = self.const_ptr(&raw const *table);

@@ -19,7 +19,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use jitson_core::keys::KeyTable;
-use jitson_core::layout::{StructLayout, TypeLayout};
+use jitson_core::layout::{Alternates, StructLayout, TypeLayout};
 use jitson_core::text::skip_ws;
 
 use crate::helpers::{self, JitState};
@@ -42,8 +42,10 @@ struct FieldEntry {
     nested: *const StructTable,
     /// Byte offset of the field in the struct.
     offset: usize,
-    /// The field expected after this one (`NONE`: none).
+    /// The field expected after this one (`NONE`: none), and the one tried
+    /// second (`KeyOrders::alternates`; `NONE`: none).
     next: usize,
+    alternate: usize,
     /// How the key is compared, and the length of the name with its closing
     /// quote.
     compare: Compare,
@@ -119,8 +121,9 @@ pub(crate) struct StructTable {
     st: &'static StructLayout,
     keys: KeyTable,
     fields: Box<[FieldEntry]>,
-    /// The field speculated first (`NONE`: none).
+    /// The field speculated first (`NONE`: none), and the one tried second.
     first: usize,
+    first_alternate: usize,
     /// Stack the level reserves (`jitson_core::stack::level_reserve`).
     reserve: usize,
     /// Fields that must be present, and fields filled when absent.
@@ -142,11 +145,13 @@ unsafe impl Sync for StructTable {}
 
 impl StructTable {
     /// The table for `st`, speculating on `order` (field indices, as
-    /// `KeyOrders::speculation` gives them). Member functions are set later.
+    /// `KeyOrders::speculation` gives them), then on `alternates`. Member
+    /// functions are set later.
     pub(crate) fn new(
         layout: &'static TypeLayout,
         st: &'static StructLayout,
         order: &[usize],
+        alternates: &Alternates,
         miss_counter: Option<*const AtomicU64>,
     ) -> StructTable {
         let mut fields: Vec<FieldEntry> = st
@@ -176,6 +181,7 @@ impl StructTable {
                     nested: std::ptr::null(),
                     offset: field.offset,
                     next: NONE,
+                    alternate: NONE,
                     compare,
                     quoted_len: quoted.len(),
                     words: words(&padded),
@@ -187,6 +193,9 @@ impl StructTable {
         for pair in order.windows(2) {
             fields[pair[0]].next = pair[1];
         }
+        for (field, alternate) in fields.iter_mut().zip(&alternates.after) {
+            field.alternate = alternate.unwrap_or(NONE);
+        }
         let (required, fillable) = super::struct_::presence_masks(st);
         StructTable {
             layout,
@@ -194,6 +203,7 @@ impl StructTable {
             keys: KeyTable::new(st),
             fields: fields.into_boxed_slice(),
             first: order.first().copied().unwrap_or(NONE),
+            first_alternate: alternates.first.unwrap_or(NONE),
             reserve: jitson_core::stack::level_reserve(layout),
             required,
             fillable,
@@ -309,19 +319,19 @@ unsafe fn members(st: &mut JitState, dst: *mut u8, t: &StructTable, seen: &mut u
         Some(b'"') => {}
         _ => return Exit::Bail,
     }
-    let mut expect = t.first;
+    let (mut expect, mut second) = (t.first, t.first_alternate);
     loop {
-        // `pos` is on a key's opening quote.
-        let i = match t.fields.get(expect) {
-            Some(f) if f.key_at(input, pos) => {
-                pos += 1 + f.quoted_len;
-                expect
+        // `pos` is on a key's opening quote: the field expected, or the second
+        // guess, or the lookup.
+        let guessed = [expect, second]
+            .into_iter()
+            .find(|&j| t.fields.get(j).is_some_and(|f| f.key_at(input, pos)));
+        let i = match guessed {
+            Some(j) => {
+                pos += 1 + t.fields[j].quoted_len;
+                j
             }
-            _ => {
-                if let Some(counter) = t.miss_counter {
-                    // SAFETY: the counter outlives the code (`CompileOptions`).
-                    unsafe { (*counter).fetch_add(1, Ordering::Relaxed) };
-                }
+            None => {
                 st.pos = pos;
                 // SAFETY: the state is live, `pos` is on a quote, and the key
                 // table is the struct's.
@@ -332,7 +342,7 @@ unsafe fn members(st: &mut JitState, dst: *mut u8, t: &StructTable, seen: &mut u
                     pos = st.pos;
                     match status {
                         s if s == MemberStatus::Next as i8 => {
-                            expect = NONE;
+                            (expect, second) = (NONE, NONE);
                             continue;
                         }
                         s if s == MemberStatus::Close as i8 => break,
@@ -342,6 +352,13 @@ unsafe fn members(st: &mut JitState, dst: *mut u8, t: &StructTable, seen: &mut u
                 let Ok(index) = usize::try_from(index) else {
                     return Exit::Bail;
                 };
+                // A field's key that the speculation missed: counted, so the
+                // facade can tell that documents changed order (unknown keys
+                // are not: no order would have matched them).
+                if let Some(counter) = t.miss_counter {
+                    // SAFETY: the counter outlives the code (`CompileOptions`).
+                    unsafe { (*counter).fetch_add(1, Ordering::Relaxed) };
+                }
                 pos = st.pos;
                 index
             }
@@ -367,7 +384,7 @@ unsafe fn members(st: &mut JitState, dst: *mut u8, t: &StructTable, seen: &mut u
         match status {
             s if s == MemberStatus::Next as i8 => {
                 *seen |= bit;
-                expect = f.next;
+                (expect, second) = (f.next, f.alternate);
             }
             s if s == MemberStatus::Close as i8 => {
                 *seen |= bit;
