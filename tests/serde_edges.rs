@@ -518,6 +518,31 @@ fn internally_tagged_in_sequence_form() {
     }
 }
 
+/// An untagged enum tries a tagged one on an array too.
+#[derive(Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(untagged)]
+enum Either {
+    Tagged(Internal),
+    Adjacent(Adjacent),
+    Other(Vec<u8>),
+}
+
+#[test]
+fn sequence_forms_inside_an_untagged_enum() {
+    assert_eq!(
+        same::<Either>(r#"["E"]"#).unwrap(),
+        Either::Tagged(Internal::E)
+    );
+    assert_eq!(
+        same::<Either>(r#"["F",1]"#).unwrap(),
+        Either::Adjacent(Adjacent::F(1))
+    );
+    assert_eq!(
+        same::<Either>(r#"[1,2]"#).unwrap(),
+        Either::Other(vec![1, 2])
+    );
+}
+
 /// Deliberate difference 2 (docs/semantics.md): a struct payload in sequence
 /// form is read from the elements as from an array, which jitson never does.
 #[test]

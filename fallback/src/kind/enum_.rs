@@ -847,7 +847,7 @@ fn may_start(layout: &TypeLayout, b: u8, depth: u32) -> bool {
         Kind::Unit => b == b'n',
         Kind::Enum(e) => match e.tagging {
             Tagging::External => b == b'"' || b == b'{',
-            Tagging::Internal { .. } | Tagging::Adjacent { .. } => b == b'{',
+            Tagging::Internal { .. } | Tagging::Adjacent { .. } => b == b'{' || b == b'[',
             Tagging::Untagged => true,
         },
         Kind::RawValue(_) | Kind::Ignored | Kind::Serde(_) | Kind::Parsed(_) => true,
