@@ -9,6 +9,10 @@
 //! before its tag is skipped, then decoded in place once the tag is known.
 //! Untagged variants are tried in declaration order on the same span, as serde
 //! does, but only those whose payload can start with the value's first byte.
+//! Internally and adjacently tagged enums are also read in serde's sequence
+//! form (`["Variant", ...]`), except a struct payload read from elements
+//! (docs/semantics.md, difference 2). The JIT hands tagged enums to this
+//! module.
 
 use jitson_core::error::{Category, Error, ErrorCode, Found, PathSegment, expected_names};
 use jitson_core::layout::{EnumLayout, Kind, Payload, Tagging, TypeLayout};
