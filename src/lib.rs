@@ -33,19 +33,26 @@
 //! }
 //! ```
 //!
-//! A field is flattened only if it is a struct or a map with string keys (serde
-//! also flattens an `Option` of a struct and enums, through its buffer): an
-//! `Option` is refused by the derive, any other type by [`warm_up`] and every
-//! decode, with [`ErrorKind::UnsupportedType`].
+//! A flattened field is a struct, an `Option` of a struct (`Some` when the
+//! struct can be built from the object's keys, `None` when it cannot, as in
+//! serde) or a map (with string keys, or keys parsed from their text); any
+//! other type (an enum, serde also flattens through its buffer) is refused by
+//! [`warm_up`] and every decode, with [`ErrorKind::UnsupportedType`].
 //!
-//! ```compile_fail
-//! #[derive(jitson::Decode)]
-//! struct Inner { a: u8 }
-//! #[derive(jitson::Decode)]
-//! struct Outer {
+//! ```
+//! #[derive(jitson::Decode, Debug, PartialEq)]
+//! struct Paging { page: u32, per_page: u32 }
+//! #[derive(jitson::Decode, Debug, PartialEq)]
+//! struct Query {
+//!     q: String,
 //!     #[serde(flatten)]
-//!     inner: Option<Inner>, // error: jitson flattens structs and maps with string keys, not an `Option`
+//!     paging: Option<Paging>,
 //! }
+//!
+//! let full: Query = jitson::from_str(r#"{"q": "x", "page": 2, "per_page": 50}"#).unwrap();
+//! assert_eq!(full.paging, Some(Paging { page: 2, per_page: 50 }));
+//! let partial: Query = jitson::from_str(r#"{"q": "x", "page": 2}"#).unwrap();
+//! assert_eq!(partial.paging, None);
 //! ```
 //!
 //! A field whose type jitson cannot describe is a compile error whose first
@@ -522,7 +529,7 @@ impl<T> Decoder<T> {
     ///
     /// # Errors
     /// `UnsupportedType` if no backend decodes `T` (a flattened field that is
-    /// neither a struct nor a map with string keys: every decode would fail);
+    /// neither a struct, an `Option` of one, nor a map: every decode would fail);
     /// `BackendUnavailable` for [`Backend::Jit`] where the JIT cannot serve `T`.
     pub fn warm_up(&self) -> Result<(), Error>
     where

@@ -41,7 +41,7 @@ pub enum ErrorKind {
     /// Reading the input failed (`from_reader`).
     Io,
     /// The type has a shape no backend decodes (a flattened field that is
-    /// neither a struct nor a map with string keys); reported by `warm_up` and
+    /// neither a struct, an `Option` of one, nor a map); reported by `warm_up` and
     /// by every decode.
     UnsupportedType,
 }

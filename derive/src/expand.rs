@@ -255,18 +255,6 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
             "`#[serde(flatten)]` needs a struct with named fields",
         ));
     }
-    // What no backend flattens is refused here when the type shows it; other
-    // types (an enum) are refused by `warm_up` and every decode.
-    for field in flattened.iter().filter(|field| is_option(field.ty)) {
-        errors.push(syn::Error::new_spanned(
-            field.ty,
-            format!(
-                "`#[serde(flatten)]` on field `{}`: jitson flattens structs and maps with \
-                 string keys, not an `Option` (flatten the struct and make its fields optional)",
-                field.rust_name()
-            ),
-        ));
-    }
     check_unique_keys(&decoded, &container, &mut errors);
     if container.transparent && decoded.len() != 1 {
         errors.push(syn::Error::new_spanned(

@@ -119,7 +119,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// | field | `default = "path"` | an absent key gives `path()` |
 /// | field | `with = "module"`, `deserialize_with = "path"` | decoded by `module::deserialize` / `path` over the value's text (feature `serde`) |
 /// | field | `#[jitson(serde)]` | decoded by the field type's serde `Deserialize` (feature `serde`) |
-/// | field | `flatten` | a struct whose keys are read as the container's, or a map with string keys that collects every key no field claims |
+/// | field | `flatten` | a struct whose keys are read as the container's, an `Option` of such a struct (`None` when the struct cannot be built from the keys), or a map that collects every key no field claims (keys parsed from their text for non-string keys) |
 /// | field | `skip`, `skip_deserializing` | never read: always `Default::default()`, or `path()` with `default = "path"`; the type needs `Default`, not `Decode` |
 /// | variant | `rename = "name"` | the JSON string |
 /// | variant | `alias = "name"` | a further accepted string; repeatable |

@@ -61,8 +61,9 @@ impl Default for Options {
 }
 
 /// Why no backend decodes `root`, if something reachable from it has a shape
-/// the backends refuse (a flattened field that is neither a struct nor a map
-/// with string keys; serde flattens more, through its buffer). Decoding such a
+/// the backends refuse (a flattened field that is neither a struct, an
+/// `Option` of a struct, nor a map with owned keys; serde flattens more,
+/// through its buffer). Decoding such a
 /// type fails on every document with [`ErrorCode::UnsupportedType`]; the facade's
 /// `warm_up` asks this first, so that a service learns it at start-up.
 pub fn unsupported(root: &'static TypeLayout) -> Option<String> {

@@ -9,12 +9,19 @@
 //! before its tag is skipped, then decoded in place once the tag is known.
 //! Untagged variants are tried in declaration order on the same span, as serde
 //! does, but only those whose payload can start with the value's first byte.
+//! Internally and adjacently tagged enums are also read in serde's sequence
+//! form (`["Variant", ...]`), except a struct payload read from elements
+//! (docs/semantics.md, difference 2). The JIT hands tagged enums to this
+//! module.
 
 use jitson_core::error::{Category, Error, ErrorCode, Found, PathSegment, expected_names};
 use jitson_core::layout::{EnumLayout, Kind, Payload, Tagging, TypeLayout};
 use jitson_core::text;
 
+use core::ffi::c_void;
+
 use crate::kind::map::AfterMember;
+use crate::kind::seq::AfterElement;
 use crate::{Parser, at_segment, drop_value};
 
 impl Parser<'_> {
@@ -236,8 +243,16 @@ impl Parser<'_> {
         tag: &'static str,
         dst: *mut u8,
     ) -> Result<(), Error> {
-        if self.peek_value()? != b'{' {
-            return Err(self.invalid_type(layout.expecting));
+        match self.peek_value()? {
+            b'{' => {}
+            b'[' => {
+                self.enter(layout)?;
+                // SAFETY: forwarded from the caller.
+                let r = unsafe { self.decode_internal_seq(layout, en, tag, dst) };
+                self.leave();
+                return r;
+            }
+            _ => return Err(self.invalid_type(layout.expecting)),
         }
         let start = self.pos;
         self.enter(layout)?;
@@ -258,6 +273,25 @@ impl Parser<'_> {
             unsafe { (en.write)(dst, index) };
             return Ok(());
         };
+        if let Kind::Unit = payload.kind {
+            // A newtype variant of `()` or a unit struct: serde reads the unit
+            // from the object without its tag, which must be empty.
+            self.pos = start;
+            let members = self.check_tagged_object(tag);
+            self.leave();
+            if members? > 0 {
+                return Err(self.error(
+                    ErrorCode::InvalidType {
+                        found: Found::Object,
+                        expected: payload.expecting,
+                        value: None,
+                    },
+                    start,
+                ));
+            }
+            // SAFETY: forwarded from the caller.
+            return unsafe { self.write_unit_payload(en, index, dst) };
+        }
         self.leave();
         self.pos = start;
         // Structs and maps skip the tag's member; other payloads see it as a key.
@@ -306,12 +340,17 @@ impl Parser<'_> {
     }
 
     /// With `pos` at a `{`: reads the object's members as serde buffers them,
-    /// failing at the first syntax error or at a second `tag` key.
-    fn check_tagged_object(&mut self, tag: &'static str) -> Result<(), Error> {
+    /// failing at the first syntax error or at a second `tag` key. Returns the
+    /// number of members other than the tag.
+    fn check_tagged_object(&mut self, tag: &'static str) -> Result<usize, Error> {
         self.pos += 1;
+        let mut others = 0;
         match self.parse_whitespace() {
             Some(b'"') => {}
-            Some(b'}') => return Ok(()),
+            Some(b'}') => {
+                self.pos += 1;
+                return Ok(others);
+            }
             Some(_) => return Err(self.error(ErrorCode::KeyMustBeAString, self.pos)),
             None => return Err(self.error(ErrorCode::EofWhileParsingObject, self.input.len())),
         }
@@ -323,11 +362,13 @@ impl Parser<'_> {
                 if tags == 2 {
                     return Err(self.error(ErrorCode::DuplicateField(tag), key_start));
                 }
+            } else {
+                others += 1;
             }
             self.parse_object_colon()?;
             self.ignore_value_as_parsed()?;
             if let AfterMember::End = self.end_map_member()? {
-                return Ok(());
+                return Ok(others);
             }
         }
     }
@@ -387,8 +428,16 @@ impl Parser<'_> {
         content: &'static str,
         dst: *mut u8,
     ) -> Result<(), Error> {
-        if self.peek_value()? != b'{' {
-            return Err(self.invalid_type(layout.expecting));
+        match self.peek_value()? {
+            b'{' => {}
+            b'[' => {
+                self.enter(layout)?;
+                // SAFETY: forwarded from the caller.
+                let r = unsafe { self.decode_adjacent_seq(layout, en, content, dst) };
+                self.leave();
+                return r;
+            }
+            _ => return Err(self.invalid_type(layout.expecting)),
         }
         self.enter(layout)?;
         let mut written = false;
@@ -491,10 +540,156 @@ impl Parser<'_> {
         match en.variants[index].payload {
             // SAFETY: a valid unit variant index; `dst` as the caller guarantees.
             Payload::Unit => unsafe { (en.write)(dst, index) },
+            // serde asks an absent content for an option, as it asks an absent
+            // field: `Option<T>` (behind boxes) is `None`.
+            Payload::Newtype(payload) if payload.get().is_optional() => {
+                let payload: &'static TypeLayout = payload.get();
+                let ctx = core::ptr::from_ref(payload).cast_mut().cast::<c_void>();
+                // SAFETY: `decode_variant` hands the callback a slot for the
+                // payload, which `payload` describes; `dst` as the caller
+                // guarantees.
+                if !unsafe { (en.decode_variant)(dst, index, write_missing_slot, ctx) } {
+                    return Err(self.error(ErrorCode::Panicked, close));
+                }
+            }
             _ => return Err(self.error(ErrorCode::MissingField(content), close)),
         }
         *written = true;
         Ok(())
+    }
+
+    /// The payload of newtype variant `index` holding `()` or a unit struct
+    /// (nothing to read).
+    ///
+    /// # Safety
+    /// As for `decode_enum`; the variant's payload is a unit.
+    unsafe fn write_unit_payload(
+        &mut self,
+        en: &'static EnumLayout,
+        index: usize,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        // SAFETY: the slot is room for a zero-sized unit, which needs no write.
+        if unsafe { (en.decode_variant)(dst, index, unit_slot, core::ptr::null_mut()) } {
+            Ok(())
+        } else {
+            Err(self.error(ErrorCode::Panicked, self.pos))
+        }
+    }
+
+    /// `["Variant", ...]`, an internally tagged enum in sequence form, `pos` at
+    /// the `[`: the tag, then the payload read from the remaining elements, as
+    /// serde reads them. A unit variant takes no element; a unit struct (not
+    /// `()`) reads none. A struct payload would be read from the elements as
+    /// from an array, which jitson never does (docs/semantics.md, deliberate
+    /// difference 2): it is refused as an array given for the enum.
+    ///
+    /// # Safety
+    /// As for `decode_enum`.
+    unsafe fn decode_internal_seq(
+        &mut self,
+        layout: &'static TypeLayout,
+        en: &'static EnumLayout,
+        tag: &'static str,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        let start = self.pos;
+        self.pos += 1;
+        match self.parse_whitespace() {
+            Some(b']') => return Err(self.error(ErrorCode::MissingField(tag), self.pos)),
+            Some(_) => {}
+            None => return Err(self.error(ErrorCode::EofWhileParsingList, self.input.len())),
+        }
+        let index = self.parse_tag_value(en, false)?;
+        // serde buffers the rest before it reads the payload from it.
+        let mut rest = 0;
+        while let AfterElement::More = self.end_seq_element()? {
+            self.ignore_value_as_parsed()?;
+            rest += 1;
+        }
+        let payload = en.variants[index].payload.layout();
+        match payload.map(|p| (p, &p.kind)) {
+            None if rest == 0 => {
+                // SAFETY: a valid unit variant index; `dst` as the caller guarantees.
+                unsafe { (en.write)(dst, index) };
+                Ok(())
+            }
+            None => Err(self.error(
+                ErrorCode::SeqTooLong {
+                    found: rest,
+                    expected: 0,
+                },
+                self.pos - 1,
+            )),
+            Some((p, Kind::Unit)) if rest == 0 && p.expecting.starts_with("unit struct") => {
+                // SAFETY: forwarded from the caller.
+                unsafe { self.write_unit_payload(en, index, dst) }
+            }
+            Some((p, Kind::Unit)) => Err(self.error(
+                ErrorCode::InvalidType {
+                    found: Found::Array,
+                    expected: p.expecting,
+                    value: None,
+                },
+                start,
+            )),
+            Some(_) => {
+                self.pos = start;
+                Err(self.invalid_type(layout.expecting))
+            }
+        }
+    }
+
+    /// `["Variant", content]`, an adjacently tagged enum in sequence form,
+    /// `pos` at the `[`: exactly two elements (serde: fewer is an invalid
+    /// length, more is trailing characters).
+    ///
+    /// # Safety
+    /// As for `decode_enum`.
+    unsafe fn decode_adjacent_seq(
+        &mut self,
+        layout: &'static TypeLayout,
+        en: &'static EnumLayout,
+        content: &'static str,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        let too_short = |parser: &mut Self, found: usize| {
+            parser.error(
+                ErrorCode::TupleLength {
+                    found,
+                    expected: layout.expecting,
+                },
+                parser.pos - 1,
+            )
+        };
+        self.pos += 1;
+        match self.parse_whitespace() {
+            Some(b']') => {
+                self.pos += 1;
+                return Err(too_short(self, 0));
+            }
+            Some(_) => {}
+            None => return Err(self.error(ErrorCode::EofWhileParsingList, self.input.len())),
+        }
+        let index = self.parse_tag_value(en, false)?;
+        if let AfterElement::End = self.end_seq_element()? {
+            return Err(too_short(self, 1));
+        }
+        // SAFETY: forwarded from the caller.
+        unsafe { self.decode_variant_value(en, index, dst) }
+            .map_err(|e| at_segment(e, || PathSegment::Field(content)))?;
+        let end = match self.parse_whitespace() {
+            Some(b']') => {
+                self.pos += 1;
+                return Ok(());
+            }
+            Some(b',') => self.error(ErrorCode::ArrayTooLong { expected: 2 }, self.pos),
+            Some(_) => self.error(ErrorCode::ExpectedListCommaOrEnd, self.pos),
+            None => self.error(ErrorCode::EofWhileParsingList, self.input.len()),
+        };
+        // SAFETY: the variant was written above and is dropped once.
+        unsafe { drop_value(layout, dst) };
+        Err(end)
     }
 
     /// A tagged enum whose last variants are `#[serde(untagged)]`: the tagged
@@ -594,8 +789,27 @@ impl Parser<'_> {
     }
 }
 
+/// A [`SlotFn`](jitson_core::layout::SlotFn) for a unit payload: nothing to
+/// write.
+///
+/// # Safety
+/// Always safe; `slot` is room for a zero-sized value.
+unsafe extern "C" fn unit_slot(_ctx: *mut c_void, _slot: *mut u8) -> bool {
+    true
+}
+
+/// A [`SlotFn`](jitson_core::layout::SlotFn) writing an absent optional value
+/// (`None`, boxed as the layout says); `ctx` is the payload's layout.
+///
+/// # Safety
+/// `ctx` is a `&'static TypeLayout` that is optional, `slot` room for it.
+unsafe extern "C" fn write_missing_slot(ctx: *mut c_void, slot: *mut u8) -> bool {
+    // SAFETY: as the caller guarantees.
+    unsafe { jitson_core::layout::write_missing(&*ctx.cast::<TypeLayout>(), slot) }
+}
+
 /// Errors that are not a variant's mismatch: an untagged search stops at them.
-fn ends_search(e: &Error) -> bool {
+pub(crate) fn ends_search(e: &Error) -> bool {
     // A `Drop` that panicked while a failed variant's partial payload was
     // dropped is stashed, not in `e`: it ends the search too, and the facade
     // resumes it.
@@ -637,7 +851,7 @@ fn may_start(layout: &TypeLayout, b: u8, depth: u32) -> bool {
         Kind::Unit => b == b'n',
         Kind::Enum(e) => match e.tagging {
             Tagging::External => b == b'"' || b == b'{',
-            Tagging::Internal { .. } | Tagging::Adjacent { .. } => b == b'{',
+            Tagging::Internal { .. } | Tagging::Adjacent { .. } => b == b'{' || b == b'[',
             Tagging::Untagged => true,
         },
         Kind::RawValue(_) | Kind::Ignored | Kind::Serde(_) | Kind::Parsed(_) => true,

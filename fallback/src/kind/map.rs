@@ -244,7 +244,11 @@ impl Parser<'_> {
     ///
     /// # Safety
     /// `dst` is the live map `map` describes.
-    unsafe fn insert_parsed_key(&mut self, map: &MapLayout, dst: *mut u8) -> Result<(), Error> {
+    pub(crate) unsafe fn insert_parsed_key(
+        &mut self,
+        map: &MapLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
         let mut ctx = EntryContext {
             parser: self,
             key: map.key.get(),

@@ -11,7 +11,7 @@
 
 use jitson_core::error::{Category, Error, ErrorCode, PathSegment, expected_names};
 use jitson_core::layout::{
-    DuplicateKeys, Field, Kind, MapLayout, SkippedField, StructLayout, TypeLayout,
+    DuplicateKeys, Field, Kind, MapLayout, OptionLayout, SkippedField, StructLayout, TypeLayout,
 };
 use jitson_core::text::StrText;
 
@@ -117,7 +117,15 @@ impl Parser<'_> {
         loop {
             let key_start = self.pos;
             let key = self.parse_str()?;
-            match find_field(st.fields, key, guess) {
+            // The tag is the enum's, even where the payload has a field of
+            // that name (serde's tag takes the key; the field stays absent).
+            let is_tag = skip_key.is_some_and(|k| k.as_bytes() == key);
+            let found = if is_tag {
+                None
+            } else {
+                find_field(st.fields, key, guess)
+            };
+            match found {
                 Some(i) => {
                     let field = &st.fields[i];
                     let last_wins = st.duplicate_keys == DuplicateKeys::LastWins;
@@ -159,7 +167,7 @@ impl Parser<'_> {
                     }
                 }
                 // An internally tagged enum's tag, once.
-                None if skip_key.is_some_and(|k| k.as_bytes() == key) => {
+                None if is_tag => {
                     if skipped_tag {
                         let tag = skip_key.unwrap_or_default();
                         return Err(self.error(ErrorCode::DuplicateField(tag), key_start));
@@ -316,6 +324,9 @@ struct Target {
     st: &'static StructLayout,
     base: *mut u8,
     seen: Seen,
+    /// The flattened `Option` whose struct this is part of (an index into the
+    /// groups), if any.
+    group: Option<usize>,
 }
 
 /// A flattened map, which collects the keys no field claims.
@@ -323,16 +334,90 @@ struct RestMap {
     map: &'static MapLayout,
     layout: &'static TypeLayout,
     at: *mut u8,
+    /// As [`Target::group`].
+    group: Option<usize>,
 }
 
-/// Whether a flattened field of `layout` can be decoded: a struct, or a map
-/// with string keys.
+/// A flattened `Option<T>` of a struct `T`: `T` is decoded into `temp` with
+/// the object's other keys; the option is `Some` if that succeeds, `None` if
+/// it fails on the data (a wrong type, a missing or repeated field), as serde
+/// gives `None` when `T` cannot be built from the keys it collected.
+struct OptionGroup {
+    option: &'static OptionLayout,
+    /// Where the option lies (in the parent struct, or in an enclosing
+    /// group's `temp`).
+    at: *mut u8,
+    temp: Temp,
+    /// The enclosing group, for an option flattened inside another's struct.
+    parent: Option<usize>,
+    /// `T` failed: the option is `None`.
+    failed: bool,
+}
+
+/// Heap room for one value of a layout; freed, never dropped, with the guard
+/// (what was written there is dropped or moved out field by field).
+struct Temp {
+    ptr: *mut u8,
+    layout: std::alloc::Layout,
+}
+
+impl Temp {
+    fn new(of: &TypeLayout) -> Temp {
+        let Ok(layout) = std::alloc::Layout::from_size_align(of.size.max(1), of.align) else {
+            // A Rust type's size and alignment always form a valid layout.
+            unreachable!("the layout of {} is invalid", of.expecting)
+        };
+        // SAFETY: `layout` has a non-zero size.
+        let ptr = unsafe { std::alloc::alloc(layout) };
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        Temp { ptr, layout }
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout, freed once.
+        unsafe { std::alloc::dealloc(self.ptr, self.layout) }
+    }
+}
+
+/// Whether group `g` (or a group enclosing it) failed: its struct's keys are
+/// skipped and its option will be `None`.
+fn dead(groups: &[OptionGroup], mut g: Option<usize>) -> bool {
+    while let Some(i) = g {
+        if groups[i].failed {
+            return true;
+        }
+        g = groups[i].parent;
+    }
+    false
+}
+
+/// Whether an error inside a flattened option's struct makes the option
+/// `None` rather than failing the decode: a data error (serde's `T` refusing
+/// what it collected), not a syntax error, a panic or the depth limit.
+fn fails_option(e: &Error) -> bool {
+    e.classify() == Category::Data && !crate::kind::enum_::ends_search(e)
+}
+
+/// Whether a flattened field of `layout` can be decoded: a struct, an
+/// `Option` of a struct, or a map whose keys are owned.
 pub(crate) fn flattenable(layout: &TypeLayout) -> bool {
     match &layout.kind {
         Kind::Struct(_) => true,
-        Kind::Map(map) => map.has_text_keys(),
+        Kind::Option(o) => matches!(o.some.get().kind, Kind::Struct(_)),
+        Kind::Map(map) => flattenable_map(map),
         _ => false,
     }
+}
+
+/// A flattened map collects keys the input does not keep: borrowed keys
+/// (`&str`) cannot be collected; every other key is parsed from the key's
+/// text as a map's keys are.
+fn flattenable_map(map: &MapLayout) -> bool {
+    !matches!(map.key.get().kind, Kind::BorrowedStr(_))
 }
 
 /// Why `st`'s flattened `field` cannot be decoded, in
@@ -340,26 +425,31 @@ pub(crate) fn flattenable(layout: &TypeLayout) -> bool {
 #[cold]
 pub(crate) fn unflattenable(st: &StructLayout, field: &str) -> String {
     format!(
-        "can only flatten structs and maps with string keys (field `{field}` of {})",
+        "can only flatten structs, options of structs and maps with owned keys \
+         (field `{field}` of {})",
         st.name
     )
 }
 
-/// The structs and maps that read an object's keys, from `st` at `base` down.
-/// `Err` names a flattened field that is neither (serde refuses it at run time).
+/// The structs, maps and options that read an object's keys, from `st` at
+/// `base` down; `group` is the flattened option `st` belongs to. `Err` names
+/// a flattened field of another type (serde refuses it at run time).
 ///
 /// # Safety
 /// `base` is room for `st`'s struct.
 unsafe fn flatten_targets(
     st: &'static StructLayout,
     base: *mut u8,
+    group: Option<usize>,
     targets: &mut Vec<Target>,
     maps: &mut Vec<RestMap>,
+    groups: &mut Vec<OptionGroup>,
 ) -> Result<(), &'static str> {
     targets.push(Target {
         st,
         base,
         seen: Seen::new(st.fields.len() + st.skipped.len()),
+        group,
     });
     for f in st.flatten {
         let layout = f.layout.get();
@@ -367,19 +457,62 @@ unsafe fn flatten_targets(
         let at = unsafe { base.add(f.offset) };
         match &layout.kind {
             // SAFETY: `at` is room for the flattened struct.
-            Kind::Struct(inner) => unsafe { flatten_targets(inner, at, targets, maps)? },
-            Kind::Map(map) if map.has_text_keys() => maps.push(RestMap { map, layout, at }),
+            Kind::Struct(inner) => unsafe {
+                flatten_targets(inner, at, group, targets, maps, groups)?
+            },
+            Kind::Map(map) if flattenable_map(map) => maps.push(RestMap {
+                map,
+                layout,
+                at,
+                group,
+            }),
+            Kind::Option(option) => {
+                let some = option.some.get();
+                let Kind::Struct(inner) = &some.kind else {
+                    return Err(f.name);
+                };
+                let temp = Temp::new(some);
+                let base = temp.ptr;
+                groups.push(OptionGroup {
+                    option,
+                    at,
+                    temp,
+                    parent: group,
+                    failed: false,
+                });
+                let g = Some(groups.len() - 1);
+                // SAFETY: `base` is room for the option's struct.
+                unsafe { flatten_targets(inner, base, g, targets, maps, groups)? }
+            }
             _ => return Err(f.name),
         }
     }
     Ok(())
 }
 
+/// The [`SlotFn`](jitson_core::layout::SlotFn) that moves a flattened
+/// option's struct from its temporary into the option's `Some`.
+///
+/// # Safety
+/// `ctx` points to the `Temp` holding a live value of the slot's type, which
+/// is moved out (not used again).
+unsafe extern "C" fn move_from_temp(ctx: *mut core::ffi::c_void, slot: *mut u8) -> bool {
+    // SAFETY: as the caller (`resolve_options`) guarantees; the slot is room
+    // for a value of the same type, so `layout.size` bytes (or fewer, for a
+    // zero-sized type padded to one) fit it.
+    unsafe {
+        let temp = &*ctx.cast::<(*mut u8, usize)>();
+        core::ptr::copy_nonoverlapping(temp.0, slot, temp.1);
+    }
+    true
+}
+
 impl Parser<'_> {
     /// A JSON object into a struct with flattened fields, in one pass: each key
     /// goes to the first struct (this one, then the flattened ones in declaration
     /// order) with a field of that name, else to every flattened map, else is
-    /// skipped. Then each struct's absent fields are filled, as for any struct.
+    /// skipped. Then each struct's absent fields are filled, as for any struct,
+    /// and each flattened option is `Some` or `None`.
     ///
     /// # Safety
     /// As for `decode_struct`.
@@ -390,9 +523,10 @@ impl Parser<'_> {
         dst: *mut u8,
     ) -> Result<(), Error> {
         let skip_key = self.skip_key.take();
-        let (mut targets, mut maps) = (Vec::new(), Vec::new());
+        let (mut targets, mut maps, mut groups) = (Vec::new(), Vec::new(), Vec::new());
         // SAFETY: `dst` is room for the struct (caller).
-        if let Err(field) = unsafe { flatten_targets(st, dst, &mut targets, &mut maps) } {
+        let found = unsafe { flatten_targets(st, dst, None, &mut targets, &mut maps, &mut groups) };
+        if let Err(field) = found {
             self.peek_value()?;
             let why = unflattenable(st, field).into();
             return Err(self.error(ErrorCode::UnsupportedType(why), self.pos));
@@ -402,7 +536,7 @@ impl Parser<'_> {
         let empty = self.begin_map(layout)?;
         let mut made = 0;
         for m in &maps {
-            // SAFETY: `at` is room for the map (inside the struct).
+            // SAFETY: `at` is room for the map (inside the struct or a temporary).
             if !unsafe { (m.map.new)(m.at) } {
                 break;
             }
@@ -413,26 +547,43 @@ impl Parser<'_> {
         } else if empty {
             Ok(())
         } else {
+            let mut flat = Flattened {
+                targets: &mut targets,
+                maps: &maps,
+                groups: &mut groups,
+            };
             // SAFETY: forwarded from the caller; `targets` record what was written.
-            unsafe {
-                self.decode_flattened_members(&mut targets, &maps, skip_key, st, object_start)
-            }
+            unsafe { self.decode_flattened_members(&mut flat, skip_key, st, object_start) }
         };
         let result = result.and_then(|()| {
-            targets.iter_mut().try_for_each(|t| {
+            for t in &mut targets {
+                if dead(&groups, t.group) {
+                    continue;
+                }
                 // SAFETY: each target is room for its struct; `seen` says what is set.
-                unsafe { self.finish_struct(t.st, t.base, &mut t.seen) }
-            })
+                match unsafe { self.finish_struct(t.st, t.base, &mut t.seen) } {
+                    Ok(()) => {}
+                    Err(e) => match t.group {
+                        Some(g) if fails_option(&e) => groups[g].failed = true,
+                        _ => return Err(e),
+                    },
+                }
+            }
+            Ok(())
         });
         self.leave();
-        if result.is_err() {
-            for t in &mut targets {
-                // SAFETY: exactly the fields marked in `seen` are live.
-                unsafe { drop_written(t.st, t.base, &mut t.seen) };
-            }
-            for m in &maps[..made] {
-                // SAFETY: the map was created above and is dropped once.
-                unsafe { drop_value(m.layout, m.at) };
+        match result {
+            // SAFETY: every target and map is written as `seen` and `made` say.
+            Ok(()) => unsafe { resolve_options(&mut targets, &maps, &groups) },
+            Err(_) => {
+                for t in &mut targets {
+                    // SAFETY: exactly the fields marked in `seen` are live.
+                    unsafe { drop_written(t.st, t.base, &mut t.seen) };
+                }
+                for m in &maps[..made] {
+                    // SAFETY: the map was created above and is dropped once.
+                    unsafe { drop_value(m.layout, m.at) };
+                }
             }
         }
         result
@@ -444,8 +595,7 @@ impl Parser<'_> {
     /// As for `decode_struct`; the maps are live.
     unsafe fn decode_flattened_members(
         &mut self,
-        targets: &mut [Target],
-        maps: &[RestMap],
+        flat: &mut Flattened<'_>,
         skip_key: Option<&'static str>,
         st: &'static StructLayout,
         object_start: usize,
@@ -458,57 +608,64 @@ impl Parser<'_> {
                 StrText::Borrowed { start, end } => self.input[start..end].to_vec(),
             };
             self.parse_object_colon()?;
-            let found = targets.iter_mut().enumerate().find_map(|(n, t)| {
+            let value_start = text_start(self);
+            let is_tag = skip_key.is_some_and(|k| k.as_bytes() == key.as_slice());
+            let found = flat.targets.iter_mut().enumerate().find_map(|(n, t)| {
+                if is_tag {
+                    return None;
+                }
                 let i = t.st.fields.iter().position(|f| f.matches(&key))?;
                 Some((n, t, i))
             });
             if let Some((n, t, i)) = found {
                 let field = &t.st.fields[i];
-                if t.seen.get(i) {
-                    return Err(self.error(ErrorCode::DuplicateField(field.name), key_start));
-                }
-                // SAFETY: the field lies inside its struct (the Decode contract).
-                let r = unsafe { self.decode_value(field.layout.get(), t.base.add(field.offset)) };
-                // serde decodes the container's own fields in place but buffers
-                // the rest, decoding it after the whole object: for a flattened
-                // field, a syntax error anywhere in the object comes first.
-                r.map_err(|e| at_segment(e, || PathSegment::Field(field.name)))
-                    .map_err(|e| {
-                        if n > 0 {
-                            self.syntax_first(e, object_start)
-                        } else {
-                            e
+                if dead(flat.groups, t.group) {
+                    // The option is `None` already: its keys are skipped.
+                    self.ignore_member_value_as_parsed(key_start)?;
+                } else if t.seen.get(i) {
+                    let Some(g) = t.group else {
+                        return Err(self.error(ErrorCode::DuplicateField(field.name), key_start));
+                    };
+                    flat.groups[g].failed = true;
+                    self.ignore_member_value_as_parsed(key_start)?;
+                } else {
+                    // SAFETY: the field lies inside its struct (the Decode contract).
+                    let r =
+                        unsafe { self.decode_value(field.layout.get(), t.base.add(field.offset)) };
+                    match (r, t.group) {
+                        (Ok(()), _) => t.seen.set(i),
+                        (Err(e), Some(g)) if fails_option(&e) => {
+                            flat.groups[g].failed = true;
+                            self.pos = value_start;
+                            self.ignore_member_value_as_parsed(key_start)?;
                         }
-                    })?;
-                t.seen.set(i);
-            } else if skip_key.is_some_and(|k| k.as_bytes() == key.as_slice()) {
+                        // serde decodes the container's own fields in place but
+                        // buffers the rest, decoding it after the whole object:
+                        // for a flattened field, a syntax error anywhere in the
+                        // object comes first.
+                        (Err(e), _) => {
+                            let e = at_segment(e, || PathSegment::Field(field.name));
+                            return Err(if n > 0 {
+                                self.syntax_first(e, object_start)
+                            } else {
+                                e
+                            });
+                        }
+                    }
+                }
+            } else if is_tag {
                 if skipped_tag {
                     let tag = skip_key.unwrap_or_default();
                     return Err(self.error(ErrorCode::DuplicateField(tag), key_start));
                 }
                 skipped_tag = true;
                 self.ignore_value()?;
-            } else if !maps.is_empty() {
-                // Every flattened map sees every unclaimed key (as in serde).
-                let value_start = text_start(self);
-                for m in maps {
-                    self.pos = value_start;
-                    let value = m.map.value.get();
-                    // SAFETY: `insert_with` hands the callback a slot for `value`;
-                    // the key is UTF-8 (a parsed JSON string) and outlives the call.
-                    unsafe {
-                        self.decode_through(value, |decode, ctx| {
-                            (m.map.insert_with)(m.at, key.as_ptr(), key.len(), decode, ctx)
-                        })
-                    }
-                    .map_err(|e| {
-                        at_segment(e, || PathSegment::Key(String::from_utf8_lossy(&key).into()))
-                    })
-                    .map_err(|e| self.syntax_first(e, object_start))?;
-                }
+            } else if !flat.maps.is_empty() {
+                // SAFETY: forwarded from the caller.
+                unsafe { self.insert_rest(flat, &key, key_start, value_start, object_start)? };
             } else if st.deny_unknown_fields {
                 let name = String::from_utf8_lossy(&key).into();
-                let fields = targets.iter().flat_map(|t| t.st.fields);
+                let fields = flat.targets.iter().flat_map(|t| t.st.fields);
                 let expected = expected_names(fields.map(|f| f.name), "fields");
                 return Err(self.error(ErrorCode::UnknownField { name, expected }, key_start));
             } else {
@@ -517,6 +674,97 @@ impl Parser<'_> {
             }
             if let AfterMember::End = self.end_map_member()? {
                 return Ok(());
+            }
+        }
+    }
+
+    /// A member no field claims, into every flattened map (as in serde): the
+    /// key's text for string keys, else the key parsed from it as a map
+    /// parses its keys. `pos` ends after the value.
+    ///
+    /// # Safety
+    /// The maps are live.
+    unsafe fn insert_rest(
+        &mut self,
+        flat: &mut Flattened<'_>,
+        key: &[u8],
+        key_start: usize,
+        value_start: usize,
+        object_start: usize,
+    ) -> Result<(), Error> {
+        let mut end = None;
+        for m in flat.maps {
+            if dead(flat.groups, m.group) {
+                continue;
+            }
+            let r = if m.map.has_text_keys() {
+                self.pos = value_start;
+                let value = m.map.value.get();
+                // SAFETY: `insert_with` hands the callback a slot for `value`;
+                // the key is UTF-8 (a parsed JSON string) and outlives the call.
+                unsafe {
+                    self.decode_through(value, |decode, ctx| {
+                        (m.map.insert_with)(m.at, key.as_ptr(), key.len(), decode, ctx)
+                    })
+                }
+                .map_err(|e| {
+                    at_segment(e, || PathSegment::Key(String::from_utf8_lossy(key).into()))
+                })
+            } else {
+                self.pos = key_start;
+                // SAFETY: the map is live (caller); `pos` is at the key's quote.
+                unsafe { self.insert_parsed_key(m.map, m.at) }
+            };
+            match (r, m.group) {
+                (Ok(()), _) => end = Some(self.pos),
+                (Err(e), Some(g)) if fails_option(&e) => flat.groups[g].failed = true,
+                (Err(e), _) => return Err(self.syntax_first(e, object_start)),
+            }
+        }
+        match end {
+            Some(end) => self.pos = end,
+            None => {
+                self.pos = value_start;
+                self.ignore_member_value_as_parsed(key_start)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the members of an object with flattened fields are read into.
+struct Flattened<'f> {
+    targets: &'f mut [Target],
+    maps: &'f [RestMap],
+    groups: &'f mut [OptionGroup],
+}
+
+/// Once the object is read: each flattened option becomes `Some` (its struct
+/// moved out of its temporary) or, if it failed, `None` (what its struct and
+/// maps hold dropped). Innermost first: an inner option lies in the outer's
+/// temporary.
+///
+/// # Safety
+/// Every target holds exactly the fields its `seen` marks, every map is live,
+/// and every target of a group that is not dead is complete.
+unsafe fn resolve_options(targets: &mut [Target], maps: &[RestMap], groups: &[OptionGroup]) {
+    for (g, group) in groups.iter().enumerate().rev() {
+        // SAFETY (both arms): as the caller guarantees; `at` is room for the
+        // option.
+        unsafe {
+            if dead(groups, Some(g)) {
+                for t in targets.iter_mut().filter(|t| t.group == Some(g)) {
+                    drop_written(t.st, t.base, &mut t.seen);
+                }
+                for m in maps.iter().filter(|m| m.group == Some(g)) {
+                    drop_value(m.layout, m.at);
+                }
+                (group.option.write_none)(group.at);
+            } else {
+                let mut from = (group.temp.ptr, group.option.some.get().size);
+                let moved =
+                    (group.option.decode_some)(group.at, move_from_temp, (&raw mut from).cast());
+                debug_assert!(moved, "moving a value out of its temporary cannot fail");
             }
         }
     }
