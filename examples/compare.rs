@@ -887,6 +887,10 @@ fn main() {
             c.second
         );
     }
+    println!(
+        "(the ratio: Auto's first decode over the interpreter's, the cost of queueing the compile; \
+         issue 22's target is at most 2x)"
+    );
     println!();
 
     let users = generate(2_000, 1, User::generate);

@@ -325,9 +325,16 @@ where
 /// the JIT runs), so that the first `to_vec` runs compiled code.
 ///
 /// # Errors
-/// [`ErrorKind::InvalidValue`](crate::ErrorKind) naming a layout without its
-/// encoding accessors.
+/// [`ErrorKind::UnsupportedType`](crate::ErrorKind) for a flattened field of a
+/// type the encoder does not flatten (an enum, say: serde flattens those, jitson
+/// refuses them in both directions); [`ErrorKind::InvalidValue`](crate::ErrorKind)
+/// naming a layout without its encoding accessors.
 pub fn warm_up_encode<T: Encode>() -> Result<(), Error> {
+    if let Some(why) = jitson_fallback::unsupported_encode(T::ENCODE) {
+        return Err(Error::without_position(ErrorCode::UnsupportedType(
+            why.into_boxed_str(),
+        )));
+    }
     let mut missing = None;
     jitson_core::layout::visit_reachable(T::ENCODE, |layout| {
         use jitson_core::layout::Kind;

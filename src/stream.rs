@@ -346,7 +346,7 @@ pub fn from_reader<T: Decode, R: std::io::Read>(mut reader: R) -> Result<T, Erro
 /// in the whole input. A value that continues past the end of its line is
 /// refused ([`ErrorKind::Syntax`](crate::ErrorKind::Syntax), "not
 /// line-delimited"), whatever the number of cores; [`values`] reads such input.
-pub fn decode_lines<T: Decode + Send>(input: &[u8]) -> Result<Vec<T>, Error> {
+pub fn decode_lines<'de, T: DecodeBorrowed<'de> + Send>(input: &'de [u8]) -> Result<Vec<T>, Error> {
     Decoder::new().decode_lines(input, 0)
 }
 
@@ -363,9 +363,9 @@ impl<T> Decoder<T> {
     ///
     /// # Errors
     /// As [`decode_lines`].
-    pub fn decode_lines(&self, input: &[u8], threads: usize) -> Result<Vec<T>, Error>
+    pub fn decode_lines<'de>(&self, input: &'de [u8], threads: usize) -> Result<Vec<T>, Error>
     where
-        T: Decode + Send,
+        T: DecodeBorrowed<'de> + Send,
     {
         let threads = match threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -399,9 +399,13 @@ impl<T> Decoder<T> {
     /// Decodes the lines of `input[range]` (which starts a line and ends just
     /// after a `\n` or at the end of `input`), each on its own; errors are
     /// positioned in the whole `input`.
-    fn decode_lines_of(&self, input: &[u8], range: core::ops::Range<usize>) -> Result<Vec<T>, Error>
+    fn decode_lines_of<'de>(
+        &self,
+        input: &'de [u8],
+        range: core::ops::Range<usize>,
+    ) -> Result<Vec<T>, Error>
     where
-        T: Decode,
+        T: DecodeBorrowed<'de>,
     {
         let mut out = Vec::new();
         let mut start = range.start;

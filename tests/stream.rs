@@ -75,6 +75,30 @@ fn borrowed_values_borrow_from_the_input() {
         .map(|r| r.unwrap().1.name)
         .collect();
     assert_eq!(got, ["x", "yz"]);
+    // decode_lines too, on every core (a newcomer found it took owned types
+    // only): the strings point into the input.
+    let lines = (0..2_000)
+        .map(|i| format!("{{\"name\": \"n{i}\"}}\n"))
+        .collect::<String>();
+    for threads in [1, 2, 0] {
+        let got = Decoder::<Borrowing<'_>>::new()
+            .decode_lines(lines.as_bytes(), threads)
+            .unwrap();
+        assert_eq!(got.len(), 2_000);
+        assert_eq!(got[1_999].name, "n1999");
+        assert!(
+            lines
+                .as_bytes()
+                .as_ptr_range()
+                .contains(&got[7].name.as_ptr())
+        );
+    }
+    assert_eq!(
+        jitson::decode_lines::<Borrowing<'_>>(lines.as_bytes())
+            .unwrap()
+            .len(),
+        2_000
+    );
 }
 
 #[test]

@@ -76,3 +76,75 @@ fn flattening_what_no_backend_flattens_is_refused_by_warm_up() {
         Decoder::<Fine>::with_backend(backend).warm_up().unwrap();
     }
 }
+
+/// The same in the other direction (found by a newcomer's trial): a flattened
+/// enum passed `warm_up_encode` and then failed every encode. Now
+/// `warm_up_encode` refuses it, and every encode says the same on every
+/// backend, as `UnsupportedType`, not a data error.
+#[test]
+fn flattening_what_the_encoder_does_not_flatten_is_refused_by_warm_up_encode() {
+    #[derive(jitson::Encode)]
+    #[serde(tag = "kind")]
+    enum Kind {
+        Circle { r: f64 },
+    }
+    #[derive(jitson::Encode)]
+    struct Tagged {
+        id: u64,
+        #[serde(flatten)]
+        kind: Kind,
+    }
+    #[derive(jitson::Encode)]
+    enum External {
+        Square(f64),
+    }
+    #[derive(jitson::Encode)]
+    struct InAVec {
+        items: Vec<Box<Untagged>>,
+    }
+    #[derive(jitson::Encode)]
+    struct Untagged {
+        #[serde(flatten)]
+        shape: Option<External>,
+    }
+    #[track_caller]
+    fn refused<T: jitson::Encode>(value: &T, field: &str) {
+        let e = jitson::warm_up_encode::<T>().unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::UnsupportedType, "{e}");
+        assert!(e.to_string().contains(&format!("field `{field}`")), "{e}");
+        for backend in common::backends() {
+            let e = jitson::Encoder::<T>::with_backend(backend)
+                .encode(value)
+                .unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::UnsupportedType, "{backend:?}: {e}");
+        }
+    }
+    refused(
+        &Tagged {
+            id: 1,
+            kind: Kind::Circle { r: 2.5 },
+        },
+        "kind",
+    );
+    refused(
+        &InAVec {
+            items: vec![Box::new(Untagged {
+                shape: Some(External::Square(1.0)),
+            })],
+        },
+        "shape",
+    );
+    // What the encoder flattens still warms up and encodes.
+    #[derive(jitson::Encode)]
+    struct Fine {
+        id: u8,
+        #[serde(flatten)]
+        rest: HashMap<String, u8>,
+    }
+    jitson::warm_up_encode::<Fine>().unwrap();
+    let fine = Fine {
+        id: 1,
+        rest: HashMap::from([("a".to_owned(), 2)]),
+    };
+    assert_eq!(jitson::to_string(&fine).unwrap(), r#"{"id":1,"a":2}"#);
+}

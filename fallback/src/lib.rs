@@ -80,6 +80,25 @@ pub fn unsupported(root: &'static TypeLayout) -> Option<String> {
     why
 }
 
+/// Why values of `root` cannot be encoded by any backend, if they cannot: a
+/// flattened field whose type the encoder does not flatten (a struct, a map,
+/// an `Option`, `Box` or newtype of one; serde also flattens enums). Checked by
+/// `warm_up_encode` before any value, so a type that cannot be encoded is
+/// refused at start-up rather than on every request.
+pub fn unsupported_encode(root: &'static TypeLayout) -> Option<String> {
+    let mut why = None;
+    jitson_core::layout::visit_reachable(root, |layout| {
+        if let (None, Kind::Struct(st)) = (&why, &layout.kind) {
+            why = st
+                .flatten
+                .iter()
+                .find(|f| !kind::struct_::encode_flattenable(f.layout.get()))
+                .map(|f| kind::struct_::unencodable_flatten(st.name, f.name));
+        }
+    });
+    why
+}
+
 /// Decodes the JSON document `input` into `dst`, described by `layout`.
 ///
 /// The document is one value with optional whitespace around it. On success `dst`

@@ -431,6 +431,25 @@ pub(crate) fn unflattenable(st: &StructLayout, field: &str) -> String {
     )
 }
 
+/// Whether the encoder writes a flattened field of `layout` as members of the
+/// enclosing object (the kinds `encode_flattened` takes).
+pub(crate) fn encode_flattenable(layout: &TypeLayout) -> bool {
+    match &layout.kind {
+        Kind::Struct(_) | Kind::Map(_) | Kind::Unit => true,
+        Kind::Newtype(n) => encode_flattenable(n.inner.get()),
+        Kind::Box(b) => encode_flattenable(b.inner.get()),
+        Kind::Option(o) => encode_flattenable(o.some.get()),
+        _ => false,
+    }
+}
+
+/// Why a flattened `field` of struct `st` cannot be encoded, in
+/// [`ErrorCode::UnsupportedType`]'s words.
+#[cold]
+pub(crate) fn unencodable_flatten(st: &str, field: &str) -> String {
+    format!("can only flatten structs, options of structs and maps (field `{field}` of {st})")
+}
+
 /// The structs, maps and options that read an object's keys, from `st` at
 /// `base` down; `group` is the flattened option `st` belongs to. `Err` names
 /// a flattened field of another type (serde refuses it at run time).
@@ -872,9 +891,11 @@ impl crate::encode::Emitter<'_> {
                     }
                 }
                 Kind::Unit => Ok(()),
-                _ => Err(crate::encode::encode_error(ErrorCode::NotEncodable(
+                // Refused by `warm_up_encode` before any value
+                // (`unsupported_encode`); here for a caller that skipped it.
+                _ => Err(crate::encode::encode_error(ErrorCode::UnsupportedType(
                     format!(
-                        "can only flatten structs and maps (got {})",
+                        "can only flatten structs, options of structs and maps (got {})",
                         layout.expecting
                     )
                     .into_boxed_str(),
