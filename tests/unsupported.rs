@@ -100,7 +100,7 @@ fn flattening_what_the_encoder_does_not_flatten_is_refused_by_warm_up_encode() {
     }
     #[derive(jitson::Encode)]
     struct InAVec {
-        items: Vec<Box<Untagged>>,
+        items: Vec<Option<Box<Untagged>>>,
     }
     #[derive(jitson::Encode)]
     struct Untagged {
