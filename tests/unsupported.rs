@@ -128,9 +128,9 @@ fn flattening_what_the_encoder_does_not_flatten_is_refused_by_warm_up_encode() {
     );
     refused(
         &InAVec {
-            items: vec![Box::new(Untagged {
+            items: vec![Some(Box::new(Untagged {
                 shape: Some(External::Square(1.0)),
-            })],
+            }))],
         },
         "shape",
     );
