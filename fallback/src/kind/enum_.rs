@@ -115,7 +115,9 @@ impl Parser<'_> {
             Some(i) => Ok(i),
             None => {
                 let variant = String::from_utf8_lossy(name).into();
-                let expected = expected_names(en.variants.iter().map(|v| v.name), "variants");
+                let tagged = &en.variants[..en.untagged_from];
+                let expected =
+                    expected_names(tagged.iter().flat_map(|v| v.serde_names()), "variants");
                 Err(self.error(
                     ErrorCode::UnknownVariant {
                         variant,
@@ -188,10 +190,17 @@ impl Parser<'_> {
         index: usize,
         dst: *mut u8,
     ) -> Result<(), Error> {
-        match en.variants[index].payload.layout() {
+        let variant = &en.variants[index];
+        match variant.payload.layout() {
             None => {
                 if self.peek_value()? != b'n' {
-                    return Err(self.invalid_type("unit variant (null)"));
+                    // serde_json reads an external unit variant's value as `()`;
+                    // serde_derive reads adjacent content with a visitor of its own.
+                    let expected = match en.tagging {
+                        Tagging::Adjacent { .. } => variant.unit_expecting,
+                        _ => "unit",
+                    };
+                    return Err(self.invalid_type(expected));
                 }
                 self.pos = text::parse_ident(self.input, self.pos + 1, b"ull")
                     .map_err(|e| self.lex_error(e))?;
@@ -434,8 +443,8 @@ impl Parser<'_> {
             let (is_tag, is_content) = (key == tag.as_bytes(), key == content.as_bytes());
             if !is_tag && !is_content && en.deny_unknown_fields {
                 let name = String::from_utf8_lossy(key).into();
-                let expected = expected_names([tag, content], "fields");
-                return Err(self.error(ErrorCode::UnknownField { name, expected }, key_start));
+                let code = ErrorCode::UnknownTagOrContent { name, tag, content };
+                return Err(self.error(code, key_start));
             }
             self.parse_object_colon()?;
             if is_tag {
@@ -601,7 +610,10 @@ fn ends_search(e: &Error) -> bool {
     // resumes it.
     matches!(
         e.code(),
-        ErrorCode::Panicked | ErrorCode::DepthLimitExceeded | ErrorCode::StackExhausted
+        ErrorCode::Panicked
+            | ErrorCode::DepthLimitExceeded
+            | ErrorCode::ValueTooDeep
+            | ErrorCode::StackExhausted
     ) || jitson_core::panic::is_pending()
 }
 
