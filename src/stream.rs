@@ -154,7 +154,8 @@ const READ_AHEAD: usize = 64 * 1024;
 /// again once more has been read); memory is bounded by about twice the
 /// largest value, not by the stream. The first error ends the iteration; its
 /// offset, line and column are positions in the whole stream (an
-/// [`ErrorKind::Io`](crate::ErrorKind::Io) error when reading fails).
+/// [`ErrorKind::Io`](crate::ErrorKind::Io) error when reading fails, at the
+/// position after the last byte read).
 ///
 /// ```
 /// #[derive(jitson::Decode, Debug, PartialEq)]
@@ -235,7 +236,7 @@ impl<R: std::io::BufRead, T: Decode> ReaderValues<R, T> {
             self.start = first;
             if self.start == self.buf.len() {
                 if self.eof {
-                    return self.read_error.take().map(|e| Err(io_error(&e)));
+                    return self.read_error.take().map(|e| Err(self.io_error(&e)));
                 }
                 self.refill();
                 continue;
@@ -256,7 +257,7 @@ impl<R: std::io::BufRead, T: Decode> ReaderValues<R, T> {
                 continue;
             }
             if cut && let Some(e) = self.read_error.take() {
-                return Some(Err(io_error(&e)));
+                return Some(Err(self.io_error(&e)));
             }
             let at = self.at;
             return Some(
@@ -282,10 +283,20 @@ impl<R: std::io::BufRead, T: Decode> ReaderValues<R, T> {
     }
 }
 
-/// A read error as an [`ErrorKind::Io`](crate::ErrorKind::Io) error.
-#[cold]
-fn io_error(e: &std::io::Error) -> Error {
-    Error::without_position(ErrorCode::Io(e.to_string().into()))
+impl<R, T> ReaderValues<R, T> {
+    /// The read error `e` as an [`ErrorKind::Io`](crate::ErrorKind::Io) error
+    /// where reading stopped: after the last byte read, which is the end of
+    /// `buf` (no read follows a failed one).
+    #[cold]
+    fn io_error(&self, e: &std::io::Error) -> Error {
+        let unread = &self.buf[self.start..];
+        let at = self.at;
+        Error::at(ErrorCode::Io(e.to_string().into()), unread, unread.len()).moved_to(
+            at.offset as usize,
+            at.line as usize - 1,
+            at.column as usize - 1,
+        )
+    }
 }
 
 /// `at` after `bytes` (counts that vectorise: a value on one line costs two
@@ -325,13 +336,15 @@ impl<R: std::io::BufRead, T: Decode> Iterator for ReaderValues<R, T> {
 /// NDJSON, see [`values_from_reader`]).
 ///
 /// # Errors
-/// An [`ErrorKind::Io`](crate::ErrorKind::Io) error if reading fails; otherwise
-/// as [`from_slice`](crate::from_slice).
+/// An [`ErrorKind::Io`](crate::ErrorKind::Io) error if reading fails, at the
+/// position after the last byte read; otherwise as
+/// [`from_slice`](crate::from_slice).
 pub fn from_reader<T: Decode, R: std::io::Read>(mut reader: R) -> Result<T, Error> {
     let mut input = Vec::new();
+    // On failure `read_to_end` keeps what it read: the error is placed after it.
     reader
         .read_to_end(&mut input)
-        .map_err(|e| Error::without_position(ErrorCode::Io(e.to_string().into())))?;
+        .map_err(|e| Error::at(ErrorCode::Io(e.to_string().into()), &input, input.len()))?;
     crate::from_slice(&input)
 }
 

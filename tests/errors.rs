@@ -215,7 +215,10 @@ fn data_errors() {
     check::<User>("{\"id\": 1, \"id\": 2}", DuplicateField, 10, 1, 11, "$");
     check::<Strict>("{\"a\": 1, \"b\": 2}", UnknownField, 9, 1, 10, "$");
     check::<[u8; 3]>("[1, 2]", InvalidLength, 5, 1, 6, "$");
-    check::<[u8; 1]>("[1, 2]", InvalidLength, 4, 1, 5, "$");
+    // One element too many: trailing characters at it, as in serde_json.
+    check::<[u8; 1]>("[1, 2]", Syntax, 4, 1, 5, "$");
+    check::<(u8, u8)>("[1, 2 , 3]", Syntax, 8, 1, 9, "$");
+    check::<(u8, u8)>("[1, 2 3]", Syntax, 6, 1, 7, "$");
     check::<char>("\"ab\"", InvalidValue, 0, 1, 1, "$");
     check::<HashMap<String, u8>>(
         "{\"a\": 1, \"b c\": -1}",

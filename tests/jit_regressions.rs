@@ -1,7 +1,8 @@
 //! Regressions found by reviewing the JIT (each was a JIT-only defect):
 //! - structs over 64 decoded or skipped fields (the seen bitmaps' width) must be
 //!   handed to the interpreter whole, and the generated function must still be
-//!   well-formed;
+//!   well-formed, and `stats().interpreted_layouts` names which limit (or the
+//!   flattened field) sent each there;
 //! - a `Drop` that panics on a slow path resumes in that decode, not a later one;
 //! - escaped or non-ASCII keys at every level of a deep document must not make the
 //!   JIT re-decode subtrees (counted by constructions, not timed).
@@ -240,6 +241,56 @@ fn structs_wider_than_the_bitmaps() {
     );
     let s: SkipMany = common::ok(r#"{"a": 1}"#);
     assert_eq!((s.a, s.s64.as_str()), (1, ""));
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Flattens {
+    a: u8,
+    #[serde(flatten)]
+    inner: Inner,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Inner {
+    b: u8,
+}
+
+#[test]
+fn the_stats_say_why_each_struct_is_interpreted() {
+    if !Backend::Jit.is_available() {
+        return;
+    }
+    jitson::warm_up::<Wide65>().expect("compiles");
+    jitson::warm_up::<SkipMany>().expect("compiles");
+    jitson::warm_up::<Flattens>().expect("compiles");
+    let stats = jitson::stats();
+    let reason = |name: &str| {
+        stats
+            .interpreted_layouts
+            .iter()
+            .find(|(ty, _)| ty == name)
+            .map(|(_, why)| why.as_str())
+    };
+    assert_eq!(
+        reason("jit_regressions::Wide65"),
+        Some("more than 64 decoded fields")
+    );
+    assert_eq!(
+        reason("jit_regressions::SkipMany"),
+        Some("more than 64 skipped fields")
+    );
+    assert_eq!(
+        reason("jit_regressions::Flattens"),
+        Some("flattened fields")
+    );
+    // The decodes still agree on every backend.
+    assert_eq!(
+        common::ok::<Flattens>(r#"{"a": 1, "b": 2}"#),
+        Flattens {
+            a: 1,
+            inner: Inner { b: 2 }
+        }
+    );
 }
 
 thread_local! {

@@ -179,3 +179,87 @@ fn a_duplicate_internal_tag_is_a_data_error_as_in_serde_json() {
         ErrorKind::Syntax
     );
 }
+
+#[test]
+fn a_value_deeper_than_its_cap_says_so_whatever_the_setting() {
+    let doc = "[".repeat(200) + &"]".repeat(200);
+    let cap = "recursion limit exceeded: a serde_json::Value is limited to 128 levels \
+               (serde_json's recursion limit), whatever the decoder's depth limit \
+               at $ (line 1 column 1, byte 0)";
+    for backend in common::backends() {
+        let d = Decoder::<serde_json::Value>::with_backend(backend);
+        for decoder in [d.disable_recursion_limit(), d.max_depth(1_000)] {
+            let e = decoder.decode_str(&doc).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::DepthLimit, "{backend:?}: {e}");
+            assert_eq!(e.classify(), Category::Syntax, "{backend:?}: {e}");
+            assert_eq!(e.to_string(), cap, "{backend:?}");
+        }
+        // Where serde_json's limit stops its own `Value`: 127 nested arrays
+        // fit, the 128th is refused.
+        let fits = "[".repeat(127) + &"]".repeat(127);
+        serde_json::from_str::<serde_json::Value>(&fits).unwrap();
+        assert!(d.disable_recursion_limit().decode_str(&fits).is_ok());
+        let over = "[".repeat(128) + &"]".repeat(128);
+        serde_json::from_str::<serde_json::Value>(&over).unwrap_err();
+        let e = d.disable_recursion_limit().decode_str(&over).unwrap_err();
+        assert_eq!(e.to_string(), cap, "{backend:?}");
+        // Under the default limit the decoder's own limit speaks first.
+        let e = d.decode_str(&doc).unwrap_err();
+        assert!(
+            e.to_string().starts_with("recursion limit exceeded at $"),
+            "{backend:?}: {e}"
+        );
+    }
+}
+
+#[derive(Decode, serde::Deserialize, Debug, PartialEq)]
+struct Open {
+    a: u8,
+}
+
+#[derive(Decode, serde::Deserialize, Debug, PartialEq)]
+struct WithFlattened {
+    a: u8,
+    #[serde(flatten)]
+    rest: Flat,
+}
+
+#[derive(Decode, serde::Deserialize, Debug, PartialEq)]
+struct Flat {
+    b: u8,
+}
+
+#[derive(Decode, serde::Deserialize, Debug, PartialEq)]
+#[serde(tag = "t")]
+enum Tagged {
+    V { a: u8 },
+}
+
+#[test]
+fn skipped_members_are_unlimited_except_where_serde_buffers_them() {
+    let deep = "[".repeat(200) + &"]".repeat(200);
+    let open = format!(r#"{{"a": 1, "x": {deep}}}"#);
+    let flattened = format!(r#"{{"a": 1, "b": 2, "x": {deep}}}"#);
+    let tagged = format!(r#"{{"t": "V", "a": 1, "x": {deep}}}"#);
+    // A plain struct skips any depth, as serde_json does.
+    assert_eq!(common::ok::<Open>(&open), Open { a: 1 });
+    assert_eq!(serde_json::from_str::<Open>(&open).unwrap(), Open { a: 1 });
+    // serde buffers what a flattening struct does not claim, and an internally
+    // tagged enum's object, counting their depth from the root.
+    let e = serde_json::from_str::<WithFlattened>(&flattened).unwrap_err();
+    assert!(e.to_string().starts_with("recursion limit exceeded"), "{e}");
+    let e = serde_json::from_str::<Tagged>(&tagged).unwrap_err();
+    assert!(e.to_string().starts_with("recursion limit exceeded"), "{e}");
+    let e = common::err::<WithFlattened>(flattened.as_bytes());
+    assert_eq!(
+        (e.kind(), e.path().as_str()),
+        (ErrorKind::DepthLimit, "$.x")
+    );
+    let e = common::err::<Tagged>(tagged.as_bytes());
+    assert_eq!(e.kind(), ErrorKind::DepthLimit, "{e}");
+    // Without a limit both decode.
+    let d = Decoder::<WithFlattened>::new().disable_recursion_limit();
+    assert!(d.decode_str(&flattened).is_ok());
+    let d = Decoder::<Tagged>::new().disable_recursion_limit();
+    assert!(d.decode_str(&tagged).is_ok());
+}

@@ -591,6 +591,8 @@ fn adjacently_tagged_in_sequence_form() {
     for doc in [r#"["F",1,2]"#, r#"["F",1"#, r#"["F" 1]"#, r#"["F",1}"#] {
         same_category::<Adjacent>(doc).unwrap_err();
     }
+    let e = same_category::<Adjacent>(r#"["F",1,2]"#).unwrap_err();
+    assert!(e.to_string().starts_with("trailing characters"), "{e}");
 }
 
 // ---------------------------------------------------------------------------

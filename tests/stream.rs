@@ -405,3 +405,82 @@ fn reader_errors_are_positioned_in_the_whole_stream() {
     assert_eq!(e.kind(), ErrorKind::Io);
     assert!(e.to_string().contains("disk on fire"), "{e}");
 }
+
+/// Serves `data` `chunk` bytes at a time, then fails: an I/O error part-way
+/// through a stream.
+struct FailsAfter {
+    data: Vec<u8>,
+    at: usize,
+    chunk: usize,
+}
+
+impl std::io::Read for FailsAfter {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.at == self.data.len() {
+            return Err(std::io::Error::other("disk on fire"));
+        }
+        let n = buf.len().min(self.chunk).min(self.data.len() - self.at);
+        buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_failed_read_is_positioned_where_reading_stopped() {
+    let good = "{\"id\": 1, \"name\": \"é\", \"tags\": []}\n";
+    for read in [
+        // Inside a value, on its second line, after non-ASCII text.
+        format!("{good}{good}{{\"id\": 2,\n \"name\": \"éé"),
+        // Between values.
+        format!("{good}{good}  "),
+        // Right after a value.
+        format!("{good}{good}"),
+        // Before anything.
+        String::new(),
+    ] {
+        let (line, column) = line_column(&read, read.len());
+        let values = read.matches(good).count();
+        for backend in common::backends() {
+            for (capacity, chunk) in [(1, 1), (5, 3), (8192, 7), (8192, 100_000)] {
+                let reader = FailsAfter {
+                    data: read.clone().into_bytes(),
+                    at: 0,
+                    chunk,
+                };
+                let reader = std::io::BufReader::with_capacity(capacity, reader);
+                let mut it = Decoder::<Event>::with_backend(backend).values_from_reader(reader);
+                for _ in 0..values {
+                    assert!(it.next().unwrap().is_ok());
+                }
+                let e = it.next().unwrap().unwrap_err();
+                let why = format!("{read:?} {backend:?} {capacity} {chunk}: {e}");
+                assert_eq!(e.kind(), ErrorKind::Io, "{why}");
+                assert_eq!(
+                    (e.offset(), e.line() as u64, e.column() as u64, e.path()),
+                    (read.len(), line, column, "$".to_owned()),
+                    "{why}"
+                );
+                assert!(
+                    e.to_string()
+                        .starts_with("I/O error: disk on fire at $ (line "),
+                    "{why}"
+                );
+                assert!(it.next().is_none(), "{why}");
+            }
+        }
+        // `from_reader` reads everything before it decodes: the backend plays
+        // no part in its I/O error.
+        let reader = FailsAfter {
+            data: read.clone().into_bytes(),
+            at: 0,
+            chunk: 3,
+        };
+        let e = jitson::from_reader::<Event, _>(reader).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.offset(), e.line() as u64, e.column() as u64),
+            (ErrorKind::Io, read.len(), line, column),
+            "from_reader {read:?}: {e}"
+        );
+    }
+}

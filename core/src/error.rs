@@ -122,6 +122,10 @@ pub enum ErrorCode {
     ExpectedDoubleQuote,
     InvalidUtf8,
     DepthLimitExceeded,
+    /// A `serde_json::Value` nested as deep as [`VALUE_MAX_DEPTH`] counts
+    /// (serde_json's recursion limit, counted as `max_depth` is), whatever
+    /// the decoder's depth limit: dropping a `Value` recurses.
+    ValueTooDeep,
     /// The thread's stack would not hold another level of nesting (see
     /// [`crate::stack`]); a depth error, reported before the depth limit.
     StackExhausted,
@@ -142,7 +146,12 @@ pub enum ErrorCode {
         expected: &'static str,
         value: i128,
     },
-    NotOneChar,
+    /// A string for a `char` that is not one character: the string, as serde
+    /// writes it (`"ab"`), and what was expected ("a character").
+    NotOneChar {
+        value: Box<str>,
+        expected: &'static str,
+    },
     /// `expected` is serde's list of the names (see [`expected_names`]).
     UnknownVariant {
         variant: Box<str>,
@@ -172,15 +181,19 @@ pub enum ErrorCode {
     NoMatchingVariant {
         enum_name: &'static str,
     },
-    /// More elements than a fixed-size array holds (serde_json: trailing characters).
-    ArrayTooLong {
-        expected: usize,
-    },
     MissingField(&'static str),
-    /// `expected` is serde's list of the field names (see [`expected_names`]).
+    /// `expected` is serde's list of the field names (see [`expected_names`]),
+    /// empty for a struct with flattened fields (serde lists none then).
     UnknownField {
         name: Box<str>,
         expected: Box<str>,
+    },
+    /// A key other than the tag and the content in an adjacently tagged
+    /// object that denies unknown fields (serde reports an invalid value).
+    UnknownTagOrContent {
+        name: Box<str>,
+        tag: &'static str,
+        content: &'static str,
     },
     DuplicateField(&'static str),
     /// User code panicked; the facade resumes the panic instead of returning this.
@@ -231,18 +244,18 @@ impl ErrorCode {
                 ErrorKind::NumberOutOfRange
             }
             InvalidUtf8 => ErrorKind::InvalidUtf8,
-            DepthLimitExceeded | StackExhausted => ErrorKind::DepthLimit,
+            DepthLimitExceeded | ValueTooDeep | StackExhausted => ErrorKind::DepthLimit,
             InvalidType { .. } | InvalidEnumType { .. } => ErrorKind::InvalidType,
-            NotOneChar
+            NotOneChar { .. }
             | UnknownVariant { .. }
             | NoMatchingVariant { .. }
             | Conversion(_)
             | NotEncodable(_) => ErrorKind::InvalidValue,
-            InvalidLength { .. } | TupleLength { .. } | SeqTooLong { .. } | ArrayTooLong { .. } => {
+            InvalidLength { .. } | TupleLength { .. } | SeqTooLong { .. } => {
                 ErrorKind::InvalidLength
             }
             MissingField(_) => ErrorKind::MissingField,
-            UnknownField { .. } => ErrorKind::UnknownField,
+            UnknownField { .. } | UnknownTagOrContent { .. } => ErrorKind::UnknownField,
             DuplicateField(_) => ErrorKind::DuplicateField,
             BackendUnavailable(_) => ErrorKind::BackendUnavailable,
             Io(_) => ErrorKind::Io,
@@ -252,10 +265,7 @@ impl ErrorCode {
 
     fn category(&self) -> Category {
         // serde_json reports these while parsing, before any type sees the value.
-        if matches!(
-            self,
-            ErrorCode::InvalidEnumType { .. } | ErrorCode::ArrayTooLong { .. }
-        ) {
+        if matches!(self, ErrorCode::InvalidEnumType { .. }) {
             return Category::Syntax;
         }
         match self.kind() {
@@ -306,6 +316,11 @@ impl fmt::Display for ErrorCode {
             ExpectedDoubleQuote => f.write_str("expected `\"`"),
             InvalidUtf8 => f.write_str("invalid UTF-8 in string"),
             DepthLimitExceeded => f.write_str("recursion limit exceeded"),
+            ValueTooDeep => write!(
+                f,
+                "recursion limit exceeded: a serde_json::Value is limited to {VALUE_MAX_DEPTH} \
+                 levels (serde_json's recursion limit), whatever the decoder's depth limit"
+            ),
             StackExhausted => {
                 f.write_str("recursion limit exceeded: the thread's stack is nearly full")
             }
@@ -329,7 +344,9 @@ impl fmt::Display for ErrorCode {
             IntOutOfRange { expected, value } => {
                 write!(f, "invalid value: integer `{value}`, expected {expected}")
             }
-            NotOneChar => f.write_str("invalid value: expected a string of exactly one character"),
+            NotOneChar { value, expected } => {
+                write!(f, "invalid value: string {value}, expected {expected}")
+            }
             UnknownVariant {
                 variant, expected, ..
             } => write!(f, "unknown variant `{variant}`, {expected}"),
@@ -351,14 +368,15 @@ impl fmt::Display for ErrorCode {
                 f,
                 "data did not match any variant of untagged enum {enum_name}"
             ),
-            ArrayTooLong { expected } => {
-                write!(
-                    f,
-                    "too many elements, expected an array of length {expected}"
-                )
-            }
             MissingField(name) => write!(f, "missing field `{name}`"),
+            UnknownField { name, expected } if expected.is_empty() => {
+                write!(f, "unknown field `{name}`")
+            }
             UnknownField { name, expected } => write!(f, "unknown field `{name}`, {expected}"),
+            UnknownTagOrContent { name, tag, content } => write!(
+                f,
+                "invalid value: string {name:?}, expected {tag:?} or {content:?}"
+            ),
             DuplicateField(name) => write!(f, "duplicate field `{name}`"),
             Panicked => f.write_str("user code panicked during decoding"),
             BackendUnavailable(why) => write!(f, "backend unavailable: {why}"),
@@ -373,6 +391,11 @@ impl fmt::Display for ErrorCode {
         }
     }
 }
+
+/// How deeply a `serde_json::Value` may nest, whatever the decoder's depth
+/// limit: serde_json's default recursion limit, counted as `max_depth` counts
+/// (the 128th nested container is refused, as serde_json refuses it).
+pub const VALUE_MAX_DEPTH: usize = 128;
 
 /// serde's words for what a name could have been: "expected `a`", "expected `a`
 /// or `b`", "expected one of `a`, `b`, `c`", or "there are no {what}" when there

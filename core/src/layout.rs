@@ -473,6 +473,26 @@ impl Field {
     pub fn matches(&self, key: &[u8]) -> bool {
         self.name.as_bytes() == key || self.aliases.iter().any(|a| a.as_bytes() == key)
     }
+
+    /// The keys this field accepts as serde lists them in messages: its name
+    /// and aliases, sorted, each once (see [`serde_names`]).
+    pub fn serde_names(&self) -> Vec<&'static str> {
+        serde_names(self.name, self.aliases)
+    }
+}
+
+/// A field's or variant's accepted names as serde_derive lists them in its
+/// `FIELDS` / `VARIANTS` (an unknown field's or variant's message): the name
+/// and every alias in one `BTreeSet`, so sorted by bytes and without repeats
+/// (``expected one of `ID`, `id`, `ident`, `n` `` for a field `id` with
+/// aliases `ident` and `ID`, then a field `n`).
+pub fn serde_names(name: &'static str, aliases: &'static [&'static str]) -> Vec<&'static str> {
+    let mut names = Vec::with_capacity(1 + aliases.len());
+    names.push(name);
+    names.extend_from_slice(aliases);
+    names.sort_unstable();
+    names.dedup();
+    names
 }
 
 /// A field that is never read from JSON.
@@ -541,6 +561,11 @@ pub type SerdeFn = unsafe extern "C" fn(
 /// The message a [`SerdeFn`] gives when the value nests too deeply; backends
 /// report it as a depth error rather than a refused value.
 pub const DEPTH_LIMIT_MESSAGE: &str = "recursion limit exceeded";
+
+/// The message `serde_json::Value`'s [`SerdeFn`] gives when the value nests
+/// deeper than a `Value` may, whatever the decoder's depth limit; backends
+/// report it as [`ErrorCode::ValueTooDeep`](crate::error::ErrorCode::ValueTooDeep).
+pub const VALUE_DEPTH_LIMIT_MESSAGE: &str = "recursion limit exceeded in a serde_json::Value";
 
 /// Encodes the value at `src` with a serde serializer (serde_json's compact
 /// one), appending its JSON text to `*out` (a backend writing pretty output
@@ -676,6 +701,11 @@ pub struct Variant {
     pub aliases: &'static [&'static str],
     /// What the variant holds.
     pub payload: Payload,
+    /// What serde says it expected when a unit variant of an adjacently
+    /// tagged enum is given content other than `null`: `unit variant E::V`,
+    /// in Rust names (serde's `UntaggedUnitVisitor`). Empty for data variants,
+    /// and in layouts built for encoding.
+    pub unit_expecting: &'static str,
 }
 
 /// What a variant holds, and the layout its payload is decoded with.
@@ -716,6 +746,12 @@ impl Variant {
     #[inline]
     pub fn matches(&self, s: &[u8]) -> bool {
         self.name.as_bytes() == s || self.aliases.iter().any(|a| a.as_bytes() == s)
+    }
+
+    /// The strings this variant accepts as serde lists them in messages (see
+    /// [`serde_names`]).
+    pub fn serde_names(&self) -> Vec<&'static str> {
+        serde_names(self.name, self.aliases)
     }
 }
 

@@ -112,8 +112,9 @@ fn arbitrary_precision() -> bool {
     })
 }
 
-/// How deeply a `Value` may nest (serde_json's default recursion limit).
-const VALUE_DEPTH_LIMIT: usize = 127;
+/// How many containers a `Value` may have open around the one being opened
+/// ([`VALUE_MAX_DEPTH`](crate::error::VALUE_MAX_DEPTH) levels in all).
+const VALUE_DEPTH_LIMIT: usize = crate::error::VALUE_MAX_DEPTH - 1;
 
 /// `Value` built directly from the validated text, as serde_json builds it (no
 /// visitor): integers as `u64` (non-negative) or `i64` (negative) when they fit,
@@ -151,7 +152,7 @@ fn build_value(text: &[u8]) -> Result<serde_json::Value, String> {
         // One value at `pos`: a container opens (and is closed below when empty),
         // a scalar is complete.
         if matches!(text.get(pos), Some(b'{' | b'[')) && stack.len() >= VALUE_DEPTH_LIMIT {
-            return Err(crate::layout::DEPTH_LIMIT_MESSAGE.to_owned());
+            return Err(crate::layout::VALUE_DEPTH_LIMIT_MESSAGE.to_owned());
         }
         let mut done: Value = match text.get(pos) {
             Some(b'{') => {

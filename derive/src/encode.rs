@@ -512,6 +512,7 @@ fn enum_kind(
                 name: #json,
                 aliases: &[],
                 payload: #payload,
+                unit_expecting: "",
             }
         });
     }

@@ -804,11 +804,17 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
             }
         };
         let aliases = &v.attrs.aliases;
+        // serde names the type and the variant by their Rust identifiers here.
+        let unit_expecting = match v.payload {
+            PayloadShape::Unit => format!("unit variant {}::{}", input.ident, v.variant.ident),
+            _ => String::new(),
+        };
         entries.push(quote! {
             ::jitson::__private::Variant {
                 name: #json_name,
                 aliases: &[#(#aliases),*],
                 payload: #payload,
+                unit_expecting: #unit_expecting,
             }
         });
     }

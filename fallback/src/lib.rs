@@ -582,15 +582,13 @@ unsafe extern "C" fn decode_slot(ctx: *mut c_void, slot: *mut u8) -> bool {
     }
 }
 
-/// A float as serde writes it in messages: always with a decimal point or an
-/// exponent (`1.0`, `1e300`).
+/// A float as serde_json writes it in messages (its `JsonUnexpected`): the
+/// text it would encode the float as (`1.0`, `1.8446744073709552e+19`,
+/// `1e+23`), from the same formatter.
 fn float_text(f: f64) -> String {
-    let text = f.to_string();
-    if text.contains(['.', 'e', 'E']) || !f.is_finite() {
-        text
-    } else {
-        format!("{text}.0")
-    }
+    let mut out = Vec::new();
+    jitson_core::write::write_f64(&mut out, f);
+    String::from_utf8(out).expect("a formatted float is ASCII")
 }
 
 /// Adds a path segment to an error on its way out.

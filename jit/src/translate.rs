@@ -34,7 +34,21 @@ pub(crate) const MAX_JIT_FIELDS: usize = 64;
 /// Whether a struct is compiled: its decoded and skipped fields fit the two i64
 /// bitmaps, and it has no flattened fields (those are interpreted).
 pub(crate) fn fits_bitmaps(st: &jitson_core::layout::StructLayout) -> bool {
-    st.fields.len() <= MAX_JIT_FIELDS && st.skipped.len() <= MAX_JIT_FIELDS && st.flatten.is_empty()
+    struct_refusal(st).is_none()
+}
+
+/// Why a struct is handed to the interpreter whole (`stats().interpreted_layouts`),
+/// the first of the reasons that applies; `None` when it is compiled.
+pub(crate) fn struct_refusal(st: &jitson_core::layout::StructLayout) -> Option<&'static str> {
+    if !st.flatten.is_empty() {
+        Some("flattened fields")
+    } else if st.fields.len() > MAX_JIT_FIELDS {
+        Some("more than 64 decoded fields")
+    } else if st.skipped.len() > MAX_JIT_FIELDS {
+        Some("more than 64 skipped fields")
+    } else {
+        None
+    }
 }
 
 /// The pointer-sized integer type (every JIT target is 64-bit).
@@ -94,11 +108,9 @@ pub(crate) fn translate_function(
             StructLowering::Unrolled => t.emit_struct_function(layout, st, dst),
             StructLowering::Table => t.emit_struct_thunk(layout, st, dst),
         },
-        Kind::Struct(_) => {
-            t.interpreted.push((
-                (layout.type_name)(),
-                "flattened fields, or more than 64 decoded or 64 skipped fields",
-            ));
+        Kind::Struct(st) => {
+            let reason = struct_refusal(st).expect("a struct that does not fit is refused");
+            t.interpreted.push(((layout.type_name)(), reason));
             t.emit_value_function(layout, dst, true);
         }
         _ => t.emit_value_function(layout, dst, false),

@@ -122,7 +122,9 @@ impl Parser<'_> {
             Some(i) => Ok(i),
             None => {
                 let variant = String::from_utf8_lossy(name).into();
-                let expected = expected_names(en.variants.iter().map(|v| v.name), "variants");
+                let tagged = &en.variants[..en.untagged_from];
+                let expected =
+                    expected_names(tagged.iter().flat_map(|v| v.serde_names()), "variants");
                 Err(self.error(
                     ErrorCode::UnknownVariant {
                         variant,
@@ -195,10 +197,17 @@ impl Parser<'_> {
         index: usize,
         dst: *mut u8,
     ) -> Result<(), Error> {
-        match en.variants[index].payload.layout() {
+        let variant = &en.variants[index];
+        match variant.payload.layout() {
             None => {
                 if self.peek_value()? != b'n' {
-                    return Err(self.invalid_type("unit variant (null)"));
+                    // serde_json reads an external unit variant's value as `()`;
+                    // serde_derive reads adjacent content with a visitor of its own.
+                    let expected = match en.tagging {
+                        Tagging::Adjacent { .. } => variant.unit_expecting,
+                        _ => "unit",
+                    };
+                    return Err(self.invalid_type(expected));
                 }
                 self.pos = text::parse_ident(self.input, self.pos + 1, b"ull")
                     .map_err(|e| self.lex_error(e))?;
@@ -483,8 +492,8 @@ impl Parser<'_> {
             let (is_tag, is_content) = (key == tag.as_bytes(), key == content.as_bytes());
             if !is_tag && !is_content && en.deny_unknown_fields {
                 let name = String::from_utf8_lossy(key).into();
-                let expected = expected_names([tag, content], "fields");
-                return Err(self.error(ErrorCode::UnknownField { name, expected }, key_start));
+                let code = ErrorCode::UnknownTagOrContent { name, tag, content };
+                return Err(self.error(code, key_start));
             }
             self.parse_object_colon()?;
             if is_tag {
@@ -678,14 +687,10 @@ impl Parser<'_> {
         // SAFETY: forwarded from the caller.
         unsafe { self.decode_variant_value(en, index, dst) }
             .map_err(|e| at_segment(e, || PathSegment::Field(content)))?;
-        let end = match self.parse_whitespace() {
-            Some(b']') => {
-                self.pos += 1;
-                return Ok(());
-            }
-            Some(b',') => self.error(ErrorCode::ArrayTooLong { expected: 2 }, self.pos),
-            Some(_) => self.error(ErrorCode::ExpectedListCommaOrEnd, self.pos),
-            None => self.error(ErrorCode::EofWhileParsingList, self.input.len()),
+        // serde_json's `end_seq`: a third element is trailing characters.
+        let end = match self.end_fixed_seq() {
+            Ok(()) => return Ok(()),
+            Err(e) => e,
         };
         // SAFETY: the variant was written above and is dropped once.
         unsafe { drop_value(layout, dst) };
@@ -815,7 +820,10 @@ pub(crate) fn ends_search(e: &Error) -> bool {
     // resumes it.
     matches!(
         e.code(),
-        ErrorCode::Panicked | ErrorCode::DepthLimitExceeded | ErrorCode::StackExhausted
+        ErrorCode::Panicked
+            | ErrorCode::DepthLimitExceeded
+            | ErrorCode::ValueTooDeep
+            | ErrorCode::StackExhausted
     ) || jitson_core::panic::is_pending()
 }
 

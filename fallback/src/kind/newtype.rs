@@ -96,6 +96,9 @@ impl Parser<'_> {
             Some(text) if &*text == jitson_core::layout::DEPTH_LIMIT_MESSAGE => {
                 self.error(ErrorCode::DepthLimitExceeded, start)
             }
+            Some(text) if &*text == jitson_core::layout::VALUE_DEPTH_LIMIT_MESSAGE => {
+                self.error(ErrorCode::ValueTooDeep, start)
+            }
             Some(text) => self.error(ErrorCode::Conversion(text), start),
             None => self.error(ErrorCode::Panicked, start),
         })

@@ -159,14 +159,34 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// The error for an array with more than `len` elements, `pos` at the first
-    /// extra one. serde_json stops there (trailing characters); inside a value
-    /// serde buffered, serde counts every element.
+    /// After the last element of a fixed-length array (or after its `[` when it
+    /// has none), as serde_json's `end_seq` reads it: `]`, consumed; anything
+    /// else is trailing characters where it starts, after a `,` and whitespace
+    /// (a trailing comma when `]` follows the `,`).
+    pub(crate) fn end_fixed_seq(&mut self) -> Result<(), Error> {
+        match self.parse_whitespace() {
+            Some(b']') => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(b',') => {
+                self.pos += 1;
+                let code = match self.parse_whitespace() {
+                    Some(b']') => ErrorCode::TrailingComma,
+                    _ => ErrorCode::TrailingCharacters,
+                };
+                Err(self.error(code, self.pos))
+            }
+            Some(_) => Err(self.error(ErrorCode::TrailingCharacters, self.pos)),
+            None => Err(self.error(ErrorCode::EofWhileParsingList, self.input.len())),
+        }
+    }
+
+    /// The error for an array with more than `len` elements inside a value
+    /// serde buffered, `pos` at the first extra one: serde counts every
+    /// element.
     #[cold]
     fn too_long(&mut self, len: usize) -> Error {
-        if self.buffered == 0 {
-            return self.error(ErrorCode::ArrayTooLong { expected: len }, self.pos);
-        }
         let mut found = len;
         loop {
             if let Err(e) = self.ignore_value() {
@@ -189,8 +209,10 @@ impl Parser<'_> {
     }
 
     /// A JSON array of exactly `len` elements, element `i` decoded with the layout
-    /// and at the offset `elem(i)` gives. Too many elements is an error at the
-    /// first extra one (serde_json: trailing characters), too few the error
+    /// and at the offset `elem(i)` gives. After the last element only `]` may
+    /// follow: anything else is trailing characters (a syntax error, as
+    /// serde_json's `end_seq` reports it) unless serde buffered the array,
+    /// which counts the elements (`too_long`); too few elements is the error
     /// `too_short(count)` at the `]`.
     ///
     /// # Safety
@@ -208,6 +230,8 @@ impl Parser<'_> {
         let mut count = 0usize;
         let result = if empty {
             Ok(())
+        } else if len == 0 && self.buffered == 0 {
+            self.end_fixed_seq()
         } else {
             loop {
                 if count == len {
@@ -219,6 +243,9 @@ impl Parser<'_> {
                     break Err(at_segment(e, || PathSegment::Index(count)));
                 }
                 count += 1;
+                if count == len && self.buffered == 0 {
+                    break self.end_fixed_seq();
+                }
                 match self.end_seq_element() {
                     Ok(AfterElement::More) => {}
                     Ok(AfterElement::End) => break Ok(()),

@@ -83,7 +83,11 @@ impl Parser<'_> {
                 unsafe { dst.cast::<char>().write(c) };
                 Ok(())
             }
-            _ => Err(self.error(ErrorCode::NotOneChar, start)),
+            _ => {
+                let value = format!("{s:?}").into_boxed_str();
+                let expected = layout.expecting;
+                Err(self.error(ErrorCode::NotOneChar { value, expected }, start))
+            }
         }
     }
 

@@ -251,7 +251,7 @@ fn first_deferred(deferred: Vec<(usize, Error)>) -> Option<Error> {
 /// The error for a key naming none of `fields`, with serde's list of them.
 #[cold]
 fn unknown_field(name: Box<str>, fields: &[Field]) -> ErrorCode {
-    let expected = expected_names(fields.iter().map(|f| f.name), "fields");
+    let expected = expected_names(fields.iter().flat_map(Field::serde_names), "fields");
     ErrorCode::UnknownField { name, expected }
 }
 
@@ -683,9 +683,9 @@ impl Parser<'_> {
                 // SAFETY: forwarded from the caller.
                 unsafe { self.insert_rest(flat, &key, key_start, value_start, object_start)? };
             } else if st.deny_unknown_fields {
+                // serde lists no fields for a struct with flattened ones.
                 let name = String::from_utf8_lossy(&key).into();
-                let fields = flat.targets.iter().flat_map(|t| t.st.fields);
-                let expected = expected_names(fields.map(|f| f.name), "fields");
+                let expected = Box::default();
                 return Err(self.error(ErrorCode::UnknownField { name, expected }, key_start));
             } else {
                 // serde buffers what a flattening struct does not claim.
