@@ -34,7 +34,7 @@
 use core::ffi::c_void;
 
 use jitson_core::error::{Error, ErrorCode, Found, PathSegment};
-use jitson_core::layout::{KeyOrders, Kind, TypeLayout};
+use jitson_core::layout::{KeyOrders, Kind, StructLayout, TypeLayout};
 use jitson_core::text::{self, LexError};
 
 pub mod encode;
@@ -67,17 +67,31 @@ impl Default for Options {
 /// type fails on every document with [`ErrorCode::UnsupportedType`]; the facade's
 /// `warm_up` asks this first, so that a service learns it at start-up.
 pub fn unsupported(root: &'static TypeLayout) -> Option<String> {
-    let mut why = None;
+    refused_flatten(
+        root,
+        kind::struct_::flattenable,
+        kind::struct_::unflattenable,
+    )
+}
+
+/// The first flattened field reachable from `root` whose layout `takes`
+/// refuses, in `why`'s words.
+fn refused_flatten(
+    root: &'static TypeLayout,
+    takes: fn(&TypeLayout) -> bool,
+    why: fn(&StructLayout, &str) -> String,
+) -> Option<String> {
+    let mut refused = None;
     jitson_core::layout::visit_reachable(root, |layout| {
-        if let (None, Kind::Struct(st)) = (&why, &layout.kind) {
-            why = st
+        if let (None, Kind::Struct(st)) = (&refused, &layout.kind) {
+            refused = st
                 .flatten
                 .iter()
-                .find(|f| !kind::struct_::flattenable(f.layout.get()))
-                .map(|f| kind::struct_::unflattenable(st, f.name));
+                .find(|f| !takes(f.layout.get()))
+                .map(|f| why(st, f.name));
         }
     });
-    why
+    refused
 }
 
 /// Why values of `root` cannot be encoded by any backend, if they cannot: a
@@ -86,17 +100,11 @@ pub fn unsupported(root: &'static TypeLayout) -> Option<String> {
 /// `warm_up_encode` before any value, so a type that cannot be encoded is
 /// refused at start-up rather than on every request.
 pub fn unsupported_encode(root: &'static TypeLayout) -> Option<String> {
-    let mut why = None;
-    jitson_core::layout::visit_reachable(root, |layout| {
-        if let (None, Kind::Struct(st)) = (&why, &layout.kind) {
-            why = st
-                .flatten
-                .iter()
-                .find(|f| !kind::struct_::encode_flattenable(f.layout.get()))
-                .map(|f| kind::struct_::unencodable_flatten(st.name, f.name));
-        }
-    });
-    why
+    refused_flatten(
+        root,
+        kind::struct_::encode_flattenable,
+        kind::struct_::unencodable_flatten,
+    )
 }
 
 /// Decodes the JSON document `input` into `dst`, described by `layout`.

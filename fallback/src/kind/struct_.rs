@@ -446,8 +446,11 @@ pub(crate) fn encode_flattenable(layout: &TypeLayout) -> bool {
 /// Why a flattened `field` of struct `st` cannot be encoded, in
 /// [`ErrorCode::UnsupportedType`]'s words.
 #[cold]
-pub(crate) fn unencodable_flatten(st: &str, field: &str) -> String {
-    format!("can only flatten structs, options of structs and maps (field `{field}` of {st})")
+pub(crate) fn unencodable_flatten(st: &StructLayout, field: &str) -> String {
+    format!(
+        "can only flatten structs, options of structs and maps (field `{field}` of {})",
+        st.name
+    )
 }
 
 /// The structs, maps and options that read an object's keys, from `st` at
