@@ -181,6 +181,7 @@ fn a_duplicate_internal_tag_is_a_data_error_as_in_serde_json() {
 }
 
 #[test]
+#[cfg(feature = "serde")] // serde_json::Value decodes only with jitson's serde feature
 fn a_value_deeper_than_its_cap_says_so_whatever_the_setting() {
     let doc = "[".repeat(200) + &"]".repeat(200);
     let cap = "recursion limit exceeded: a serde_json::Value is limited to 128 levels \
