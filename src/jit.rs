@@ -163,6 +163,11 @@ cfg_jit! {
         /// The optimising tier (`StructLowering::Unrolled`): compiled once the
         /// type is hot ([`PROMOTE_BYTES`]), or first with [`Want::Optimized`].
         optimized: OnceLock<Result<&'static Compiled, String>>,
+        /// Every decoder installed after `done` (relearned ones and
+        /// `optimized`): never freed, since a thread may still run one it took
+        /// before it was replaced, and held here so that they stay reachable.
+        /// At most [`MAX_RELEARNS`] + 1.
+        installed: Mutex<Vec<&'static Compiled>>,
         /// The decoder compiled last of the relearned ones and `optimized` (null until
         /// one is): it replaces `done`. Compiled decoders are leaked, so the
         /// pointer stays valid.
@@ -178,6 +183,7 @@ cfg_jit! {
                 bytes: AtomicU64::new(0),
                 relearn: AtomicBool::new(false),
                 relearns: AtomicU32::new(0),
+                installed: Mutex::new(Vec::new()),
                 checked_misses: AtomicU64::new(0),
                 checked_decodes: AtomicU64::new(0),
                 promoting: AtomicBool::new(false),
@@ -649,6 +655,10 @@ cfg_jit! {
     /// baseline tier may finish after a promotion (or a `Tiering::Wait`
     /// caller's compile) did.
     fn install(slot: &Entry, compiled: &'static Compiled) {
+        slot.installed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(compiled);
         let new = std::ptr::from_ref(compiled).cast_mut();
         let mut current = slot.latest.load(Ordering::Acquire);
         loop {
