@@ -83,14 +83,16 @@ fn compile_all(
             .try_for_each(|(_, ctx)| compile_one(isa, ctx));
     }
     // Largest first, so that the two threads finish close together.
-    let mut queue: Vec<(usize, Mutex<&mut Context>)> = functions
+    let mut by_size: Vec<(usize, &mut Context)> = functions
         .iter_mut()
+        .map(|(_, ctx)| ctx)
         .enumerate()
-        .map(|(i, (_, ctx))| (i, Mutex::new(ctx)))
         .collect();
-    queue.sort_by_key(|(_, ctx)| {
-        std::cmp::Reverse(ctx.lock().map_or(0, |ctx| ctx.func.dfg.num_insts()))
-    });
+    by_size.sort_by_key(|(_, ctx)| std::cmp::Reverse(ctx.func.dfg.num_insts()));
+    let queue: Vec<(usize, Mutex<&mut Context>)> = by_size
+        .into_iter()
+        .map(|(i, ctx)| (i, Mutex::new(ctx)))
+        .collect();
     let next = AtomicUsize::new(0);
     // Each worker returns the first error it met, with the function's index.
     let work = || -> Option<(usize, CompileError)> {
