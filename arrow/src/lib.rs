@@ -32,6 +32,19 @@ pub use infer::{infer_schema, infer_schema_ref};
 pub use plan::MAX_COLUMNS;
 pub use reader::{Backend, Decoder, Reader, ReaderBuilder, RecordError};
 
+/// How structs (and rows) are read and written, as arrow-json's `StructMode`
+/// (`ReaderBuilder::with_struct_mode`, `WriterBuilder::with_struct_mode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum StructMode {
+    /// Objects: `{"a":1,"b":"x"}` (the default).
+    #[default]
+    ObjectOnly,
+    /// Arrays of the field values in field order: `[1,"x"]`. The writer
+    /// always writes nulls in them; the reader requires exactly one value per
+    /// field (`null` for a null), as arrow-json does.
+    ListOnly,
+}
+
 /// A schema lowered (and, on the JIT, compiled) once, from which any number of
 /// decoders are made, on any threads. Cloning shares it; the layouts and the
 /// machine code are freed when the last clone and the last decoder made from it

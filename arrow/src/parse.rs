@@ -4,6 +4,12 @@
 //! Every function has the [`ParseFn`](jitson_core::column::ParseFn) signature and
 //! never unwinds: it writes `dst` and returns `true`, or sets `*message`.
 
+use arrow_array::types::{
+    Date64Type, DurationSecondType, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
+    Time64NanosecondType,
+};
+use arrow_buffer::i256;
+use arrow_cast::parse::Parser;
 use jitson_core::column::{ParseFn, ParsedLayout, column_append_text};
 
 /// A timestamp parser: `arg` holds the nanoseconds per unit (low 32 bits) and
@@ -140,6 +146,63 @@ pub(crate) static LENIENT_DATE32: ParsedLayout = ParsedLayout {
     arg: 0,
 };
 
+/// Decimal32 / Decimal64 / Decimal256 as [`DECIMAL`] (exact), into their widths.
+pub(crate) const DECIMAL32: ParsedLayout = ParsedLayout {
+    from_string: Some(decimal32),
+    from_number: Some(decimal32),
+    from_bool: None,
+    arg: 0,
+};
+/// See [`DECIMAL32`].
+pub(crate) const DECIMAL64: ParsedLayout = ParsedLayout {
+    from_string: Some(decimal64),
+    from_number: Some(decimal64),
+    from_bool: None,
+    arg: 0,
+};
+/// See [`DECIMAL32`].
+pub(crate) const DECIMAL256: ParsedLayout = ParsedLayout {
+    from_string: Some(decimal256),
+    from_number: Some(decimal256),
+    from_bool: None,
+    arg: 0,
+};
+
+/// A column of integers counted in a unit (times of day, dates in
+/// milliseconds, durations): a string by `from_string` (arrow-cast's reading
+/// for the type); a number as an integer column of the width reads it, by
+/// arrow-json's rules (`1.5` is 1) or, under strict parsing, as an integer only.
+pub(crate) const fn unit_count(from_string: ParseFn, wide: bool, strict: bool) -> ParsedLayout {
+    let from_number: ParseFn = match (wide, strict) {
+        (false, false) => i32_from_number,
+        (false, true) => parse_i32,
+        (true, false) => i64_from_number,
+        (true, true) => parse_i64,
+    };
+    ParsedLayout {
+        from_string: Some(from_string),
+        from_number: Some(from_number),
+        from_bool: None,
+        arg: 0,
+    }
+}
+
+/// Binary columns: a string of hexadecimal digits (either case), as arrow-json
+/// reads and writes binary; an odd last digit is a byte of its own (`"abc"` is
+/// `[0xab, 0x0c]`, arrow-json's reading). `arg` is [`ANY_LENGTH`] or the
+/// FixedSizeBinary width in bytes, which the value must have.
+pub(crate) const fn binary_layout(width: u64) -> ParsedLayout {
+    ParsedLayout {
+        from_string: Some(binary_from_hex),
+        from_number: None,
+        from_bool: None,
+        arg: width,
+    }
+}
+
+/// [`binary_layout`]'s `arg` for Binary, LargeBinary and BinaryView.
+pub(crate) const ANY_LENGTH: u64 = u64::MAX;
+
 /// A timestamp parser as arrow-json reads timestamps: strings by
 /// [`arrow_timestamp`], numbers as integers in the unit (a non-integer is read
 /// as an `f64` and converted with saturation: `1.5` is 1, `1e30` is `i64::MAX`).
@@ -182,6 +245,60 @@ unsafe extern "C" fn append_text(
     true
 }
 
+/// Appends the bytes that hexadecimal text stands for to a binary column (a
+/// text column: offsets and bytes), after checking all of it.
+unsafe extern "C" fn binary_from_hex(
+    dst: *mut u8,
+    ptr: *const u8,
+    len: usize,
+    width: u64,
+    message: *mut Option<Box<str>>,
+) -> bool {
+    // SAFETY: the `ParseFn` contract: the text is readable.
+    let hex = unsafe { core::slice::from_raw_parts(ptr, len) };
+    if let Some(at) = hex.iter().position(|b| !b.is_ascii_hexdigit()) {
+        return fail(message, || {
+            format!(
+                "invalid hex encoding in binary data: invalid digit 0x{:02x} at position {at}",
+                hex[at]
+            )
+        });
+    }
+    let bytes = hex.len().div_ceil(2);
+    if width != ANY_LENGTH && bytes as u64 != width {
+        return fail(message, || {
+            format!("binary value of {bytes} bytes in a column of {width}-byte values")
+        });
+    }
+    fn nibble(b: u8) -> u8 {
+        // Checked above: `b` is a hexadecimal digit.
+        match b {
+            b'0'..=b'9' => b - b'0',
+            _ => (b | 0x20) - b'a' + 10,
+        }
+    }
+    // SAFETY: `dst` is a text column with room for a row (the column kind
+    // reserved it; its bytes are appended here, the row committed by the kind).
+    let column = unsafe { &mut *dst.cast::<jitson_core::column::Column>() };
+    let mut chunk = [0u8; 64];
+    for pairs in hex.chunks(2 * chunk.len()) {
+        let n = pairs.len().div_ceil(2);
+        for (out, pair) in chunk.iter_mut().zip(pairs.chunks(2)) {
+            *out = match *pair {
+                [high, low] => (nibble(high) << 4) | nibble(low),
+                [low] => nibble(low),
+                _ => 0, // `chunks(2)` yields one or two bytes
+            };
+        }
+        if !column.append_text(&chunk[..n]) {
+            // As `column_append_text`: 2 GiB in one batch of a 32-bit-offset
+            // column cannot be represented; a smaller batch size avoids it.
+            std::process::abort();
+        }
+    }
+    true
+}
+
 /// Writes a native value of type `T` parsed by `parse`.
 unsafe fn write_parsed<T>(
     dst: *mut u8,
@@ -193,7 +310,12 @@ unsafe fn write_parsed<T>(
 ) -> bool {
     // SAFETY: the `ParseFn` contract.
     let s = unsafe { text(ptr, len) };
-    match parse(s) {
+    // Some parsers are arrow-cast's: a panic there must not unwind into
+    // generated code.
+    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse(s)))
+        .ok()
+        .flatten();
+    match parsed {
         Some(v) => {
             // SAFETY: `dst` is room for a `T` (column slots are 16-byte aligned
             // and `width` apart, width = size_of::<T>()).
@@ -280,6 +402,27 @@ parse_fns! {
     timestamp_from_number(s, arg) "timestamp" => {
         s.parse::<i64>().ok().or_else(|| s.parse::<f64>().ok().map(|f| f as i64))
     };
+    /// `arg`: see [`decimal_arg`] (precision at most 9).
+    decimal32(s, arg) "decimal" => {
+        i32::try_from(parse_decimal(s, (arg >> 8) as u8, arg as u8 as i8)?).ok()
+    };
+    /// `arg`: see [`decimal_arg`] (precision at most 18).
+    decimal64(s, arg) "decimal" => {
+        i64::try_from(parse_decimal(s, (arg >> 8) as u8, arg as u8 as i8)?).ok()
+    };
+    /// `arg`: see [`decimal_arg`].
+    decimal256(s, arg) "decimal" => parse_decimal256(s, (arg >> 8) as u8, arg as u8 as i8);
+    /// arrow-cast's readings of strings in temporal columns (`"12:30:05.25"`,
+    /// `"2001-02-03"`, `"2001-02-03T04:05:06Z"`; a time may also be a count in
+    /// its unit, `"45000"`), the ones arrow-json uses.
+    time32s_from_text(s, arg) "time" => Time32SecondType::parse(s);
+    time32ms_from_text(s, arg) "time" => Time32MillisecondType::parse(s);
+    time64us_from_text(s, arg) "time" => Time64MicrosecondType::parse(s);
+    time64ns_from_text(s, arg) "time" => Time64NanosecondType::parse(s);
+    date64_from_text(s, arg) "date" => Date64Type::parse(s);
+    /// A duration's string: an integer count of its unit (arrow-cast's reading
+    /// of integers, ASCII whitespace around it ignored).
+    duration_from_text(s, arg) "duration" => DurationSecondType::parse(s);
     date32_from_arrow_string(s, arg) "date" => arrow_date32(s);
     date32_from_string(s, arg) "date" => {
         let b = s.as_bytes();
@@ -293,6 +436,60 @@ parse_fns! {
 /// The exact value of decimal text (`-12.345`, `1e3`) at `scale`, if it has at
 /// most `precision` digits there and loses no digit.
 pub(crate) fn parse_decimal(s: &str, precision: u8, scale: i8) -> Option<i128> {
+    parse_exact_decimal(s, precision, scale)
+}
+
+/// [`parse_decimal`] for Decimal256 (up to 76 digits).
+pub(crate) fn parse_decimal256(s: &str, precision: u8, scale: i8) -> Option<i256> {
+    parse_exact_decimal(s, precision, scale)
+}
+
+/// The integer types decimals are parsed into: what [`parse_exact_decimal`]
+/// needs of them, each step checked.
+trait DecimalValue: Copy + PartialOrd {
+    const ZERO: Self;
+    fn times_ten_plus(self, digit: u8) -> Option<Self>;
+    /// `self / 10` when `self` is a multiple of ten.
+    fn exact_tenth(self) -> Option<Self>;
+    fn ten_to(exponent: u32) -> Option<Self>;
+    fn negate(self) -> Self;
+}
+
+impl DecimalValue for i128 {
+    const ZERO: i128 = 0;
+    fn times_ten_plus(self, digit: u8) -> Option<i128> {
+        self.checked_mul(10)?.checked_add(i128::from(digit))
+    }
+    fn exact_tenth(self) -> Option<i128> {
+        (self % 10 == 0).then_some(self / 10)
+    }
+    fn ten_to(exponent: u32) -> Option<i128> {
+        10i128.checked_pow(exponent)
+    }
+    fn negate(self) -> i128 {
+        -self
+    }
+}
+
+impl DecimalValue for i256 {
+    const ZERO: i256 = i256::ZERO;
+    fn times_ten_plus(self, digit: u8) -> Option<i256> {
+        self.checked_mul(i256::from_i128(10))?
+            .checked_add(i256::from_i128(i128::from(digit)))
+    }
+    fn exact_tenth(self) -> Option<i256> {
+        let ten = i256::from_i128(10);
+        (self.checked_rem(ten)? == i256::ZERO).then(|| self.wrapping_div(ten))
+    }
+    fn ten_to(exponent: u32) -> Option<i256> {
+        i256::from_i128(10).checked_pow(exponent)
+    }
+    fn negate(self) -> i256 {
+        self.wrapping_neg()
+    }
+}
+
+fn parse_exact_decimal<T: DecimalValue>(s: &str, precision: u8, scale: i8) -> Option<T> {
     let (negative, s) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),
@@ -306,32 +503,29 @@ pub(crate) fn parse_decimal(s: &str, precision: u8, scale: i8) -> Option<i128> {
     if int.is_empty() && frac.is_empty() {
         return None;
     }
-    let mut digits: i128 = 0;
+    let mut digits = T::ZERO;
     for b in int.bytes().chain(frac.bytes()) {
         if !b.is_ascii_digit() {
             return None;
         }
-        digits = digits.checked_mul(10)?.checked_add(i128::from(b - b'0'))?;
+        digits = digits.times_ten_plus(b - b'0')?;
     }
     // value = digits * 10^(exponent - frac.len()); stored = value * 10^scale.
     let shift = i64::from(exponent) - frac.len() as i64 + i64::from(scale);
     let mut value = digits;
     if shift >= 0 {
         for _ in 0..shift {
-            value = value.checked_mul(10)?;
+            value = value.times_ten_plus(0)?;
         }
     } else {
         for _ in 0..(-shift) {
-            if value % 10 != 0 {
-                return None;
-            }
-            value /= 10;
+            value = value.exact_tenth()?;
         }
     }
-    if value.unsigned_abs() >= 10u128.checked_pow(u32::from(precision))? {
+    if value >= T::ten_to(u32::from(precision))? {
         return None;
     }
-    Some(if negative { -value } else { value })
+    Some(if negative { value.negate() } else { value })
 }
 
 /// An integer column's string as arrow-cast reads it: ASCII whitespace around

@@ -25,7 +25,8 @@ use jitson_core::column::{
 };
 use jitson_core::decode::layout_of;
 use jitson_core::layout::{
-    DuplicateKeys, Kind, LayoutRef, MapLayout, SlotFn, StringLayout, StructLayout, TypeLayout,
+    DuplicateKeys, Kind, LayoutRef, MapLayout, SlotFn, StringLayout, StructLayout, TupleElem,
+    TupleLayout, TypeLayout,
 };
 
 use crate::parse;
@@ -40,6 +41,9 @@ pub(crate) struct Policy {
     pub strict_parsing: bool,
     pub coerce_primitive: bool,
     pub conflict: Conflict,
+    /// `with_struct_mode(ListOnly)`: records and structs are JSON arrays of
+    /// their fields' values, in field order, exactly one per field.
+    pub list_structs: bool,
 }
 
 /// Text appended to a text column.
@@ -62,6 +66,8 @@ pub(crate) struct Plan {
     /// Each top-level value is a row of the schema's one field
     /// (`ReaderBuilder::new_with_field`), rather than a record of its fields.
     pub is_field: bool,
+    /// Records are arrays of their fields' values (`StructMode::ListOnly`).
+    pub list_structs: bool,
     /// Empty columns of the right shapes, cloned for every decoder.
     template: Vec<ColumnTemplate>,
     /// Column layouts by type and nullability, shared between columns.
@@ -102,6 +108,7 @@ impl Plan {
             root: &TEXT_VALUE,
             schema: schema.clone(),
             is_field,
+            list_structs: policy.list_structs,
             template: Vec::new(),
             shared: HashMap::new(),
             arena: Vec::new(),
@@ -164,8 +171,34 @@ impl Plan {
             });
             templates.push(template);
         }
-        let fields = self.keep(layouts);
         let name = self.keep_str(name);
+        if policy.list_structs {
+            // Positional: element `i` is column `i`. Every element is
+            // required (arrow-json: "found 1 columns for 2 fields"), so the
+            // fields' defaults are not used.
+            let elems = layouts
+                .iter()
+                .map(|f| TupleElem {
+                    offset: f.offset,
+                    layout: f.layout,
+                })
+                .collect::<Vec<_>>();
+            let expecting_len = self.keep_str(&format!(
+                "an array of {} values (struct {name} in list mode)",
+                fields.len()
+            ));
+            let elems = self.keep(elems);
+            let tuple = self.keep(TupleLayout {
+                elems,
+                skipped: &[],
+                expecting_len,
+            });
+            let expecting = self.keep_str(&format!("struct {name} as an array"));
+            // Size 0, as below.
+            let layout = self.keep(node(expecting, 0, align_of::<Column>(), Kind::Tuple(tuple)));
+            return Ok((layout, templates));
+        }
+        let fields = self.keep(layouts);
         let st = self.keep(StructLayout {
             name,
             fields,
@@ -360,23 +393,98 @@ impl Plan {
                     };
                     (Store::Fixed, self.parsed_node("a date", parsed), fixed(4))
                 }
-                DataType::Decimal128(precision, scale) => {
+                DataType::Decimal32(precision, scale)
+                | DataType::Decimal64(precision, scale)
+                | DataType::Decimal128(precision, scale)
+                | DataType::Decimal256(precision, scale) => {
+                    let (layout, width, max) = match field.data_type() {
+                        DataType::Decimal32(..) => (&parse::DECIMAL32, 4, 9),
+                        DataType::Decimal64(..) => (&parse::DECIMAL64, 8, 18),
+                        DataType::Decimal128(..) => (&parse::DECIMAL, 16, 38),
+                        _ => (&parse::DECIMAL256, 32, 76),
+                    };
+                    if !(1..=max).contains(precision) || i16::from(*scale) > i16::from(*precision) {
+                        return Err(ArrowError::InvalidArgumentError(format!(
+                            "column `{}`: {} has a precision outside 1..={max} or a scale \
+                             above its precision",
+                            field.name(),
+                            field.data_type()
+                        )));
+                    }
                     let parsed = self.keep(ParsedLayout {
                         arg: parse::decimal_arg(*precision, *scale),
-                        ..parse::DECIMAL
+                        ..*layout
                     });
                     (
                         Store::Fixed,
                         self.parsed_node("a decimal", parsed),
-                        fixed(16),
+                        fixed(width),
                     )
                 }
-                DataType::List(elem) | DataType::LargeList(elem) => {
+                DataType::Date64
+                | DataType::Time32(TimeUnit::Second | TimeUnit::Millisecond)
+                | DataType::Time64(TimeUnit::Microsecond | TimeUnit::Nanosecond)
+                | DataType::Duration(_) => {
+                    let (from_string, wide, expecting): (ParseFn, bool, &'static str) =
+                        match field.data_type() {
+                            DataType::Date64 => (parse::date64_from_text, true, "a date"),
+                            DataType::Time32(TimeUnit::Second) => {
+                                (parse::time32s_from_text, false, "a time")
+                            }
+                            DataType::Time32(_) => (parse::time32ms_from_text, false, "a time"),
+                            DataType::Time64(TimeUnit::Microsecond) => {
+                                (parse::time64us_from_text, true, "a time")
+                            }
+                            DataType::Time64(_) => (parse::time64ns_from_text, true, "a time"),
+                            _ => (parse::duration_from_text, true, "a duration"),
+                        };
+                    let parsed = self.keep(parse::unit_count(from_string, wide, strict));
+                    let width = if wide { 8 } else { 4 };
+                    (
+                        Store::Fixed,
+                        self.parsed_node(expecting, parsed),
+                        fixed(width),
+                    )
+                }
+                DataType::Binary
+                | DataType::LargeBinary
+                | DataType::BinaryView
+                | DataType::FixedSizeBinary(_) => {
+                    let bytes = match field.data_type() {
+                        DataType::FixedSizeBinary(n) => u64::try_from(*n).map_err(|_| {
+                            ArrowError::InvalidArgumentError(format!(
+                                "column `{}`: FixedSizeBinary({n}) has a negative width",
+                                field.name()
+                            ))
+                        })?,
+                        _ => parse::ANY_LENGTH,
+                    };
+                    let parsed = self.keep(parse::binary_layout(bytes));
+                    let template = ColumnTemplate {
+                        shape: Shape::Text,
+                        width: if *field.data_type() == DataType::LargeBinary {
+                            8
+                        } else {
+                            4
+                        },
+                        children: Vec::new(),
+                    };
+                    (
+                        Store::Append,
+                        self.parsed_node("hexadecimal bytes", parsed),
+                        template,
+                    )
+                }
+                DataType::List(elem)
+                | DataType::LargeList(elem)
+                | DataType::ListView(elem)
+                | DataType::LargeListView(elem) => {
+                    // A list view is read as a list, its sizes computed from
+                    // the offsets when the batch is built.
                     let (elem_layout, elem_template) = self.column(elem, policy, count)?;
-                    let width = if matches!(field.data_type(), DataType::List(_)) {
-                        4
-                    } else {
-                        8
+                    let width = match field.data_type() {
+                        DataType::List(_) | DataType::ListView(_) => 4,
+                        _ => 8,
                     };
                     let template = ColumnTemplate {
                         shape: Shape::List,
@@ -568,9 +676,58 @@ fn array(data_type: &DataType, column: &Column) -> ArrayRef {
                 .expect("a Utf8 array");
             return Arc::new(arrow_array::StringViewArray::from(text));
         }
-        DataType::Utf8 | DataType::LargeUtf8 => builder
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary | DataType::LargeBinary => builder
             .add_buffer(Buffer::from_slice_ref(column.values()))
             .add_buffer(Buffer::from_slice_ref(column.data())),
+        DataType::BinaryView => {
+            let bytes = array(&DataType::Binary, column);
+            let bytes = bytes
+                .as_any()
+                .downcast_ref::<arrow_array::BinaryArray>()
+                .expect("a Binary array");
+            return Arc::new(arrow_array::BinaryViewArray::from(bytes));
+        }
+        DataType::FixedSizeBinary(width) => {
+            // Every valid row holds `width` bytes (the parser checked); a null
+            // row holds none, and takes `width` zeros here.
+            let width = *width as usize;
+            let data = column.data();
+            let mut values = Vec::with_capacity(len * width);
+            let mut at = 0;
+            for &valid in &validity[..len] {
+                if valid != 0 {
+                    values.extend_from_slice(&data[at..at + width]);
+                    at += width;
+                } else {
+                    values.resize(values.len() + width, 0);
+                }
+            }
+            builder.add_buffer(Buffer::from_vec(values))
+        }
+        DataType::ListView(elem) | DataType::LargeListView(elem) => {
+            // Views over the list's offsets: each row starts where the list's
+            // does, and its size is the distance to the next row's start.
+            let offsets = column.values();
+            let (starts, sizes) = if column.width == 4 {
+                let at =
+                    |i: usize| i32::from_ne_bytes(offsets[4 * i..4 * i + 4].try_into().unwrap());
+                let starts: Vec<i32> = (0..len).map(at).collect();
+                let sizes: Vec<i32> = (0..len).map(|i| at(i + 1) - at(i)).collect();
+                (Buffer::from_vec(starts), Buffer::from_vec(sizes))
+            } else {
+                let at =
+                    |i: usize| i64::from_ne_bytes(offsets[8 * i..8 * i + 8].try_into().unwrap());
+                let starts: Vec<i64> = (0..len).map(at).collect();
+                let sizes: Vec<i64> = (0..len).map(|i| at(i + 1) - at(i)).collect();
+                (Buffer::from_vec(starts), Buffer::from_vec(sizes))
+            };
+            builder
+                .add_buffer(starts)
+                .add_buffer(sizes)
+                .child_data(vec![
+                    array(elem.data_type(), &column.children()[0]).to_data(),
+                ])
+        }
         DataType::Map(entries, _) => builder
             .add_buffer(Buffer::from_slice_ref(column.values()))
             .child_data(vec![
@@ -591,10 +748,12 @@ fn array(data_type: &DataType, column: &Column) -> ArrayRef {
         _ => builder.add_buffer(Buffer::from_slice_ref(column.values())),
     };
     // SAFETY: the buffers were built by the column kinds for this data type:
-    // `len` values of its width (booleans packed above), `len + 1` monotonic
-    // offsets starting at 0 into data or a child of matching length, text that
-    // the parser validated as UTF-8, children as long as their struct, and
-    // validity for exactly `len` rows. Debug builds check all of it.
+    // `len` values of its width (booleans packed above, fixed-size binary
+    // padded above), `len + 1` monotonic offsets starting at 0 into data or a
+    // child of matching length (a list view's starts and sizes taken from
+    // them above), text that the parser validated as UTF-8 (binary needs
+    // none), children as long as their struct, and validity for exactly `len`
+    // rows. Debug builds check all of it.
     let data = unsafe { builder.build_unchecked() };
     #[cfg(debug_assertions)]
     data.validate_full().expect("columns build valid arrays");

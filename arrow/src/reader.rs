@@ -60,6 +60,7 @@ impl ReaderBuilder {
                 strict_parsing: false,
                 coerce_primitive: false,
                 conflict: Conflict::Error,
+                list_structs: false,
             },
             backend: Backend::Auto,
         }
@@ -132,6 +133,15 @@ impl ReaderBuilder {
         self
     }
 
+    /// Whether records and structs are JSON objects (the default) or arrays of
+    /// their fields' values in field order (`[1, "x", null]`, exactly one
+    /// value per field), as arrow-json's `with_struct_mode`. In list mode a
+    /// top-level array is a record, never an array of records.
+    pub fn with_struct_mode(mut self, mode: crate::StructMode) -> Self {
+        self.policy.list_structs = mode == crate::StructMode::ListOnly;
+        self
+    }
+
     /// Chooses the backend (default: [`Backend::Auto`]).
     pub fn with_backend(mut self, backend: Backend) -> Self {
         self.backend = backend;
@@ -184,8 +194,9 @@ impl crate::CompiledSchema {
             batch_size: self.batch_size,
             pending: Vec::new(),
             scan: ValueEnd::default(),
-            // A value of a field may be an array: no top-level array framing.
-            framing: if self.plan.is_field {
+            // A value of a field, or a record in list mode, may be an array:
+            // no top-level array framing.
+            framing: if self.plan.is_field || self.plan.list_structs {
                 Framing::Values
             } else {
                 Framing::Start

@@ -1,8 +1,8 @@
 //! Property tests over generated schemas and documents.
 //!
-//! A case draws an Arrow schema (nesting depth ≤ 3: scalars, text, timestamps,
-//! dates, decimals, lists, large lists, structs, maps with Utf8 keys, random
-//! nullability) and NDJSON records that are valid for it: nulls and absent keys
+//! A case draws an Arrow schema (nesting depth ≤ 3: scalars, text, binary,
+//! timestamps, dates, times, durations, decimals of three widths, lists, large
+//! lists, list views, structs, maps with Utf8 keys, random nullability) and NDJSON records that are valid for it: nulls and absent keys
 //! where a field is nullable, unknown keys with arbitrary values, key order
 //! shuffled, whitespace and string escapes varied. Floats are dyadic rationals
 //! (integers over a power of two) and decimals have at most two fraction digits,
@@ -285,6 +285,14 @@ fn leaf_type() -> impl Strategy<Value = DataType> {
         Just(DataType::Timestamp(TimeUnit::Millisecond, None)),
         Just(DataType::Date32),
         Just(DataType::Decimal128(10, 2)),
+        Just(DataType::Decimal64(12, 2)),
+        Just(DataType::Decimal256(40, 4)),
+        Just(DataType::Time64(TimeUnit::Microsecond)),
+        Just(DataType::Time32(TimeUnit::Second)),
+        Just(DataType::Duration(TimeUnit::Millisecond)),
+        Just(DataType::Date64),
+        Just(DataType::Binary),
+        Just(DataType::BinaryView),
     ]
 }
 
@@ -312,6 +320,8 @@ fn data_type(depth: u32) -> BoxedStrategy<DataType> {
             .prop_map(|(t, n)| DataType::List(Arc::new(Field::new("item", t, n)))),
         1 => (inner(), any::<bool>())
             .prop_map(|(t, n)| DataType::LargeList(Arc::new(Field::new("item", t, n)))),
+        1 => (inner(), any::<bool>())
+            .prop_map(|(t, n)| DataType::ListView(Arc::new(Field::new("item", t, n)))),
         1 => fields(depth - 1, 4).prop_map(DataType::Struct),
         1 => (inner(), any::<bool>()).prop_map(|(t, n)| map_type(t, n)),
     ]
@@ -464,12 +474,38 @@ fn non_null_value(t: &DataType) -> BoxedStrategy<J> {
             1 => (-100_000i32..100_000).prop_map(|v| J::Num(v.to_string())),
         ]
         .boxed(),
-        DataType::Decimal128(..) => prop_oneof![
-            8 => decimal().prop_map(J::Num),
-            1 => decimal().prop_map(J::Str),
+        DataType::Decimal64(..) | DataType::Decimal128(..) | DataType::Decimal256(..) => {
+            prop_oneof![
+                8 => decimal().prop_map(J::Num),
+                1 => decimal().prop_map(J::Str),
+            ]
+            .boxed()
+        }
+        DataType::Time32(_) | DataType::Time64(_) => prop_oneof![
+            8 => ((0u32..24, 0u32..60, 0u32..60), (0usize..7, 0u32..1_000_000)).prop_map(
+                |((h, m, s), (digits, frac))| {
+                    let fraction = format!(".{frac:06}");
+                    J::Str(format!("{h:02}:{m:02}:{s:02}{}", &fraction[..digits.min(6) + usize::from(digits > 0)]))
+                }
+            ),
+            1 => (0i64..86_399).prop_map(|v| J::Num(v.to_string())),
         ]
         .boxed(),
-        DataType::List(f) | DataType::LargeList(f) => {
+        DataType::Duration(_) => prop_oneof![
+            4 => any::<i64>().prop_map(|v| J::Num(v.to_string())),
+            1 => (-1_000_000i64..1_000_000).prop_map(|v| J::Str(v.to_string())),
+        ]
+        .boxed(),
+        DataType::Date64 => prop_oneof![
+            4 => date().prop_map(J::Str),
+            4 => timestamp().prop_map(J::Str),
+            1 => (-4_000_000_000_000i64..4_000_000_000_000).prop_map(|v| J::Num(v.to_string())),
+        ]
+        .boxed(),
+        DataType::Binary | DataType::BinaryView => "([0-9a-fA-F]{2}){0,20}[0-9a-f]?"
+            .prop_map(J::Str)
+            .boxed(),
+        DataType::List(f) | DataType::LargeList(f) | DataType::ListView(f) => {
             proptest::collection::vec(value(f.data_type(), f.is_nullable()), 0..4)
                 .prop_map(J::Arr)
                 .boxed()

@@ -80,8 +80,12 @@ pub struct Column {
 unsafe impl Send for Column {}
 
 /// The alignment of every values buffer: enough for `i128` (Decimal128) and
-/// Arrow's own buffers' expectations of natural alignment.
+/// `i256` (Decimal256, 16-byte aligned), Arrow's own buffers' expectations of
+/// natural alignment.
 const VALUES_ALIGN: usize = 16;
+
+/// The widest fixed-width value: Decimal256's 32 bytes.
+const MAX_FIXED_WIDTH: usize = 32;
 
 impl Column {
     /// An empty column. `children` are moved in (a list has exactly one, a record
@@ -89,7 +93,7 @@ impl Column {
     /// shape (a bug in the caller, not a data error).
     pub fn new(shape: Shape, width: usize, children: Vec<Column>) -> Column {
         match shape {
-            Shape::Fixed => assert!(width <= VALUES_ALIGN && children.is_empty()),
+            Shape::Fixed => assert!(width <= MAX_FIXED_WIDTH && children.is_empty()),
             Shape::Text => assert!((width == 4 || width == 8) && children.is_empty()),
             Shape::List => assert!((width == 4 || width == 8) && children.len() == 1),
             Shape::Struct => assert!(width == 0),

@@ -45,16 +45,7 @@ use arrow_schema::{ArrowError, SchemaRef};
 
 use plan::{Encode, Plan};
 
-/// How structs are written, as arrow-json's `StructMode`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum StructMode {
-    /// Objects: `{"a":1,"b":"x"}` (the default).
-    #[default]
-    ObjectOnly,
-    /// Arrays of the field values in field order: `[1,"x"]`; nulls are
-    /// always written.
-    ListOnly,
-}
+pub use crate::StructMode;
 
 /// The writer's options.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
