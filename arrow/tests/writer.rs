@@ -1036,6 +1036,10 @@ mod generated {
             )),
             Just(DataType::Date32),
             Just(DataType::Decimal128(12, 3)),
+            Just(DataType::Decimal256(40, 3)),
+            Just(DataType::Date64),
+            Just(DataType::Time64(TimeUnit::Microsecond)),
+            Just(DataType::Binary),
         ]
     }
 
@@ -1043,6 +1047,9 @@ mod generated {
         leaf().prop_recursive(3, 12, 4, |inner| {
             prop_oneof![
                 inner.clone().prop_map(|t| DataType::new_list(t, true)),
+                inner
+                    .clone()
+                    .prop_map(|t| DataType::ListView(Arc::new(Field::new_list_field(t, true)))),
                 proptest::collection::vec(inner, 1..4).prop_map(|types| {
                     DataType::Struct(
                         types
@@ -1091,6 +1098,20 @@ mod generated {
             if batch.num_rows() > 0 {
                 // Floats: a NaN or infinity is written as null.
                 prop_assert!(equal_but_non_finite(&back, &batch), "{}", String::from_utf8_lossy(&text));
+            }
+            // And in list mode: rows and structs as arrays, read back as such.
+            let text = ours::<writer::LineDelimited>(&[&batch], true, StructMode::ListOnly, &Formats::default(), 1).unwrap();
+            let back: Vec<RecordBatch> = jitson_arrow::ReaderBuilder::new(schema.clone())
+                .with_batch_size(rows.max(1))
+                .with_struct_mode(StructMode::ListOnly)
+                .build(&text[..])
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            let back = arrow_select::concat::concat_batches(&schema, &back).unwrap();
+            prop_assert_eq!(back.num_rows(), batch.num_rows());
+            if batch.num_rows() > 0 {
+                prop_assert!(back == batch, "{}", String::from_utf8_lossy(&text));
             }
         }
     }
@@ -1177,11 +1198,22 @@ mod generated {
                 out.push_str(&ms.to_string());
             }
             DataType::Date32 => out.push_str(&((r % 100_000) as i64 - 30_000).to_string()),
-            DataType::Decimal128(..) => {
+            DataType::Date64 => {
+                let ms = (r % 4_000_000_000_000) as i64 - 1_000_000_000_000;
+                out.push_str(&ms.to_string());
+            }
+            DataType::Time64(_) => out.push_str(&(r % 86_400_000_000).to_string()),
+            DataType::Binary => {
+                let hex: String = (0..r % 9)
+                    .map(|i| format!("{:02x}", (r >> (i * 7)) as u8))
+                    .collect();
+                out.push_str(&format!("\"{hex}\""));
+            }
+            DataType::Decimal128(..) | DataType::Decimal256(..) => {
                 let v = (r % 2_000_000_000) as i64 - 1_000_000_000;
                 out.push_str(&format!("{}.{:03}", v / 1000, (v % 1000).abs()));
             }
-            DataType::List(f) => {
+            DataType::List(f) | DataType::ListView(f) => {
                 out.push('[');
                 for i in 0..r % 4 {
                     if i > 0 {
