@@ -14,6 +14,8 @@
 //!   codecs (scans, `COPY … STORED AS JSON` and `INSERT INTO` run on the
 //!   executors), and [`JitsonCopyOptions`], which keeps a `COPY`'s format
 //!   options in the plan that travels;
+//! - [`enable_url_table`], URL tables (`SELECT * FROM 'logs.json'`) that
+//!   travel too;
 //! - [`session_state`], the one session built by the client, the scheduler
 //!   and every executor, and [`scheduler_config`] / [`executor_config`] for
 //!   the `jitson-scheduler` and `jitson-executor` programs (every listener on
@@ -41,6 +43,7 @@ mod codec;
 mod copy;
 mod session;
 mod table;
+mod url;
 
 use std::sync::Arc;
 
@@ -60,6 +63,7 @@ pub use session::{
     session_config, session_state, with_jitson_codecs,
 };
 pub use table::{JitsonTable, JitsonTableFactory, wrap_table};
+pub use url::{JitsonUrlTableFactory, enable_url_table};
 
 /// `read_json` / `register_json` for a Ballista session, reading through
 /// jitson: the tables are [`JitsonTable`]s, which the session's codecs can

@@ -12,7 +12,7 @@ use ballista_scheduler::config::SchedulerConfig;
 use datafusion::common::Result;
 use datafusion::execution::SessionState;
 use datafusion::prelude::SessionConfig;
-use jitson_datafusion::JitsonFormatFactory;
+use jitson_datafusion::{JitsonFormatFactory, JitsonWriteJson};
 
 use crate::codec::{JitsonLogicalCodec, JitsonPhysicalCodec};
 use crate::copy::JitsonCopyOptions;
@@ -40,14 +40,16 @@ pub fn session_config() -> SessionConfig {
 /// Ballista's default session for `config` (its optimizer rules and
 /// functions) with jitson's codecs, [`JitsonFormatFactory`] as the format of
 /// the extension "json", [`JitsonTableFactory`] making the tables of
-/// `CREATE EXTERNAL TABLE … STORED AS JSON` (or `NDJSON`), and
-/// [`JitsonCopyOptions`], which keeps a `COPY`'s `format.*` options in its
-/// format (`datafusion-proto` drops the `OPTIONS` map on the way to the
-/// scheduler).
+/// `CREATE EXTERNAL TABLE … STORED AS JSON` (or `NDJSON`),
+/// [`JitsonWriteJson`] (`DataFrame::write_json`, which names DataFusion's
+/// format, written by jitson's), and [`JitsonCopyOptions`], which keeps a
+/// `COPY`'s `format.*` options in its format (`datafusion-proto` drops the
+/// `OPTIONS` map on the way to the scheduler).
 pub fn session_state(config: SessionConfig) -> Result<SessionState> {
     let config = with_jitson_codecs(config.upgrade_for_ballista());
     let mut state = ballista_core::utils::default_session_builder(config)?;
     state.register_file_format(Arc::new(JitsonFormatFactory::new()), true)?;
+    state.add_analyzer_rule(Arc::new(JitsonWriteJson));
     state.add_analyzer_rule(Arc::new(JitsonCopyOptions));
     let factory = Arc::new(JitsonTableFactory::new());
     let factories = state.table_factories_mut();

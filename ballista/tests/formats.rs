@@ -11,7 +11,10 @@
 //!   files and a JSON-array file (`format.newline_delimited` false) read as DataFusion
 //!   reads them;
 //! - a broken record's error arrives as jitson's text (file, line, column),
-//!   not a `Debug` dump of its fields.
+//!   not a `Debug` dump of its fields;
+//! - URL tables (`SELECT … FROM 'logs/part-0.json'`) read through jitson on
+//!   the cluster, and `DataFrame::write_json` writes through jitson's sink,
+//!   with DataFusion's bytes.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -379,6 +382,82 @@ async fn a_broken_file_fails_with_readable_text() -> Result<()> {
     assert!(
         !error.contains("RecordError {"),
         "the fields' Debug dump in: {error}"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn url_tables_and_write_json_cross_to_the_cluster() -> Result<()> {
+    use datafusion::dataframe::DataFrameWriteOptions;
+    use datafusion::datasource::file_format::{file_type_to_format, format_as_file_type};
+    use datafusion::logical_expr::{LogicalPlan, LogicalPlanBuilder};
+
+    let dir = tempfile::tempdir()?;
+    write_data(dir.path(), 2_000, 2)?;
+    let local = local_context(dir.path()).await?.enable_url_table();
+    let ctx = jitson_ballista::enable_url_table(ballista(dir.path()).await?);
+
+    // A URL table: jitson's scan, planned by the client and run on the
+    // executor, with DataFusion's results.
+    let file = dir.path().join("logs").join("part-0.json");
+    let sql = format!(
+        "SELECT level, count(*) AS n, sum(latency_ms) AS total FROM '{}' GROUP BY level ORDER BY level",
+        file.display()
+    );
+    let plan = rows(&ctx, &format!("EXPLAIN {sql}")).await?.join("\n");
+    assert!(plan.contains("reader=jitson"), "not jitson's scan:\n{plan}");
+    let expected = rows(&local, &sql).await?;
+    assert!(expected.len() > 2, "{expected:?}");
+    assert_eq!(rows(&ctx, &sql).await?, expected);
+
+    // write_json names DataFusion's format; the session's rule makes it
+    // jitson's before the plan leaves the client...
+    let query = format!("SELECT * FROM logs ORDER BY {ORDER}");
+    let ours = dir.path().join("written-ballista.json");
+    let theirs = dir.path().join("written-local.json");
+    let copy = LogicalPlanBuilder::copy_to(
+        ctx.sql(&query).await?.logical_plan().clone(),
+        path_of(&ours),
+        format_as_file_type(std::sync::Arc::new(
+            datafusion::datasource::file_format::json::JsonFormatFactory::new(),
+        )),
+        Default::default(),
+        vec![],
+    )?
+    .build()?;
+    let LogicalPlan::Copy(analyzed) = ctx.state().optimize(&copy)? else {
+        panic!("not a COPY");
+    };
+    let format = file_type_to_format(&analyzed.file_type)?;
+    assert!(
+        format
+            .downcast_ref::<jitson_datafusion::JitsonFormatFactory>()
+            .is_some(),
+        "write_json's format is not jitson's"
+    );
+    // ...and the executor writes DataFusion's bytes.
+    ctx.sql(&query)
+        .await?
+        .write_json(
+            ours.to_str().unwrap(),
+            DataFrameWriteOptions::new().with_single_file_output(true),
+            None,
+        )
+        .await?;
+    local
+        .sql(&query)
+        .await?
+        .write_json(
+            theirs.to_str().unwrap(),
+            DataFrameWriteOptions::new().with_single_file_output(true),
+            None,
+        )
+        .await?;
+    let (ours, theirs) = (fs::read(&ours)?, fs::read(&theirs)?);
+    assert_eq!(ours.iter().filter(|&&b| b == b'\n').count(), 2_000);
+    assert!(
+        ours == theirs,
+        "write_json through Ballista wrote other bytes"
     );
     Ok(())
 }

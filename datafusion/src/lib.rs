@@ -5,7 +5,8 @@
 //! [`SessionContextExt::read_jitson`] / [`register_jitson`](SessionContextExt::register_jitson)
 //! (the mirrors of `read_json` / `register_json`, which name DataFusion's own
 //! format and so cannot be rerouted) — scan through jitson-arrow's compiled
-//! decoders and write through its Arrow writer.
+//! decoders and write through its Arrow writer (`DataFrame::write_json`
+//! too, through [`JitsonWriteJson`]).
 //!
 //! ```no_run
 //! # async fn run() -> datafusion::common::Result<()> {
@@ -35,6 +36,7 @@ mod error;
 mod format;
 mod range;
 mod source;
+mod write;
 
 use std::sync::Arc;
 
@@ -49,14 +51,26 @@ use datafusion::prelude::JsonReadOptions;
 pub use error::ScanError;
 pub use format::{JitsonFormat, JitsonFormatFactory, JitsonSerializer, JitsonSink};
 pub use source::JitsonSource;
+pub use write::JitsonWriteJson;
 
 /// Makes jitson the JSON format of `ctx`: every table, query and `COPY` that
 /// resolves the extension "json" through the session's file formats uses
-/// [`JitsonFormat`] from now on.
+/// [`JitsonFormat`] from now on, and `DataFrame::write_json`, which names
+/// DataFusion's format itself, is rerouted by [`JitsonWriteJson`]. Calling it
+/// again changes nothing.
 pub fn register(ctx: &SessionContext) -> Result<()> {
-    ctx.state_ref()
-        .write()
-        .register_file_format(Arc::new(JitsonFormatFactory::new()), true)
+    let state = ctx.state_ref();
+    let mut state = state.write();
+    state.register_file_format(Arc::new(JitsonFormatFactory::new()), true)?;
+    let installed = state
+        .analyzer()
+        .rules
+        .iter()
+        .any(|rule| rule.name() == JitsonWriteJson::NAME);
+    if !installed {
+        state.add_analyzer_rule(Arc::new(JitsonWriteJson));
+    }
+    Ok(())
 }
 
 /// `read_json` and `register_json` with jitson's format.

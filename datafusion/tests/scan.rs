@@ -12,7 +12,7 @@ use std::sync::Arc;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::common::Result;
-use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion::prelude::{JsonReadOptions, SessionConfig, SessionContext};
 use object_store::chunked::ChunkedStore;
 use object_store::memory::InMemory;
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
@@ -336,4 +336,70 @@ async fn copy_writes_arrow_json_bytes() {
     }
     assert!(!outputs[0].is_empty());
     assert!(outputs[0] == outputs[1], "COPY wrote different bytes");
+}
+
+/// `DataFrame::write_json` names DataFusion's format in its plan; `register`
+/// reroutes it to jitson's sink (shown in the physical plan), with the same
+/// bytes and the same options (here gzip).
+#[tokio::test]
+async fn write_json_goes_through_jitson() {
+    use datafusion::common::config::JsonOptions;
+    use datafusion::common::parsers::CompressionTypeVariant;
+    use datafusion::dataframe::DataFrameWriteOptions;
+    use datafusion::physical_plan::displayable;
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("logs.json");
+    write(&file, &logs::generate_logs(300));
+    let mut outputs = Vec::new();
+    for jitson in [false, true] {
+        let ctx = context(1, jitson);
+        if jitson {
+            // Twice: the rule is installed once.
+            jitson_datafusion::register(&ctx).unwrap();
+        }
+        let df = ctx
+            .read_json(file.to_str().unwrap(), JsonReadOptions::default())
+            .await
+            .unwrap();
+        let out = dir.path().join(format!("out-{jitson}.json.gz"));
+        let options = JsonOptions {
+            compression: CompressionTypeVariant::GZIP,
+            ..JsonOptions::default()
+        };
+        // The plan write_json builds, planned by this context.
+        let plan = datafusion::logical_expr::LogicalPlanBuilder::copy_to(
+            df.logical_plan().clone(),
+            out.to_str().unwrap().into(),
+            datafusion::datasource::file_format::format_as_file_type(Arc::new(
+                datafusion::datasource::file_format::json::JsonFormatFactory::new_with_options(
+                    options.clone(),
+                ),
+            )),
+            Default::default(),
+            vec![],
+        )
+        .unwrap()
+        .build()
+        .unwrap();
+        let physical = ctx.state().create_physical_plan(&plan).await.unwrap();
+        let text = displayable(physical.as_ref()).indent(true).to_string();
+        assert_eq!(text.contains("JitsonSink"), jitson, "{text}");
+        df.write_json(
+            out.to_str().unwrap(),
+            DataFrameWriteOptions::new(),
+            Some(options),
+        )
+        .await
+        .unwrap();
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(
+            &mut flate2::read::GzDecoder::new(std::fs::File::open(&out).unwrap()),
+            &mut text,
+        )
+        .unwrap();
+        outputs.push(text);
+    }
+    assert_eq!(outputs[0].iter().filter(|&&b| b == b'\n').count(), 300);
+    assert!(outputs[0] == outputs[1], "write_json wrote different bytes");
 }
