@@ -17,6 +17,10 @@
 
 #[path = "../../arrow/examples/data/logs.rs"]
 mod logs;
+#[path = "../../arrow/examples/data/log_queries.rs"]
+mod log_queries;
+
+use log_queries::QUERIES;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -26,24 +30,6 @@ use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::common::Result;
 use datafusion::prelude::{SessionConfig, SessionContext};
 
-const QUERIES: &[(&str, &str)] = &[
-    ("count(*)", "SELECT count(*) FROM t"),
-    (
-        "group by 3 columns",
-        "SELECT level, service, get_field(request, 'status') AS status, count(*) AS n FROM t \
-         GROUP BY level, service, get_field(request, 'status') ORDER BY n DESC, level, service, status LIMIT 10",
-    ),
-    (
-        "filter + avg",
-        "SELECT service, avg(latency_ms) AS avg_ms, max(user_id) AS max_user FROM t \
-         WHERE level = 'ERROR' GROUP BY service ORDER BY service",
-    ),
-    (
-        "full scan",
-        "SELECT sum(length(message)) AS chars, count(tags) AS tags, \
-         sum(get_field(request, 'bytes')) AS bytes, count(get_field(request, 'user_agent')) AS agents FROM t",
-    ),
-];
 
 #[tokio::main]
 async fn main() -> Result<()> {
