@@ -49,12 +49,8 @@ use std::sync::Arc;
 
 use datafusion::common::Result;
 use datafusion::dataframe::DataFrame;
-use datafusion::datasource::listing::{
-    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
-};
 use datafusion::execution::context::SessionContext;
 use datafusion::prelude::JsonReadOptions;
-use jitson_datafusion::JitsonFormat;
 
 pub use codec::{JitsonLogicalCodec, JitsonPhysicalCodec};
 pub use copy::JitsonCopyOptions;
@@ -116,22 +112,6 @@ async fn jitson_table(
     path: &str,
     options: &JsonReadOptions<'_>,
 ) -> Result<Arc<JitsonTable>> {
-    let format = JitsonFormat::default()
-        .with_options(ctx.copied_table_options().json)
-        .with_schema_infer_max_rec(options.schema_infer_max_records)
-        .with_file_compression_type(options.file_compression_type)
-        .with_newline_delimited(options.newline_delimited);
-    let listing = ListingOptions::new(Arc::new(format))
-        .with_file_extension(options.file_extension)
-        .with_table_partition_cols(options.table_partition_cols.clone())
-        .with_file_sort_order(options.file_sort_order.clone());
-    let url = ListingTableUrl::parse(path)?;
-    let config = ListingTableConfig::new(url).with_listing_options(listing);
-    let config = match options.schema {
-        Some(schema) => config.with_schema(Arc::new(schema.clone())),
-        None => config.infer_schema(&ctx.state()).await?,
-    };
-    let table = ListingTable::try_new(config)?
-        .with_cache(ctx.runtime_env().cache_manager.get_file_statistic_cache());
+    let table = jitson_datafusion::listing_table(ctx, path, options).await?;
     Ok(Arc::new(JitsonTable::try_new(Arc::new(table))?))
 }

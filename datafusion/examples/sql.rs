@@ -15,10 +15,10 @@
 //! for 200,000 records instead of 1,000,000). The exit status is 1 if any
 //! answer differs.
 
-#[path = "../../arrow/examples/data/logs.rs"]
-mod logs;
 #[path = "../../arrow/examples/data/log_queries.rs"]
 mod log_queries;
+#[path = "../../arrow/examples/data/logs.rs"]
+mod logs;
 
 use log_queries::QUERIES;
 
@@ -29,7 +29,6 @@ use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::common::Result;
 use datafusion::prelude::{SessionConfig, SessionContext};
-
 
 #[tokio::main]
 async fn main() -> Result<()> {

@@ -100,15 +100,7 @@ impl SessionContextExt for SessionContext {
         table_paths: impl AsRef<str>,
         options: JsonReadOptions<'_>,
     ) -> Result<DataFrame> {
-        let url = ListingTableUrl::parse(table_paths.as_ref())?;
-        let listing = listing_options(self, &options);
-        let config = ListingTableConfig::new(url).with_listing_options(listing);
-        let config = match options.schema {
-            Some(schema) => config.with_schema(Arc::new(schema.clone())),
-            None => config.infer_schema(&self.state()).await?,
-        };
-        let table = ListingTable::try_new(config)?
-            .with_cache(self.runtime_env().cache_manager.get_file_statistic_cache());
+        let table = listing_table(self, table_paths.as_ref(), &options).await?;
         self.read_table(Arc::new(table))
     }
 
@@ -128,6 +120,26 @@ impl SessionContextExt for SessionContext {
         )
         .await
     }
+}
+
+/// The listing table of jitson's format over `table_paths` (a file or a
+/// directory), its schema given in `options` or inferred: what
+/// [`SessionContextExt::read_jitson`] reads, and what a wrapper (Ballista's
+/// table) starts from.
+pub async fn listing_table(
+    ctx: &SessionContext,
+    table_paths: &str,
+    options: &JsonReadOptions<'_>,
+) -> Result<ListingTable> {
+    let url = ListingTableUrl::parse(table_paths)?;
+    let listing = listing_options(ctx, options);
+    let config = ListingTableConfig::new(url).with_listing_options(listing);
+    let config = match options.schema {
+        Some(schema) => config.with_schema(Arc::new(schema.clone())),
+        None => config.infer_schema(&ctx.state()).await?,
+    };
+    Ok(ListingTable::try_new(config)?
+        .with_cache(ctx.runtime_env().cache_manager.get_file_statistic_cache()))
 }
 
 /// DataFusion's listing options for `options`, with [`JitsonFormat`].
