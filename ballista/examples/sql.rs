@@ -20,10 +20,10 @@
 //! for 200,000 records instead of 1,000,000). The exit status is 1 if any
 //! answer differs.
 
-#[path = "../../arrow/examples/data/log_queries.rs"]
-mod log_queries;
 #[path = "../../arrow/examples/data/logs.rs"]
 mod logs;
+#[path = "../../arrow/examples/data/sql_bench.rs"]
+mod sql_bench;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -34,7 +34,7 @@ use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::common::Result;
 use datafusion::prelude::{JsonReadOptions, SessionConfig, SessionContext};
 use jitson_ballista::BallistaJitsonExt;
-use log_queries::QUERIES;
+use sql_bench::{QUERIES, Same, median, same_answers};
 
 #[tokio::main]
 async fn main() -> Result<()> {
@@ -119,50 +119,10 @@ async fn run(dir: &Path, rows: usize, rounds: usize) -> Result<bool> {
     Ok(all_equal)
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Same {
-    Exactly,
-    /// Equal but for floats that differ by at most 1e-12 of their value: a
-    /// sum over partitions is merged in the order the partial sums arrive,
-    /// which varies from run to run on a cluster, whichever reader ran.
-    ButFloatRounding,
-    No,
-}
-
-/// Compares two printed answers cell by cell.
-fn same_answers(ours: &str, theirs: &str) -> Same {
-    if ours == theirs {
-        return Same::Exactly;
-    }
-    let cells = |text: &str| -> Vec<String> {
-        text.split(['|', '\n'])
-            .map(|c| c.trim().to_string())
-            .collect()
-    };
-    let (a, b) = (cells(ours), cells(theirs));
-    let close = |x: &String, y: &String| {
-        x == y
-            || match (x.parse::<f64>(), y.parse::<f64>()) {
-                (Ok(x), Ok(y)) => (x - y).abs() <= 1e-12 * x.abs().max(y.abs()),
-                _ => false,
-            }
-    };
-    if a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| close(x, y)) {
-        Same::ButFloatRounding
-    } else {
-        Same::No
-    }
-}
-
 /// The time of `sql` and its answer, printed.
 async fn query(ctx: &SessionContext, sql: &str) -> Result<(Duration, String)> {
     let start = Instant::now();
     let batches = ctx.sql(sql).await?.collect().await?;
     let elapsed = start.elapsed();
     Ok((elapsed, pretty_format_batches(&batches)?.to_string()))
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
 }
