@@ -578,7 +578,13 @@ impl<T> Decoder<T> {
         let mut out = MaybeUninit::<T>::uninit();
         let dst: *mut u8 = out.as_mut_ptr().cast();
         if let Engine::Jit(compiled) = engine {
-            STATS.jit_decodes.fetch_add(1, Ordering::Relaxed);
+            // A root the JIT hands to the interpreter whole runs no compiled
+            // code of its own: the interpreter's decode.
+            if compiled.root_interpreted {
+                STATS.interpreter_decodes.fetch_add(1, Ordering::Relaxed);
+            } else {
+                STATS.jit_decodes.fetch_add(1, Ordering::Relaxed);
+            }
             let mut out_of_stack = false;
             // SAFETY: `compiled` was compiled for `T::LAYOUT`, and `dst` is room for a T.
             match unsafe { jit::run(compiled, input, self.depth_limit(), validate_utf8, dst) } {
@@ -795,6 +801,9 @@ pub struct Stats {
     pub interpreter_decodes: u64,
     /// Decodes run by JIT-compiled code (successful or not; a failed one is then
     /// re-run by the interpreter to build the error, which is not counted again).
+    /// A decode whose root type the JIT hands to the interpreter whole (see
+    /// `interpreted_layouts`) counts as an interpreter decode; one whose
+    /// compiled root hands some fields to it counts here.
     pub jit_decodes: u64,
     /// Distinct layouts prepared by [`warm_up`].
     pub layouts_prepared: u64,

@@ -14,6 +14,10 @@
 //! - **`warm_up` does all the compiling.** After `warm_up::<T>()` on a fresh type,
 //!   100 decodes of `T` (from several threads) compile nothing more.
 //!
+//! - **Decodes are counted by what ran them.** A root type the JIT hands to the
+//!   interpreter whole counts as an interpreter decode even through the JIT
+//!   backend; a compiled root with such a field, as a JIT decode.
+//!
 //! The counters are process-wide, so both checks live in the one `#[test]` of this
 //! binary (the harness would run two tests at once, in separate threads) and run
 //! one after the other. Skipped, with a notice, where the JIT cannot run.
@@ -163,4 +167,45 @@ fn each_type_compiles_once_and_warm_up_compiles_everything() {
         done.compile_failures
     );
     assert_eq!(done.auto_fallback_count(), 0, "{:?}", done.auto_fallbacks);
+
+    // 3. A root type the JIT hands to the interpreter whole (an internally
+    // tagged enum) counts as interpreter decodes; a struct holding one, whose
+    // own code is compiled, as JIT decodes.
+    let before = jitson::stats();
+    let shape = jitson::Decoder::<Shape>::with_backend(Backend::Jit)
+        .decode_slice(br#"{"type": "circle", "r": 1.5}"#)
+        .expect("decode");
+    assert_eq!(shape, Shape::Circle { r: 1.5 });
+    let holder = jitson::Decoder::<Holder>::with_backend(Backend::Jit)
+        .decode_slice(br#"{"id": 7, "shape": {"type": "square", "side": 2.0}}"#)
+        .expect("decode");
+    assert_eq!(holder.shape, Shape::Square { side: 2.0 });
+    let after = jitson::stats();
+    assert!(
+        after
+            .interpreted_layouts
+            .iter()
+            .any(|(ty, _)| ty == "jit_cache::Shape"),
+        "{:?}",
+        after.interpreted_layouts
+    );
+    assert_eq!(
+        after.interpreter_decodes - before.interpreter_decodes,
+        1,
+        "{after:#?}"
+    );
+    assert_eq!(after.jit_decodes - before.jit_decodes, 1, "{after:#?}");
+}
+
+#[derive(Decode, Debug, PartialEq)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum Shape {
+    Circle { r: f64 },
+    Square { side: f64 },
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Holder {
+    id: u32,
+    shape: Shape,
 }

@@ -113,6 +113,10 @@ pub struct Compiled {
     /// Layouts reached from the root whose values are always decoded by the
     /// interpreter, with the reason (a kind not lowered, too many fields).
     pub interpreted: Vec<(&'static str, &'static str)>,
+    /// Whether the root layout itself is among them: the compiled entry only
+    /// hands the whole document to the interpreter, so a decode through it
+    /// is the interpreter's, not compiled code's (`stats()` counts it so).
+    pub root_interpreted: bool,
     /// The key orders the struct functions speculate on, and how they were
     /// lowered (`CompileOptions`), so a later compile can keep the one and
     /// change the other.
@@ -471,6 +475,8 @@ fn compile_inner(
     interpreted.extend(from_library.interpreted);
     interpreted.sort();
     interpreted.dedup();
+    let root_name = (root.type_name)();
+    let root_interpreted = interpreted.iter().any(|(name, _)| *name == root_name);
     Ok(Compiled {
         module: Some(OwnedModule(module)),
         _data: built.data,
@@ -479,6 +485,7 @@ fn compile_inner(
         compile_time: started.elapsed(),
         functions: local.len() + from_library.compiled,
         interpreted,
+        root_interpreted,
         key_orders: options.key_orders,
         structs: options.structs,
         miss_counter: options.miss_counter,
