@@ -167,8 +167,10 @@ fn value(input: &[u8], pos: &mut usize, scratch: &mut Vec<u8>, depth: u32) -> Re
                 }
                 *pos += 1;
                 let t = value(input, pos, scratch, depth - 1)?;
+                // A repeated key: the last value stands (arrow-json reads a
+                // record as a serde_json map).
                 match fields.iter_mut().find(|(n, _)| *n == name) {
-                    Some((_, seen)) => *seen = std::mem::replace(seen, Seen::Null).join(t)?,
+                    Some((_, seen)) => *seen = t,
                     None => fields.push((name, t)),
                 }
                 *pos = text::skip_ws(input, *pos);
@@ -176,6 +178,10 @@ fn value(input: &[u8], pos: &mut usize, scratch: &mut Vec<u8>, depth: u32) -> Re
                     Some(b',') => *pos += 1,
                     Some(b'}') => {
                         *pos += 1;
+                        // A record's keys in name order, as arrow-json visits
+                        // them (a serde_json map is sorted); records after the
+                        // first add their new keys after the known ones.
+                        fields.sort_by(|a, b| a.0.cmp(&b.0));
                         break Seen::Object(fields);
                     }
                     _ => return Err(format!("expected `,` or `}}` at byte {pos}")),
@@ -190,9 +196,11 @@ fn value(input: &[u8], pos: &mut usize, scratch: &mut Vec<u8>, depth: u32) -> Re
 /// one record per line; `None`: all of them), as arrow-json's
 /// `infer_json_schema` does: integers are Int64, other numbers Float64, mixed
 /// integers and floats Float64, other mixed scalars Utf8, a scalar and an array
-/// a list, fields only ever null Null; every field is nullable; fields keep the
-/// order in which they were first seen. Returns the schema and the number of
-/// records read.
+/// a list, fields only ever null Null; every field is nullable. Field order is
+/// arrow-json's: each record's keys in name order (byte order), and keys first
+/// seen in a later record after the earlier ones; a key repeated in one
+/// record takes its last value. Returns the schema and the number of records
+/// read.
 ///
 /// Errors: I/O errors, a line that is not JSON, a record that is not an object,
 /// or an object and a non-object value for the same field.

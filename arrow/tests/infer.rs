@@ -12,6 +12,10 @@ fn same_schema_as_arrow_json() {
         "{\"a\": [{\"k\": 1}, {\"j\": \"v\"}], \"b\": [], \"c\": [null]}\n",
         "{\"a\": 1}\n{\"a\": [2, 3]}\n",
         "{\"a\": [null]}\n{\"b\": [null]}\n{\"b\": [1]}\n{\"c\": 18446744073709551615}\n",
+        // Field order: each record's keys by name, later records' new keys
+        // after (nested objects too); a repeated key's last value stands.
+        "{\"zeta\": 1, \"alpha\": {\"y\": 1, \"b\": 2}}\n{\"mid\": true, \"Ab\": [{\"q\": 1, \"p\": 2}]}\n",
+        "{\"a\": \"x\", \"a\": 1}\n",
     ];
     for sample in samples {
         let (theirs, n1) =
