@@ -5,8 +5,8 @@
 //! never unwinds: it writes `dst` and returns `true`, or sets `*message`.
 
 use arrow_array::types::{
-    Date64Type, DurationSecondType, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
-    Time64NanosecondType,
+    Date64Type, Decimal32Type, Decimal64Type, Decimal128Type, Decimal256Type, DurationSecondType,
+    Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType,
 };
 use arrow_buffer::i256;
 use arrow_cast::parse::Parser;
@@ -167,6 +167,27 @@ pub(crate) const DECIMAL256: ParsedLayout = ParsedLayout {
     from_bool: None,
     arg: 0,
 };
+
+/// arrow-json's reading of a decimal column's value, the default second
+/// reading of what the exact one refuses: arrow-cast's `parse_decimal`, which
+/// drops fraction digits beyond the scale (`1.005` at scale 2 is 1.00) and
+/// refuses what does not fit the precision. `arg`: see [`decimal_arg`].
+pub(crate) const ARROW_DECIMAL32: ParsedLayout = arrow_decimal_layout(arrow_decimal32);
+/// See [`ARROW_DECIMAL32`].
+pub(crate) const ARROW_DECIMAL64: ParsedLayout = arrow_decimal_layout(arrow_decimal64);
+/// See [`ARROW_DECIMAL32`].
+pub(crate) const ARROW_DECIMAL128: ParsedLayout = arrow_decimal_layout(arrow_decimal128);
+/// See [`ARROW_DECIMAL32`].
+pub(crate) const ARROW_DECIMAL256: ParsedLayout = arrow_decimal_layout(arrow_decimal256);
+
+const fn arrow_decimal_layout(parse: ParseFn) -> ParsedLayout {
+    ParsedLayout {
+        from_string: Some(parse),
+        from_number: Some(parse),
+        from_bool: None,
+        arg: 0,
+    }
+}
 
 /// A column of integers counted in a unit (times of day, dates in
 /// milliseconds, durations): a string by `from_string` (arrow-cast's reading
@@ -412,6 +433,19 @@ parse_fns! {
     };
     /// `arg`: see [`decimal_arg`].
     decimal256(s, arg) "decimal" => parse_decimal256(s, (arg >> 8) as u8, arg as u8 as i8);
+    /// `arg`: see [`decimal_arg`].
+    arrow_decimal32(s, arg) "decimal" => {
+        arrow_cast::parse::parse_decimal::<Decimal32Type>(s, (arg >> 8) as u8, arg as u8 as i8).ok()
+    };
+    arrow_decimal64(s, arg) "decimal" => {
+        arrow_cast::parse::parse_decimal::<Decimal64Type>(s, (arg >> 8) as u8, arg as u8 as i8).ok()
+    };
+    arrow_decimal128(s, arg) "decimal" => {
+        arrow_cast::parse::parse_decimal::<Decimal128Type>(s, (arg >> 8) as u8, arg as u8 as i8).ok()
+    };
+    arrow_decimal256(s, arg) "decimal" => {
+        arrow_cast::parse::parse_decimal::<Decimal256Type>(s, (arg >> 8) as u8, arg as u8 as i8).ok()
+    };
     /// arrow-cast's readings of strings in temporal columns (`"12:30:05.25"`,
     /// `"2001-02-03"`, `"2001-02-03T04:05:06Z"`; a time may also be a count in
     /// its unit, `"45000"`), the ones arrow-json uses.

@@ -295,224 +295,230 @@ impl Plan {
                 (Store::Fixed, value, fixed($width))
             }};
         }
-        let (store, value, template): (Store, &'static TypeLayout, ColumnTemplate) =
-            match field.data_type() {
-                DataType::Null => (Store::Fixed, layout_of::<()>(), fixed(0)),
-                DataType::Boolean => (Store::Fixed, layout_of::<bool>(), fixed(1)),
-                DataType::Int8 => int!(i8, 1, parse_i8, i8_from_text, i8_from_number),
-                DataType::Int16 => int!(i16, 2, parse_i16, i16_from_text, i16_from_number),
-                DataType::Int32 => int!(i32, 4, parse_i32, i32_from_text, i32_from_number),
-                DataType::Int64 => int!(i64, 8, parse_i64, i64_from_text, i64_from_number),
-                DataType::UInt8 => int!(u8, 1, parse_u8, u8_from_text, u8_from_number),
-                DataType::UInt16 => int!(u16, 2, parse_u16, u16_from_text, u16_from_number),
-                DataType::UInt32 => int!(u32, 4, parse_u32, u32_from_text, u32_from_number),
-                DataType::UInt64 => int!(u64, 8, parse_u64, u64_from_text, u64_from_number),
-                DataType::Float16 => {
-                    let parsed = if strict {
-                        &parse::FLOAT16
-                    } else {
-                        &parse::LENIENT_FLOAT16
-                    };
-                    (Store::Fixed, self.parsed_node("f16", parsed), fixed(2))
-                }
-                DataType::Float32 => {
-                    let (value, second) = number(
-                        self,
-                        layout_of::<f32>(),
-                        parse::parse_f32,
-                        &parse::LENIENT_F32,
-                    );
-                    lenient = second;
-                    (Store::Fixed, value, fixed(4))
-                }
-                DataType::Float64 => {
-                    let (value, second) = number(
-                        self,
-                        layout_of::<f64>(),
-                        parse::parse_f64,
-                        &parse::LENIENT_F64,
-                    );
-                    lenient = second;
-                    (Store::Fixed, value, fixed(8))
-                }
-                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
-                    let value = if coerce {
-                        self.parsed_node("a string", &parse::COERCED_TEXT)
-                    } else {
-                        &TEXT_VALUE
-                    };
-                    let width = if *field.data_type() == DataType::LargeUtf8 {
-                        8
-                    } else {
-                        4
-                    };
-                    let template = ColumnTemplate {
-                        shape: Shape::Text,
-                        width,
-                        children: Vec::new(),
-                    };
-                    (Store::Append, value, template)
-                }
-                DataType::Timestamp(unit, tz) => {
-                    let nanos_per_unit = match unit {
-                        TimeUnit::Second => 1_000_000_000,
-                        TimeUnit::Millisecond => 1_000_000,
-                        TimeUnit::Microsecond => 1_000,
-                        TimeUnit::Nanosecond => 1,
-                    };
-                    // Local times in the column's zone: only a fixed offset can
-                    // be read without a time-zone database; never guess.
-                    let offset = match tz.as_deref() {
-                        None => 0,
-                        Some(tz) => parse::fixed_time_zone(tz).ok_or_else(|| {
-                            ArrowError::ParseError(format!(
-                                "column `{}`: invalid time zone \"{tz}\": only \"UTC\" and \
+        let (store, value, template): (Store, &'static TypeLayout, ColumnTemplate) = match field
+            .data_type()
+        {
+            DataType::Null => (Store::Fixed, layout_of::<()>(), fixed(0)),
+            DataType::Boolean => (Store::Fixed, layout_of::<bool>(), fixed(1)),
+            DataType::Int8 => int!(i8, 1, parse_i8, i8_from_text, i8_from_number),
+            DataType::Int16 => int!(i16, 2, parse_i16, i16_from_text, i16_from_number),
+            DataType::Int32 => int!(i32, 4, parse_i32, i32_from_text, i32_from_number),
+            DataType::Int64 => int!(i64, 8, parse_i64, i64_from_text, i64_from_number),
+            DataType::UInt8 => int!(u8, 1, parse_u8, u8_from_text, u8_from_number),
+            DataType::UInt16 => int!(u16, 2, parse_u16, u16_from_text, u16_from_number),
+            DataType::UInt32 => int!(u32, 4, parse_u32, u32_from_text, u32_from_number),
+            DataType::UInt64 => int!(u64, 8, parse_u64, u64_from_text, u64_from_number),
+            DataType::Float16 => {
+                let parsed = if strict {
+                    &parse::FLOAT16
+                } else {
+                    &parse::LENIENT_FLOAT16
+                };
+                (Store::Fixed, self.parsed_node("f16", parsed), fixed(2))
+            }
+            DataType::Float32 => {
+                let (value, second) = number(
+                    self,
+                    layout_of::<f32>(),
+                    parse::parse_f32,
+                    &parse::LENIENT_F32,
+                );
+                lenient = second;
+                (Store::Fixed, value, fixed(4))
+            }
+            DataType::Float64 => {
+                let (value, second) = number(
+                    self,
+                    layout_of::<f64>(),
+                    parse::parse_f64,
+                    &parse::LENIENT_F64,
+                );
+                lenient = second;
+                (Store::Fixed, value, fixed(8))
+            }
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+                let value = if coerce {
+                    self.parsed_node("a string", &parse::COERCED_TEXT)
+                } else {
+                    &TEXT_VALUE
+                };
+                let width = if *field.data_type() == DataType::LargeUtf8 {
+                    8
+                } else {
+                    4
+                };
+                let template = ColumnTemplate {
+                    shape: Shape::Text,
+                    width,
+                    children: Vec::new(),
+                };
+                (Store::Append, value, template)
+            }
+            DataType::Timestamp(unit, tz) => {
+                let nanos_per_unit = match unit {
+                    TimeUnit::Second => 1_000_000_000,
+                    TimeUnit::Millisecond => 1_000_000,
+                    TimeUnit::Microsecond => 1_000,
+                    TimeUnit::Nanosecond => 1,
+                };
+                // Local times in the column's zone: only a fixed offset can
+                // be read without a time-zone database; never guess.
+                let offset = match tz.as_deref() {
+                    None => 0,
+                    Some(tz) => parse::fixed_time_zone(tz).ok_or_else(|| {
+                        ArrowError::ParseError(format!(
+                            "column `{}`: invalid time zone \"{tz}\": only \"UTC\" and \
                                  fixed offsets (+HH:MM, +HHMM, +HH) are supported, as in \
                                  arrow without its chrono-tz feature; a named time zone \
                                  needs a time-zone database",
-                                field.name()
-                            ))
-                        })?,
-                    };
-                    let parsed = self.keep(if strict {
-                        parse::timestamp_layout(nanos_per_unit, offset)
-                    } else {
-                        parse::lenient_timestamp_layout(nanos_per_unit, offset)
-                    });
-                    (
-                        Store::Fixed,
-                        self.parsed_node("a timestamp", parsed),
-                        fixed(8),
-                    )
-                }
-                DataType::Date32 => {
-                    let parsed = if strict {
-                        &parse::DATE32
-                    } else {
-                        &parse::LENIENT_DATE32
-                    };
-                    (Store::Fixed, self.parsed_node("a date", parsed), fixed(4))
-                }
-                DataType::Decimal32(precision, scale)
-                | DataType::Decimal64(precision, scale)
-                | DataType::Decimal128(precision, scale)
-                | DataType::Decimal256(precision, scale) => {
-                    let (layout, width, max) = match field.data_type() {
-                        DataType::Decimal32(..) => (&parse::DECIMAL32, 4, 9),
-                        DataType::Decimal64(..) => (&parse::DECIMAL64, 8, 18),
-                        DataType::Decimal128(..) => (&parse::DECIMAL, 16, 38),
-                        _ => (&parse::DECIMAL256, 32, 76),
-                    };
-                    if !(1..=max).contains(precision) || i16::from(*scale) > i16::from(*precision) {
-                        return Err(ArrowError::InvalidArgumentError(format!(
-                            "column `{}`: {} has a precision outside 1..={max} or a scale \
+                            field.name()
+                        ))
+                    })?,
+                };
+                let parsed = self.keep(if strict {
+                    parse::timestamp_layout(nanos_per_unit, offset)
+                } else {
+                    parse::lenient_timestamp_layout(nanos_per_unit, offset)
+                });
+                (
+                    Store::Fixed,
+                    self.parsed_node("a timestamp", parsed),
+                    fixed(8),
+                )
+            }
+            DataType::Date32 => {
+                let parsed = if strict {
+                    &parse::DATE32
+                } else {
+                    &parse::LENIENT_DATE32
+                };
+                (Store::Fixed, self.parsed_node("a date", parsed), fixed(4))
+            }
+            DataType::Decimal32(precision, scale)
+            | DataType::Decimal64(precision, scale)
+            | DataType::Decimal128(precision, scale)
+            | DataType::Decimal256(precision, scale) => {
+                let (layout, rounded, width, max) = match field.data_type() {
+                    DataType::Decimal32(..) => (&parse::DECIMAL32, &parse::ARROW_DECIMAL32, 4, 9),
+                    DataType::Decimal64(..) => (&parse::DECIMAL64, &parse::ARROW_DECIMAL64, 8, 18),
+                    DataType::Decimal128(..) => (&parse::DECIMAL, &parse::ARROW_DECIMAL128, 16, 38),
+                    _ => (&parse::DECIMAL256, &parse::ARROW_DECIMAL256, 32, 76),
+                };
+                if !(1..=max).contains(precision) || i16::from(*scale) > i16::from(*precision) {
+                    return Err(ArrowError::InvalidArgumentError(format!(
+                        "column `{}`: {} has a precision outside 1..={max} or a scale \
                              above its precision",
-                            field.name(),
-                            field.data_type()
-                        )));
-                    }
-                    let parsed = self.keep(ParsedLayout {
-                        arg: parse::decimal_arg(*precision, *scale),
-                        ..*layout
-                    });
-                    (
-                        Store::Fixed,
-                        self.parsed_node("a decimal", parsed),
-                        fixed(width),
-                    )
-                }
-                DataType::Date64
-                | DataType::Time32(TimeUnit::Second | TimeUnit::Millisecond)
-                | DataType::Time64(TimeUnit::Microsecond | TimeUnit::Nanosecond)
-                | DataType::Duration(_) => {
-                    let (from_string, wide, expecting): (ParseFn, bool, &'static str) =
-                        match field.data_type() {
-                            DataType::Date64 => (parse::date64_from_text, true, "a date"),
-                            DataType::Time32(TimeUnit::Second) => {
-                                (parse::time32s_from_text, false, "a time")
-                            }
-                            DataType::Time32(_) => (parse::time32ms_from_text, false, "a time"),
-                            DataType::Time64(TimeUnit::Microsecond) => {
-                                (parse::time64us_from_text, true, "a time")
-                            }
-                            DataType::Time64(_) => (parse::time64ns_from_text, true, "a time"),
-                            _ => (parse::duration_from_text, true, "a duration"),
-                        };
-                    let parsed = self.keep(parse::unit_count(from_string, wide, strict));
-                    let width = if wide { 8 } else { 4 };
-                    (
-                        Store::Fixed,
-                        self.parsed_node(expecting, parsed),
-                        fixed(width),
-                    )
-                }
-                DataType::Binary
-                | DataType::LargeBinary
-                | DataType::BinaryView
-                | DataType::FixedSizeBinary(_) => {
-                    let bytes = match field.data_type() {
-                        DataType::FixedSizeBinary(n) => u64::try_from(*n).map_err(|_| {
-                            ArrowError::InvalidArgumentError(format!(
-                                "column `{}`: FixedSizeBinary({n}) has a negative width",
-                                field.name()
-                            ))
-                        })?,
-                        _ => parse::ANY_LENGTH,
-                    };
-                    let parsed = self.keep(parse::binary_layout(bytes));
-                    let template = ColumnTemplate {
-                        shape: Shape::Text,
-                        width: if *field.data_type() == DataType::LargeBinary {
-                            8
-                        } else {
-                            4
-                        },
-                        children: Vec::new(),
-                    };
-                    (
-                        Store::Append,
-                        self.parsed_node("hexadecimal bytes", parsed),
-                        template,
-                    )
-                }
-                DataType::List(elem)
-                | DataType::LargeList(elem)
-                | DataType::ListView(elem)
-                | DataType::LargeListView(elem) => {
-                    // A list view is read as a list, its sizes computed from
-                    // the offsets when the batch is built.
-                    let (elem_layout, elem_template) = self.column(elem, policy, count)?;
-                    let width = match field.data_type() {
-                        DataType::List(_) | DataType::ListView(_) => 4,
-                        _ => 8,
-                    };
-                    let template = ColumnTemplate {
-                        shape: Shape::List,
-                        width,
-                        children: vec![elem_template],
-                    };
-                    (Store::List, elem_layout, template)
-                }
-                DataType::Struct(fields) => {
-                    let (layout, children) = self.record(fields, field.name(), policy, count)?;
-                    let template = ColumnTemplate {
-                        shape: Shape::Struct,
-                        width: 0,
-                        children,
-                    };
-                    (Store::Struct, layout, template)
-                }
-                DataType::Map(entries, _) => {
-                    let (value, template) = self.map(field, entries, policy, count)?;
-                    (Store::Append, value, template)
-                }
-                other => {
-                    return Err(ArrowError::NotYetImplemented(format!(
-                        "column `{}`: type {other} is not supported by jitson-arrow",
-                        field.name()
+                        field.name(),
+                        field.data_type()
                     )));
                 }
-            };
+                let arg = parse::decimal_arg(*precision, *scale);
+                let parsed = self.keep(ParsedLayout { arg, ..*layout });
+                // By default what the exact reading refuses (more
+                // fraction digits than the scale) is read again as
+                // arrow-json reads it: truncated, by arrow-cast.
+                if !strict {
+                    let rounded = self.keep(ParsedLayout { arg, ..*rounded });
+                    lenient = Some(self.parsed_node("a decimal", rounded));
+                }
+                (
+                    Store::Fixed,
+                    self.parsed_node("a decimal", parsed),
+                    fixed(width),
+                )
+            }
+            DataType::Date64
+            | DataType::Time32(TimeUnit::Second | TimeUnit::Millisecond)
+            | DataType::Time64(TimeUnit::Microsecond | TimeUnit::Nanosecond)
+            | DataType::Duration(_) => {
+                let (from_string, wide, expecting): (ParseFn, bool, &'static str) =
+                    match field.data_type() {
+                        DataType::Date64 => (parse::date64_from_text, true, "a date"),
+                        DataType::Time32(TimeUnit::Second) => {
+                            (parse::time32s_from_text, false, "a time")
+                        }
+                        DataType::Time32(_) => (parse::time32ms_from_text, false, "a time"),
+                        DataType::Time64(TimeUnit::Microsecond) => {
+                            (parse::time64us_from_text, true, "a time")
+                        }
+                        DataType::Time64(_) => (parse::time64ns_from_text, true, "a time"),
+                        _ => (parse::duration_from_text, true, "a duration"),
+                    };
+                let parsed = self.keep(parse::unit_count(from_string, wide, strict));
+                let width = if wide { 8 } else { 4 };
+                (
+                    Store::Fixed,
+                    self.parsed_node(expecting, parsed),
+                    fixed(width),
+                )
+            }
+            DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView
+            | DataType::FixedSizeBinary(_) => {
+                let bytes = match field.data_type() {
+                    DataType::FixedSizeBinary(n) => u64::try_from(*n).map_err(|_| {
+                        ArrowError::InvalidArgumentError(format!(
+                            "column `{}`: FixedSizeBinary({n}) has a negative width",
+                            field.name()
+                        ))
+                    })?,
+                    _ => parse::ANY_LENGTH,
+                };
+                let parsed = self.keep(parse::binary_layout(bytes));
+                let template = ColumnTemplate {
+                    shape: Shape::Text,
+                    width: if *field.data_type() == DataType::LargeBinary {
+                        8
+                    } else {
+                        4
+                    },
+                    children: Vec::new(),
+                };
+                (
+                    Store::Append,
+                    self.parsed_node("hexadecimal bytes", parsed),
+                    template,
+                )
+            }
+            DataType::List(elem)
+            | DataType::LargeList(elem)
+            | DataType::ListView(elem)
+            | DataType::LargeListView(elem) => {
+                // A list view is read as a list, its sizes computed from
+                // the offsets when the batch is built.
+                let (elem_layout, elem_template) = self.column(elem, policy, count)?;
+                let width = match field.data_type() {
+                    DataType::List(_) | DataType::ListView(_) => 4,
+                    _ => 8,
+                };
+                let template = ColumnTemplate {
+                    shape: Shape::List,
+                    width,
+                    children: vec![elem_template],
+                };
+                (Store::List, elem_layout, template)
+            }
+            DataType::Struct(fields) => {
+                let (layout, children) = self.record(fields, field.name(), policy, count)?;
+                let template = ColumnTemplate {
+                    shape: Shape::Struct,
+                    width: 0,
+                    children,
+                };
+                (Store::Struct, layout, template)
+            }
+            DataType::Map(entries, _) => {
+                let (value, template) = self.map(field, entries, policy, count)?;
+                (Store::Append, value, template)
+            }
+            other => {
+                return Err(ArrowError::NotYetImplemented(format!(
+                    "column `{}`: type {other} is not supported by jitson-arrow",
+                    field.name()
+                )));
+            }
+        };
         let column = self.keep(ColumnLayout {
             value: LayoutRef::Node(value),
             store,

@@ -217,6 +217,38 @@ fn floats() {
 }
 
 #[test]
+fn decimals() {
+    // More fraction digits than the scale: arrow-cast drops them (truncates);
+    // too many digits for the precision: refused; strings as numbers.
+    values_in(
+        &[
+            DataType::Decimal32(6, 2),
+            DataType::Decimal64(12, 3),
+            DataType::Decimal128(10, 2),
+            DataType::Decimal256(40, 2),
+        ],
+        &[
+            "1.005",
+            "-0.129",
+            "12.3456789",
+            "1.2345e1",
+            "-1.5e-3",
+            "1e2",
+            "0.00",
+            "9999.999",
+            "12345678901",
+            "1e30",
+            "\"3.14159\"",
+            "\"-7\"",
+            "\"1.\"",
+            "\"abc\"",
+            "true",
+            "null",
+        ],
+    );
+}
+
+#[test]
 fn dates() {
     values_in(
         &[DataType::Date32],

@@ -56,8 +56,10 @@ fn strict_parsing_refuses_non_integers_in_integer_columns() {
 }
 
 #[test]
-fn decimals_that_need_rounding() {
-    jitson_refuses(DataType::Decimal128(10, 2), r#"{"v": 1.005}"#, false).unwrap();
+fn strict_parsing_refuses_decimals_that_lose_digits() {
+    // arrow-json (and jitson's default) drop the digits past the scale.
+    let theirs = jitson_refuses(DataType::Decimal128(10, 2), r#"{"v": 1.005}"#, true).unwrap();
+    assert_eq!(theirs[0].num_rows(), 1);
 }
 
 #[test]
