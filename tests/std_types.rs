@@ -208,3 +208,47 @@ fn wide_integers_match_serde_json() {
     .unwrap();
     assert_eq!(keys[&u128::MAX], i128::MIN);
 }
+
+// ---------------------------------------------------------------------------
+// `()` and unit structs: `null`, as serde_json reads them.
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Marker;
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Units {
+    a: (),
+    b: Marker,
+    n: u8,
+}
+
+#[test]
+fn units_match_serde_json() {
+    for value in [
+        "null", " null ", "nul", "nulll", "0", "\"\"", "[]", "{}", "true", "",
+    ] {
+        let doc = format!(r#"{{"a": {value}, "b": null, "n": 1}}"#);
+        let _ = agree::<Units>(doc.as_bytes());
+        let doc = format!(r#"{{"a": null, "b": {value}, "n": 2}}"#);
+        let _ = agree::<Units>(doc.as_bytes());
+    }
+    let v = agree::<Units>(br#"{"n": 3, "b": null, "a": null}"#).unwrap();
+    assert_eq!(v.n, 3);
+}
+
+/// 128-bit integers and units are compiled, not handed to the interpreter.
+#[test]
+fn wide_integers_and_units_are_lowered() {
+    if !jitson::Backend::Jit.is_available() {
+        return;
+    }
+    jitson::warm_up::<Wide>().expect("compiles");
+    jitson::warm_up::<Units>().expect("compiles");
+    let handed = jitson::stats().interpreted_layouts;
+    for name in ["u128", "i128", "()", "std_types::Marker"] {
+        assert!(
+            !handed.iter().any(|(ty, _)| ty == name),
+            "{name} in {handed:?}"
+        );
+    }
+}

@@ -528,6 +528,65 @@ pub(crate) unsafe extern "C" fn decimal_f64(
     true
 }
 
+/// Reads a 128-bit integer at the start of `ptr[..len]` as the interpreter's
+/// `decode_int128` does (an optional `-` for `i128`, then `0` alone or a
+/// run of digits starting with `1`–`9`; what follows is left to the caller)
+/// and writes it to `dst`. Returns the bytes read, or 0 when the text is not
+/// such an integer or is out of range (the interpreter then reports it).
+///
+/// # Safety
+/// `ptr[..len]` is readable; `dst` is valid for a write of the type.
+pub(crate) unsafe extern "C" fn parse_i128(ptr: *const u8, len: usize, dst: *mut u8) -> usize {
+    // SAFETY: as the caller guarantees.
+    unsafe { parse_int128::<i128>(ptr, len, dst, true) }
+}
+
+/// [`parse_i128`] for `u128` (no sign).
+///
+/// # Safety
+/// As [`parse_i128`].
+pub(crate) unsafe extern "C" fn parse_u128(ptr: *const u8, len: usize, dst: *mut u8) -> usize {
+    // SAFETY: as the caller guarantees.
+    unsafe { parse_int128::<u128>(ptr, len, dst, false) }
+}
+
+unsafe fn parse_int128<T: core::str::FromStr>(
+    ptr: *const u8,
+    len: usize,
+    dst: *mut u8,
+    signed: bool,
+) -> usize {
+    // SAFETY: as the caller guarantees.
+    let text = unsafe { std::slice::from_raw_parts(ptr, len) };
+    let mut end = usize::from(signed && text.first() == Some(&b'-'));
+    match text.get(end) {
+        Some(b'0') => {
+            end += 1;
+            if text.get(end).is_some_and(u8::is_ascii_digit) {
+                return 0;
+            }
+        }
+        Some(b'1'..=b'9') => {
+            while text.get(end).is_some_and(u8::is_ascii_digit) {
+                end += 1;
+            }
+        }
+        _ => return 0,
+    }
+    // A sign and digits: ASCII.
+    let Ok(digits) = core::str::from_utf8(&text[..end]) else {
+        return 0;
+    };
+    match digits.parse::<T>() {
+        Ok(value) => {
+            // SAFETY: as the caller guarantees.
+            unsafe { dst.cast::<T>().write_unaligned(value) };
+            end
+        }
+        Err(_) => 0,
+    }
+}
+
 /// Converts the text of a well-formed JSON number (`ptr[..len]`, already scanned
 /// by generated code) to the nearest f64 (fast-float2, correctly rounded) and
 /// writes it to `dst`. `false` if the value is infinite (the interpreter then

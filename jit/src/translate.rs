@@ -605,6 +605,8 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             | Kind::U16
             | Kind::U32
             | Kind::U64 => self.emit_int(layout, dst, unwind),
+            Kind::I128 | Kind::U128 => self.emit_int128(layout, dst, unwind),
+            Kind::Unit => self.emit_unit(layout, dst, unwind),
             Kind::F32 | Kind::F64 => self.emit_float(layout, dst, unwind),
             Kind::String(s) => self.emit_string(s, dst, unwind),
             Kind::BorrowedStr(s) => self.emit_borrowed_str(layout, s, dst, unwind),
@@ -631,12 +633,9 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             | Kind::Enum(_)
             | Kind::Tuple(_)
             | Kind::Newtype(_)
-            | Kind::I128
-            | Kind::U128
             | Kind::Convert(_)
             | Kind::Serde(_)
-            | Kind::Map(_)
-            | Kind::Unit => {
+            | Kind::Map(_) => {
                 self.interpreted
                     .push(((layout.type_name)(), kind_not_lowered(&layout.kind)));
                 let start = self.get_pos();
@@ -659,11 +658,9 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
         Kind::Enum(_) => "internally, adjacently tagged and untagged enums are not lowered",
         Kind::Tuple(_) => "tuples with skipped fields are not lowered",
         Kind::Newtype(_) => "newtypes with skipped fields are not lowered",
-        Kind::Unit => "unit types are not lowered",
         Kind::Convert(_) => "from/try_from conversions are not lowered",
         Kind::Serde(_) => "fields decoded through serde run in the interpreter",
         Kind::Map(_) => "maps with keys parsed from their text are not lowered",
-        Kind::I128 | Kind::U128 => "128-bit integers are not lowered",
         _ => "ignored values are skipped by the interpreter",
     }
 }

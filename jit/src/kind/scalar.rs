@@ -38,6 +38,52 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(cont);
     }
 
+    /// `()` and unit structs: `null`.
+    pub(crate) fn emit_unit(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        let c = self.peek_or(slow);
+        self.expect_byte(c, b'n', slow);
+        self.emit_literal(b"null", slow);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+
+    /// `i128` and `u128`: read by a helper (`helpers::parse_i128` /
+    /// `parse_u128`, the interpreter's grammar); what it refuses goes to the
+    /// interpreter, which reports it.
+    pub(crate) fn emit_int128(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
+        let helper = if matches!(layout.kind, Kind::I128) {
+            helpers::parse_i128 as *const () as usize
+        } else {
+            helpers::parse_u128 as *const () as usize
+        };
+        let start = self.get_pos();
+        let (slow, cont, read) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.peek_or(slow);
+        let p = self.get_pos();
+        let ptr = self.b.ins().iadd(self.input, p);
+        let left = self.b.ins().isub(self.len, p);
+        let n = self
+            .call_addr(helper, &[PTR, PTR, PTR], Some(PTR), &[ptr, left, dst])
+            .expect("returns the bytes read");
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, n, 0);
+        self.b.ins().brif(none, slow, &[], read, &[]);
+        self.b.switch_to_block(read);
+        let end = self.b.ins().iadd(p, n);
+        self.set_pos(end);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+
     /// Consumes `word` at `pos` or jumps to `slow`.
     pub(crate) fn emit_literal(&mut self, word: &[u8], slow: Block) {
         let p = self.get_pos();
