@@ -236,15 +236,30 @@ fn units_match_serde_json() {
     assert_eq!(v.n, 3);
 }
 
-/// 128-bit integers and units are compiled, not handed to the interpreter.
+/// 128-bit integers, units and the types read through a conversion (sets,
+/// cells, non-zero integers, …) are compiled, not handed to the interpreter.
 #[test]
-fn wide_integers_and_units_are_lowered() {
+fn wide_integers_units_and_conversions_are_lowered() {
     if !jitson::Backend::Jit.is_available() {
         return;
     }
     jitson::warm_up::<Wide>().expect("compiles");
     jitson::warm_up::<Units>().expect("compiles");
+    jitson::warm_up::<Service>().expect("compiles");
     let handed = jitson::stats().interpreted_layouts;
+    let converted = [
+        "std::collections::hash::set::HashSet",
+        "alloc::collections::btree::set::BTreeSet",
+        "alloc::collections::vec_deque::VecDeque",
+        "core::num::nonzero::NonZero",
+        "core::cell::RefCell",
+    ];
+    for prefix in converted {
+        assert!(
+            !handed.iter().any(|(ty, _)| ty.starts_with(prefix)),
+            "{prefix} in {handed:?}"
+        );
+    }
     for name in ["u128", "i128", "()", "std_types::Marker"] {
         assert!(
             !handed.iter().any(|(ty, _)| ty == name),

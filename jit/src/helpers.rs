@@ -528,6 +528,25 @@ pub(crate) unsafe extern "C" fn decimal_f64(
     true
 }
 
+/// Runs a conversion's [`ConvertFn`](jitson_core::layout::ConvertFn) with the
+/// generated function of its source type as the callback and `state` as its
+/// context. A refused conversion's message is dropped here: the compiled
+/// decode fails, and the interpreter, rerunning the document, reports it.
+///
+/// # Safety
+/// `convert` is a `ConvertFn` for the type `dst` is room for; `decode` is the
+/// generated function of its source type, for `state`.
+pub(crate) unsafe extern "C" fn convert(
+    convert: jitson_core::layout::ConvertFn,
+    dst: *mut u8,
+    decode: jitson_core::layout::SlotFn,
+    state: *mut core::ffi::c_void,
+) -> bool {
+    let mut message: Option<Box<str>> = None;
+    // SAFETY: as the caller guarantees; `message` is writable.
+    unsafe { convert(dst, decode, state, &raw mut message) }
+}
+
 /// Reads a 128-bit integer at the start of `ptr[..len]` as the interpreter's
 /// `decode_int128` does (an optional `-` for `i128`, then `0` alone or a
 /// run of digits starting with `1`–`9`; what follows is left to the caller)

@@ -332,6 +332,7 @@ fn lowered_children(
             .collect(),
         Kind::Option(o) => vec![(o.some.get(), Some(Role::Value))],
         Kind::Box(b) => vec![(b.inner.get(), Some(Role::Value))],
+        Kind::Convert(c) => vec![(c.from.get(), Some(Role::Value))],
         Kind::Vec(v) => vec![(v.elem.get(), None)],
         Kind::Map(m) if m.has_text_keys() => vec![(m.value.get(), Some(Role::Value))],
         Kind::Array(a) => vec![(a.elem.get(), None)],

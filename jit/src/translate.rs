@@ -607,6 +607,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             | Kind::U64 => self.emit_int(layout, dst, unwind),
             Kind::I128 | Kind::U128 => self.emit_int128(layout, dst, unwind),
             Kind::Unit => self.emit_unit(layout, dst, unwind),
+            Kind::Convert(c) => self.emit_convert(c, dst, unwind),
             Kind::F32 | Kind::F64 => self.emit_float(layout, dst, unwind),
             Kind::String(s) => self.emit_string(s, dst, unwind),
             Kind::BorrowedStr(s) => self.emit_borrowed_str(layout, s, dst, unwind),
@@ -633,7 +634,6 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             | Kind::Enum(_)
             | Kind::Tuple(_)
             | Kind::Newtype(_)
-            | Kind::Convert(_)
             | Kind::Serde(_)
             | Kind::Map(_) => {
                 self.interpreted
@@ -658,7 +658,6 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
         Kind::Enum(_) => "internally, adjacently tagged and untagged enums are not lowered",
         Kind::Tuple(_) => "tuples with skipped fields are not lowered",
         Kind::Newtype(_) => "newtypes with skipped fields are not lowered",
-        Kind::Convert(_) => "from/try_from conversions are not lowered",
         Kind::Serde(_) => "fields decoded through serde run in the interpreter",
         Kind::Map(_) => "maps with keys parsed from their text are not lowered",
         _ => "ignored values are skipped by the interpreter",

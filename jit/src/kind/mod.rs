@@ -5,6 +5,7 @@
 mod column;
 mod enum_;
 mod map;
+mod newtype;
 mod option;
 mod scalar;
 mod seq;

@@ -38,19 +38,6 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(cont);
     }
 
-    /// `()` and unit structs: `null`.
-    pub(crate) fn emit_unit(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
-        let start = self.get_pos();
-        let (slow, cont) = (self.b.create_block(), self.b.create_block());
-        let c = self.peek_or(slow);
-        self.expect_byte(c, b'n', slow);
-        self.emit_literal(b"null", slow);
-        self.b.ins().jump(cont, &[]);
-        self.b.switch_to_block(slow);
-        self.emit_interpret(layout, dst, start, cont, unwind);
-        self.b.switch_to_block(cont);
-    }
-
     /// `i128` and `u128`: read by a helper (`helpers::parse_i128` /
     /// `parse_u128`, the interpreter's grammar); what it refuses goes to the
     /// interpreter, which reports it.
