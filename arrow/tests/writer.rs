@@ -13,6 +13,7 @@ use arrow_array::types::{Int8Type, Int16Type, Int32Type};
 use arrow_array::*;
 use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer, i256};
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
+use jitson_arrow::Backend;
 use jitson_arrow::writer::{self, StructMode};
 
 /// Option sets: explicit nulls × struct mode.
@@ -57,6 +58,7 @@ fn theirs<F: arrow_json::writer::JsonFormat>(
     Ok(w.into_inner())
 }
 
+/// jitson's bytes on the default backend (the JIT where it runs).
 fn ours<F: writer::JsonFormat>(
     batches: &[&RecordBatch],
     explicit: bool,
@@ -64,7 +66,28 @@ fn ours<F: writer::JsonFormat>(
     formats: &Formats,
     threads: usize,
 ) -> Result<Vec<u8>, ArrowError> {
+    ours_on::<F>(Backend::Auto, batches, explicit, mode, formats, threads)
+}
+
+/// The backends every byte comparison runs on.
+fn backends() -> Vec<Backend> {
+    if Backend::Jit.is_available() {
+        vec![Backend::Interpreter, Backend::Jit]
+    } else {
+        vec![Backend::Interpreter]
+    }
+}
+
+fn ours_on<F: writer::JsonFormat>(
+    backend: Backend,
+    batches: &[&RecordBatch],
+    explicit: bool,
+    mode: StructMode,
+    formats: &Formats,
+    threads: usize,
+) -> Result<Vec<u8>, ArrowError> {
     let mut b = writer::WriterBuilder::new()
+        .with_backend(backend)
         .with_explicit_nulls(explicit)
         .with_struct_mode(mode);
     if let Some(f) = &formats.timestamp {
@@ -109,19 +132,26 @@ fn same_bytes_with(batches: &[&RecordBatch], formats: &Formats) {
         let expected =
             theirs::<arrow_json::writer::LineDelimited>(batches, explicit, mode, formats)
                 .unwrap_or_else(|e| panic!("arrow-json failed ({what}): {e}"));
-        for threads in [1, 3] {
-            let got = ours::<writer::LineDelimited>(batches, explicit, mode, formats, threads)
-                .unwrap_or_else(|e| panic!("jitson failed ({what}): {e}"));
-            assert_same(
-                &got,
-                &expected,
-                &format!("NDJSON, {what}, {threads} threads"),
-            );
+        for backend in backends() {
+            for threads in [1, 3] {
+                let got = ours_on::<writer::LineDelimited>(
+                    backend, batches, explicit, mode, formats, threads,
+                )
+                .unwrap_or_else(|e| panic!("jitson failed ({what}, {backend:?}): {e}"));
+                assert_same(
+                    &got,
+                    &expected,
+                    &format!("NDJSON, {what}, {backend:?}, {threads} threads"),
+                );
+            }
         }
         let expected =
             theirs::<arrow_json::writer::JsonArray>(batches, explicit, mode, formats).unwrap();
-        let got = ours::<writer::JsonArray>(batches, explicit, mode, formats, 1).unwrap();
-        assert_same(&got, &expected, &format!("array, {what}"));
+        for backend in backends() {
+            let got =
+                ours_on::<writer::JsonArray>(backend, batches, explicit, mode, formats, 1).unwrap();
+            assert_same(&got, &expected, &format!("array, {what}, {backend:?}"));
+        }
     }
 }
 
@@ -1298,4 +1328,58 @@ fn sequential_then_parallel() {
     w.write_batches_parallel(&[&b, &c]).unwrap();
     w.finish().unwrap();
     assert_same(&w.into_inner(), &expected, "NDJSON");
+}
+
+/// The JIT backend writes with compiled code where it runs (the writer says
+/// so in its `Debug`), the interpreter never; both give arrow-json's bytes
+/// on a batch mixing compiled columns (integers, booleans, text) with called
+/// ones, nulls in some, sliced.
+#[test]
+fn the_jit_backend_compiles_the_row_loop() {
+    let n = 3000;
+    let ints: Int64Array = (0..n)
+        .map(|i| (i % 7 != 0).then_some(i as i64 * 1_000_003 - 1_500_000_000))
+        .collect();
+    let small: UInt8Array = (0..n).map(|i| Some(i as u8)).collect();
+    let flags: BooleanArray = (0..n).map(|i| (i % 5 != 0).then_some(i % 3 == 0)).collect();
+    let text: StringArray = (0..n)
+        .map(|i| (i % 4 != 1).then(|| format!("row \"{i}\"\n\u{e9}")))
+        .collect();
+    let large: LargeStringArray = (0..n).map(|i| Some("x".repeat(i % 40))).collect();
+    let floats: Float64Array = (0..n).map(|i| Some(i as f64 / 8.0)).collect();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("i", DataType::Int64, true),
+        Field::new("u", DataType::UInt8, false),
+        Field::new("b", DataType::Boolean, true),
+        Field::new("s", DataType::Utf8, true),
+        Field::new("l", DataType::LargeUtf8, false),
+        Field::new("f", DataType::Float64, false),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(ints),
+            Arc::new(small),
+            Arc::new(flags),
+            Arc::new(text),
+            Arc::new(large),
+            Arc::new(floats),
+        ],
+    )
+    .unwrap();
+    same_bytes(&[&batch, &batch.slice(13, 1000)]);
+    for (backend, compiled) in [(Backend::Interpreter, false), (Backend::Jit, true)] {
+        if backend == Backend::Jit && !Backend::Jit.is_available() {
+            continue;
+        }
+        let mut w = writer::WriterBuilder::new()
+            .with_backend(backend)
+            .build::<_, writer::LineDelimited>(Vec::new());
+        w.write(&batch).unwrap();
+        let debug = format!("{w:?}");
+        assert!(
+            debug.contains(&format!("compiled: {compiled}")),
+            "{backend:?}: {debug}"
+        );
+    }
 }

@@ -93,6 +93,33 @@ pub struct EncodeState {
     error: Option<Error>,
 }
 
+/// The options of states made for code that never hands a value to the
+/// interpreter (the row writer's).
+static DEFAULT_OPTIONS: std::sync::LazyLock<EncodeOptions> =
+    std::sync::LazyLock::new(EncodeOptions::default);
+
+impl EncodeState {
+    /// A state appending to `out`, for generated code that hands no value to
+    /// the interpreter (its options are the defaults).
+    pub(crate) fn for_vec(out: &mut Vec<u8>) -> EncodeState {
+        EncodeState {
+            buf: out.as_mut_ptr(),
+            len: out.len(),
+            cap: out.capacity(),
+            out: out as *mut Vec<u8>,
+            options: &raw const *DEFAULT_OPTIONS,
+            stack_limit: jitson_core::stack::limit(),
+            error: None,
+        }
+    }
+
+    /// The length generated code left: the bytes of the vector's current
+    /// buffer it initialised.
+    pub(crate) fn written(&self) -> usize {
+        self.len
+    }
+}
+
 const STATE_BUF: i32 = std::mem::offset_of!(EncodeState, buf) as i32;
 const STATE_LEN: i32 = std::mem::offset_of!(EncodeState, len) as i32;
 const STATE_CAP: i32 = std::mem::offset_of!(EncodeState, cap) as i32;
@@ -215,6 +242,19 @@ unsafe fn with_vec(
         }
     });
     i8::from(caught && ok)
+}
+
+/// Runs a row writer's [`RowCallFn`](crate::rows::RowCallFn) on the state's
+/// vector: the value at `row` appended by the caller's own encoder.
+unsafe extern "C" fn row_call(
+    state: *mut EncodeState,
+    call: crate::rows::RowCallFn,
+    ctx: *const core::ffi::c_void,
+    row: usize,
+) -> i8 {
+    // SAFETY: generated code passes its live state and the view's function
+    // and context, which the caller of `CompiledRows::write` vouched for.
+    unsafe { with_vec(state, |vec, _| call(ctx, row, vec)) }
 }
 
 /// Makes room for `needed` more bytes.
@@ -486,6 +526,9 @@ unsafe extern "C" fn fmt_f32(dst: *mut u8, value: f32) -> usize {
 }
 
 // The addresses generated code calls.
+pub(crate) fn helper_row_call() -> usize {
+    row_call as *const () as usize
+}
 pub(crate) fn helper_grow() -> usize {
     grow as *const () as usize
 }
@@ -584,6 +627,17 @@ pub(crate) struct Functions {
     ids: HashMap<(LayoutId, usize), FuncId>,
     queue: Vec<(&'static TypeLayout, usize)>,
     signature: Signature,
+}
+
+impl Functions {
+    /// A table with no function: for a translator whose code declares none.
+    pub(crate) fn empty(signature: Signature) -> Functions {
+        Functions {
+            ids: HashMap::new(),
+            queue: Vec::new(),
+            signature,
+        }
+    }
 }
 
 fn compile_inner(
@@ -839,6 +893,39 @@ pub(crate) struct EncodeTranslator<'a, 'm> {
     pub depth: usize,
     pub unit: Option<usize>,
     pub interpreted: Vec<(&'static str, &'static str)>,
+}
+
+impl<'a, 'm> EncodeTranslator<'a, 'm> {
+    /// A translator for a function of another shape than a layout's encoder
+    /// (the row writer's), compact output, whose buffer lives in `state`.
+    pub(crate) fn for_function(
+        mut b: FunctionBuilder<'a>,
+        module: &'m mut JITModule,
+        functions: &'m mut Functions,
+        call_conv: CallConv,
+        state: Value,
+    ) -> Self {
+        let (buf, len, cap) = (b.declare_var(PTR), b.declare_var(PTR), b.declare_var(PTR));
+        EncodeTranslator {
+            b,
+            module,
+            functions,
+            func_refs: HashMap::new(),
+            sigs: HashMap::new(),
+            call_conv,
+            state,
+            buf,
+            len,
+            cap,
+            inlining: Vec::new(),
+            path_blocks: Vec::new(),
+            view_slots: Vec::new(),
+            view_depth: 0,
+            depth: 0,
+            unit: None,
+            interpreted: Vec::new(),
+        }
+    }
 }
 
 impl EncodeTranslator<'_, '_> {

@@ -69,6 +69,7 @@ mod encode;
 mod helpers;
 mod kind;
 mod parallel;
+mod rows;
 mod translate;
 
 use std::collections::HashMap;
@@ -85,6 +86,7 @@ use jitson_core::layout::{Kind, LayoutId, TypeLayout};
 
 pub use encode::{CompiledEncoder, compile_encoder, encoder_lowers};
 pub use helpers::JitState;
+pub use rows::{ColumnView, CompiledRows, RowCallFn, RowColumn, RowKind, RowSpec, compile_rows};
 
 /// The module that owns a `Compiled`'s code and data.
 struct OwnedModule(JITModule);

@@ -31,6 +31,8 @@
 //! only binds them to its arrays. [`Writer::write_batches_parallel`] formats
 //! batches on every core and writes them in order.
 
+#[cfg(feature = "jit")]
+mod compiled;
 mod nested;
 mod number;
 mod plan;
@@ -50,6 +52,9 @@ pub use crate::StructMode;
 /// The writer's options.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Options {
+    /// Who writes the rows: compiled code (`Auto`, `Jit`) or the plan's
+    /// encoders alone (`Interpreter`); the bytes are the same.
+    pub backend: crate::Backend,
     pub explicit_nulls: bool,
     pub struct_mode: StructMode,
     pub date_format: Option<Arc<str>>,
@@ -163,6 +168,17 @@ impl WriterBuilder {
         self
     }
 
+    /// Who writes the rows (default [`Backend::Auto`](crate::Backend::Auto)):
+    /// the row loop compiled per schema, which reads integer, boolean and
+    /// Utf8 columns itself and calls the plan's encoders for the others, or
+    /// (`Interpreter`) the plan's encoders alone. The bytes are the same.
+    /// `Jit` makes `write` fail where the JIT cannot run (or
+    /// `JITSON_DISABLE_JIT` is set); `Auto` then uses the encoders alone.
+    pub fn with_backend(mut self, backend: crate::Backend) -> Self {
+        self.0.backend = backend;
+        self
+    }
+
     /// A writer of format `F` over `writer`.
     pub fn build<W: Write, F: JsonFormat>(self, writer: W) -> Writer<W, F> {
         Writer {
@@ -187,17 +203,62 @@ pub struct Writer<W: Write, F: JsonFormat> {
     #[allow(dead_code)]
     format: F,
     options: Options,
-    /// The plan of the last schema written.
-    plan: Option<(SchemaRef, Arc<Plan>)>,
+    /// The plan of the last schema written, and its compiled rows.
+    plan: Option<(SchemaRef, Arc<Lowered>)>,
     /// Formatted rows not yet handed to `writer`.
     buffer: Vec<u8>,
 }
 
-impl std::fmt::Debug for Plan {
+impl std::fmt::Debug for Lowered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Plan")
-            .field("fields", &self.children.len())
-            .finish()
+        let mut s = f.debug_struct("Lowered");
+        s.field("fields", &self.plan.children.len());
+        #[cfg(feature = "jit")]
+        s.field("compiled", &self.compiled.is_some());
+        s.finish()
+    }
+}
+
+/// A schema lowered for writing: its plan, and, where the JIT runs, its
+/// compiled row loop.
+struct Lowered {
+    plan: Plan,
+    #[cfg(feature = "jit")]
+    compiled: Option<Arc<compiled::Compiled>>,
+}
+
+impl Lowered {
+    fn new<F: JsonFormat>(schema: &SchemaRef, options: &Options) -> Result<Lowered, ArrowError> {
+        let plan = plan::compile_struct(schema.fields(), "", options)?;
+        #[cfg(feature = "jit")]
+        let compiled = compiled::Compiled::for_schema::<F>(schema, &plan, options)?;
+        #[cfg(not(feature = "jit"))]
+        if options.backend == crate::Backend::Jit {
+            return Err(ArrowError::NotYetImplemented(
+                "jitson-arrow was built without the `jit` feature".into(),
+            ));
+        }
+        Ok(Lowered {
+            plan,
+            #[cfg(feature = "jit")]
+            compiled,
+        })
+    }
+
+    /// Formats rows `rows` of `batch` onto `out` (see [`format_batch`]).
+    fn format<F: JsonFormat>(
+        &self,
+        batch: &RecordBatch,
+        rows: std::ops::Range<usize>,
+        first_in_stream: bool,
+        out: &mut Vec<u8>,
+        flush: impl FnMut(&mut Vec<u8>) -> Result<(), ArrowError>,
+    ) -> Result<(), ArrowError> {
+        #[cfg(feature = "jit")]
+        if let Some(compiled) = &self.compiled {
+            return compiled.format_batch(&self.plan, batch, rows, first_in_stream, out, flush);
+        }
+        format_batch::<F>(&self.plan, batch, rows, first_in_stream, out, flush)
     }
 }
 
@@ -238,14 +299,15 @@ impl<W: Write, F: JsonFormat> Writer<W, F> {
         WriterBuilder::new().build(writer)
     }
 
-    /// The plan for `schema`, lowered once and kept while batches share it.
-    fn plan_for(&mut self, schema: &SchemaRef) -> Result<Arc<Plan>, ArrowError> {
+    /// The plan for `schema`, lowered (and compiled) once and kept while
+    /// batches share it.
+    fn plan_for(&mut self, schema: &SchemaRef) -> Result<Arc<Lowered>, ArrowError> {
         if let Some((cached, plan)) = &self.plan
             && (Arc::ptr_eq(cached, schema) || cached == schema)
         {
             return Ok(plan.clone());
         }
-        let plan = Arc::new(plan::compile_struct(schema.fields(), "", &self.options)?);
+        let plan = Arc::new(Lowered::new::<F>(schema, &self.options)?);
         self.plan = Some((schema.clone(), plan.clone()));
         Ok(plan)
     }
@@ -265,12 +327,13 @@ impl<W: Write, F: JsonFormat> Writer<W, F> {
         }
         let writer = &mut self.writer;
         let rows = 0..batch.num_rows();
-        let result = format_batch::<F>(&plan, batch, rows, first, &mut out, |out| {
-            writer.write_all(out)?;
-            out.clear();
-            Ok(())
-        })
-        .and_then(|()| Ok(writer.write_all(&out)?));
+        let result = plan
+            .format::<F>(batch, rows, first, &mut out, |out| {
+                writer.write_all(out)?;
+                out.clear();
+                Ok(())
+            })
+            .and_then(|()| Ok(writer.write_all(&out)?));
         out.clear();
         self.buffer = out;
         result
@@ -343,7 +406,7 @@ impl<W: Write, F: JsonFormat> Writer<W, F> {
                 }
                 let (batch, rows) = &tasks[index];
                 let (plan, batch) = (&plans[*batch], batches[*batch]);
-                format_batch::<F>(plan, batch, rows.clone(), first, out, |_| Ok(()))
+                plan.format::<F>(batch, rows.clone(), first, out, |_| Ok(()))
             },
             |out| {
                 writer.write_all(out)?;

@@ -577,6 +577,13 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             .b
             .ins()
             .load(types::I8, crate::encode::value_flags(), src, 0);
+        self.emit_encode_bool_value(v);
+    }
+
+    /// `true` when `v` (an integer) is not zero, else `false` (room for five
+    /// bytes reserved), wherever the bit came from (a `bool`, an Arrow
+    /// bitmap).
+    pub(crate) fn emit_encode_bool_value(&mut self, v: Value) {
         let (yes, no, done) = (
             self.b.create_block(),
             self.b.create_block(),

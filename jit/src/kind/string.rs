@@ -346,9 +346,8 @@ impl FnTranslator<'_, '_> {
 // `fallback/src/kind/string.rs`)
 
 impl crate::encode::EncodeTranslator<'_, '_> {
-    /// A string read through the layout's `read` accessor: room for the text
-    /// and its quotes is made in IR, a helper copies it when no byte needs
-    /// escaping, and otherwise `core::write` escapes it.
+    /// A string read through the layout's `read` accessor, written by
+    /// [`emit_encode_text`](Self::emit_encode_text).
     pub(crate) fn emit_encode_string(
         &mut self,
         read: jitson_core::layout::ReadStrFn,
@@ -363,6 +362,14 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             .b
             .ins()
             .load(PTR, crate::encode::state_flags(), len_slot, 0);
+        self.emit_encode_text(text, len, fail);
+    }
+
+    /// The UTF-8 text `text[..len]` as a JSON string, wherever it was read
+    /// from (a `String` through its accessor, an Arrow column's offsets):
+    /// room for the text and its quotes is made in IR, a helper copies it
+    /// when no byte needs escaping, and otherwise `core::write` escapes it.
+    pub(crate) fn emit_encode_text(&mut self, text: Value, len: Value, fail: Block) {
         let needed = self.b.ins().iadd_imm_s(len, 2);
         self.ensure(needed, fail);
         let at = self.cursor();

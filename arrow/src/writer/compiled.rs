@@ -1,0 +1,219 @@
+//! The writer's JIT backend: the row loop of a schema's record compiled by
+//! `jitson_jit::compile_rows`. Integer, boolean and Utf8 / LargeUtf8 columns
+//! are read and written by generated code (the typed encoder's emitters);
+//! every other column's values by its plan encoder, called back from the
+//! generated code, so both backends write the same bytes.
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::{ArrowError, DataType, SchemaRef};
+use jitson_jit::{ColumnView, CompiledRows, RowColumn, RowKind, RowSpec};
+
+use super::plan::{Column, Encode, Plan};
+use super::{JsonFormat, Options};
+use crate::reader::Backend;
+
+/// A schema's compiled row writer.
+pub(crate) struct Compiled {
+    rows: CompiledRows,
+    kinds: Vec<RowKind>,
+}
+
+/// Rows written per call of the generated code (the sink is flushed between
+/// calls).
+const ROWS_PER_CALL: usize = 256;
+
+impl Compiled {
+    /// Compiles the rows of `schema` as `plan` (its root) writes them, framed
+    /// by `F`, when `backend` asks for the JIT and it can run: `None` for the
+    /// interpreter; an error only for [`Backend::Jit`] where the JIT cannot run.
+    pub(crate) fn for_schema<F: JsonFormat>(
+        schema: &SchemaRef,
+        plan: &Plan,
+        options: &Options,
+    ) -> Result<Option<Arc<Compiled>>, ArrowError> {
+        let backend = options.backend;
+        let wanted = match backend {
+            Backend::Interpreter => false,
+            Backend::Auto => !jitson_jit::disabled_by_env(),
+            Backend::Jit => true,
+        };
+        if !wanted {
+            return Ok(None);
+        }
+        let kinds: Vec<RowKind> = schema
+            .fields()
+            .iter()
+            .map(|f| row_kind(f.data_type()))
+            .collect();
+        let columns = kinds
+            .iter()
+            .zip(&plan.keys)
+            .map(|(&kind, key)| RowColumn {
+                // `key` is `,"name":` (object mode) or `,` (list mode).
+                key: if plan.list_mode {
+                    Vec::new()
+                } else {
+                    key[1..].to_vec()
+                },
+                kind,
+            })
+            .collect();
+        let spec = RowSpec {
+            columns,
+            list_mode: plan.list_mode,
+            explicit_nulls: plan.explicit_nulls,
+            between: F::BETWEEN.to_vec(),
+            after_row: F::AFTER_ROW.to_vec(),
+        };
+        let rows = jitson_jit::probe(None).and_then(|()| jitson_jit::compile_rows(&spec));
+        match rows {
+            Ok(rows) => Ok(Some(Arc::new(Compiled { rows, kinds }))),
+            Err(_) if backend == Backend::Auto => Ok(None),
+            Err(e) => Err(ArrowError::ComputeError(format!("JIT unavailable: {e}"))),
+        }
+    }
+
+    /// Formats rows `rows` of `batch` onto `out` as `super::format_batch`
+    /// does, calling `flush` between runs of rows.
+    pub(crate) fn format_batch(
+        &self,
+        plan: &Plan,
+        batch: &RecordBatch,
+        rows: std::ops::Range<usize>,
+        first_in_stream: bool,
+        out: &mut Vec<u8>,
+        mut flush: impl FnMut(&mut Vec<u8>) -> Result<(), ArrowError>,
+    ) -> Result<(), ArrowError> {
+        let columns = plan
+            .children
+            .iter()
+            .zip(batch.columns())
+            .map(|(child, array)| child.column(array.as_ref()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let views: Vec<ColumnView> = self
+            .kinds
+            .iter()
+            .zip(&columns)
+            .zip(batch.columns())
+            .map(|((&kind, column), array)| view(kind, column, array.as_ref()))
+            .collect();
+        let _panics = jitson_core::panic::Scope::enter();
+        let mut start = rows.start;
+        while start < rows.end {
+            let end = (start + ROWS_PER_CALL).min(rows.end);
+            let separate_first = start > rows.start || !first_in_stream;
+            // SAFETY: one view per column of the spec, each over the buffers
+            // of its column's array in `batch` (alive for the call; the
+            // encoders behind `Call` views live in `columns`), covering rows
+            // `start..end` of the batch.
+            let ok = unsafe { self.rows.write(&views, start..end, separate_first, out) };
+            if !ok {
+                // An encoder panicked (or the buffer could not grow).
+                jitson_core::panic::resume();
+                return Err(ArrowError::ComputeError(
+                    "the compiled writer failed to format a row".into(),
+                ));
+            }
+            if out.len() >= super::FLUSH_AT {
+                flush(out)?;
+            }
+            start = end;
+        }
+        drop(columns);
+        Ok(())
+    }
+}
+
+/// How the generated code reads a column of type `data_type`.
+fn row_kind(data_type: &DataType) -> RowKind {
+    let int = |bytes, signed| RowKind::Int { bytes, signed };
+    match data_type {
+        DataType::Int8 => int(1, true),
+        DataType::Int16 => int(2, true),
+        DataType::Int32 => int(4, true),
+        DataType::Int64 => int(8, true),
+        DataType::UInt8 => int(1, false),
+        DataType::UInt16 => int(2, false),
+        DataType::UInt32 => int(4, false),
+        DataType::UInt64 => int(8, false),
+        DataType::Boolean => RowKind::Bool,
+        DataType::Utf8 => RowKind::Text { large: false },
+        DataType::LargeUtf8 => RowKind::Text { large: true },
+        _ => RowKind::Call,
+    }
+}
+
+/// The view of one column of one batch.
+fn view(kind: RowKind, column: &Column<'_>, array: &dyn Array) -> ColumnView {
+    let (validity, validity_bit) = match &column.nulls {
+        Some(nulls) => (nulls.buffer().as_ptr(), nulls.offset()),
+        None => (core::ptr::null(), 0),
+    };
+    let mut view = ColumnView {
+        values: core::ptr::null(),
+        values_bit: 0,
+        data: core::ptr::null(),
+        validity,
+        validity_bit,
+        call: None,
+        ctx: core::ptr::null(),
+    };
+    match kind {
+        RowKind::Int { .. } => {
+            view.values = match array.data_type() {
+                DataType::Int8 => array.as_primitive::<Int8Type>().values().as_ptr().cast(),
+                DataType::Int16 => array.as_primitive::<Int16Type>().values().as_ptr().cast(),
+                DataType::Int32 => array.as_primitive::<Int32Type>().values().as_ptr().cast(),
+                DataType::Int64 => array.as_primitive::<Int64Type>().values().as_ptr().cast(),
+                DataType::UInt8 => array.as_primitive::<UInt8Type>().values().as_ptr().cast(),
+                DataType::UInt16 => array.as_primitive::<UInt16Type>().values().as_ptr().cast(),
+                DataType::UInt32 => array.as_primitive::<UInt32Type>().values().as_ptr().cast(),
+                _ => array.as_primitive::<UInt64Type>().values().as_ptr().cast(),
+            };
+        }
+        RowKind::Bool => {
+            let bits = array.as_boolean().values();
+            view.values = bits.values().as_ptr();
+            view.values_bit = bits.offset();
+        }
+        RowKind::Text { large } => {
+            if large {
+                let text = array.as_string::<i64>();
+                view.values = text.value_offsets().as_ptr().cast();
+                view.data = text.values().as_ptr();
+            } else {
+                let text = array.as_string::<i32>();
+                view.values = text.value_offsets().as_ptr().cast();
+                view.data = text.values().as_ptr();
+            }
+        }
+        RowKind::Call => {
+            view.call = Some(call_encoder);
+            view.ctx = (&raw const column.encoder).cast();
+        }
+    }
+    view
+}
+
+/// A `Call` column's value: its plan encoder, called back from generated
+/// code. A panic is caught and stashed (the writer resumes it).
+///
+/// # Safety
+/// `ctx` points to a live `Box<dyn Encode>` (a [`Column`]'s encoder) for an
+/// array with a row `row`; `out` is a live vector.
+unsafe extern "C" fn call_encoder(
+    ctx: *const core::ffi::c_void,
+    row: usize,
+    out: *mut Vec<u8>,
+) -> bool {
+    // SAFETY: as the caller guarantees (`Compiled::format_batch` built the
+    // view from the column, which outlives the call).
+    let (encoder, out) = unsafe { (&*ctx.cast::<Box<dyn Encode + '_>>(), &mut *out) };
+    jitson_core::panic::catch(|| encoder.encode(row, out))
+}

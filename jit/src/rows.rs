@@ -1,0 +1,451 @@
+//! Rows of columnar buffers written as JSON by compiled code: the row loop of
+//! jitson-arrow's writer, for one schema and one set of options.
+//!
+//! The description ([`RowSpec`]) knows nothing of Arrow: each column is an
+//! integer of some width, a bit-packed boolean, text behind offsets, or a
+//! value some other code formats ([`RowKind::Call`]). Per batch, the caller
+//! points a [`ColumnView`] at each column's buffers. The generated function
+//! writes rows `start..end`: the separator between rows, `{` or `[`, then per
+//! column its validity bit (when the batch has nulls in it), its key as
+//! constant bytes with its comma, and its value through the typed encoder's
+//! own emitters (`emit_encode_int`, `emit_encode_bool_value`,
+//! `emit_encode_text`): what a value is, written once, read here from a
+//! column buffer instead of a struct offset. Values of the other columns are
+//! formatted by their [`RowCallFn`], which the caller binds to its own
+//! encoder (the interpreter's), so both backends write the same bytes.
+
+use std::time::{Duration, Instant};
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{AbiParam, Block, InstBuilder, Signature, Value, types};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module};
+
+use crate::encode::{EncodeState, EncodeTranslator, Functions, PTR, state_flags, value_flags};
+use crate::{CompileError, OwnedModule};
+
+/// How a column's values are stored, and so how they are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowKind {
+    /// `bytes`-wide (1, 2, 4 or 8) integers, signed or not, written in
+    /// decimal.
+    Int { bytes: u8, signed: bool },
+    /// Bit-packed booleans, `true` / `false`.
+    Bool,
+    /// UTF-8 text behind 32-bit (or, `large`, 64-bit) offsets, written as a
+    /// JSON string with serde_json's escapes.
+    Text { large: bool },
+    /// Anything else: the view's [`RowCallFn`] appends the value's text.
+    Call,
+}
+
+/// One column of the rows.
+#[derive(Clone, Debug)]
+pub struct RowColumn {
+    /// Object mode: the key with its quotes and colon (`"name":`), without
+    /// the comma before it; list mode: empty.
+    pub key: Vec<u8>,
+    pub kind: RowKind,
+}
+
+/// What one compiled row writer writes.
+#[derive(Clone, Debug)]
+pub struct RowSpec {
+    pub columns: Vec<RowColumn>,
+    /// Rows (and their fields) as arrays of values instead of objects.
+    pub list_mode: bool,
+    /// Object mode: a null field is written `"key":null` instead of being
+    /// left out.
+    pub explicit_nulls: bool,
+    /// Written before every row but the first of the stream.
+    pub between: Vec<u8>,
+    /// Written after every row.
+    pub after_row: Vec<u8>,
+}
+
+/// Appends the JSON text of the (non-null) value at `row` to `out`. Returns
+/// `false` if it could not (a panic, caught and stashed by the caller's
+/// side): the rows written so far are then dropped. Never unwinds.
+pub type RowCallFn =
+    unsafe extern "C" fn(ctx: *const core::ffi::c_void, row: usize, out: *mut Vec<u8>) -> bool;
+
+/// One column's buffers in one batch, as the generated code reads them.
+/// Row `r` of the batch is element `r` of the views (offsets applied by the
+/// caller, bit offsets here).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ColumnView {
+    /// `Int`: the first value; `Bool`: the bit buffer; `Text`: the first
+    /// offset (`len + 1` offsets follow).
+    pub values: *const u8,
+    /// `Bool`: the bit of row 0 in `values`.
+    pub values_bit: usize,
+    /// `Text`: the bytes the offsets index.
+    pub data: *const u8,
+    /// The validity bitmap when this batch has nulls in the column, or null.
+    pub validity: *const u8,
+    /// The bit of row 0 in `validity`.
+    pub validity_bit: usize,
+    /// `Call`: the function and its context.
+    pub call: Option<RowCallFn>,
+    pub ctx: *const core::ffi::c_void,
+}
+
+const VIEW_SIZE: i64 = size_of::<ColumnView>() as i64;
+const VIEW_VALUES: i32 = std::mem::offset_of!(ColumnView, values) as i32;
+const VIEW_VALUES_BIT: i32 = std::mem::offset_of!(ColumnView, values_bit) as i32;
+const VIEW_DATA: i32 = std::mem::offset_of!(ColumnView, data) as i32;
+const VIEW_VALIDITY: i32 = std::mem::offset_of!(ColumnView, validity) as i32;
+const VIEW_VALIDITY_BIT: i32 = std::mem::offset_of!(ColumnView, validity_bit) as i32;
+const VIEW_CALL: i32 = std::mem::offset_of!(ColumnView, call) as i32;
+const VIEW_CTX: i32 = std::mem::offset_of!(ColumnView, ctx) as i32;
+
+/// The generated function: rows `start..end` of `views`; the separator goes
+/// before the first of them too when `separate_first` is not 0.
+type RowsFn = unsafe extern "C" fn(
+    state: *mut EncodeState,
+    views: *const ColumnView,
+    start: usize,
+    end: usize,
+    separate_first: u8,
+) -> i8;
+
+/// A compiled row writer. Owns its machine code: dropping it frees the code.
+pub struct CompiledRows {
+    module: Option<OwnedModule>,
+    entry: RowsFn,
+    columns: usize,
+    /// Machine code bytes.
+    pub code_bytes: usize,
+    /// Wall-clock time from IR building to finalized code.
+    pub compile_time: Duration,
+}
+
+// SAFETY: the code and its module are immutable once finalized; the function
+// keeps no state between calls (everything is in its arguments).
+unsafe impl Send for CompiledRows {}
+// SAFETY: as above.
+unsafe impl Sync for CompiledRows {}
+
+impl Drop for CompiledRows {
+    fn drop(&mut self) {
+        if let Some(OwnedModule(module)) = self.module.take() {
+            // SAFETY: `write` borrows `self`, so no call runs while it drops.
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+impl CompiledRows {
+    /// Appends rows `rows` to `out`, the separator before the first of them
+    /// too when `separate_first`. Returns `false`, with `out` as it was, when
+    /// a [`RowCallFn`] or growing `out` failed (a panic, stashed in
+    /// [`jitson_core::panic`] for the caller to resume).
+    ///
+    /// # Safety
+    /// `views` holds one view per column of the spec this was compiled for,
+    /// each describing live buffers of that column's kind that cover `rows`.
+    pub unsafe fn write(
+        &self,
+        views: &[ColumnView],
+        rows: std::ops::Range<usize>,
+        separate_first: bool,
+        out: &mut Vec<u8>,
+    ) -> bool {
+        assert_eq!(views.len(), self.columns, "one view per column");
+        let start = out.len();
+        let mut state = EncodeState::for_vec(out);
+        // SAFETY: the function was compiled for this spec; the caller
+        // guarantees the views; `state` describes `out`, unused until the call
+        // returns.
+        let ok = unsafe {
+            (self.entry)(
+                &raw mut state,
+                views.as_ptr(),
+                rows.start,
+                rows.end,
+                u8::from(separate_first),
+            )
+        } != 0;
+        // SAFETY: generated code and helpers initialised `buf[..len]` of the
+        // vector's current buffer; on failure the first `start` bytes are
+        // untouched.
+        unsafe { out.set_len(if ok { state.written() } else { start }) };
+        ok
+    }
+}
+
+/// Compiles the row writer of `spec`.
+pub fn compile_rows(spec: &RowSpec) -> Result<CompiledRows, CompileError> {
+    crate::guarded_compile(|| compile_inner(spec))
+}
+
+fn compile_inner(spec: &RowSpec) -> Result<CompiledRows, CompileError> {
+    let started = Instant::now();
+    let isa = crate::build_isa("speed")?;
+    let call_conv = isa.default_call_conv();
+    let mut jit_builder =
+        JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names());
+    jit_builder.memory_provider(Box::new(
+        ArenaMemoryProvider::new_with_size(crate::CODE_RESERVE)
+            .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?,
+    ));
+    let mut module = JITModule::new(jit_builder);
+    let mut signature = Signature::new(call_conv);
+    for ty in [PTR, PTR, PTR, PTR, types::I8] {
+        signature.params.push(AbiParam::new(ty));
+    }
+    signature.returns.push(AbiParam::new(types::I8));
+    let id = module
+        .declare_function("write_rows", Linkage::Local, &signature)
+        .map_err(|e| CompileError::Codegen(e.to_string()))?;
+    let mut ctx = module.make_context();
+    ctx.func.signature = signature;
+    let mut fb_ctx = FunctionBuilderContext::new();
+    // The typed encoder's translator needs a function table; nothing here
+    // declares a function of a layout.
+    let mut functions = Functions::empty(Signature::new(call_conv));
+    translate(&mut module, &mut ctx, &mut fb_ctx, &mut functions, spec);
+    module
+        .define_function(id, &mut ctx)
+        .map_err(|e| CompileError::Codegen(e.to_string()))?;
+    let code_bytes = ctx
+        .compiled_code()
+        .map_or(0, |code| code.code_info().total_size as usize);
+    module
+        .finalize_definitions()
+        .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?;
+    let entry_ptr = module.get_finalized_function(id);
+    // SAFETY: the function was defined with the `RowsFn` signature (four
+    // pointer-sized integers and a byte in, a byte out, the host's C calling
+    // convention).
+    let entry = unsafe { std::mem::transmute::<*const u8, RowsFn>(entry_ptr) };
+    Ok(CompiledRows {
+        module: Some(OwnedModule(module)),
+        entry,
+        columns: spec.columns.len(),
+        code_bytes,
+        compile_time: started.elapsed(),
+    })
+}
+
+fn translate(
+    module: &mut JITModule,
+    ctx: &mut cranelift_codegen::Context,
+    fb_ctx: &mut FunctionBuilderContext,
+    functions: &mut Functions,
+    spec: &RowSpec,
+) {
+    let frontend_config = module.isa().frontend_config();
+    let call_conv = module.isa().default_call_conv();
+    let mut b = FunctionBuilder::new(&mut ctx.func, fb_ctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let (state, views, start, end, separate_first) =
+        (params[0], params[1], params[2], params[3], params[4]);
+    let mut t = EncodeTranslator::for_function(b, module, functions, call_conv, state);
+    let fail = t.b.create_block();
+    t.reload();
+    let row = t.b.declare_var(PTR);
+    t.b.def_var(row, start);
+    let (head, body, done) = (t.b.create_block(), t.b.create_block(), t.b.create_block());
+    t.b.ins().jump(head, &[]);
+
+    t.b.switch_to_block(head);
+    let r = t.b.use_var(row);
+    let more = t.b.ins().icmp(IntCC::UnsignedLessThan, r, end);
+    t.b.ins().brif(more, body, &[], done, &[]);
+
+    t.b.switch_to_block(body);
+    // The separator: before every row but the stream's first.
+    if !spec.between.is_empty() {
+        let (separate, open) = (t.b.create_block(), t.b.create_block());
+        let later = t.b.ins().icmp(IntCC::UnsignedGreaterThan, r, start);
+        let asked = t.b.ins().icmp_imm_s(IntCC::NotEqual, separate_first, 0);
+        let yes = t.b.ins().bor(later, asked);
+        t.b.ins().brif(yes, separate, &[], open, &[]);
+        t.b.switch_to_block(separate);
+        t.ensure_const(spec.between.len(), fail);
+        t.write_const(&spec.between);
+        t.b.ins().jump(open, &[]);
+        t.b.switch_to_block(open);
+    }
+    let (open, close) = if spec.list_mode {
+        (b"[", b"]")
+    } else {
+        (b"{", b"}")
+    };
+    t.ensure_const(1, fail);
+    t.write_const(open);
+    // Object mode: whether a field was written yet in this row (its comma).
+    let first = t.b.declare_var(types::I8);
+    let one = t.b.ins().iconst(types::I8, 1);
+    t.b.def_var(first, one);
+    for (i, column) in spec.columns.iter().enumerate() {
+        let view = t.b.ins().iadd_imm_s(views, i as i64 * VIEW_SIZE);
+        emit_column(&mut t, spec, i, column, view, row, first, fail);
+    }
+    let mut tail = close.to_vec();
+    tail.extend_from_slice(&spec.after_row);
+    t.ensure_const(tail.len(), fail);
+    t.write_const(&tail);
+    let r = t.b.use_var(row);
+    let next = t.b.ins().iadd_imm_s(r, 1);
+    t.b.def_var(row, next);
+    t.b.ins().jump(head, &[]);
+
+    t.b.switch_to_block(done);
+    t.spill();
+    let ok = t.b.ins().iconst(types::I8, 1);
+    t.b.ins().return_(&[ok]);
+    t.b.switch_to_block(fail);
+    t.b.set_cold_block(fail);
+    let zero = t.b.ins().iconst(types::I8, 0);
+    t.b.ins().return_(&[zero]);
+    t.b.seal_all_blocks();
+    t.b.finalize(frontend_config);
+}
+
+/// Whether bit `index` of the bitmap at `bits` is set (an i8, 0 or 1).
+fn emit_bit(t: &mut EncodeTranslator<'_, '_>, bits: Value, index: Value) -> Value {
+    let byte_index = t.b.ins().ushr_imm_u(index, 3);
+    let at = t.b.ins().iadd(bits, byte_index);
+    let byte = t.b.ins().load(types::I8, value_flags(), at, 0);
+    let shift = t.b.ins().band_imm_u(index, 7);
+    let shift = t.b.ins().ireduce(types::I8, shift);
+    let bit = t.b.ins().ushr(byte, shift);
+    t.b.ins().band_imm_u(bit, 1)
+}
+
+/// One column of a row: its null test, key and value.
+#[allow(clippy::too_many_arguments)]
+fn emit_column(
+    t: &mut EncodeTranslator<'_, '_>,
+    spec: &RowSpec,
+    index: usize,
+    column: &RowColumn,
+    view: Value,
+    row: cranelift_frontend::Variable,
+    first: cranelift_frontend::Variable,
+    fail: Block,
+) {
+    let (value, null, next) = (t.b.create_block(), t.b.create_block(), t.b.create_block());
+    let r = t.b.use_var(row);
+    // Nulls: only when this batch has some in the column.
+    let validity = t.b.ins().load(PTR, state_flags(), view, VIEW_VALIDITY);
+    let (test, has_nulls) = (
+        t.b.create_block(),
+        t.b.ins().icmp_imm_s(IntCC::NotEqual, validity, 0),
+    );
+    t.b.ins().brif(has_nulls, test, &[], value, &[]);
+    t.b.switch_to_block(test);
+    let base = t.b.ins().load(PTR, state_flags(), view, VIEW_VALIDITY_BIT);
+    let index_bit = t.b.ins().iadd(base, r);
+    let valid = emit_bit(t, validity, index_bit);
+    t.b.ins().brif(valid, value, &[], null, &[]);
+
+    // The key, with its comma unless it is the row's first field.
+    let emit_key = |t: &mut EncodeTranslator<'_, '_>| {
+        if spec.list_mode {
+            if index > 0 {
+                t.ensure_const(1, fail);
+                t.write_const(b",");
+            }
+            return;
+        }
+        let (bare, comma, keyed) = (t.b.create_block(), t.b.create_block(), t.b.create_block());
+        let is_first = t.b.use_var(first);
+        t.b.ins().brif(is_first, bare, &[], comma, &[]);
+        t.b.switch_to_block(bare);
+        t.ensure_const(column.key.len(), fail);
+        t.write_const(&column.key);
+        t.b.ins().jump(keyed, &[]);
+        t.b.switch_to_block(comma);
+        t.ensure_const(column.key.len() + 1, fail);
+        t.write_const(b",");
+        t.write_const(&column.key);
+        t.b.ins().jump(keyed, &[]);
+        t.b.switch_to_block(keyed);
+        let zero = t.b.ins().iconst(types::I8, 0);
+        t.b.def_var(first, zero);
+    };
+
+    t.b.switch_to_block(null);
+    if spec.list_mode || spec.explicit_nulls {
+        emit_key(t);
+        t.ensure_const(4, fail);
+        t.write_const(b"null");
+    }
+    t.b.ins().jump(next, &[]);
+
+    t.b.switch_to_block(value);
+    emit_key(t);
+    let r = t.b.use_var(row);
+    match column.kind {
+        RowKind::Int { bytes, signed } => {
+            let ty = match bytes {
+                1 => types::I8,
+                2 => types::I16,
+                4 => types::I32,
+                _ => types::I64,
+            };
+            let values = t.b.ins().load(PTR, state_flags(), view, VIEW_VALUES);
+            let offset = t.b.ins().imul_imm_s(r, i64::from(bytes));
+            let at = t.b.ins().iadd(values, offset);
+            t.emit_encode_int(ty, signed, at, fail, false);
+        }
+        RowKind::Bool => {
+            let values = t.b.ins().load(PTR, state_flags(), view, VIEW_VALUES);
+            let base = t.b.ins().load(PTR, state_flags(), view, VIEW_VALUES_BIT);
+            let index_bit = t.b.ins().iadd(base, r);
+            let bit = emit_bit(t, values, index_bit);
+            t.ensure_const(5, fail);
+            t.emit_encode_bool_value(bit);
+        }
+        RowKind::Text { large } => {
+            let values = t.b.ins().load(PTR, state_flags(), view, VIEW_VALUES);
+            let data = t.b.ins().load(PTR, state_flags(), view, VIEW_DATA);
+            let width = if large { 8 } else { 4 };
+            let offset = t.b.ins().imul_imm_s(r, width);
+            let at = t.b.ins().iadd(values, offset);
+            let (from, to) = if large {
+                (
+                    t.b.ins().load(types::I64, value_flags(), at, 0),
+                    t.b.ins().load(types::I64, value_flags(), at, 8),
+                )
+            } else {
+                let from = t.b.ins().load(types::I32, value_flags(), at, 0);
+                let to = t.b.ins().load(types::I32, value_flags(), at, 4);
+                (
+                    t.b.ins().sextend(types::I64, from),
+                    t.b.ins().sextend(types::I64, to),
+                )
+            };
+            let text = t.b.ins().iadd(data, from);
+            let len = t.b.ins().isub(to, from);
+            t.emit_encode_text(text, len, fail);
+        }
+        RowKind::Call => {
+            let call = t.b.ins().load(PTR, state_flags(), view, VIEW_CALL);
+            let ctx = t.b.ins().load(PTR, state_flags(), view, VIEW_CTX);
+            t.spill();
+            let ok = t
+                .call_addr(
+                    crate::encode::helper_row_call(),
+                    &[PTR, PTR, PTR, PTR],
+                    Some(types::I8),
+                    &[t.state, call, ctx, r],
+                )
+                .expect("returns a status");
+            t.reload();
+            let written = t.b.create_block();
+            t.b.ins().brif(ok, written, &[], fail, &[]);
+            t.b.switch_to_block(written);
+        }
+    }
+    t.b.ins().jump(next, &[]);
+    t.b.switch_to_block(next);
+}
