@@ -39,7 +39,8 @@
 //! The round trip: each data set's batches (arrow-json's decode) are written
 //! back as NDJSON by arrow-json's `LineDelimitedWriter` and by
 //! `jitson_arrow::writer` on one thread and on every core
-//! (`write_batches_parallel`), interleaved round by round into a sink allocated
+//! (`write_batches_parallel`), both with the compiled row loop, and by its
+//! interpreter on one thread, interleaved round by round into a sink allocated
 //! beforehand; every writer's bytes must equal arrow-json's, and jitson's output
 //! read back with jitson-arrow must give the same rows (exit status 1 if not).
 //! The table shows output MB/s, rows/s, the ratio to arrow-json's writer and
@@ -638,7 +639,8 @@ fn bench(data: &DataSet, rounds: usize) -> bool {
 
 type WriteFn<'a> = Box<dyn Fn(&[&RecordBatch], &mut Vec<u8>) -> Result<(), ArrowError> + 'a>;
 
-/// arrow-json's `LineDelimitedWriter`, jitson's on one thread and on every core.
+/// arrow-json's `LineDelimitedWriter`, jitson's on one thread and on every core
+/// (compiled row loop), and jitson's interpreter on one thread.
 fn writers<'a>() -> Vec<(String, WriteFn<'a>)> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     vec![
@@ -663,6 +665,16 @@ fn writers<'a>() -> Vec<(String, WriteFn<'a>)> {
             Box::new(|batches: &[&RecordBatch], out: &mut Vec<u8>| {
                 let mut w = jitson_arrow::writer::LineDelimitedWriter::new(out);
                 w.write_batches_parallel(batches)?;
+                w.finish()
+            }),
+        ),
+        (
+            "jitson-arrow writer, interpreter, 1 thread".into(),
+            Box::new(|batches: &[&RecordBatch], out: &mut Vec<u8>| {
+                let mut w = jitson_arrow::writer::WriterBuilder::new()
+                    .with_backend(jitson_arrow::Backend::Interpreter)
+                    .build::<_, jitson_arrow::writer::LineDelimited>(out);
+                w.write_batches(batches)?;
                 w.finish()
             }),
         ),
