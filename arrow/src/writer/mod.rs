@@ -28,7 +28,10 @@
 //!
 //! The schema is lowered once (per schema and options, cached by the writer)
 //! to a plan of per-column encoders chosen from the `DataType`; each batch
-//! only binds them to its arrays. [`Writer::write_batches_parallel`] formats
+//! only binds them to its arrays. Where the JIT runs, the record's row loop
+//! is compiled too (`compiled.rs`): integer, boolean and Utf8 columns are
+//! read and written by generated code, the others by their encoders, called
+//! from it. [`Writer::write_batches_parallel`] formats
 //! batches on every core and writes them in order.
 
 #[cfg(feature = "jit")]
