@@ -26,7 +26,7 @@ use crate::encode::{EncodeState, EncodeTranslator, Functions, PTR, state_flags, 
 use crate::{CompileError, OwnedModule};
 
 /// How a column's values are stored, and so how they are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RowKind {
     /// `bytes`-wide (1, 2, 4 or 8) integers, signed or not, written in
     /// decimal.
@@ -41,7 +41,7 @@ pub enum RowKind {
 }
 
 /// One column of the rows.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RowColumn {
     /// Object mode: the key with its quotes and colon (`"name":`), without
     /// the comma before it; list mode: empty.
@@ -49,8 +49,9 @@ pub struct RowColumn {
     pub kind: RowKind,
 }
 
-/// What one compiled row writer writes.
-#[derive(Clone, Debug)]
+/// What one compiled row writer writes (equal specs compile to the same
+/// code: a cache may key on it).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RowSpec {
     pub columns: Vec<RowColumn>,
     /// Rows (and their fields) as arrays of values instead of objects.

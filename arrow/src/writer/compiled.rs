@@ -24,6 +24,37 @@ pub(crate) struct Compiled {
     kinds: Vec<RowKind>,
 }
 
+/// Compiled row writers by what they were compiled for, most recently used
+/// first. Writers are cheap to make (arrow-json's users, and DataFusion, make
+/// one per batch or per file) and compiling is not: a writer finds the code
+/// of a schema written before here. Bounded: the least recently used entry
+/// leaves the cache, and its code is freed with the last writer using it.
+static CACHE: std::sync::Mutex<Vec<(RowSpec, Arc<Compiled>)>> = std::sync::Mutex::new(Vec::new());
+
+/// Entries kept in [`CACHE`].
+const CACHE_ENTRIES: usize = 64;
+
+/// The cached writer of `spec`, compiling it on a miss (outside the lock:
+/// two writers of a new schema at once may both compile; one result stays).
+fn cached(spec: RowSpec, kinds: Vec<RowKind>) -> Result<Arc<Compiled>, jitson_jit::CompileError> {
+    let lock = || CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    {
+        let mut cache = lock();
+        if let Some(i) = cache.iter().position(|(s, _)| *s == spec) {
+            let entry = cache.remove(i);
+            let compiled = entry.1.clone();
+            cache.insert(0, entry);
+            return Ok(compiled);
+        }
+    }
+    let rows = jitson_jit::probe(None).and_then(|()| jitson_jit::compile_rows(&spec))?;
+    let compiled = Arc::new(Compiled { rows, kinds });
+    let mut cache = lock();
+    cache.insert(0, (spec, compiled.clone()));
+    cache.truncate(CACHE_ENTRIES);
+    Ok(compiled)
+}
+
 /// Rows written per call of the generated code (the sink is flushed between
 /// calls).
 const ROWS_PER_CALL: usize = 256;
@@ -71,9 +102,8 @@ impl Compiled {
             between: F::BETWEEN.to_vec(),
             after_row: F::AFTER_ROW.to_vec(),
         };
-        let rows = jitson_jit::probe(None).and_then(|()| jitson_jit::compile_rows(&spec));
-        match rows {
-            Ok(rows) => Ok(Some(Arc::new(Compiled { rows, kinds }))),
+        match cached(spec, kinds) {
+            Ok(compiled) => Ok(Some(compiled)),
             Err(_) if backend == Backend::Auto => Ok(None),
             Err(e) => Err(ArrowError::ComputeError(format!("JIT unavailable: {e}"))),
         }
