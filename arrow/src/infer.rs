@@ -19,36 +19,54 @@ enum Seen {
     Text,
     List(Box<Seen>),
     Object(Vec<(String, Seen)>),
+    /// Values that no type holds (an object and a number in one place, an
+    /// array mixing arrays and scalars): an error if it is still there at
+    /// the end of the record. Kept as a type rather than returned at once,
+    /// because a later value of a repeated key replaces it (arrow-json reads
+    /// a record as a serde_json map, whose last value stands).
+    Conflict(String),
 }
 
 impl Seen {
     /// The type that holds values of both (arrow-json's rules): `null` joins
     /// anything; integers widen to floats; scalars of different types become
     /// text; a scalar and a list become a list of the joined element type;
-    /// objects merge their fields. An object with anything else is an error.
-    fn join(self, other: Seen) -> Result<Seen, String> {
+    /// objects merge their fields. An object with anything else is a
+    /// conflict.
+    fn join(self, other: Seen) -> Seen {
         use Seen::*;
-        Ok(match (self, other) {
+        match (self, other) {
+            (Conflict(c), _) | (_, Conflict(c)) => Conflict(c),
             (Null, x) | (x, Null) => x,
             (NullElements, x) | (x, NullElements) => x,
             (a, b) if a == b => a,
             (Int, Float) | (Float, Int) => Float,
-            (List(a), List(b)) => List(Box::new(a.join(*b)?)),
-            (List(a), s) | (s, List(a)) if !matches!(s, Object(_)) => List(Box::new(a.join(s)?)),
+            (List(a), List(b)) => List(Box::new(a.join(*b))),
+            (List(a), s) | (s, List(a)) if !matches!(s, Object(_)) => List(Box::new(a.join(s))),
             (Object(mut a), Object(b)) => {
                 for (name, t) in b {
                     match a.iter_mut().find(|(n, _)| *n == name) {
-                        Some((_, seen)) => *seen = std::mem::replace(seen, Null).join(t)?,
+                        Some((_, seen)) => *seen = std::mem::replace(seen, Null).join(t),
                         None => a.push((name, t)),
                     }
                 }
                 Object(a)
             }
             (Object(_), x) | (x, Object(_)) => {
-                return Err(format!("an object and {} in the same place", x.describe()));
+                Conflict(format!("an object and {} in the same place", x.describe()))
             }
             (_, _) => Text,
-        })
+        }
+    }
+
+    /// The first conflict inside this type, if any.
+    fn conflict(&self) -> Option<&str> {
+        match self {
+            Seen::Conflict(c) => Some(c),
+            Seen::List(elem) => elem.conflict(),
+            Seen::Object(fields) => fields.iter().find_map(|(_, t)| t.conflict()),
+            _ => None,
+        }
     }
 
     fn describe(&self) -> &'static str {
@@ -59,6 +77,7 @@ impl Seen {
             Seen::Text => "a string",
             Seen::List(_) => "an array",
             Seen::Object(_) => "an object",
+            Seen::Conflict(_) => "conflicting values",
         }
     }
 
@@ -72,6 +91,34 @@ impl Seen {
             Seen::Text => DataType::Utf8,
             Seen::List(elem) => DataType::new_list(elem.data_type(), true),
             Seen::Object(fields) => DataType::Struct(fields_of(fields)),
+            // Refused before a schema is built (`infer_schema`).
+            Seen::Conflict(_) => DataType::Null,
+        }
+    }
+}
+
+/// What an array holds, by arrow-json's reading (its first element).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ElementKind {
+    Arrays,
+    Objects,
+    Scalars,
+}
+
+impl ElementKind {
+    fn of(v: &Seen) -> ElementKind {
+        match v {
+            Seen::List(_) => ElementKind::Arrays,
+            Seen::Object(_) => ElementKind::Objects,
+            _ => ElementKind::Scalars,
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            ElementKind::Arrays => "arrays",
+            ElementKind::Objects => "objects",
+            ElementKind::Scalars => "scalars",
         }
     }
 }
@@ -114,7 +161,17 @@ fn value(input: &[u8], pos: &mut usize, scratch: &mut Vec<u8>, depth: u32) -> Re
             *pos = n.end;
             // Integers that fit i64 (serde_json's `is_i64`, which arrow-json uses).
             let fits_i64 = n.is_json_integer() && (n.negative || n.mantissa <= i64::MAX as u64);
-            if fits_i64 { Seen::Int } else { Seen::Float }
+            if fits_i64 {
+                Seen::Int
+            } else {
+                // serde_json (arrow-json's parser here) refuses a number
+                // beyond f64's range; the text is ASCII.
+                let text = core::str::from_utf8(&input[n.start..n.end]).unwrap_or_default();
+                if text.parse::<f64>().map_or(true, f64::is_infinite) {
+                    return Err(format!("number out of range at byte {}", n.start));
+                }
+                Seen::Float
+            }
         }
         b'[' => {
             *pos += 1;
@@ -124,12 +181,24 @@ fn value(input: &[u8], pos: &mut usize, scratch: &mut Vec<u8>, depth: u32) -> Re
                 *pos = text::skip_ws(input, *pos) + 1;
                 return Ok(Seen::List(Box::new(elem)));
             }
+            // arrow-json decides an array's kind by its first element: then
+            // all arrays, all objects (no `null` among them either), or all
+            // scalars and `null`s.
+            let mut kind = None;
             loop {
-                let v = match value(input, pos, scratch, depth - 1)? {
+                let v = value(input, pos, scratch, depth - 1)?;
+                let this = ElementKind::of(&v);
+                let expected = *kind.get_or_insert(this);
+                let v = match v {
+                    _ if this != expected => Seen::Conflict(format!(
+                        "{} in an array of {}",
+                        v.describe(),
+                        expected.describe()
+                    )),
                     Seen::Null => Seen::NullElements,
                     v => v,
                 };
-                elem = elem.join(v)?;
+                elem = elem.join(v);
                 *pos = text::skip_ws(input, *pos);
                 match input.get(*pos) {
                     Some(b',') => *pos += 1,
@@ -199,11 +268,14 @@ fn value(input: &[u8], pos: &mut usize, scratch: &mut Vec<u8>, depth: u32) -> Re
 /// a list, fields only ever null Null; every field is nullable. Field order is
 /// arrow-json's: each record's keys in name order (byte order), and keys first
 /// seen in a later record after the earlier ones; a key repeated in one
-/// record takes its last value. Returns the schema and the number of records
-/// read.
+/// record takes its last value. An array's first element decides whether it
+/// holds arrays, objects or scalars (and `null`s), and the others must follow;
+/// numbers beyond f64's range are refused; both as arrow-json. Returns the
+/// schema and the number of records read.
 ///
 /// Errors: I/O errors, a line that is not JSON, a record that is not an object,
-/// or an object and a non-object value for the same field.
+/// an object and a non-object value for the same field, an array mixing
+/// arrays, objects and scalars, a number beyond f64's range.
 pub fn infer_schema<R: BufRead>(
     mut reader: R,
     max_records: Option<usize>,
@@ -234,7 +306,10 @@ pub fn infer_schema<R: BufRead>(
         if text::skip_ws(&line, pos) != line.len() {
             return Err(fail("more than one value on the line".into()));
         }
-        record = record.join(seen).map_err(fail)?;
+        record = record.join(seen);
+        if let Some(conflict) = record.conflict() {
+            return Err(fail(conflict.to_string()));
+        }
         records += 1;
     }
     let Seen::Object(fields) = record else {

@@ -313,6 +313,19 @@ impl Decoder {
             // before it, and the record's own position is counted only if the
             // error stands.
             let rest = &buf[pos..];
+            // A top-level number or literal (`new_with_field`) that reaches
+            // the end of the buffer may go on in the next one (`12` then
+            // `34`): keep it until a delimiter, or the end of the stream
+            // (`flush`), says where it ends.
+            if !matches!(rest[0], b'{' | b'[' | b'"') {
+                let mut scan = ValueEnd::default();
+                if scan.run(rest).is_none() {
+                    self.scan = scan;
+                    self.pending_at = advance(self.lines, self.carry, &buf[..pos]);
+                    self.pending.extend_from_slice(rest);
+                    return Ok(buf.len());
+                }
+            }
             let mut at = 0;
             match self.plan.decode_record(rest, &mut at, &mut self.columns) {
                 Ok(()) => {
@@ -486,13 +499,15 @@ impl Decoder {
     /// record left by the last `decode` is an error.
     pub fn flush(&mut self) -> Result<Option<RecordBatch>, ArrowError> {
         if !self.pending.is_empty() {
+            // The stream ends inside a record: a top-level scalar kept for a
+            // delimiter is complete now; anything else fails here, with its
+            // position.
             let record = std::mem::take(&mut self.pending);
             let start = self.offset - record.len() as u64;
             let (lines, carry) = self.pending_at;
             let mut at = 0;
             self.record(&record, &mut at, start, lines, carry)?;
-            // A record that decodes once complete cannot have been pending.
-            return Err(ArrowError::JsonError("incomplete record".into()));
+            self.scan = ValueEnd::default();
         }
         if self.rows == 0 {
             return Ok(None);

@@ -632,6 +632,79 @@ fn new_with_field_reads_any_top_level_value() {
     }
 }
 
+/// Top-level scalars cut anywhere between `decode` calls (or by a small
+/// `BufReader`) give arrow-json's rows: a number at the end of a buffer is
+/// kept until a delimiter, or the end of the stream, says where it ends.
+#[test]
+fn new_with_field_scalars_split_anywhere() {
+    // Each case ends with a newline: arrow-json refuses a stream that ends
+    // inside a number ("Truncated record whilst reading number", below).
+    let cases: [(DataType, &str); 5] = [
+        (DataType::Int64, "12 34 null\n"),
+        (DataType::Int64, "1234 5678 9012\n"),
+        (DataType::Decimal32(5, 2), "1.239 2 -0.5\n"),
+        (DataType::Boolean, "true false null true"),
+        (DataType::Float64, "1e3 -2.5E-1 7\n"),
+    ];
+    for (t, input) in cases {
+        let field = Arc::new(Field::new("v", t.clone(), true));
+        let theirs: Vec<RecordBatch> = arrow_json::ReaderBuilder::new_with_field(field.clone())
+            .build(input.as_bytes())
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        for backend in BACKENDS {
+            let compiled = ReaderBuilder::new_with_field(field.clone())
+                .with_backend(backend)
+                .compile()
+                .unwrap();
+            for split in 0..=input.len() {
+                let mut decoder = compiled.decoder();
+                let (a, b) = input.as_bytes().split_at(split);
+                assert_eq!(decoder.decode(a).unwrap(), a.len());
+                assert_eq!(decoder.decode(b).unwrap(), b.len());
+                let ours = decoder.flush().unwrap().into_iter().collect::<Vec<_>>();
+                assert!(
+                    same_batches(&theirs, &ours),
+                    "{t} {input:?} split at {split} ({backend:?}): {theirs:?} {ours:?}"
+                );
+            }
+            // Through a reader whose buffer holds three bytes.
+            let ours: Vec<RecordBatch> = ReaderBuilder::new_with_field(field.clone())
+                .with_backend(backend)
+                .build(std::io::BufReader::with_capacity(3, input.as_bytes()))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert!(same_batches(&theirs, &ours), "{t} {input:?} ({backend:?})");
+        }
+    }
+    // A number that ends the stream, with no newline after it: arrow-json
+    // refuses it; jitson reads it (docs/arrow.md, "Differences").
+    let field = Arc::new(Field::new("v", DataType::Int64, true));
+    let theirs = arrow_json::ReaderBuilder::new_with_field(field.clone())
+        .build(&b"12 34"[..])
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>();
+    assert!(theirs.is_err(), "{theirs:?}");
+    for backend in BACKENDS {
+        let ours: Vec<RecordBatch> = ReaderBuilder::new_with_field(field.clone())
+            .with_backend(backend)
+            .build(&b"12 34"[..])
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(ours[0].num_rows(), 2);
+    }
+    // A literal cut short at the end of the stream fails with its position.
+    let mut decoder = ReaderBuilder::new_with_field(field)
+        .build_decoder()
+        .unwrap();
+    decoder.decode(b"12 34 nu").unwrap();
+    let e = decoder.flush().expect_err("incomplete");
+    assert!(e.to_string().contains("line 1, column"), "{e}");
+}
+
 #[test]
 fn reader_is_a_record_batch_reader_and_decoder_reports_partial_records() {
     use arrow_array::RecordBatchReader;

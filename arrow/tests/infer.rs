@@ -26,6 +26,39 @@ fn same_schema_as_arrow_json() {
     }
 }
 
+/// Where arrow-json refuses (or, for a repeated key, ignores) a value, so
+/// does jitson: inside an array, its first element decides between arrays,
+/// objects and scalars; numbers beyond f64; a repeated key's earlier value
+/// is not looked at.
+#[test]
+fn same_refusals_as_arrow_json() {
+    let samples = [
+        "{\"a\": [{}, 1], \"a\": 1}\n",
+        "{\"a\": [[1], 2]}\n",
+        "{\"a\": [1, [2]]}\n",
+        "{\"a\": [[1], null]}\n",
+        "{\"a\": [null, [1]]}\n",
+        "{\"a\": [{}, null]}\n",
+        "{\"a\": [{\"x\": 1}, {\"x\": \"y\"}]}\n",
+        "{\"a\": [[1], [2.5], []]}\n",
+        "{\"a\": 1e400}\n",
+        "{\"a\": -1e400, \"a\": 1}\n",
+        "{\"a\": 1e-400}\n",
+        "{\"a\": 123456789012345678901234567890}\n",
+        "{\"a\": {}}\n{\"a\": 1}\n",
+        "{\"a\": {}, \"a\": 1}\n{\"a\": 2}\n",
+    ];
+    for sample in samples {
+        let theirs = arrow_json::reader::infer_json_schema(Cursor::new(sample), None);
+        let ours = jitson_arrow::infer_schema(Cursor::new(sample), None);
+        match (theirs, ours) {
+            (Ok((a, _)), Ok((b, _))) => assert_eq!(a, b, "{sample}"),
+            (Err(_), Err(e)) => assert!(e.to_string().contains("line "), "{sample}: {e}"),
+            (theirs, ours) => panic!("{sample}: arrow-json {theirs:?}, jitson {ours:?}"),
+        }
+    }
+}
+
 #[test]
 fn max_records_and_errors() {
     let sample = "{\"a\": 1}\n{\"b\": 2}\n{\"c\": 3}\n";
