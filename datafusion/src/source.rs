@@ -133,12 +133,19 @@ impl FileSource for JitsonSource {
         "json"
     }
 
+    /// `, reader=jitson` after the scan's `file_type=json`; in the tree
+    /// format (whose nodes are `key=value` lines) a `reader=jitson` line of its
+    /// own, which the tree shows as `reader: jitson` beside `format: json`.
     fn fmt_extra(
         &self,
-        _t: datafusion::physical_plan::DisplayFormatType,
+        t: datafusion::physical_plan::DisplayFormatType,
         f: &mut fmt::Formatter,
     ) -> fmt::Result {
-        write!(f, ", reader=jitson")
+        use datafusion::physical_plan::DisplayFormatType;
+        match t {
+            DisplayFormatType::Default | DisplayFormatType::Verbose => write!(f, ", reader=jitson"),
+            DisplayFormatType::TreeRender => writeln!(f, "reader=jitson"),
+        }
     }
 
     fn apply_expressions(

@@ -403,3 +403,57 @@ async fn write_json_goes_through_jitson() {
     assert_eq!(outputs[0].iter().filter(|&&b| b == b'\n').count(), 300);
     assert!(outputs[0] == outputs[1], "write_json wrote different bytes");
 }
+
+/// EXPLAIN in the tree format: jitson's scan shows `reader: jitson` as a line
+/// of its own, and every line of DataFusion's own node (`files: 1`,
+/// `format: json`) as DataFusion shows it. The reader used to be written as
+/// `, reader=jitson` in every format, which the tree format glued to the next
+/// `key=value` line (`, reader: jitsonfiles=1`), losing `files: 1`. Found by
+/// DataFusion's explain_tree.slt (scripts/sqllogictest.sh).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tree_explain_shows_the_reader_on_a_line_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.json");
+    write(&file, b"{\"a\":1}\n{\"a\":2}\n");
+    let mut plans = Vec::new();
+    for jitson in [false, true] {
+        let ctx = context(1, jitson);
+        ctx.sql("SET datafusion.explain.format = 'tree'")
+            .await
+            .unwrap();
+        ctx.sql(&format!(
+            "CREATE EXTERNAL TABLE t STORED AS JSON LOCATION '{}'",
+            file.display()
+        ))
+        .await
+        .unwrap();
+        let plan = collect(&ctx, "EXPLAIN SELECT a FROM t").await.unwrap();
+        let plan = plan[0]
+            .column(1)
+            .as_any()
+            .downcast_ref::<datafusion::arrow::array::StringArray>()
+            .unwrap()
+            .value(0)
+            .to_string();
+        plans.push(plan);
+    }
+    let (theirs, ours) = (&plans[0], &plans[1]);
+    let line = |plan: &str, text: &str| {
+        plan.lines()
+            .any(|l| l.trim_matches(|c: char| c == '│' || c == ' ') == text)
+    };
+    assert!(
+        line(theirs, "files: 1") && line(theirs, "format: json"),
+        "{theirs}"
+    );
+    assert!(line(ours, "reader: jitson"), "{ours}");
+    let without_reader: Vec<&str> = ours
+        .lines()
+        .filter(|l| !l.contains("reader: jitson"))
+        .collect();
+    assert_eq!(
+        without_reader,
+        theirs.lines().collect::<Vec<_>>(),
+        "\n{ours}\n{theirs}"
+    );
+}
