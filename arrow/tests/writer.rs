@@ -1383,3 +1383,25 @@ fn the_jit_backend_compiles_the_row_loop() {
         );
     }
 }
+
+/// A schema wider than the compiled writer takes (512 columns) is written by
+/// the plan's encoders, on every backend, with arrow-json's bytes.
+#[test]
+fn very_wide_schemas_are_written_by_the_encoders() {
+    let columns = 600;
+    let fields: Vec<Field> = (0..columns)
+        .map(|i| Field::new(format!("c{i}"), DataType::Int32, true))
+        .collect();
+    let arrays: Vec<ArrayRef> = (0..columns)
+        .map(|i| Arc::new(Int32Array::from(vec![Some(i as i32), None])) as ArrayRef)
+        .collect();
+    let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).unwrap();
+    same_bytes(&[&batch]);
+    let mut w = writer::WriterBuilder::new()
+        .with_backend(Backend::Jit)
+        .build::<_, writer::LineDelimited>(Vec::new());
+    if Backend::Jit.is_available() {
+        w.write(&batch).unwrap();
+        assert!(format!("{w:?}").contains("compiled: false"), "{w:?}");
+    }
+}

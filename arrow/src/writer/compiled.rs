@@ -59,10 +59,16 @@ fn cached(spec: RowSpec, kinds: Vec<RowKind>) -> Result<Arc<Compiled>, jitson_ji
 /// calls).
 const ROWS_PER_CALL: usize = 256;
 
+/// Schemas with more columns than this are written by the plan's encoders
+/// alone: one generated function per schema grows with its columns, and its
+/// compile time with it, while the per-row saving does not.
+const MAX_COMPILED_COLUMNS: usize = 512;
+
 impl Compiled {
     /// Compiles the rows of `schema` as `plan` (its root) writes them, framed
     /// by `F`, when `backend` asks for the JIT and it can run: `None` for the
-    /// interpreter; an error only for [`Backend::Jit`] where the JIT cannot run.
+    /// interpreter (also for a schema of more than [`MAX_COMPILED_COLUMNS`]);
+    /// an error only for [`Backend::Jit`] where the JIT cannot run.
     pub(crate) fn for_schema<F: JsonFormat>(
         schema: &SchemaRef,
         plan: &Plan,
@@ -74,7 +80,7 @@ impl Compiled {
             Backend::Auto => !jitson_jit::disabled_by_env(),
             Backend::Jit => true,
         };
-        if !wanted {
+        if !wanted || schema.fields().len() > MAX_COMPILED_COLUMNS {
             return Ok(None);
         }
         let kinds: Vec<RowKind> = schema
