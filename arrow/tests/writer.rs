@@ -1393,7 +1393,7 @@ fn very_wide_schemas_are_written_by_the_encoders() {
         .map(|i| Field::new(format!("c{i}"), DataType::Int32, true))
         .collect();
     let arrays: Vec<ArrayRef> = (0..columns)
-        .map(|i| Arc::new(Int32Array::from(vec![Some(i as i32), None])) as ArrayRef)
+        .map(|i| Arc::new(Int32Array::from(vec![Some(i), None])) as ArrayRef)
         .collect();
     let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).unwrap();
     same_bytes(&[&batch]);
