@@ -220,6 +220,8 @@ struct Units {
     a: (),
     b: Marker,
     n: u8,
+    #[serde(default)]
+    c: Option<char>,
 }
 
 #[test]
@@ -234,6 +236,24 @@ fn units_match_serde_json() {
     }
     let v = agree::<Units>(br#"{"n": 3, "b": null, "a": null}"#).unwrap();
     assert_eq!(v.n, 3);
+    // chars: one character, escaped or not, or an error.
+    for c in [
+        r#""a""#,
+        r#""é""#,
+        r#""😀""#,
+        r#""\n""#,
+        r#""\u00e9""#,
+        r#""ab""#,
+        r#""""#,
+        "\"\u{1}\"",
+        r#""\ud83d\ude00""#,
+        "1",
+        "null",
+        r#""a"#,
+    ] {
+        let doc = format!(r#"{{"a": null, "b": null, "n": 1, "c": {c}}}"#);
+        let _ = agree::<Units>(doc.as_bytes());
+    }
 }
 
 /// 128-bit integers, units and the types read through a conversion (sets,
@@ -260,7 +280,7 @@ fn wide_integers_units_and_conversions_are_lowered() {
             "{prefix} in {handed:?}"
         );
     }
-    for name in ["u128", "i128", "()", "std_types::Marker"] {
+    for name in ["u128", "i128", "()", "std_types::Marker", "char"] {
         assert!(
             !handed.iter().any(|(ty, _)| ty == name),
             "{name} in {handed:?}"

@@ -320,6 +320,64 @@ pub(crate) unsafe extern "C" fn skip_member(state: *mut JitState) -> i8 {
     }
 }
 
+/// Skips the value at `state.pos` (`IgnoredAny`), as the interpreter's
+/// `ignore_value`: `false` when it is not a well-formed value (the
+/// interpreter then reports it).
+///
+/// # Safety
+/// `state` is live and describes a live input.
+pub(crate) unsafe extern "C" fn ignore_value(state: *mut JitState) -> bool {
+    // SAFETY: generated code passes its own live state.
+    let state = unsafe { &mut *state };
+    // SAFETY: the state describes a live input.
+    let input = unsafe { state.input() };
+    match jitson_core::text::ignore_value(input, state.pos, state.validate_utf8 != 0) {
+        Ok(end) => {
+            state.pos = end;
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Reads a `char` at `state.pos` when it is a string of one character with
+/// no escape and no control byte, and writes it to `dst`; `false` for
+/// anything else (the interpreter then decodes it, escapes included, or
+/// reports it).
+///
+/// # Safety
+/// `state` is live and describes a live input; `dst` is valid for a `char`.
+pub(crate) unsafe extern "C" fn plain_char(state: *mut JitState, dst: *mut u8) -> bool {
+    // SAFETY: generated code passes its own live state.
+    let state = unsafe { &mut *state };
+    // SAFETY: the state describes a live input.
+    let input = unsafe { state.input() };
+    let open = jitson_core::text::skip_ws(input, state.pos);
+    if input.get(open) != Some(&b'"') {
+        return false;
+    }
+    // A char is at most four bytes of UTF-8.
+    let rest = &input[open + 1..];
+    let Some(len) = rest.iter().take(5).position(|&b| b == b'"') else {
+        return false;
+    };
+    let text = &rest[..len];
+    if text.iter().any(|&b| b < 0x20 || b == b'\\') {
+        return false;
+    }
+    let Ok(text) = core::str::from_utf8(text) else {
+        return false;
+    };
+    let mut chars = text.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return false;
+    };
+    // SAFETY: as the caller guarantees.
+    unsafe { dst.cast::<char>().write(c) };
+    state.pos = open + 1 + len + 1;
+    true
+}
+
 /// What follows a member's value ending at `end`: `}` (the status `Close`, with
 /// the offset of the `}`), or `,` and the next key's opening quote (`Next`,
 /// with the offset of the quote); `None` for anything else. The test generated

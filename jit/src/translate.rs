@@ -584,6 +584,28 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         self.b.ins().brif(ok, cont, &[], unwind, &[]);
     }
 
+    /// `IgnoredAny`: the value skipped by a helper (`helpers::ignore_value`,
+    /// the interpreter's `ignore_value`); a malformed one goes to the
+    /// interpreter, which reports it.
+    pub(crate) fn emit_ignored(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        self.store_pos();
+        let ok = self
+            .call_addr(
+                helpers::ignore_value as *const () as usize,
+                &[PTR],
+                Some(types::I8),
+                &[self.state],
+            )
+            .expect("returns bool");
+        self.load_pos();
+        self.b.ins().brif(ok, cont, &[], slow, &[]);
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+
     /// Calls a drop function (layout or skipped field) on `ptr`, ignoring its
     /// result (a panic is stashed for the facade).
     pub(crate) fn call_drop(&mut self, drop: jitson_core::layout::DropFn, ptr: Value) {
@@ -608,6 +630,8 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             Kind::I128 | Kind::U128 => self.emit_int128(layout, dst, unwind),
             Kind::Unit => self.emit_unit(layout, dst, unwind),
             Kind::Convert(c) => self.emit_convert(c, dst, unwind),
+            Kind::Char => self.emit_char(layout, dst, unwind),
+            Kind::Ignored => self.emit_ignored(layout, dst, unwind),
             Kind::F32 | Kind::F64 => self.emit_float(layout, dst, unwind),
             Kind::String(s) => self.emit_string(s, dst, unwind),
             Kind::BorrowedStr(s) => self.emit_borrowed_str(layout, s, dst, unwind),
@@ -628,9 +652,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
                 let at = self.b.ins().iadd_imm_s(dst, n.offset as i64);
                 self.emit_value(n.inner.get(), at, unwind)
             }
-            Kind::Char
-            | Kind::RawValue(_)
-            | Kind::Ignored
+            Kind::RawValue(_)
             | Kind::Enum(_)
             | Kind::Tuple(_)
             | Kind::Newtype(_)
@@ -653,14 +675,13 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
 /// Why a kind goes to the interpreter.
 fn kind_not_lowered(kind: &Kind) -> &'static str {
     match kind {
-        Kind::Char => "char is not lowered",
         Kind::RawValue(_) => "RawValue is not lowered",
         Kind::Enum(_) => "internally, adjacently tagged and untagged enums are not lowered",
         Kind::Tuple(_) => "tuples with skipped fields are not lowered",
         Kind::Newtype(_) => "newtypes with skipped fields are not lowered",
         Kind::Serde(_) => "fields decoded through serde run in the interpreter",
         Kind::Map(_) => "maps with keys parsed from their text are not lowered",
-        _ => "ignored values are skipped by the interpreter",
+        _ => "not lowered",
     }
 }
 

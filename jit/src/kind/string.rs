@@ -19,6 +19,27 @@ const ONES: i64 = 0x0101_0101_0101_0101;
 const HIGHS: i64 = 0x8080_8080_8080_8080_u64 as i64;
 
 impl FnTranslator<'_, '_> {
+    /// A `char`: a string of one character with no escape, read by a helper
+    /// (`helpers::plain_char`); anything else goes to the interpreter.
+    pub(crate) fn emit_char(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        self.store_pos();
+        let ok = self
+            .call_addr(
+                crate::helpers::plain_char as *const () as usize,
+                &[PTR, PTR],
+                Some(types::I8),
+                &[self.state, dst],
+            )
+            .expect("returns bool");
+        self.load_pos();
+        self.b.ins().brif(ok, cont, &[], slow, &[]);
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+
     /// Scans a string whose contents start at `pos`, up to its closing quote,
     /// without escapes or control bytes (else to `slow`). Returns the content's end
     /// offset (the quote) and an i64 whose high bits are set if any byte was
