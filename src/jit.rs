@@ -821,6 +821,12 @@ cfg_jit! {
     /// Runs a compiled decoder over `input` into `dst`; returns the position after
     /// the value, or the failure (nothing is live at `dst` then).
     ///
+    /// Whether `compiled` hands its whole root to the interpreter (so a
+    /// decode through it is the interpreter's, for `stats()`).
+    pub(crate) fn root_interpreted(compiled: &Compiled) -> bool {
+        compiled.root_interpreted
+    }
+
     /// # Safety
     /// `compiled` was compiled for the type `dst` has room for.
     pub(crate) unsafe fn run(
@@ -1045,6 +1051,10 @@ cfg_no_jit! {
         pub(crate) fn orders(&mut self) -> &mut jitson_core::layout::KeyOrders {
             match *self {}
         }
+    }
+
+    pub(crate) fn root_interpreted(compiled: &Compiled) -> bool {
+        match *compiled {}
     }
 
     /// # Safety

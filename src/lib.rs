@@ -580,7 +580,7 @@ impl<T> Decoder<T> {
         if let Engine::Jit(compiled) = engine {
             // A root the JIT hands to the interpreter whole runs no compiled
             // code of its own: the interpreter's decode.
-            if compiled.root_interpreted {
+            if jit::root_interpreted(compiled) {
                 STATS.interpreter_decodes.fetch_add(1, Ordering::Relaxed);
             } else {
                 STATS.jit_decodes.fetch_add(1, Ordering::Relaxed);
