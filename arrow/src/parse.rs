@@ -331,12 +331,7 @@ unsafe fn write_parsed<T>(
 ) -> bool {
     // SAFETY: the `ParseFn` contract.
     let s = unsafe { text(ptr, len) };
-    // Some parsers are arrow-cast's: a panic there must not unwind into
-    // generated code.
-    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse(s)))
-        .ok()
-        .flatten();
-    match parsed {
+    match parse(s) {
         Some(v) => {
             // SAFETY: `dst` is room for a `T` (column slots are 16-byte aligned
             // and `width` apart, width = size_of::<T>()).
@@ -345,6 +340,15 @@ unsafe fn write_parsed<T>(
         }
         None => fail(message, || format!("invalid {what}: {s:?}")),
     }
+}
+
+/// Runs one of arrow-cast's parsers: a panic there (none is known) must not
+/// unwind into generated code, so it is a refusal here. jitson's own parsers,
+/// on the hot paths, need no guard.
+fn guarded<T>(parse: impl FnOnce() -> Option<T>) -> Option<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(parse))
+        .ok()
+        .flatten()
 }
 
 /// Defines [`ParseFn`](jitson_core::column::ParseFn)s of one shape: `text`
@@ -435,28 +439,32 @@ parse_fns! {
     decimal256(s, arg) "decimal" => parse_decimal256(s, (arg >> 8) as u8, arg as u8 as i8);
     /// `arg`: see [`decimal_arg`].
     arrow_decimal32(s, arg) "decimal" => {
-        arrow_cast::parse::parse_decimal::<Decimal32Type>(s, (arg >> 8) as u8, arg as u8 as i8).ok()
+        let (precision, scale) = ((arg >> 8) as u8, arg as u8 as i8);
+        guarded(|| arrow_cast::parse::parse_decimal::<Decimal32Type>(s, precision, scale).ok())
     };
     arrow_decimal64(s, arg) "decimal" => {
-        arrow_cast::parse::parse_decimal::<Decimal64Type>(s, (arg >> 8) as u8, arg as u8 as i8).ok()
+        let (precision, scale) = ((arg >> 8) as u8, arg as u8 as i8);
+        guarded(|| arrow_cast::parse::parse_decimal::<Decimal64Type>(s, precision, scale).ok())
     };
     arrow_decimal128(s, arg) "decimal" => {
-        arrow_cast::parse::parse_decimal::<Decimal128Type>(s, (arg >> 8) as u8, arg as u8 as i8).ok()
+        let (precision, scale) = ((arg >> 8) as u8, arg as u8 as i8);
+        guarded(|| arrow_cast::parse::parse_decimal::<Decimal128Type>(s, precision, scale).ok())
     };
     arrow_decimal256(s, arg) "decimal" => {
-        arrow_cast::parse::parse_decimal::<Decimal256Type>(s, (arg >> 8) as u8, arg as u8 as i8).ok()
+        let (precision, scale) = ((arg >> 8) as u8, arg as u8 as i8);
+        guarded(|| arrow_cast::parse::parse_decimal::<Decimal256Type>(s, precision, scale).ok())
     };
     /// arrow-cast's readings of strings in temporal columns (`"12:30:05.25"`,
     /// `"2001-02-03"`, `"2001-02-03T04:05:06Z"`; a time may also be a count in
     /// its unit, `"45000"`), the ones arrow-json uses.
-    time32s_from_text(s, arg) "time" => Time32SecondType::parse(s);
-    time32ms_from_text(s, arg) "time" => Time32MillisecondType::parse(s);
-    time64us_from_text(s, arg) "time" => Time64MicrosecondType::parse(s);
-    time64ns_from_text(s, arg) "time" => Time64NanosecondType::parse(s);
-    date64_from_text(s, arg) "date" => Date64Type::parse(s);
+    time32s_from_text(s, arg) "time" => guarded(|| Time32SecondType::parse(s));
+    time32ms_from_text(s, arg) "time" => guarded(|| Time32MillisecondType::parse(s));
+    time64us_from_text(s, arg) "time" => guarded(|| Time64MicrosecondType::parse(s));
+    time64ns_from_text(s, arg) "time" => guarded(|| Time64NanosecondType::parse(s));
+    date64_from_text(s, arg) "date" => guarded(|| Date64Type::parse(s));
     /// A duration's string: an integer count of its unit (arrow-cast's reading
     /// of integers, ASCII whitespace around it ignored).
-    duration_from_text(s, arg) "duration" => DurationSecondType::parse(s);
+    duration_from_text(s, arg) "duration" => guarded(|| DurationSecondType::parse(s));
     date32_from_arrow_string(s, arg) "date" => arrow_date32(s);
     date32_from_string(s, arg) "date" => {
         let b = s.as_bytes();
