@@ -771,29 +771,10 @@ fn translate(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let (state, src) = (b.block_params(entry)[0], b.block_params(entry)[1]);
-    let buf = b.declare_var(PTR);
-    let len = b.declare_var(PTR);
-    let cap = b.declare_var(PTR);
     let fail = b.create_block();
-    let mut t = EncodeTranslator {
-        b,
-        module,
-        functions,
-        func_refs: HashMap::new(),
-        sigs: HashMap::new(),
-        call_conv,
-        state,
-        buf,
-        len,
-        cap,
-        inlining: Vec::new(),
-        path_blocks: Vec::new(),
-        view_slots: Vec::new(),
-        view_depth: 0,
-        depth,
-        unit,
-        interpreted: Vec::new(),
-    };
+    let mut t = EncodeTranslator::for_function(b, module, functions, call_conv, state);
+    t.depth = depth;
+    t.unit = unit;
     // A stack nearly full: give up (the caller runs the interpreter).
     let limit = t.b.ins().load(PTR, state_flags(), state, STATE_STACK_LIMIT);
     let floor =
@@ -896,8 +877,9 @@ pub(crate) struct EncodeTranslator<'a, 'm> {
 }
 
 impl<'a, 'm> EncodeTranslator<'a, 'm> {
-    /// A translator for a function of another shape than a layout's encoder
-    /// (the row writer's), compact output, whose buffer lives in `state`.
+    /// A translator for a function whose output buffer lives in `state`:
+    /// compact output at level 0 (a layout's encoder sets its own `depth` and
+    /// `unit`; the row writer keeps them).
     pub(crate) fn for_function(
         mut b: FunctionBuilder<'a>,
         module: &'m mut JITModule,

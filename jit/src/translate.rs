@@ -588,17 +588,30 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
     /// the interpreter's `ignore_value`); a malformed one goes to the
     /// interpreter, which reports it.
     pub(crate) fn emit_ignored(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
+        let helper = helpers::ignore_value as *const () as usize;
+        self.emit_helper_or_interpret(layout, dst, unwind, helper, false);
+    }
+
+    /// Calls `helper(state)` (or `helper(state, dst)` when `with_dst`), which
+    /// reads one value at `pos` and returns whether it did; when it did not,
+    /// the interpreter decodes (or reports) the value from its start.
+    pub(crate) fn emit_helper_or_interpret(
+        &mut self,
+        layout: &'static TypeLayout,
+        dst: Value,
+        unwind: Block,
+        helper: usize,
+        with_dst: bool,
+    ) {
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
         self.store_pos();
-        let ok = self
-            .call_addr(
-                helpers::ignore_value as *const () as usize,
-                &[PTR],
-                Some(types::I8),
-                &[self.state],
-            )
-            .expect("returns bool");
+        let ok = if with_dst {
+            self.call_addr(helper, &[PTR, PTR], Some(types::I8), &[self.state, dst])
+        } else {
+            self.call_addr(helper, &[PTR], Some(types::I8), &[self.state])
+        }
+        .expect("returns bool");
         self.load_pos();
         self.b.ins().brif(ok, cont, &[], slow, &[]);
         self.b.switch_to_block(slow);

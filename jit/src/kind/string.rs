@@ -22,22 +22,8 @@ impl FnTranslator<'_, '_> {
     /// A `char`: a string of one character with no escape, read by a helper
     /// (`helpers::plain_char`); anything else goes to the interpreter.
     pub(crate) fn emit_char(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
-        let start = self.get_pos();
-        let (slow, cont) = (self.b.create_block(), self.b.create_block());
-        self.store_pos();
-        let ok = self
-            .call_addr(
-                crate::helpers::plain_char as *const () as usize,
-                &[PTR, PTR],
-                Some(types::I8),
-                &[self.state, dst],
-            )
-            .expect("returns bool");
-        self.load_pos();
-        self.b.ins().brif(ok, cont, &[], slow, &[]);
-        self.b.switch_to_block(slow);
-        self.emit_interpret(layout, dst, start, cont, unwind);
-        self.b.switch_to_block(cont);
+        let helper = crate::helpers::plain_char as *const () as usize;
+        self.emit_helper_or_interpret(layout, dst, unwind, helper, true);
     }
 
     /// Scans a string whose contents start at `pos`, up to its closing quote,
