@@ -640,20 +640,28 @@ impl Functions {
     }
 }
 
-fn compile_inner(
-    root: &'static TypeLayout,
-    options: EncodeOptions,
-) -> Result<CompiledEncoder, CompileError> {
-    let started = Instant::now();
+/// The ISA and an empty module for generated code that writes output (a
+/// layout's encoder, a row writer): optimised for speed, in one arena of
+/// [`crate::CODE_RESERVE`] so its calls stay within reach.
+pub(crate) fn output_module()
+-> Result<(cranelift_codegen::isa::OwnedTargetIsa, JITModule), CompileError> {
     let isa = crate::build_isa("speed")?;
-    let call_conv = isa.default_call_conv();
     let mut jit_builder =
         JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names());
     jit_builder.memory_provider(Box::new(
         ArenaMemoryProvider::new_with_size(crate::CODE_RESERVE)
             .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?,
     ));
-    let mut module = JITModule::new(jit_builder);
+    Ok((isa, JITModule::new(jit_builder)))
+}
+
+fn compile_inner(
+    root: &'static TypeLayout,
+    options: EncodeOptions,
+) -> Result<CompiledEncoder, CompileError> {
+    let started = Instant::now();
+    let (isa, mut module) = output_module()?;
+    let call_conv = isa.default_call_conv();
     let mut signature = Signature::new(call_conv);
     signature.params.push(AbiParam::new(PTR));
     signature.params.push(AbiParam::new(PTR));

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{AbiParam, Block, InstBuilder, Signature, Value, types};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
+use cranelift_jit::JITModule;
 use cranelift_module::{Linkage, Module};
 
 use crate::encode::{EncodeState, EncodeTranslator, Functions, PTR, state_flags, value_flags};
@@ -184,15 +184,8 @@ pub fn compile_rows(spec: &RowSpec) -> Result<CompiledRows, CompileError> {
 
 fn compile_inner(spec: &RowSpec) -> Result<CompiledRows, CompileError> {
     let started = Instant::now();
-    let isa = crate::build_isa("speed")?;
+    let (isa, mut module) = crate::encode::output_module()?;
     let call_conv = isa.default_call_conv();
-    let mut jit_builder =
-        JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names());
-    jit_builder.memory_provider(Box::new(
-        ArenaMemoryProvider::new_with_size(crate::CODE_RESERVE)
-            .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?,
-    ));
-    let mut module = JITModule::new(jit_builder);
     let mut signature = Signature::new(call_conv);
     for ty in [PTR, PTR, PTR, PTR, types::I8] {
         signature.params.push(AbiParam::new(ty));
