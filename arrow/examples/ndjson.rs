@@ -47,7 +47,9 @@
 //! the heap each writer used beyond the sink.
 //!
 //! Run: `cargo run --release -p jitson-arrow --example ndjson` (add `-- --quick`
-//! for 100,000 log records and 2 rounds).
+//! for 100,000 log records and 2 rounds; `NDJSON_ONLY=writer` runs the writers
+//! alone, `NDJSON_WRITER=<text>` times only those whose name contains it, and
+//! `NDJSON_ROUNDS=<n>` sets the rounds).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;
@@ -620,12 +622,17 @@ fn bench(data: &DataSet, rounds: usize) -> bool {
         eprintln!("{}: the schema does not compile: {e}", data.name);
         std::process::exit(1);
     });
-    let contenders = contenders(&data.schema, &compiled);
-    let stats = run_rounds(&contenders, &data.input, rounds);
-    print_table(data, &contenders, &stats);
-    print_compile(&compiled, &contenders, &stats, data.input.len());
-    let equal = stats.iter().all(|s| s.equal);
-    println!("all results equal: {}", if equal { "yes" } else { "no" });
+    // `NDJSON_ONLY=writer`: the writers alone, for profiling them.
+    let writer_only = std::env::var("NDJSON_ONLY").is_ok_and(|only| only == "writer");
+    let equal = writer_only || {
+        let contenders = contenders(&data.schema, &compiled);
+        let stats = run_rounds(&contenders, &data.input, rounds);
+        print_table(data, &contenders, &stats);
+        print_compile(&compiled, &contenders, &stats, data.input.len());
+        let equal = stats.iter().all(|s| s.equal);
+        println!("all results equal: {}", if equal { "yes" } else { "no" });
+        equal
+    };
     let batches = arrow_json_decode(&data.schema, &data.input).unwrap_or_else(|e| {
         eprintln!("{}: arrow-json failed: {e}", data.name);
         std::process::exit(1);
@@ -715,6 +722,11 @@ fn bench_writer(
     let mut identical = vec![true; writers.len()];
     for _ in 0..rounds {
         for (i, (name, write)) in writers.iter().enumerate() {
+            // `NDJSON_WRITER=<text>`: time only the writers whose name
+            // contains it (and arrow-json, the reference), to profile one.
+            if i > 0 && std::env::var("NDJSON_WRITER").is_ok_and(|only| !name.contains(&only)) {
+                continue;
+            }
             sink.clear();
             let base = reset_peak();
             let start = Instant::now();
@@ -786,6 +798,9 @@ fn bench_writer(
     };
     let base = median(&secs[0]);
     for (i, (name, _)) in writers.iter().enumerate() {
+        if secs[i].is_empty() {
+            continue; // left out by `NDJSON_WRITER`
+        }
         let t = median(&secs[i]);
         print_row(&[
             name.clone(),
@@ -878,6 +893,11 @@ fn print_environment() {
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let (rows, rounds) = if quick { (100_000, 2) } else { (1_000_000, 5) };
+    // `NDJSON_ROUNDS=<n>`: more (or fewer) rounds, e.g. for a profile.
+    let rounds = std::env::var("NDJSON_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(rounds);
     print_environment();
     println!("rounds: {rounds}; batch size {BATCH}");
 

@@ -1079,6 +1079,9 @@ mod generated {
                 inner.clone().prop_map(|t| DataType::new_list(t, true)),
                 inner
                     .clone()
+                    .prop_map(|t| DataType::new_large_list(t, true)),
+                inner
+                    .clone()
                     .prop_map(|t| DataType::ListView(Arc::new(Field::new_list_field(t, true)))),
                 proptest::collection::vec(inner, 1..4).prop_map(|types| {
                     DataType::Struct(
@@ -1243,7 +1246,7 @@ mod generated {
                 let v = (r % 2_000_000_000) as i64 - 1_000_000_000;
                 out.push_str(&format!("{}.{:03}", v / 1000, (v % 1000).abs()));
             }
-            DataType::List(f) | DataType::ListView(f) => {
+            DataType::List(f) | DataType::LargeList(f) | DataType::ListView(f) => {
                 out.push('[');
                 for i in 0..r % 4 {
                     if i > 0 {

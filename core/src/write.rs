@@ -144,10 +144,18 @@ pub fn write_str_escaped(out: &mut Vec<u8>, s: &str, escape: Escape) {
 }
 
 /// The index of the first byte of `bytes[from..]` that JSON requires escaping
-/// (a control byte, `"` or `\`), or `bytes.len()`. Eight bytes at a time.
+/// (a control byte, `"` or `\`), or `bytes.len()`. Sixteen bytes at a time
+/// with SSE2 on x86-64 (every x86-64 CPU has it), then eight at a time.
 #[inline]
 pub fn find_escape(bytes: &[u8], mut from: usize) -> usize {
     let origin = from;
+    #[cfg(target_arch = "x86_64")]
+    while from + 16 <= bytes.len() {
+        if let Some(at) = escape_in_block(&bytes[from..from + 16]) {
+            return from + at;
+        }
+        from += 16;
+    }
     while from + 8 <= bytes.len() {
         let mut word = [0u8; 8];
         word.copy_from_slice(&bytes[from..from + 8]);
@@ -180,6 +188,29 @@ pub fn find_escape(bytes: &[u8], mut from: usize) -> usize {
         Some(at) => start + at,
         None => bytes.len(),
     }
+}
+
+/// The index of the first byte of a 16-byte block that JSON requires
+/// escaping, if any.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn escape_in_block(block: &[u8]) -> Option<usize> {
+    use core::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    assert!(block.len() >= 16);
+    // SAFETY: every x86-64 CPU has SSE2 (the target's baseline); the block
+    // has at least 16 bytes and the load is unaligned.
+    let hits = unsafe {
+        let v = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
+        // Below 0x20 (unsigned): the byte equals its minimum with 0x1f.
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash)))
+    };
+    (hits != 0).then(|| hits.trailing_zeros() as usize)
 }
 
 /// The index of the first byte of a little-endian word that JSON requires
@@ -426,12 +457,22 @@ mod tests {
 
     #[test]
     fn find_escape_agrees_with_the_table() {
+        // Every byte at every position of the 16-byte blocks, the 8-byte
+        // words and the tail, from several starts.
         for b in 0..=255u8 {
-            for pos in 0..17 {
-                let mut bytes = vec![b'x'; 20];
-                bytes[pos] = b;
-                let expect = if ESCAPE[b as usize] != 0 { pos } else { 20 };
-                assert_eq!(find_escape(&bytes, 0), expect, "byte {b:#x} at {pos}");
+            for len in [1, 7, 8, 15, 16, 17, 20, 31, 32, 40, 47] {
+                for pos in 0..len {
+                    let mut bytes = vec![b'x'; len];
+                    bytes[pos] = b;
+                    for from in [0, 1, 3].into_iter().filter(|&f| f <= pos) {
+                        let expect = if ESCAPE[b as usize] != 0 { pos } else { len };
+                        assert_eq!(
+                            find_escape(&bytes, from),
+                            expect,
+                            "byte {b:#x} at {pos} of {len} from {from}"
+                        );
+                    }
+                }
             }
         }
     }

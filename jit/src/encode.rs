@@ -282,38 +282,7 @@ unsafe extern "C" fn write_escaped(state: *mut EncodeState, ptr: *const u8, len:
     }
 }
 
-/// The index of the first byte of `bytes[from..]` JSON requires escaping (a
-/// control byte, `"` or `\\`), or `bytes.len()`: eight bytes at a time, then
-/// byte by byte (no copy of the tail, which would call `memcpy` for the short
-/// strings that are most of a document's).
-#[inline]
-fn find_escape(bytes: &[u8], mut from: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    while from + 8 <= bytes.len() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&bytes[from..from + 8]);
-        let w = u64::from_le_bytes(word);
-        // The high bit of a byte below 0x20, or equal to `"` or `\\`; bytes of
-        // 0x80 and above are masked out by `!w`. The lowest flag is exact.
-        let below = w.wrapping_sub(ONES * 0x20);
-        let quote = (w ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES);
-        let backslash = (w ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES);
-        let hits = (below | quote | backslash) & !w & HIGHS;
-        if hits != 0 {
-            return from + (hits.trailing_zeros() / 8) as usize;
-        }
-        from += 8;
-    }
-    while from < bytes.len() {
-        let b = bytes[from];
-        if b < 0x20 || b == b'"' || b == b'\\' {
-            return from;
-        }
-        from += 1;
-    }
-    from
-}
+use jitson_core::write::find_escape;
 
 /// Writes `"text"` at `dst` (room for `len + 2` bytes) if no byte of the text
 /// needs escaping, returning 1; 0 (nothing written) otherwise.

@@ -2,17 +2,20 @@
 //! jitson-arrow's writer, for one schema and one set of options.
 //!
 //! The description ([`RowSpec`]) knows nothing of Arrow: each column is an
-//! integer of some width, a bit-packed boolean, text behind offsets, or a
-//! value some other code formats ([`RowKind::Call`]). Per batch, the caller
-//! points a [`ColumnView`] at each column's buffers. The generated function
-//! writes rows `start..end`: the separator between rows, `{` or `[`, then per
-//! column its validity bit (when the batch has nulls in it), its key as
-//! constant bytes with its comma, and its value through the typed encoder's
-//! own emitters (`emit_encode_int`, `emit_encode_bool_value`,
-//! `emit_encode_text`): what a value is, written once, read here from a
-//! column buffer instead of a struct offset. Values of the other columns are
-//! formatted by their [`RowCallFn`], which the caller binds to its own
-//! encoder (the interpreter's), so both backends write the same bytes.
+//! integer of some width, a bit-packed boolean, text behind offsets, a struct
+//! of such columns, a list of them behind offsets, or a value some other code
+//! formats ([`RowKind::Call`]). Per batch, the caller points a [`ColumnView`]
+//! at each column's buffers (a struct's fields and a list's items have views
+//! of their own, after their parent's). The generated function writes rows
+//! `start..end`: the separator between rows, `{` or `[`, then per column its
+//! validity bit (when the batch has nulls in it), its key as constant bytes
+//! with its comma, and its value through the typed encoder's own emitters
+//! (`emit_encode_int`, `emit_encode_bool_value`, `emit_encode_text`): what a
+//! value is, written once, read here from a column buffer instead of a struct
+//! offset. Structs and lists are written by the same code as the rows, one
+//! level down. Values of the other columns are formatted by their
+//! [`RowCallFn`], which the caller binds to its own encoder (the
+//! interpreter's), so both backends write the same bytes.
 
 use std::time::{Duration, Instant};
 
@@ -26,7 +29,7 @@ use crate::encode::{EncodeState, EncodeTranslator, Functions, PTR, state_flags, 
 use crate::{CompileError, OwnedModule};
 
 /// How a column's values are stored, and so how they are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum RowKind {
     /// `bytes`-wide (1, 2, 4 or 8) integers, signed or not, written in
     /// decimal.
@@ -36,8 +39,27 @@ pub enum RowKind {
     /// UTF-8 text behind 32-bit (or, `large`, 64-bit) offsets, written as a
     /// JSON string with serde_json's escapes.
     Text { large: bool },
+    /// A struct: its fields, written as a row's columns are (object or list
+    /// mode, the same null rules), each from the same row of its own view.
+    Struct(Vec<RowColumn>),
+    /// A list: `[`, the items `offsets[r]..offsets[r + 1]` of its item's view
+    /// (32-bit offsets, or 64-bit when `large`), `,` between them, a null
+    /// item as `null`, then `]`.
+    List { large: bool, item: Box<RowKind> },
     /// Anything else: the view's [`RowCallFn`] appends the value's text.
     Call,
+}
+
+impl RowKind {
+    /// How many [`ColumnView`]s a column of this kind takes: its own, then
+    /// (in order) those of a struct's fields or of a list's item.
+    pub fn views(&self) -> usize {
+        match self {
+            RowKind::Struct(fields) => 1 + fields.iter().map(|f| f.kind.views()).sum::<usize>(),
+            RowKind::List { item, .. } => 1 + item.views(),
+            _ => 1,
+        }
+    }
 }
 
 /// One column of the rows.
@@ -73,12 +95,13 @@ pub type RowCallFn =
 
 /// One column's buffers in one batch, as the generated code reads them.
 /// Row `r` of the batch is element `r` of the views (offsets applied by the
-/// caller, bit offsets here).
+/// caller, bit offsets here); a struct's fields share their struct's rows; a
+/// list's item view is indexed by the list's offsets.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ColumnView {
-    /// `Int`: the first value; `Bool`: the bit buffer; `Text`: the first
-    /// offset (`len + 1` offsets follow).
+    /// `Int`: the first value; `Bool`: the bit buffer; `Text` and `List`:
+    /// the first offset (`len + 1` offsets follow); `Struct`: unused.
     pub values: *const u8,
     /// `Bool`: the bit of row 0 in `values`.
     pub values_bit: usize,
@@ -116,7 +139,8 @@ type RowsFn = unsafe extern "C" fn(
 pub struct CompiledRows {
     module: Option<OwnedModule>,
     entry: RowsFn,
-    columns: usize,
+    /// How many views a call takes.
+    views: usize,
     /// Machine code bytes.
     pub code_bytes: usize,
     /// Wall-clock time from IR building to finalized code.
@@ -145,8 +169,9 @@ impl CompiledRows {
     /// [`jitson_core::panic`] for the caller to resume).
     ///
     /// # Safety
-    /// `views` holds one view per column of the spec this was compiled for,
-    /// each describing live buffers of that column's kind that cover `rows`.
+    /// `views` holds, in order, the views of each column of the spec this was
+    /// compiled for ([`RowKind::views`] each), each describing live buffers
+    /// of its kind that cover the rows it is read at (`rows` for a column).
     pub unsafe fn write(
         &self,
         views: &[ColumnView],
@@ -154,7 +179,7 @@ impl CompiledRows {
         separate_first: bool,
         out: &mut Vec<u8>,
     ) -> bool {
-        assert_eq!(views.len(), self.columns, "one view per column");
+        assert_eq!(views.len(), self.views, "the views of every column");
         let start = out.len();
         let mut state = EncodeState::for_vec(out);
         // SAFETY: the function was compiled for this spec; the caller
@@ -218,7 +243,7 @@ fn compile_inner(spec: &RowSpec) -> Result<CompiledRows, CompileError> {
     Ok(CompiledRows {
         module: Some(OwnedModule(module)),
         entry,
-        columns: spec.columns.len(),
+        views: spec.columns.iter().map(|c| c.kind.views()).sum(),
         code_bytes,
         compile_time: started.elapsed(),
     })
@@ -267,25 +292,8 @@ fn translate(
         t.b.ins().jump(open, &[]);
         t.b.switch_to_block(open);
     }
-    let (open, close) = if spec.list_mode {
-        (b"[", b"]")
-    } else {
-        (b"{", b"}")
-    };
-    t.ensure_const(1, fail);
-    t.write_const(open);
-    // Object mode: whether a field was written yet in this row (its comma).
-    let first = t.b.declare_var(types::I8);
-    let one = t.b.ins().iconst(types::I8, 1);
-    t.b.def_var(first, one);
-    for (i, column) in spec.columns.iter().enumerate() {
-        let view = t.b.ins().iadd_imm_s(views, i as i64 * VIEW_SIZE);
-        emit_column(&mut t, spec, i, column, view, row, first, fail);
-    }
-    let mut tail = close.to_vec();
-    tail.extend_from_slice(&spec.after_row);
-    t.ensure_const(tail.len(), fail);
-    t.write_const(&tail);
+    let rows = Rows { spec, views, fail };
+    rows.emit_record(&mut t, &spec.columns, 0, r, &spec.after_row, 0);
     let r = t.b.use_var(row);
     let next = t.b.ins().iadd_imm_s(r, 1);
     t.b.def_var(row, next);
@@ -314,132 +322,296 @@ fn emit_bit(t: &mut EncodeTranslator<'_, '_>, bits: Value, index: Value) -> Valu
     t.b.ins().band_imm_u(bit, 1)
 }
 
-/// One column of a row: its null test, key and value.
-#[allow(clippy::too_many_arguments)]
-fn emit_column(
-    t: &mut EncodeTranslator<'_, '_>,
-    spec: &RowSpec,
-    index: usize,
-    column: &RowColumn,
-    view: Value,
-    row: cranelift_frontend::Variable,
-    first: cranelift_frontend::Variable,
+/// What every part of the row loop shares: the spec's options, the views
+/// argument and the failure exit.
+struct Rows<'s> {
+    spec: &'s RowSpec,
+    views: Value,
     fail: Block,
-) {
-    let (value, null, next) = (t.b.create_block(), t.b.create_block(), t.b.create_block());
-    let r = t.b.use_var(row);
-    // Nulls: only when this batch has some in the column.
-    let validity = t.b.ins().load(PTR, state_flags(), view, VIEW_VALIDITY);
-    let (test, has_nulls) = (
-        t.b.create_block(),
-        t.b.ins().icmp_imm_s(IntCC::NotEqual, validity, 0),
-    );
-    t.b.ins().brif(has_nulls, test, &[], value, &[]);
-    t.b.switch_to_block(test);
-    let base = t.b.ins().load(PTR, state_flags(), view, VIEW_VALIDITY_BIT);
-    let index_bit = t.b.ins().iadd(base, r);
-    let valid = emit_bit(t, validity, index_bit);
-    t.b.ins().brif(valid, value, &[], null, &[]);
+}
 
-    // The key, with its comma unless it is the row's first field.
-    let emit_key = |t: &mut EncodeTranslator<'_, '_>| {
-        if spec.list_mode {
-            if index > 0 {
-                t.ensure_const(1, fail);
-                t.write_const(b",");
-            }
-            return;
+/// How deep structs and lists are lowered; deeper values are written by
+/// their [`RowCallFn`] (their views are still passed, and unused).
+const MAX_DEPTH: usize = 32;
+
+impl Rows<'_> {
+    /// The address of view `index`.
+    fn view(&self, t: &mut EncodeTranslator<'_, '_>, index: usize) -> Value {
+        t.b.ins().iadd_imm_s(self.views, index as i64 * VIEW_SIZE)
+    }
+
+    /// A record (the row itself, or a struct value) at `row`: `{` or `[`, its
+    /// fields, whose views start at `first_view`, then `}` or `]` and
+    /// `after`; `depth` structs and lists below the row.
+    fn emit_record(
+        &self,
+        t: &mut EncodeTranslator<'_, '_>,
+        fields: &[RowColumn],
+        first_view: usize,
+        row: Value,
+        after: &[u8],
+        depth: usize,
+    ) {
+        let (open, close) = if self.spec.list_mode {
+            (b"[", b"]")
+        } else {
+            (b"{", b"}")
+        };
+        t.ensure_const(1, self.fail);
+        t.write_const(open);
+        // Object mode: whether a field was written yet (its comma).
+        let first = t.b.declare_var(types::I8);
+        let one = t.b.ins().iconst(types::I8, 1);
+        t.b.def_var(first, one);
+        let mut view = first_view;
+        for (index, field) in fields.iter().enumerate() {
+            self.emit_field(t, index, field, view, row, first, depth);
+            view += field.kind.views();
         }
-        let (bare, comma, keyed) = (t.b.create_block(), t.b.create_block(), t.b.create_block());
-        let is_first = t.b.use_var(first);
-        t.b.ins().brif(is_first, bare, &[], comma, &[]);
-        t.b.switch_to_block(bare);
-        t.ensure_const(column.key.len(), fail);
-        t.write_const(&column.key);
-        t.b.ins().jump(keyed, &[]);
-        t.b.switch_to_block(comma);
-        t.ensure_const(column.key.len() + 1, fail);
-        t.write_const(b",");
-        t.write_const(&column.key);
-        t.b.ins().jump(keyed, &[]);
-        t.b.switch_to_block(keyed);
-        let zero = t.b.ins().iconst(types::I8, 0);
-        t.b.def_var(first, zero);
-    };
+        let mut tail = close.to_vec();
+        tail.extend_from_slice(after);
+        t.ensure_const(tail.len(), self.fail);
+        t.write_const(&tail);
+    }
 
-    t.b.switch_to_block(null);
-    if spec.list_mode || spec.explicit_nulls {
+    /// One field of a record: its null test, key and value.
+    #[allow(clippy::too_many_arguments)]
+    fn emit_field(
+        &self,
+        t: &mut EncodeTranslator<'_, '_>,
+        index: usize,
+        field: &RowColumn,
+        view: usize,
+        row: Value,
+        first: cranelift_frontend::Variable,
+        depth: usize,
+    ) {
+        let (value, null, next) = (t.b.create_block(), t.b.create_block(), t.b.create_block());
+        self.emit_null_test(t, view, row, value, null);
+
+        // The key, with its comma unless it is the record's first field.
+        let fail = self.fail;
+        let list_mode = self.spec.list_mode;
+        let emit_key = |t: &mut EncodeTranslator<'_, '_>| {
+            if list_mode {
+                if index > 0 {
+                    t.ensure_const(1, fail);
+                    t.write_const(b",");
+                }
+                return;
+            }
+            let (bare, comma, keyed) = (t.b.create_block(), t.b.create_block(), t.b.create_block());
+            let is_first = t.b.use_var(first);
+            t.b.ins().brif(is_first, bare, &[], comma, &[]);
+            t.b.switch_to_block(bare);
+            t.ensure_const(field.key.len(), fail);
+            t.write_const(&field.key);
+            t.b.ins().jump(keyed, &[]);
+            t.b.switch_to_block(comma);
+            t.ensure_const(field.key.len() + 1, fail);
+            t.write_const(b",");
+            t.write_const(&field.key);
+            t.b.ins().jump(keyed, &[]);
+            t.b.switch_to_block(keyed);
+            let zero = t.b.ins().iconst(types::I8, 0);
+            t.b.def_var(first, zero);
+        };
+
+        t.b.switch_to_block(null);
+        if list_mode || self.spec.explicit_nulls {
+            emit_key(t);
+            t.ensure_const(4, fail);
+            t.write_const(b"null");
+        }
+        t.b.ins().jump(next, &[]);
+
+        t.b.switch_to_block(value);
         emit_key(t);
+        self.emit_value(t, &field.kind, view, row, depth);
+        t.b.ins().jump(next, &[]);
+        t.b.switch_to_block(next);
+    }
+
+    /// Jumps to `null` if the value at `row` of view `view` is null (only
+    /// tested when the batch has nulls in that column), to `value`
+    /// otherwise.
+    fn emit_null_test(
+        &self,
+        t: &mut EncodeTranslator<'_, '_>,
+        view: usize,
+        row: Value,
+        value: Block,
+        null: Block,
+    ) {
+        let at = self.view(t, view);
+        let validity = t.b.ins().load(PTR, state_flags(), at, VIEW_VALIDITY);
+        let (test, has_nulls) = (
+            t.b.create_block(),
+            t.b.ins().icmp_imm_s(IntCC::NotEqual, validity, 0),
+        );
+        t.b.ins().brif(has_nulls, test, &[], value, &[]);
+        t.b.switch_to_block(test);
+        let base = t.b.ins().load(PTR, state_flags(), at, VIEW_VALIDITY_BIT);
+        let index_bit = t.b.ins().iadd(base, row);
+        let valid = emit_bit(t, validity, index_bit);
+        t.b.ins().brif(valid, value, &[], null, &[]);
+    }
+
+    /// The (non-null) value at `row` of view `view`, of kind `kind`, nested
+    /// `depth` structs and lists below the row.
+    fn emit_value(
+        &self,
+        t: &mut EncodeTranslator<'_, '_>,
+        kind: &RowKind,
+        view: usize,
+        row: Value,
+        depth: usize,
+    ) {
+        let fail = self.fail;
+        let nested = matches!(kind, RowKind::Struct(_) | RowKind::List { .. });
+        let at = self.view(t, view);
+        match kind {
+            RowKind::Int { bytes, signed } => {
+                let ty = match bytes {
+                    1 => types::I8,
+                    2 => types::I16,
+                    4 => types::I32,
+                    _ => types::I64,
+                };
+                let values = t.b.ins().load(PTR, state_flags(), at, VIEW_VALUES);
+                let offset = t.b.ins().imul_imm_s(row, i64::from(*bytes));
+                let src = t.b.ins().iadd(values, offset);
+                t.emit_encode_int(ty, *signed, src, fail, false);
+            }
+            RowKind::Bool => {
+                let values = t.b.ins().load(PTR, state_flags(), at, VIEW_VALUES);
+                let base = t.b.ins().load(PTR, state_flags(), at, VIEW_VALUES_BIT);
+                let index_bit = t.b.ins().iadd(base, row);
+                let bit = emit_bit(t, values, index_bit);
+                t.ensure_const(5, fail);
+                t.emit_encode_bool_value(bit);
+            }
+            RowKind::Text { large } => {
+                let (from, to) = self.emit_offsets(t, at, row, *large);
+                let data = t.b.ins().load(PTR, state_flags(), at, VIEW_DATA);
+                let text = t.b.ins().iadd(data, from);
+                let len = t.b.ins().isub(to, from);
+                t.emit_encode_text(text, len, fail);
+            }
+            RowKind::Struct(fields) if depth < MAX_DEPTH => {
+                self.emit_record(t, fields, view + 1, row, b"", depth + 1);
+            }
+            RowKind::List { large, item } if depth < MAX_DEPTH => {
+                let (from, to) = self.emit_offsets(t, at, row, *large);
+                self.emit_items(t, item, view + 1, from, to, depth + 1);
+            }
+            RowKind::Call | RowKind::Struct(_) | RowKind::List { .. } => {
+                debug_assert!(!nested || depth >= MAX_DEPTH);
+                let call = t.b.ins().load(PTR, state_flags(), at, VIEW_CALL);
+                let ctx = t.b.ins().load(PTR, state_flags(), at, VIEW_CTX);
+                t.spill();
+                let ok = t
+                    .call_addr(
+                        crate::encode::helper_row_call(),
+                        &[PTR, PTR, PTR, PTR],
+                        Some(types::I8),
+                        &[t.state, call, ctx, row],
+                    )
+                    .expect("returns a status");
+                t.reload();
+                let written = t.b.create_block();
+                t.b.ins().brif(ok, written, &[], fail, &[]);
+                t.b.switch_to_block(written);
+            }
+        }
+    }
+
+    /// Offsets `row` and `row + 1` of the offsets at `view`'s values, as
+    /// 64-bit integers.
+    fn emit_offsets(
+        &self,
+        t: &mut EncodeTranslator<'_, '_>,
+        view: Value,
+        row: Value,
+        large: bool,
+    ) -> (Value, Value) {
+        let values = t.b.ins().load(PTR, state_flags(), view, VIEW_VALUES);
+        let width = if large { 8 } else { 4 };
+        let offset = t.b.ins().imul_imm_s(row, width);
+        let at = t.b.ins().iadd(values, offset);
+        if large {
+            (
+                t.b.ins().load(types::I64, value_flags(), at, 0),
+                t.b.ins().load(types::I64, value_flags(), at, 8),
+            )
+        } else {
+            let from = t.b.ins().load(types::I32, value_flags(), at, 0);
+            let to = t.b.ins().load(types::I32, value_flags(), at, 4);
+            (
+                t.b.ins().sextend(types::I64, from),
+                t.b.ins().sextend(types::I64, to),
+            )
+        }
+    }
+
+    /// A list's items `from..to` of view `view`: `[`, the items separated by
+    /// `,` (a null one as `null`), `]`.
+    fn emit_items(
+        &self,
+        t: &mut EncodeTranslator<'_, '_>,
+        item: &RowKind,
+        view: usize,
+        from: Value,
+        to: Value,
+        depth: usize,
+    ) {
+        let fail = self.fail;
+        t.ensure_const(1, fail);
+        t.write_const(b"[");
+        let index = t.b.declare_var(PTR);
+        t.b.def_var(index, from);
+        let (head, body, value, null, next, done) = (
+            t.b.create_block(),
+            t.b.create_block(),
+            t.b.create_block(),
+            t.b.create_block(),
+            t.b.create_block(),
+            t.b.create_block(),
+        );
+        t.b.ins().jump(head, &[]);
+
+        t.b.switch_to_block(head);
+        let i = t.b.use_var(index);
+        let more = t.b.ins().icmp(IntCC::SignedLessThan, i, to);
+        t.b.ins().brif(more, body, &[], done, &[]);
+
+        t.b.switch_to_block(body);
+        let (comma, test) = (t.b.create_block(), t.b.create_block());
+        let later = t.b.ins().icmp(IntCC::SignedGreaterThan, i, from);
+        t.b.ins().brif(later, comma, &[], test, &[]);
+        t.b.switch_to_block(comma);
+        t.ensure_const(1, fail);
+        t.write_const(b",");
+        t.b.ins().jump(test, &[]);
+        t.b.switch_to_block(test);
+        self.emit_null_test(t, view, i, value, null);
+
+        t.b.switch_to_block(null);
         t.ensure_const(4, fail);
         t.write_const(b"null");
-    }
-    t.b.ins().jump(next, &[]);
+        t.b.ins().jump(next, &[]);
 
-    t.b.switch_to_block(value);
-    emit_key(t);
-    let r = t.b.use_var(row);
-    match column.kind {
-        RowKind::Int { bytes, signed } => {
-            let ty = match bytes {
-                1 => types::I8,
-                2 => types::I16,
-                4 => types::I32,
-                _ => types::I64,
-            };
-            let values = t.b.ins().load(PTR, state_flags(), view, VIEW_VALUES);
-            let offset = t.b.ins().imul_imm_s(r, i64::from(bytes));
-            let at = t.b.ins().iadd(values, offset);
-            t.emit_encode_int(ty, signed, at, fail, false);
-        }
-        RowKind::Bool => {
-            let values = t.b.ins().load(PTR, state_flags(), view, VIEW_VALUES);
-            let base = t.b.ins().load(PTR, state_flags(), view, VIEW_VALUES_BIT);
-            let index_bit = t.b.ins().iadd(base, r);
-            let bit = emit_bit(t, values, index_bit);
-            t.ensure_const(5, fail);
-            t.emit_encode_bool_value(bit);
-        }
-        RowKind::Text { large } => {
-            let values = t.b.ins().load(PTR, state_flags(), view, VIEW_VALUES);
-            let data = t.b.ins().load(PTR, state_flags(), view, VIEW_DATA);
-            let width = if large { 8 } else { 4 };
-            let offset = t.b.ins().imul_imm_s(r, width);
-            let at = t.b.ins().iadd(values, offset);
-            let (from, to) = if large {
-                (
-                    t.b.ins().load(types::I64, value_flags(), at, 0),
-                    t.b.ins().load(types::I64, value_flags(), at, 8),
-                )
-            } else {
-                let from = t.b.ins().load(types::I32, value_flags(), at, 0);
-                let to = t.b.ins().load(types::I32, value_flags(), at, 4);
-                (
-                    t.b.ins().sextend(types::I64, from),
-                    t.b.ins().sextend(types::I64, to),
-                )
-            };
-            let text = t.b.ins().iadd(data, from);
-            let len = t.b.ins().isub(to, from);
-            t.emit_encode_text(text, len, fail);
-        }
-        RowKind::Call => {
-            let call = t.b.ins().load(PTR, state_flags(), view, VIEW_CALL);
-            let ctx = t.b.ins().load(PTR, state_flags(), view, VIEW_CTX);
-            t.spill();
-            let ok = t
-                .call_addr(
-                    crate::encode::helper_row_call(),
-                    &[PTR, PTR, PTR, PTR],
-                    Some(types::I8),
-                    &[t.state, call, ctx, r],
-                )
-                .expect("returns a status");
-            t.reload();
-            let written = t.b.create_block();
-            t.b.ins().brif(ok, written, &[], fail, &[]);
-            t.b.switch_to_block(written);
-        }
+        t.b.switch_to_block(value);
+        self.emit_value(t, item, view, i, depth);
+        t.b.ins().jump(next, &[]);
+
+        t.b.switch_to_block(next);
+        let following = t.b.ins().iadd_imm_s(i, 1);
+        t.b.def_var(index, following);
+        t.b.ins().jump(head, &[]);
+
+        t.b.switch_to_block(done);
+        t.ensure_const(1, fail);
+        t.write_const(b"]");
     }
-    t.b.ins().jump(next, &[]);
-    t.b.switch_to_block(next);
 }

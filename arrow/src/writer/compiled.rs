@@ -1,8 +1,9 @@
 //! The writer's JIT backend: the row loop of a schema's record compiled by
-//! `jitson_jit::compile_rows`. Integer, boolean and Utf8 / LargeUtf8 columns
-//! are read and written by generated code (the typed encoder's emitters);
-//! every other column's values by its plan encoder, called back from the
-//! generated code, so both backends write the same bytes.
+//! `jitson_jit::compile_rows`. Integer, boolean and Utf8 / LargeUtf8 columns,
+//! and structs and lists of them, are read and written by generated code (the
+//! typed encoder's emitters); every other column's values by its plan
+//! encoder, called back from the generated code, so both backends write the
+//! same bytes.
 
 use std::sync::Arc;
 
@@ -21,6 +22,7 @@ use crate::reader::Backend;
 /// A schema's compiled row writer.
 pub(crate) struct Compiled {
     rows: CompiledRows,
+    /// The spec's columns' kinds (what the views are built from).
     kinds: Vec<RowKind>,
 }
 
@@ -59,9 +61,10 @@ fn cached(spec: RowSpec, kinds: Vec<RowKind>) -> Result<Arc<Compiled>, jitson_ji
 /// calls).
 const ROWS_PER_CALL: usize = 256;
 
-/// Schemas with more columns than this are written by the plan's encoders
-/// alone: one generated function per schema grows with its columns, and its
-/// compile time with it, while the per-row saving does not.
+/// Schemas with more columns than this (struct fields and list items
+/// counted) are written by the plan's encoders alone: one generated function
+/// per schema grows with its columns, and its compile time with it, while the
+/// per-row saving does not.
 const MAX_COMPILED_COLUMNS: usize = 512;
 
 impl Compiled {
@@ -80,27 +83,14 @@ impl Compiled {
             Backend::Auto => !jitson_jit::disabled_by_env(),
             Backend::Jit => true,
         };
-        if !wanted || schema.fields().len() > MAX_COMPILED_COLUMNS {
+        if !wanted {
             return Ok(None);
         }
-        let kinds: Vec<RowKind> = schema
-            .fields()
-            .iter()
-            .map(|f| row_kind(f.data_type()))
-            .collect();
-        let columns = kinds
-            .iter()
-            .zip(&plan.keys)
-            .map(|(&kind, key)| RowColumn {
-                // `key` is `,"name":` (object mode) or `,` (list mode).
-                key: if plan.list_mode {
-                    Vec::new()
-                } else {
-                    key[1..].to_vec()
-                },
-                kind,
-            })
-            .collect();
+        let columns = row_columns(plan, schema.fields());
+        if columns.iter().map(|c| c.kind.views()).sum::<usize>() > MAX_COMPILED_COLUMNS {
+            return Ok(None);
+        }
+        let kinds = columns.iter().map(|c| c.kind.clone()).collect();
         let spec = RowSpec {
             columns,
             list_mode: plan.list_mode,
@@ -126,28 +116,23 @@ impl Compiled {
         out: &mut Vec<u8>,
         mut flush: impl FnMut(&mut Vec<u8>) -> Result<(), ArrowError>,
     ) -> Result<(), ArrowError> {
-        let columns = plan
-            .children
-            .iter()
-            .zip(batch.columns())
-            .map(|(child, array)| child.column(array.as_ref()))
-            .collect::<Result<Vec<_>, _>>()?;
-        let views: Vec<ColumnView> = self
-            .kinds
-            .iter()
-            .zip(&columns)
-            .zip(batch.columns())
-            .map(|((&kind, column), array)| view(kind, column, array.as_ref()))
-            .collect();
+        // The views, in the spec's order, and the encoders the `Call` views
+        // point into (boxed: their addresses stay put while more are made).
+        let mut encoders = Vec::new();
+        let mut views = Vec::new();
+        for ((kind, child), array) in self.kinds.iter().zip(&plan.children).zip(batch.columns()) {
+            bind(kind, child, array.as_ref(), &mut encoders, &mut views)?;
+        }
         let _panics = jitson_core::panic::Scope::enter();
         let mut start = rows.start;
         while start < rows.end {
             let end = (start + ROWS_PER_CALL).min(rows.end);
             let separate_first = start > rows.start || !first_in_stream;
-            // SAFETY: one view per column of the spec, each over the buffers
-            // of its column's array in `batch` (alive for the call; the
-            // encoders behind `Call` views live in `columns`), covering rows
-            // `start..end` of the batch.
+            // SAFETY: the views of the spec's columns in its order, each over
+            // the buffers of its array in `batch` (alive for the call; the
+            // encoders behind `Call` views live in `encoders`): a column's
+            // cover rows `start..end` of the batch, a struct field's its
+            // struct's rows, a list item's every item of its list array.
             let ok = unsafe { self.rows.write(&views, start..end, separate_first, out) };
             if !ok {
                 // An encoder panicked (or the buffer could not grow).
@@ -161,13 +146,34 @@ impl Compiled {
             }
             start = end;
         }
-        drop(columns);
+        drop(encoders);
         Ok(())
     }
 }
 
-/// How the generated code reads a column of type `data_type`.
-fn row_kind(data_type: &DataType) -> RowKind {
+/// The row columns of a record (the schema's, or a struct's) whose fields
+/// `plan` lowered: keys from the plan (without their comma), kinds from the
+/// types.
+fn row_columns(plan: &Plan, fields: &arrow_schema::Fields) -> Vec<RowColumn> {
+    fields
+        .iter()
+        .zip(&plan.children)
+        .zip(&plan.keys)
+        .map(|((field, child), key)| RowColumn {
+            // `key` is `,"name":` (object mode) or `,` (list mode).
+            key: if plan.list_mode {
+                Vec::new()
+            } else {
+                key[1..].to_vec()
+            },
+            kind: row_kind(field.data_type(), child),
+        })
+        .collect()
+}
+
+/// How the generated code reads a column of type `data_type`, which `plan`
+/// lowered.
+fn row_kind(data_type: &DataType, plan: &Plan) -> RowKind {
     let int = |bytes, signed| RowKind::Int { bytes, signed };
     match data_type {
         DataType::Int8 => int(1, true),
@@ -181,26 +187,50 @@ fn row_kind(data_type: &DataType) -> RowKind {
         DataType::Boolean => RowKind::Bool,
         DataType::Utf8 => RowKind::Text { large: false },
         DataType::LargeUtf8 => RowKind::Text { large: true },
+        DataType::Struct(fields) => RowKind::Struct(row_columns(plan, fields)),
+        DataType::List(item) | DataType::LargeList(item) => RowKind::List {
+            large: matches!(data_type, DataType::LargeList(_)),
+            item: Box::new(row_kind(item.data_type(), &plan.children[0])),
+        },
         _ => RowKind::Call,
     }
 }
 
-/// The view of one column of one batch.
-fn view(kind: RowKind, column: &Column<'_>, array: &dyn Array) -> ColumnView {
-    let (validity, validity_bit) = match &column.nulls {
-        Some(nulls) => (nulls.buffer().as_ptr(), nulls.offset()),
-        None => (core::ptr::null(), 0),
-    };
+/// Appends the views of a column of kind `kind` (its own, then its fields'
+/// or its item's) over `array`, which `plan` lowered; a `Call` view's
+/// encoder goes to `encoders`.
+fn bind<'a>(
+    kind: &RowKind,
+    plan: &'a Plan,
+    array: &'a dyn Array,
+    encoders: &mut Vec<Box<Column<'a>>>,
+    views: &mut Vec<ColumnView>,
+) -> Result<(), ArrowError> {
     let mut view = ColumnView {
         values: core::ptr::null(),
         values_bit: 0,
         data: core::ptr::null(),
-        validity,
-        validity_bit,
+        validity: core::ptr::null(),
+        validity_bit: 0,
         call: None,
         ctx: core::ptr::null(),
     };
+    let nulls = |view: &mut ColumnView, nulls: Option<&arrow_buffer::NullBuffer>| {
+        if let Some(nulls) = nulls.filter(|n| n.null_count() > 0) {
+            view.validity = nulls.buffer().as_ptr();
+            view.validity_bit = nulls.offset();
+        }
+    };
     match kind {
+        RowKind::Call => {
+            let column = Box::new(plan.column(array)?);
+            nulls(&mut view, column.nulls.as_ref());
+            view.call = Some(call_encoder);
+            view.ctx = (&raw const column.encoder).cast();
+            encoders.push(column);
+            views.push(view);
+            return Ok(());
+        }
         RowKind::Int { .. } => {
             view.values = match array.data_type() {
                 DataType::Int8 => array.as_primitive::<Int8Type>().values().as_ptr().cast(),
@@ -218,23 +248,47 @@ fn view(kind: RowKind, column: &Column<'_>, array: &dyn Array) -> ColumnView {
             view.values = bits.values().as_ptr();
             view.values_bit = bits.offset();
         }
-        RowKind::Text { large } => {
-            if large {
-                let text = array.as_string::<i64>();
-                view.values = text.value_offsets().as_ptr().cast();
-                view.data = text.values().as_ptr();
-            } else {
-                let text = array.as_string::<i32>();
-                view.values = text.value_offsets().as_ptr().cast();
-                view.data = text.values().as_ptr();
-            }
+        RowKind::Text { large: true } => {
+            let text = array.as_string::<i64>();
+            view.values = text.value_offsets().as_ptr().cast();
+            view.data = text.values().as_ptr();
         }
-        RowKind::Call => {
-            view.call = Some(call_encoder);
-            view.ctx = (&raw const column.encoder).cast();
+        RowKind::Text { large: false } => {
+            let text = array.as_string::<i32>();
+            view.values = text.value_offsets().as_ptr().cast();
+            view.data = text.values().as_ptr();
+        }
+        RowKind::Struct(fields) => {
+            nulls(&mut view, array.nulls());
+            views.push(view);
+            // A struct's children are sliced with it: row r of the struct is
+            // row r of each.
+            let children = array.as_struct().columns();
+            for ((field, child), child_array) in fields.iter().zip(&plan.children).zip(children) {
+                bind(&field.kind, child, child_array.as_ref(), encoders, views)?;
+            }
+            return Ok(());
+        }
+        RowKind::List { large, item } => {
+            nulls(&mut view, array.nulls());
+            // The offsets are sliced with the list; its values are not (the
+            // offsets index them).
+            let values = if *large {
+                let list = array.as_list::<i64>();
+                view.values = list.value_offsets().as_ptr().cast();
+                list.values()
+            } else {
+                let list = array.as_list::<i32>();
+                view.values = list.value_offsets().as_ptr().cast();
+                list.values()
+            };
+            views.push(view);
+            return bind(item, &plan.children[0], values.as_ref(), encoders, views);
         }
     }
-    view
+    nulls(&mut view, array.nulls());
+    views.push(view);
+    Ok(())
 }
 
 /// A `Call` column's value: its plan encoder, called back from generated
