@@ -144,11 +144,17 @@ pub fn write_str_escaped(out: &mut Vec<u8>, s: &str, escape: Escape) {
 }
 
 /// The index of the first byte of `bytes[from..]` that JSON requires escaping
-/// (a control byte, `"` or `\`), or `bytes.len()`. Sixteen bytes at a time
-/// with SSE2 on x86-64 (every x86-64 CPU has it), then eight at a time.
+/// (a control byte, `"` or `\`), or `bytes.len()`. On x86-64: 32 bytes at
+/// a time with AVX2 (detected at run time) over long texts, 16 at a time with
+/// SSE2 (every x86-64 CPU has it); then eight at a time.
 #[inline]
 pub fn find_escape(bytes: &[u8], mut from: usize) -> usize {
     let origin = from;
+    #[cfg(target_arch = "x86_64")]
+    if bytes.len() - from >= 64 && std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 (checked just above; std caches it).
+        from = unsafe { skip_clean_avx2(bytes, from) };
+    }
     #[cfg(target_arch = "x86_64")]
     while from + 16 <= bytes.len() {
         if let Some(at) = escape_in_block(&bytes[from..from + 16]) {
@@ -188,6 +194,37 @@ pub fn find_escape(bytes: &[u8], mut from: usize) -> usize {
         Some(at) => start + at,
         None => bytes.len(),
     }
+}
+
+/// Skips the 32-byte blocks of `bytes[from..]` that need no escape: the
+/// start of the first block that has a byte to escape, or of the last
+/// (partial) one; the caller scans on from there.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn skip_clean_avx2(bytes: &[u8], mut from: usize) -> usize {
+    use core::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
+        _mm256_or_si256, _mm256_set1_epi8,
+    };
+    let (low, quote, backslash) = (
+        _mm256_set1_epi8(0x1f),
+        _mm256_set1_epi8(b'"' as i8),
+        _mm256_set1_epi8(b'\\' as i8),
+    );
+    while from + 32 <= bytes.len() {
+        // SAFETY: 32 bytes from `from` are in `bytes`; the load is unaligned.
+        let v = unsafe { _mm256_loadu_si256(bytes.as_ptr().add(from).cast::<__m256i>()) };
+        let control = _mm256_cmpeq_epi8(_mm256_min_epu8(v, low), v);
+        let special = _mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, backslash));
+        if _mm256_movemask_epi8(_mm256_or_si256(control, special)) != 0 {
+            break;
+        }
+        from += 32;
+    }
+    from
 }
 
 /// The index of the first byte of a 16-byte block that JSON requires
@@ -460,7 +497,7 @@ mod tests {
         // Every byte at every position of the 16-byte blocks, the 8-byte
         // words and the tail, from several starts.
         for b in 0..=255u8 {
-            for len in [1, 7, 8, 15, 16, 17, 20, 31, 32, 40, 47] {
+            for len in [1, 7, 8, 15, 16, 17, 20, 31, 32, 40, 47, 64, 65, 100] {
                 for pos in 0..len {
                     let mut bytes = vec![b'x'; len];
                     bytes[pos] = b;

@@ -46,6 +46,46 @@ static PAIRS: [[u8; 2]; 100] = {
     table
 };
 
+/// A quoted date, time or timestamp in the default formats, built on the
+/// stack (at most 37 bytes: `"`, a date, `T`, a time with nine fraction
+/// digits, an offset, `"`) and appended to the output in one copy.
+struct Stamp {
+    buf: [u8; 40],
+    len: usize,
+}
+
+impl Stamp {
+    /// A stamp holding its opening quote.
+    #[inline]
+    fn quoted() -> Stamp {
+        let mut stamp = Stamp {
+            buf: [0; 40],
+            len: 1,
+        };
+        stamp.buf[0] = b'"';
+        stamp
+    }
+
+    #[inline]
+    fn push(&mut self, b: u8) {
+        self.buf[self.len] = b;
+        self.len += 1;
+    }
+
+    #[inline]
+    fn extend_from_slice(&mut self, bytes: &[u8]) {
+        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+    }
+
+    /// Appends the stamp and its closing quote to `out`.
+    #[inline]
+    fn close_into(mut self, out: &mut Vec<u8>) {
+        self.push(b'"');
+        out.extend_from_slice(&self.buf[..self.len]);
+    }
+}
+
 /// Year, month, day of a day count from 1970-01-01 (proleptic Gregorian;
 /// Howard Hinnant's `civil_from_days`).
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
@@ -63,7 +103,7 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 
 /// `YYYY-MM-DD` for years 0..=9999; false (nothing written) otherwise.
 #[inline]
-fn write_date(out: &mut Vec<u8>, days: i64) -> bool {
+fn write_date(out: &mut Stamp, days: i64) -> bool {
     let (year, month, day) = civil_from_days(days);
     if !(0..=9999).contains(&year) {
         return false;
@@ -80,7 +120,7 @@ fn write_date(out: &mut Vec<u8>, days: i64) -> bool {
 
 /// `HH:MM:SS` and chrono's automatic fraction (none, 3, 6 or 9 digits).
 #[inline]
-fn write_time(out: &mut Vec<u8>, seconds_of_day: u32, nanos: u32) {
+fn write_time(out: &mut Stamp, seconds_of_day: u32, nanos: u32) {
     out.extend_from_slice(&PAIRS[(seconds_of_day / 3600) as usize]);
     out.push(b':');
     out.extend_from_slice(&PAIRS[(seconds_of_day / 60 % 60) as usize]);
@@ -123,10 +163,9 @@ fn split(value: i64, unit: TimeUnit) -> (i64, u32) {
 /// nanoseconds as `YYYY-MM-DDTHH:MM:SS[.f]`; false when the year is not
 /// 0..=9999 (the caller then goes through chrono).
 #[inline]
-fn write_datetime(out: &mut Vec<u8>, seconds: i64, nanos: u32) -> bool {
-    let start = out.len();
+fn write_datetime(out: &mut Stamp, seconds: i64, nanos: u32) -> bool {
+    // write_date writes nothing when it fails.
     if !write_date(out, seconds.div_euclid(86_400)) {
-        out.truncate(start);
         return false;
     }
     out.push(b'T');
@@ -181,31 +220,29 @@ impl<T: ArrowTimestampType> Encode for Timestamps<'_, T> {
     #[inline]
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
         let value = self.values[row];
-        out.push(b'"');
-        let fast = match self.offset {
-            Some(offset) if self.plan.format.is_none() => {
-                let (seconds, nanos) = split(value, T::UNIT);
-                // as_datetime's range is wider than years 0..=9999, so a
-                // value written here is one chrono would convert.
-                let written = seconds
-                    .checked_add(i64::from(offset))
-                    .is_some_and(|local| write_datetime(out, local, nanos));
-                if written && self.plan.tz.is_some() {
-                    write_offset(out, offset);
+        if let Some(offset) = self.offset.filter(|_| self.plan.format.is_none()) {
+            let (seconds, nanos) = split(value, T::UNIT);
+            let mut stamp = Stamp::quoted();
+            // as_datetime's range is wider than years 0..=9999, so a value
+            // written here is one chrono would convert.
+            let written = seconds
+                .checked_add(i64::from(offset))
+                .is_some_and(|local| write_datetime(&mut stamp, local, nanos));
+            if written {
+                if self.plan.tz.is_some() {
+                    write_offset(&mut stamp, offset);
                 }
-                written
+                return stamp.close_into(out);
             }
-            _ => false,
-        };
-        if !fast {
-            self.slow(value, out);
         }
+        out.push(b'"');
+        self.slow(value, out);
         out.push(b'"');
     }
 }
 
 /// `Z` or `+HH:MM` (`-HH:MM`), as chrono's RFC 3339 with `use_z`.
-fn write_offset(out: &mut Vec<u8>, offset: i32) {
+fn write_offset(out: &mut Stamp, offset: i32) {
     if offset == 0 {
         out.push(b'Z');
         return;
@@ -250,16 +287,18 @@ impl Encode for Date32s<'_> {
     #[inline]
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
         let value = self.values[row];
+        let mut stamp = Stamp::quoted();
+        if self.plan.format.is_none() && write_date(&mut stamp, i64::from(value)) {
+            return stamp.close_into(out);
+        }
         out.push(b'"');
-        if self.plan.format.is_some() || !write_date(out, i64::from(value)) {
-            match date32_to_datetime(value).map(|d| d.date()) {
-                None => write_error(out, "temporal", value, self.plan),
-                Some(date) => {
-                    let _ = match self.plan.format.as_deref() {
-                        Some(f) => write!(out, "{}", date.format(f)),
-                        None => write!(out, "{date:?}"),
-                    };
-                }
+        match date32_to_datetime(value).map(|d| d.date()) {
+            None => write_error(out, "temporal", value, self.plan),
+            Some(date) => {
+                let _ = match self.plan.format.as_deref() {
+                    Some(f) => write!(out, "{}", date.format(f)),
+                    None => write!(out, "{date:?}"),
+                };
             }
         }
         out.push(b'"');
@@ -284,17 +323,19 @@ struct Date64s<'a> {
 impl Encode for Date64s<'_> {
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
         let value = self.values[row];
-        out.push(b'"');
         let (seconds, nanos) = split(value, TimeUnit::Millisecond);
-        if self.plan.format.is_some() || !write_datetime(out, seconds, nanos) {
-            match date64_to_datetime(value) {
-                None => write_error(out, "temporal", value, self.plan),
-                Some(naive) => {
-                    let _ = match self.plan.format.as_deref() {
-                        Some(f) => write!(out, "{}", naive.format(f)),
-                        None => write!(out, "{naive:?}"),
-                    };
-                }
+        let mut stamp = Stamp::quoted();
+        if self.plan.format.is_none() && write_datetime(&mut stamp, seconds, nanos) {
+            return stamp.close_into(out);
+        }
+        out.push(b'"');
+        match date64_to_datetime(value) {
+            None => write_error(out, "temporal", value, self.plan),
+            Some(naive) => {
+                let _ = match self.plan.format.as_deref() {
+                    Some(f) => write!(out, "{}", naive.format(f)),
+                    None => write!(out, "{naive:?}"),
+                };
             }
         }
         out.push(b'"');
