@@ -175,23 +175,43 @@ pub fn find_escape(bytes: &[u8], mut from: usize) -> usize {
     }
     // The tail as one more word test instead of a loop over a table: the
     // last eight bytes when a whole word was scanned from `origin` (the bytes
-    // before `from` are then known clean, so the first hit is in the tail);
-    // otherwise the tail's bytes padded with one that needs no escape (a copy
-    // of unknown length would call memcpy).
-    let (start, word) = if bytes.len() >= origin + 8 {
+    // before `from` are then known clean, so the first hit is in the tail).
+    if bytes.len() >= origin + 8 {
         let start = bytes.len() - 8;
         let mut word = [0u8; 8];
         word.copy_from_slice(&bytes[start..]);
-        (start, word)
+        return match escape_in_word(u64::from_le_bytes(word)) {
+            Some(at) => start + at,
+            None => bytes.len(),
+        };
+    }
+    // A text shorter than eight bytes, in registers (a copy into a padded
+    // word would call memcpy and stall the load that reads it back): four
+    // to seven bytes as its first four and last four, which overlap; fewer
+    // as single bytes, padded with a byte that needs no escape.
+    let rest = bytes.len() - from;
+    let (word, place): (u64, fn(usize, usize, usize) -> usize) = if rest >= 4 {
+        let first = u32::from_le_bytes(bytes[from..from + 4].try_into().expect("4 bytes"));
+        let last = u32::from_le_bytes(bytes[bytes.len() - 4..].try_into().expect("4 bytes"));
+        // Bytes 0..4 are `from..from + 4`, bytes 4..8 the last four: a hit in
+        // the first half comes first in the text.
+        let place = |from: usize, len: usize, at: usize| {
+            if at < 4 {
+                from + at
+            } else {
+                len - 4 + (at - 4)
+            }
+        };
+        (u64::from(first) | (u64::from(last) << 32), place)
     } else {
-        let mut word = [b'A'; 8];
-        for (w, &b) in word.iter_mut().zip(&bytes[from..]) {
-            *w = b;
+        let mut word = u64::from_le_bytes([b'A'; 8]);
+        for (i, &b) in bytes[from..].iter().enumerate() {
+            word = (word & !(0xff << (8 * i))) | (u64::from(b) << (8 * i));
         }
-        (from, word)
+        (word, |from: usize, _: usize, at: usize| from + at)
     };
-    match escape_in_word(u64::from_le_bytes(word)) {
-        Some(at) => start + at,
+    match escape_in_word(word) {
+        Some(at) => place(from, bytes.len(), at),
         None => bytes.len(),
     }
 }

@@ -86,7 +86,9 @@ use jitson_core::layout::{Kind, LayoutId, TypeLayout};
 
 pub use encode::{CompiledEncoder, compile_encoder, encoder_lowers};
 pub use helpers::JitState;
-pub use rows::{ColumnView, CompiledRows, RowCallFn, RowColumn, RowKind, RowSpec, compile_rows};
+pub use rows::{
+    ColumnView, CompiledRows, FormatFn, RowCallFn, RowColumn, RowKind, RowSpec, compile_rows,
+};
 
 /// The module that owns a `Compiled`'s code and data.
 struct OwnedModule(JITModule);

@@ -46,11 +46,37 @@ pub enum RowKind {
     /// (32-bit offsets, or 64-bit when `large`), `,` between them, a null
     /// item as `null`, then `]`.
     List { large: bool, item: Box<RowKind> },
+    /// A `bytes`-wide value (1, 2, 4 or 8 bytes) formatted by a pure
+    /// function, the address of a [`FormatFn`] (see [`RowKind::formatted`]),
+    /// into room for `max_len` bytes reserved by the generated code; a value
+    /// it declines is written by the view's [`RowCallFn`].
+    Formatted {
+        bytes: u8,
+        max_len: u8,
+        format: usize,
+    },
     /// Anything else: the view's [`RowCallFn`] appends the value's text.
     Call,
 }
 
+/// Formats a fixed-width value, given as its bits zero-extended to 64, at
+/// `dst`, which has room for the kind's `max_len` bytes. Returns the bytes
+/// written, or 0 to decline the value (nothing written; the view's
+/// [`RowCallFn`] then writes it, e.g. a date outside the years the fast path
+/// knows). Never unwinds.
+pub type FormatFn = unsafe extern "C" fn(value: u64, dst: *mut u8) -> usize;
+
 impl RowKind {
+    /// A [`RowKind::Formatted`] column of `bytes`-wide values formatted by
+    /// `format` in at most `max_len` bytes.
+    pub fn formatted(bytes: u8, max_len: u8, format: FormatFn) -> RowKind {
+        RowKind::Formatted {
+            bytes,
+            max_len,
+            format: format as usize,
+        }
+    }
+
     /// How many [`ColumnView`]s a column of this kind takes: its own, then
     /// (in order) those of a struct's fields or of a list's item.
     pub fn views(&self) -> usize {
@@ -100,7 +126,7 @@ pub type RowCallFn =
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ColumnView {
-    /// `Int`: the first value; `Bool`: the bit buffer; `Text` and `List`:
+    /// `Int` and `Formatted`: the first value; `Bool`: the bit buffer; `Text` and `List`:
     /// the first offset (`len + 1` offsets follow); `Struct`: unused.
     pub values: *const u8,
     /// `Bool`: the bit of row 0 in `values`.
@@ -111,7 +137,8 @@ pub struct ColumnView {
     pub validity: *const u8,
     /// The bit of row 0 in `validity`.
     pub validity_bit: usize,
-    /// `Call`: the function and its context.
+    /// `Call` (and `Formatted`, for the values its function declines): the
+    /// function and its context.
     pub call: Option<RowCallFn>,
     pub ctx: *const core::ffi::c_void,
 }
@@ -322,6 +349,16 @@ fn emit_bit(t: &mut EncodeTranslator<'_, '_>, bits: Value, index: Value) -> Valu
     t.b.ins().band_imm_u(bit, 1)
 }
 
+/// The integer type `bytes` (1, 2, 4 or 8) wide.
+fn int_type(bytes: u8) -> cranelift_codegen::ir::Type {
+    match bytes {
+        1 => types::I8,
+        2 => types::I16,
+        4 => types::I32,
+        _ => types::I64,
+    }
+}
+
 /// What every part of the row loop shares: the spec's options, the views
 /// argument and the failure exit.
 struct Rows<'s> {
@@ -472,12 +509,7 @@ impl Rows<'_> {
         let at = self.view(t, view);
         match kind {
             RowKind::Int { bytes, signed } => {
-                let ty = match bytes {
-                    1 => types::I8,
-                    2 => types::I16,
-                    4 => types::I32,
-                    _ => types::I64,
-                };
+                let ty = int_type(*bytes);
                 let values = t.b.ins().load(PTR, state_flags(), at, VIEW_VALUES);
                 let offset = t.b.ins().imul_imm_s(row, i64::from(*bytes));
                 let src = t.b.ins().iadd(values, offset);
@@ -505,25 +537,62 @@ impl Rows<'_> {
                 let (from, to) = self.emit_offsets(t, at, row, *large);
                 self.emit_items(t, item, view + 1, from, to, depth + 1);
             }
+            RowKind::Formatted {
+                bytes,
+                max_len,
+                format,
+            } => {
+                let ty = int_type(*bytes);
+                let values = t.b.ins().load(PTR, state_flags(), at, VIEW_VALUES);
+                let offset = t.b.ins().imul_imm_s(row, i64::from(*bytes));
+                let src = t.b.ins().iadd(values, offset);
+                let v = t.b.ins().load(ty, value_flags(), src, 0);
+                let v = if ty == types::I64 {
+                    v
+                } else {
+                    t.b.ins().uextend(types::I64, v)
+                };
+                t.ensure_const(usize::from(*max_len), fail);
+                let dst = t.cursor();
+                let n = t
+                    .call_addr(*format, &[types::I64, PTR], Some(PTR), &[v, dst])
+                    .expect("returns a length");
+                let (written, declined, done) =
+                    (t.b.create_block(), t.b.create_block(), t.b.create_block());
+                t.b.ins().brif(n, written, &[], declined, &[]);
+                t.b.switch_to_block(written);
+                t.advance(n);
+                t.b.ins().jump(done, &[]);
+                t.b.switch_to_block(declined);
+                t.b.set_cold_block(declined);
+                self.emit_call(t, at, row);
+                t.b.ins().jump(done, &[]);
+                t.b.switch_to_block(done);
+            }
             RowKind::Call | RowKind::Struct(_) | RowKind::List { .. } => {
                 debug_assert!(!nested || depth >= MAX_DEPTH);
-                let call = t.b.ins().load(PTR, state_flags(), at, VIEW_CALL);
-                let ctx = t.b.ins().load(PTR, state_flags(), at, VIEW_CTX);
-                t.spill();
-                let ok = t
-                    .call_addr(
-                        crate::encode::helper_row_call(),
-                        &[PTR, PTR, PTR, PTR],
-                        Some(types::I8),
-                        &[t.state, call, ctx, row],
-                    )
-                    .expect("returns a status");
-                t.reload();
-                let written = t.b.create_block();
-                t.b.ins().brif(ok, written, &[], fail, &[]);
-                t.b.switch_to_block(written);
+                self.emit_call(t, at, row);
             }
         }
+    }
+
+    /// The value at `row` of the view at `at`, written by its [`RowCallFn`].
+    fn emit_call(&self, t: &mut EncodeTranslator<'_, '_>, at: Value, row: Value) {
+        let call = t.b.ins().load(PTR, state_flags(), at, VIEW_CALL);
+        let ctx = t.b.ins().load(PTR, state_flags(), at, VIEW_CTX);
+        t.spill();
+        let ok = t
+            .call_addr(
+                crate::encode::helper_row_call(),
+                &[PTR, PTR, PTR, PTR],
+                Some(types::I8),
+                &[t.state, call, ctx, row],
+            )
+            .expect("returns a status");
+        t.reload();
+        let written = t.b.create_block();
+        t.b.ins().brif(ok, written, &[], self.fail, &[]);
+        t.b.switch_to_block(written);
     }
 
     /// Offsets `row` and `row + 1` of the offsets at `view`'s values, as

@@ -8,14 +8,13 @@
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{
-    Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
-};
 use arrow_array::{Array, RecordBatch};
-use arrow_schema::{ArrowError, DataType, SchemaRef};
+use arrow_schema::{ArrowError, DataType, SchemaRef, TimeUnit};
 use jitson_jit::{ColumnView, CompiledRows, RowColumn, RowKind, RowSpec};
 
+use super::number::{FLOAT_MAX_LEN, format_float};
 use super::plan::{Column, Encode, Plan};
+use super::temporal::{STAMP_MAX_LEN, format_date32, format_date64, format_timestamp};
 use super::{JsonFormat, Options};
 use crate::reader::Backend;
 
@@ -187,6 +186,26 @@ fn row_kind(data_type: &DataType, plan: &Plan) -> RowKind {
         DataType::Boolean => RowKind::Bool,
         DataType::Utf8 => RowKind::Text { large: false },
         DataType::LargeUtf8 => RowKind::Text { large: true },
+        DataType::Float16 => RowKind::formatted(2, FLOAT_MAX_LEN, format_float::<half::f16>),
+        DataType::Float32 => RowKind::formatted(4, FLOAT_MAX_LEN, format_float::<f32>),
+        DataType::Float64 => RowKind::formatted(8, FLOAT_MAX_LEN, format_float::<f64>),
+        // The default formats without a zone; the rest go through chrono.
+        DataType::Timestamp(unit, None) if plan.format.is_none() => {
+            use arrow_array::types::*;
+            let format: jitson_jit::FormatFn = match unit {
+                TimeUnit::Second => format_timestamp::<TimestampSecondType>,
+                TimeUnit::Millisecond => format_timestamp::<TimestampMillisecondType>,
+                TimeUnit::Microsecond => format_timestamp::<TimestampMicrosecondType>,
+                TimeUnit::Nanosecond => format_timestamp::<TimestampNanosecondType>,
+            };
+            RowKind::formatted(8, STAMP_MAX_LEN, format)
+        }
+        DataType::Date32 if plan.format.is_none() => {
+            RowKind::formatted(4, STAMP_MAX_LEN, format_date32)
+        }
+        DataType::Date64 if plan.format.is_none() => {
+            RowKind::formatted(8, STAMP_MAX_LEN, format_date64)
+        }
         DataType::Struct(fields) => RowKind::Struct(row_columns(plan, fields)),
         DataType::List(item) | DataType::LargeList(item) => RowKind::List {
             large: matches!(data_type, DataType::LargeList(_)),
@@ -222,7 +241,12 @@ fn bind<'a>(
         }
     };
     match kind {
-        RowKind::Call => {
+        RowKind::Call | RowKind::Formatted { .. } => {
+            // A formatted column's values are read by the generated code; its
+            // encoder writes the values the format function declines.
+            if matches!(kind, RowKind::Formatted { .. }) {
+                view.values = primitive_values(array);
+            }
             let column = Box::new(plan.column(array)?);
             nulls(&mut view, column.nulls.as_ref());
             view.call = Some(call_encoder);
@@ -231,18 +255,7 @@ fn bind<'a>(
             views.push(view);
             return Ok(());
         }
-        RowKind::Int { .. } => {
-            view.values = match array.data_type() {
-                DataType::Int8 => array.as_primitive::<Int8Type>().values().as_ptr().cast(),
-                DataType::Int16 => array.as_primitive::<Int16Type>().values().as_ptr().cast(),
-                DataType::Int32 => array.as_primitive::<Int32Type>().values().as_ptr().cast(),
-                DataType::Int64 => array.as_primitive::<Int64Type>().values().as_ptr().cast(),
-                DataType::UInt8 => array.as_primitive::<UInt8Type>().values().as_ptr().cast(),
-                DataType::UInt16 => array.as_primitive::<UInt16Type>().values().as_ptr().cast(),
-                DataType::UInt32 => array.as_primitive::<UInt32Type>().values().as_ptr().cast(),
-                _ => array.as_primitive::<UInt64Type>().values().as_ptr().cast(),
-            };
-        }
+        RowKind::Int { .. } => view.values = primitive_values(array),
         RowKind::Bool => {
             let bits = array.as_boolean().values();
             view.values = bits.values().as_ptr();
@@ -289,6 +302,35 @@ fn bind<'a>(
     nulls(&mut view, array.nulls());
     views.push(view);
     Ok(())
+}
+
+/// The first value of a primitive array of a type [`row_kind`] reads
+/// (its offset applied).
+fn primitive_values(array: &dyn Array) -> *const u8 {
+    use arrow_array::types::*;
+    fn first<T: arrow_array::ArrowPrimitiveType>(array: &dyn Array) -> *const u8 {
+        array.as_primitive::<T>().values().as_ptr().cast()
+    }
+    match array.data_type() {
+        DataType::Int8 => first::<Int8Type>(array),
+        DataType::Int16 => first::<Int16Type>(array),
+        DataType::Int32 => first::<Int32Type>(array),
+        DataType::Int64 => first::<Int64Type>(array),
+        DataType::UInt8 => first::<UInt8Type>(array),
+        DataType::UInt16 => first::<UInt16Type>(array),
+        DataType::UInt32 => first::<UInt32Type>(array),
+        DataType::UInt64 => first::<UInt64Type>(array),
+        DataType::Float16 => first::<Float16Type>(array),
+        DataType::Float32 => first::<Float32Type>(array),
+        DataType::Float64 => first::<Float64Type>(array),
+        DataType::Date32 => first::<Date32Type>(array),
+        DataType::Date64 => first::<Date64Type>(array),
+        DataType::Timestamp(TimeUnit::Second, _) => first::<TimestampSecondType>(array),
+        DataType::Timestamp(TimeUnit::Millisecond, _) => first::<TimestampMillisecondType>(array),
+        DataType::Timestamp(TimeUnit::Microsecond, _) => first::<TimestampMicrosecondType>(array),
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => first::<TimestampNanosecondType>(array),
+        other => unreachable!("row_kind reads no {other} column"),
+    }
 }
 
 /// A `Call` column's value: its plan encoder, called back from generated

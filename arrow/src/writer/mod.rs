@@ -269,7 +269,7 @@ impl Lowered {
 const FLUSH_AT: usize = 64 * 1024;
 
 /// Rows of one batch formatted by one task of the parallel write.
-const ROWS_PER_TASK: usize = 1024;
+const ROWS_PER_TASK: usize = 256;
 
 /// Formats the rows of `batch` onto `out`, with the separator before the
 /// first row unless it is the stream's first.
@@ -475,10 +475,21 @@ mod parallel {
         written: usize,
     }
 
-    /// Formats items `0..count` with `format` on `threads` threads, at most
-    /// `window` ahead of the last one written, and hands each to `write` in
-    /// order. The first error (formatting or writing) stops the run; nothing
-    /// after the failing item is written.
+    /// The next item to format, if one may be claimed now: the items are
+    /// claimed in order, at most `window` ahead of the last one written.
+    fn claim(progress: &Mutex<Progress>, count: usize, window: usize) -> Option<usize> {
+        let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
+        (p.next < count && p.next < p.written + window).then(|| {
+            p.next += 1;
+            p.next - 1
+        })
+    }
+
+    /// Formats items `0..count` with `format` on `threads` threads (the
+    /// caller's among them), at most `window` ahead of the last one written,
+    /// and hands each to `write` in order, on the caller's thread. The first
+    /// error (formatting or writing) stops the run; nothing after the failing
+    /// item is written.
     pub(super) fn run(
         count: usize,
         threads: usize,
@@ -495,11 +506,18 @@ mod parallel {
         let pool: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
         let stop = AtomicBool::new(false);
         let (done, results) = mpsc::channel::<(usize, Result<Vec<u8>, ArrowError>)>();
+        // One item formatted into a buffer written before, when there is one:
+        // no regrowing, no fresh pages.
+        let format_one = |index: usize| {
+            let reused = pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            let mut out = reused.unwrap_or_default();
+            out.clear();
+            format(index, &mut out).map(|()| out)
+        };
         std::thread::scope(|scope| {
-            for _ in 0..threads {
+            for _ in 1..threads {
                 let done = done.clone();
-                let (progress, turn, stop, format, pool) =
-                    (&progress, &turn, &stop, &format, &pool);
+                let (progress, turn, stop, format_one) = (&progress, &turn, &stop, &format_one);
                 scope.spawn(move || {
                     loop {
                         let index = {
@@ -516,27 +534,35 @@ mod parallel {
                             p.next += 1;
                             p.next - 1
                         };
-                        // A buffer written before, when there is one: no
-                        // regrowing, no fresh pages.
-                        let reused = pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
-                        let mut out = reused.unwrap_or_default();
-                        out.clear();
-                        let result = format(index, &mut out).map(|()| out);
-                        if done.send((index, result)).is_err() {
+                        if done.send((index, format_one(index))).is_err() {
                             return;
                         }
                     }
                 });
             }
             drop(done);
+            // The caller writes what is ready, in order; when the next item
+            // to write is not ready, it formats one itself rather than wait.
             let mut pending = BTreeMap::new();
             let mut written = 0;
             let mut outcome = Ok(());
             while written < count {
-                let Ok((index, result)) = results.recv() else {
-                    break;
-                };
-                pending.insert(index, result);
+                while let Ok((index, result)) = results.try_recv() {
+                    pending.insert(index, result);
+                }
+                if !pending.contains_key(&written) {
+                    match claim(&progress, count, window) {
+                        Some(index) => {
+                            pending.insert(index, format_one(index));
+                        }
+                        None => match results.recv() {
+                            Ok((index, result)) => {
+                                pending.insert(index, result);
+                            }
+                            Err(_) => break,
+                        },
+                    }
+                }
                 while let Some(result) = pending.remove(&written) {
                     let step = result.and_then(|bytes| {
                         write(&bytes)?;

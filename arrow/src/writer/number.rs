@@ -44,21 +44,32 @@ where
 /// same library and version), NaN and ±infinity as `null`.
 struct Floats<'a, T>(&'a [T]);
 
+/// Room for any float lexical writes (its own bound for f64, the larger).
+const FLOAT_ROOM: usize = <f64 as lexical_core::FormattedSize>::FORMATTED_SIZE;
+
 /// A float that lexical writes; f16 is widened to f32 first, as arrow-json.
 pub(crate) trait Float: Copy {
-    fn append(self, out: &mut Vec<u8>);
+    /// The value's text in `buf` (`null` for NaN and ±infinity): its length.
+    fn format(self, buf: &mut [u8; FLOAT_ROOM]) -> usize;
+
+    #[inline]
+    fn append(self, out: &mut Vec<u8>) {
+        let mut buf = [0u8; FLOAT_ROOM];
+        let len = self.format(&mut buf);
+        append(out, &buf[..len]);
+    }
 }
 
 macro_rules! lexical_float {
     ($($t:ty),*) => {$(
         impl Float for $t {
             #[inline]
-            fn append(self, out: &mut Vec<u8>) {
+            fn format(self, buf: &mut [u8; FLOAT_ROOM]) -> usize {
                 if self.is_finite() {
-                    let mut buf = [0u8; <$t as lexical_core::FormattedSize>::FORMATTED_SIZE];
-                    append(out, lexical_core::write(self, &mut buf));
+                    lexical_core::write(self, buf).len()
                 } else {
-                    append(out, b"null");
+                    buf[..4].copy_from_slice(b"null");
+                    4
                 }
             }
         }
@@ -68,8 +79,60 @@ lexical_float!(f32, f64);
 
 impl Float for half::f16 {
     #[inline]
-    fn append(self, out: &mut Vec<u8>) {
-        self.to_f32().append(out);
+    fn format(self, buf: &mut [u8; FLOAT_ROOM]) -> usize {
+        self.to_f32().format(buf)
+    }
+}
+
+/// The compiled writer's [`jitson_jit::FormatFn`] for floats of type `T`
+/// (`T` as wide as its bits): the bytes [`Float::format`] writes.
+///
+/// # Safety
+/// `dst` has room for [`FLOAT_ROOM`] bytes.
+#[cfg(feature = "jit")]
+pub(crate) unsafe extern "C" fn format_float<T: Float + FromBits>(
+    value: u64,
+    dst: *mut u8,
+) -> usize {
+    let mut buf = [0u8; FLOAT_ROOM];
+    let len = T::from_bits(value).format(&mut buf);
+    // SAFETY: the caller reserved FLOAT_ROOM bytes at `dst`; `len` is at most
+    // that, and `buf` is a local (no overlap).
+    unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), dst, len) };
+    len
+}
+
+/// [`format_float`]'s room, for the row spec.
+#[cfg(feature = "jit")]
+pub(crate) const FLOAT_MAX_LEN: u8 = {
+    assert!(FLOAT_ROOM <= u8::MAX as usize);
+    FLOAT_ROOM as u8
+};
+
+/// A float from its bits (the low bits of a zero-extended value).
+#[cfg(feature = "jit")]
+pub(crate) trait FromBits {
+    fn from_bits(bits: u64) -> Self;
+}
+
+#[cfg(feature = "jit")]
+impl FromBits for f64 {
+    fn from_bits(bits: u64) -> f64 {
+        f64::from_bits(bits)
+    }
+}
+
+#[cfg(feature = "jit")]
+impl FromBits for f32 {
+    fn from_bits(bits: u64) -> f32 {
+        f32::from_bits(bits as u32)
+    }
+}
+
+#[cfg(feature = "jit")]
+impl FromBits for half::f16 {
+    fn from_bits(bits: u64) -> half::f16 {
+        half::f16::from_bits(bits as u16)
     }
 }
 

@@ -84,6 +84,67 @@ impl Stamp {
         self.push(b'"');
         out.extend_from_slice(&self.buf[..self.len]);
     }
+
+    /// Writes the stamp and its closing quote at `dst`: their length.
+    ///
+    /// # Safety
+    /// `dst` has room for [`STAMP_MAX_LEN`] bytes.
+    #[cfg(feature = "jit")]
+    #[inline]
+    unsafe fn close_at(mut self, dst: *mut u8) -> usize {
+        self.push(b'"');
+        // SAFETY: the caller's room holds the whole buffer; `self` is a local.
+        unsafe { std::ptr::copy_nonoverlapping(self.buf.as_ptr(), dst, self.len) };
+        self.len
+    }
+}
+
+/// The room the compiled writer reserves for a [`Stamp`].
+#[cfg(feature = "jit")]
+pub(crate) const STAMP_MAX_LEN: u8 = 40;
+
+/// The compiled writer's [`jitson_jit::FormatFn`] for timestamps of type `T`
+/// without a zone or a format: what `Timestamps` writes, or 0 (declined) for
+/// years outside 0..=9999, which chrono writes.
+///
+/// # Safety
+/// `dst` has room for [`STAMP_MAX_LEN`] bytes.
+#[cfg(feature = "jit")]
+pub(crate) unsafe extern "C" fn format_timestamp<T: ArrowTimestampType>(
+    value: u64,
+    dst: *mut u8,
+) -> usize {
+    let (seconds, nanos) = split(value as i64, T::UNIT);
+    let mut stamp = Stamp::quoted();
+    if !write_datetime(&mut stamp, seconds, nanos) {
+        return 0;
+    }
+    // SAFETY: as the caller guarantees.
+    unsafe { stamp.close_at(dst) }
+}
+
+/// [`format_timestamp`] for Date32 (days, the low 32 bits) without a format.
+///
+/// # Safety
+/// `dst` has room for [`STAMP_MAX_LEN`] bytes.
+#[cfg(feature = "jit")]
+pub(crate) unsafe extern "C" fn format_date32(value: u64, dst: *mut u8) -> usize {
+    let mut stamp = Stamp::quoted();
+    if !write_date(&mut stamp, i64::from(value as u32 as i32)) {
+        return 0;
+    }
+    // SAFETY: as the caller guarantees.
+    unsafe { stamp.close_at(dst) }
+}
+
+/// [`format_timestamp`] for Date64 (milliseconds) without a format.
+///
+/// # Safety
+/// `dst` has room for [`STAMP_MAX_LEN`] bytes.
+#[cfg(feature = "jit")]
+pub(crate) unsafe extern "C" fn format_date64(value: u64, dst: *mut u8) -> usize {
+    // SAFETY: as the caller guarantees.
+    unsafe { format_timestamp::<arrow_array::types::TimestampMillisecondType>(value, dst) }
 }
 
 /// Year, month, day of a day count from 1970-01-01 (proleptic Gregorian;
