@@ -359,6 +359,32 @@ fn int_type(bytes: u8) -> cranelift_codegen::ir::Type {
     }
 }
 
+/// Where a field is written: its index in its record, its view, the row,
+/// the record's first-field flag, its depth, and whether the room for its
+/// [`bound`] is reserved already (it is in a run of bounded fields).
+#[derive(Clone, Copy)]
+struct Place {
+    index: usize,
+    view: usize,
+    row: Value,
+    first: cranelift_frontend::Variable,
+    depth: usize,
+    reserved: bool,
+}
+
+/// The most bytes a field of a bounded kind (an integer, a boolean) writes
+/// in any branch: its comma, its key and its value or `null`. `None` for the
+/// kinds that check their own room (texts, structs, lists, calls, and
+/// formatted values, whose declined values are written by a call).
+fn bound(field: &RowColumn) -> Option<usize> {
+    let value = match field.kind {
+        RowKind::Int { .. } => crate::encode::INT_MAX_LEN,
+        RowKind::Bool => 5,
+        _ => return None,
+    };
+    Some(1 + field.key.len() + value)
+}
+
 /// What every part of the row loop shares: the spec's options, the views
 /// argument and the failure exit.
 struct Rows<'s> {
@@ -394,15 +420,43 @@ impl Rows<'_> {
         } else {
             (b"{", b"}")
         };
-        t.ensure_const(1, self.fail);
+        // One capacity check per run of bounded fields (integers, booleans),
+        // the open bracket with the first: each writes at most its bound in
+        // any branch (its key, comma and value, or `null`), so the room
+        // reserved at the run's start lasts to its end.
+        let run = |from: usize| -> usize { fields[from..].iter().map_while(bound).sum() };
+        t.ensure_const(1 + run(0), self.fail);
         t.write_const(open);
+        let mut reserved = run(0);
         // Object mode: whether a field was written yet (its comma).
         let first = t.b.declare_var(types::I8);
         let one = t.b.ins().iconst(types::I8, 1);
         t.b.def_var(first, one);
         let mut view = first_view;
         for (index, field) in fields.iter().enumerate() {
-            self.emit_field(t, index, field, view, row, first, depth);
+            let in_run = match bound(field) {
+                Some(n) => {
+                    if reserved < n {
+                        reserved = run(index);
+                        t.ensure_const(reserved, self.fail);
+                    }
+                    reserved -= n;
+                    true
+                }
+                None => {
+                    reserved = 0;
+                    false
+                }
+            };
+            let at = Place {
+                index,
+                view,
+                row,
+                first,
+                depth,
+                reserved: in_run,
+            };
+            self.emit_field(t, field, at);
             view += field.kind.views();
         }
         let mut tail = close.to_vec();
@@ -412,17 +466,15 @@ impl Rows<'_> {
     }
 
     /// One field of a record: its null test, key and value.
-    #[allow(clippy::too_many_arguments)]
-    fn emit_field(
-        &self,
-        t: &mut EncodeTranslator<'_, '_>,
-        index: usize,
-        field: &RowColumn,
-        view: usize,
-        row: Value,
-        first: cranelift_frontend::Variable,
-        depth: usize,
-    ) {
+    fn emit_field(&self, t: &mut EncodeTranslator<'_, '_>, field: &RowColumn, at: Place) {
+        let Place {
+            index,
+            view,
+            row,
+            first,
+            depth,
+            reserved,
+        } = at;
         let (value, null, next) = (t.b.create_block(), t.b.create_block(), t.b.create_block());
         self.emit_null_test(t, view, row, value, null);
 
@@ -430,9 +482,14 @@ impl Rows<'_> {
         let fail = self.fail;
         let list_mode = self.spec.list_mode;
         let emit_key = |t: &mut EncodeTranslator<'_, '_>| {
+            let ensure = |t: &mut EncodeTranslator<'_, '_>, n: usize| {
+                if !reserved {
+                    t.ensure_const(n, fail);
+                }
+            };
             if list_mode {
                 if index > 0 {
-                    t.ensure_const(1, fail);
+                    ensure(t, 1);
                     t.write_const(b",");
                 }
                 return;
@@ -441,11 +498,11 @@ impl Rows<'_> {
             let is_first = t.b.use_var(first);
             t.b.ins().brif(is_first, bare, &[], comma, &[]);
             t.b.switch_to_block(bare);
-            t.ensure_const(field.key.len(), fail);
+            ensure(t, field.key.len());
             t.write_const(&field.key);
             t.b.ins().jump(keyed, &[]);
             t.b.switch_to_block(comma);
-            t.ensure_const(field.key.len() + 1, fail);
+            ensure(t, field.key.len() + 1);
             t.write_const(b",");
             t.write_const(&field.key);
             t.b.ins().jump(keyed, &[]);
@@ -457,14 +514,16 @@ impl Rows<'_> {
         t.b.switch_to_block(null);
         if list_mode || self.spec.explicit_nulls {
             emit_key(t);
-            t.ensure_const(4, fail);
+            if !reserved {
+                t.ensure_const(4, fail);
+            }
             t.write_const(b"null");
         }
         t.b.ins().jump(next, &[]);
 
         t.b.switch_to_block(value);
         emit_key(t);
-        self.emit_value(t, &field.kind, view, row, depth);
+        self.emit_value(t, &field.kind, view, row, depth, reserved);
         t.b.ins().jump(next, &[]);
         t.b.switch_to_block(next);
     }
@@ -495,7 +554,8 @@ impl Rows<'_> {
     }
 
     /// The (non-null) value at `row` of view `view`, of kind `kind`, nested
-    /// `depth` structs and lists below the row.
+    /// `depth` structs and lists below the row; with room for its [`bound`]
+    /// already reserved when `reserved`.
     fn emit_value(
         &self,
         t: &mut EncodeTranslator<'_, '_>,
@@ -503,6 +563,7 @@ impl Rows<'_> {
         view: usize,
         row: Value,
         depth: usize,
+        reserved: bool,
     ) {
         let fail = self.fail;
         let nested = matches!(kind, RowKind::Struct(_) | RowKind::List { .. });
@@ -513,14 +574,16 @@ impl Rows<'_> {
                 let values = t.b.ins().load(PTR, state_flags(), at, VIEW_VALUES);
                 let offset = t.b.ins().imul_imm_s(row, i64::from(*bytes));
                 let src = t.b.ins().iadd(values, offset);
-                t.emit_encode_int(ty, *signed, src, fail, false);
+                t.emit_encode_int(ty, *signed, src, fail, reserved);
             }
             RowKind::Bool => {
                 let values = t.b.ins().load(PTR, state_flags(), at, VIEW_VALUES);
                 let base = t.b.ins().load(PTR, state_flags(), at, VIEW_VALUES_BIT);
                 let index_bit = t.b.ins().iadd(base, row);
                 let bit = emit_bit(t, values, index_bit);
-                t.ensure_const(5, fail);
+                if !reserved {
+                    t.ensure_const(5, fail);
+                }
                 t.emit_encode_bool_value(bit);
             }
             RowKind::Text { large } => {
@@ -671,7 +734,7 @@ impl Rows<'_> {
         t.b.ins().jump(next, &[]);
 
         t.b.switch_to_block(value);
-        self.emit_value(t, item, view, i, depth);
+        self.emit_value(t, item, view, i, depth, false);
         t.b.ins().jump(next, &[]);
 
         t.b.switch_to_block(next);
