@@ -29,10 +29,11 @@
 //! The schema is lowered once (per schema and options, cached by the writer)
 //! to a plan of per-column encoders chosen from the `DataType`; each batch
 //! only binds them to its arrays. Where the JIT runs, the record's row loop
-//! is compiled too (`compiled.rs`): integer, boolean and Utf8 columns are
-//! read and written by generated code, the others by their encoders, called
-//! from it. [`Writer::write_batches_parallel`] formats
-//! batches on every core and writes them in order.
+//! is compiled too (`compiled.rs`): integer, boolean, Utf8, float, date and
+//! timestamp columns, and structs and lists of them, are read and written by
+//! generated code, the others by their encoders, called from it.
+//! [`Writer::write_batches_parallel`] formats batches on every core and
+//! writes them in order.
 
 #[cfg(feature = "jit")]
 mod compiled;
@@ -172,8 +173,9 @@ impl WriterBuilder {
     }
 
     /// Who writes the rows (default [`Backend::Auto`](crate::Backend::Auto)):
-    /// the row loop compiled per schema, which reads integer, boolean and
-    /// Utf8 columns itself and calls the plan's encoders for the others, or
+    /// the row loop compiled per schema, which reads integer, boolean, Utf8,
+    /// float, date and timestamp columns, and structs and lists of them,
+    /// itself and calls the plan's encoders for the others, or
     /// (`Interpreter`) the plan's encoders alone. The bytes are the same.
     /// `Jit` makes `write` fail where the JIT cannot run (or
     /// `JITSON_DISABLE_JIT` is set); `Auto` then uses the encoders alone.
@@ -353,9 +355,10 @@ impl<W: Write, F: JsonFormat> Writer<W, F> {
     /// Formats `batches` on every core (`std::thread::available_parallelism`
     /// threads) and writes them to the sink in order: the same bytes as
     /// [`write_batches`](Self::write_batches). Work is cut into tasks of at
-    /// most 1024 rows of one batch; at most two tasks per thread are formatted
-    /// ahead of the one being written, and their buffers are reused, so memory
-    /// stays within a few batches' output.
+    /// most 256 rows of one batch, formatted on spawned threads and on the
+    /// calling thread (which also writes them, in order); at most two tasks
+    /// per thread are formatted ahead of the one being written, and their
+    /// buffers are reused, so memory stays within a few batches' output.
     pub fn write_batches_parallel(&mut self, batches: &[&RecordBatch]) -> Result<(), ArrowError> {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         self.write_batches_with_threads(batches, threads)
