@@ -16,7 +16,8 @@
 #   encode            values serde_json decodes into the models, encoded by every
 #                     backend, compact and pretty: = serde_json's bytes
 #   arrow_schema_bytes jitson-arrow: a schema from the first bytes, the rest as
-#                     NDJSON; both backends agree, split decodes = whole, arrays valid
+#                     NDJSON; both backends agree, split decodes = whole, arrays valid;
+#                     the batches written back = arrow-json writer's bytes
 #
 # Corpora: fuzz/corpus/<target>/ (kept between runs, not committed), seeded on the
 # first run from ../shared/corpus when present: JSONTestSuite's test_parsing files

@@ -7,6 +7,11 @@
 //! `validate_full`. The interpreter's outcome must not depend on the split
 //! (the same batches and error as one `decode` call over the whole input).
 //!
+//! Then the writer: the decoded batches (whole, and each sliced past its first
+//! row) written back by `jitson_arrow::writer` on both backends, as NDJSON and
+//! as an array, explicit nulls on and off, both struct modes, must be
+//! arrow-json's bytes (or fail where arrow-json's writer fails).
+//!
 //! Header (every byte is taken modulo what it selects, so any input is a case):
 //!
 //! - byte 0: bits 0–1 batch size − 1; bit 2 strict mode; bit 3 coerce
@@ -33,7 +38,7 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, TimeUnit};
-use jitson_arrow::{Backend, CompiledSchema, ReaderBuilder, RecordError};
+use jitson_arrow::{Backend, CompiledSchema, ReaderBuilder, RecordError, StructMode};
 use libfuzzer_sys::fuzz_target;
 
 const LEAVES: [DataType; 17] = [
@@ -290,4 +295,81 @@ fuzz_target!(|data: &[u8]| {
         "the split at {split} changes the outcome on {schema:?}:\n\
          whole: {whole:?}\nsplit: {interpreted:?}"
     );
+    let mut batches: Vec<RecordBatch> = interpreted.batches.clone();
+    batches.extend(
+        interpreted
+            .batches
+            .iter()
+            .filter(|b| b.num_rows() > 1)
+            .map(|b| b.slice(1, b.num_rows() - 1)),
+    );
+    if !batches.is_empty() {
+        written_as_arrow_json_writes(&batches.iter().collect::<Vec<_>>());
+    }
 });
+
+/// jitson's writer, both backends, every option set and framing, against
+/// arrow-json's writer on the same batches.
+fn written_as_arrow_json_writes(batches: &[&RecordBatch]) {
+    for explicit in [false, true] {
+        for mode in [StructMode::ObjectOnly, StructMode::ListOnly] {
+            let arrow_mode = match mode {
+                StructMode::ObjectOnly => arrow_json::StructMode::ObjectOnly,
+                StructMode::ListOnly => arrow_json::StructMode::ListOnly,
+            };
+            let theirs = |array: bool| -> Result<Vec<u8>, ArrowError> {
+                let builder = arrow_json::WriterBuilder::new()
+                    .with_explicit_nulls(explicit)
+                    .with_struct_mode(arrow_mode);
+                let mut out = Vec::new();
+                if array {
+                    let mut w = builder.build::<_, arrow_json::writer::JsonArray>(&mut out);
+                    w.write_batches(batches)?;
+                    w.finish()?;
+                } else {
+                    let mut w = builder.build::<_, arrow_json::writer::LineDelimited>(&mut out);
+                    w.write_batches(batches)?;
+                    w.finish()?;
+                }
+                Ok(out)
+            };
+            for backend in [Backend::Interpreter, Backend::Jit] {
+                let ours = |array: bool| -> Result<Vec<u8>, ArrowError> {
+                    let builder = jitson_arrow::writer::WriterBuilder::new()
+                        .with_explicit_nulls(explicit)
+                        .with_struct_mode(mode)
+                        .with_backend(backend);
+                    let mut out = Vec::new();
+                    if array {
+                        let mut w = builder.build::<_, jitson_arrow::writer::JsonArray>(&mut out);
+                        w.write_batches(batches)?;
+                        w.finish()?;
+                    } else {
+                        let mut w =
+                            builder.build::<_, jitson_arrow::writer::LineDelimited>(&mut out);
+                        w.write_batches(batches)?;
+                        w.finish()?;
+                    }
+                    Ok(out)
+                };
+                for array in [false, true] {
+                    match (theirs(array), ours(array)) {
+                        (Ok(expected), Ok(got)) => assert!(
+                            expected == got,
+                            "writer bytes differ ({backend:?}, explicit nulls {explicit}, \
+                             {mode:?}, array {array}):\n arrow-json: {}\n jitson:     {}",
+                            String::from_utf8_lossy(&expected),
+                            String::from_utf8_lossy(&got)
+                        ),
+                        (Err(_), Err(_)) => {}
+                        (expected, got) => panic!(
+                            "writers disagree on failing ({backend:?}): arrow-json {:?}, jitson {:?}",
+                            expected.map(|_| ()),
+                            got.map(|_| ())
+                        ),
+                    }
+                }
+            }
+        }
+    }
+}

@@ -27,15 +27,21 @@ fn check<T: Encode + Serialize + DeserializeOwned>(data: &[u8]) {
             if backend == Backend::Jit && !Backend::Jit.is_available() {
                 continue;
             }
-            let got = Encoder::<T>::with_backend(backend).pretty(pretty).encode(&value);
+            let got = Encoder::<T>::with_backend(backend)
+                .pretty(pretty)
+                .encode(&value);
             match (&got, &expected) {
                 (Ok(a), Ok(b)) => assert_eq!(
                     String::from_utf8_lossy(a),
                     String::from_utf8_lossy(b),
                     "{backend:?}, pretty {pretty}"
                 ),
-                (Err(a), Err(b)) => assert_eq!(a.to_string().split(" at $").next(), Some(&*b.to_string())),
-                _ => panic!("{backend:?}, pretty {pretty}: jitson {got:?}, serde_json {expected:?}"),
+                (Err(a), Err(b)) => {
+                    assert_eq!(a.to_string().split(" at $").next(), Some(&*b.to_string()))
+                }
+                _ => {
+                    panic!("{backend:?}, pretty {pretty}: jitson {got:?}, serde_json {expected:?}")
+                }
             }
         }
     }
