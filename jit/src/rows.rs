@@ -133,6 +133,9 @@ pub struct ColumnView {
     pub values_bit: usize,
     /// `Text`: the bytes the offsets index.
     pub data: *const u8,
+    /// `Text`: how many bytes `data` holds (a short text is read sixteen
+    /// bytes at a time when as many are there).
+    pub data_len: usize,
     /// The validity bitmap when this batch has nulls in the column, or null.
     pub validity: *const u8,
     /// The bit of row 0 in `validity`.
@@ -147,6 +150,7 @@ const VIEW_SIZE: i64 = size_of::<ColumnView>() as i64;
 const VIEW_VALUES: i32 = std::mem::offset_of!(ColumnView, values) as i32;
 const VIEW_VALUES_BIT: i32 = std::mem::offset_of!(ColumnView, values_bit) as i32;
 const VIEW_DATA: i32 = std::mem::offset_of!(ColumnView, data) as i32;
+const VIEW_DATA_LEN: i32 = std::mem::offset_of!(ColumnView, data_len) as i32;
 const VIEW_VALIDITY: i32 = std::mem::offset_of!(ColumnView, validity) as i32;
 const VIEW_VALIDITY_BIT: i32 = std::mem::offset_of!(ColumnView, validity_bit) as i32;
 const VIEW_CALL: i32 = std::mem::offset_of!(ColumnView, call) as i32;
@@ -591,7 +595,12 @@ impl Rows<'_> {
                 let data = t.b.ins().load(PTR, state_flags(), at, VIEW_DATA);
                 let text = t.b.ins().iadd(data, from);
                 let len = t.b.ins().isub(to, from);
+                let (general, done) = (t.b.create_block(), t.b.create_block());
+                self.emit_short_text(t, at, from, text, len, general, done);
+                t.b.switch_to_block(general);
                 t.emit_encode_text(text, len, fail);
+                t.b.ins().jump(done, &[]);
+                t.b.switch_to_block(done);
             }
             RowKind::Struct(fields) if depth < MAX_DEPTH => {
                 self.emit_record(t, fields, view + 1, row, b"", depth + 1);
@@ -656,6 +665,68 @@ impl Rows<'_> {
         let written = t.b.create_block();
         t.b.ins().brif(ok, written, &[], self.fail, &[]);
         t.b.switch_to_block(written);
+    }
+
+    /// A text of at most 16 bytes with nothing to escape, written without a
+    /// call: its 16 bytes (read from the column's data, which holds at least
+    /// 16 from the text's start) compared with `"`, `\\` and below 0x20 as
+    /// one vector, the flags past the text masked off; if none is left, the
+    /// vector is stored after the opening quote and the closing quote after
+    /// the text. Jumps to `done` when written, to `general` otherwise
+    /// (longer texts, texts at the data's end, texts to escape).
+    #[allow(clippy::too_many_arguments)]
+    fn emit_short_text(
+        &self,
+        t: &mut EncodeTranslator<'_, '_>,
+        view: Value,
+        from: Value,
+        text: Value,
+        len: Value,
+        general: Block,
+        done: Block,
+    ) {
+        let (in_data, vector, plain) = (t.b.create_block(), t.b.create_block(), t.b.create_block());
+        let short = t.b.ins().icmp_imm_u(IntCC::UnsignedLessThanOrEqual, len, 16);
+        t.b.ins().brif(short, in_data, &[], general, &[]);
+
+        t.b.switch_to_block(in_data);
+        let data_len = t.b.ins().load(PTR, state_flags(), view, VIEW_DATA_LEN);
+        let end = t.b.ins().iadd_imm_s(from, 16);
+        let readable = t.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, data_len);
+        t.b.ins().brif(readable, vector, &[], general, &[]);
+
+        t.b.switch_to_block(vector);
+        let v = t.b.ins().load(types::I8X16, value_flags(), text, 0);
+        let splat = |t: &mut EncodeTranslator<'_, '_>, byte: u8| {
+            let b = t.b.ins().iconst(types::I8, i64::from(byte));
+            t.b.ins().splat(types::I8X16, b)
+        };
+        let (quotes, backslashes, controls) = (splat(t, b'"'), splat(t, b'\\'), splat(t, 0x20));
+        let q = t.b.ins().icmp(IntCC::Equal, v, quotes);
+        let s = t.b.ins().icmp(IntCC::Equal, v, backslashes);
+        let c = t.b.ins().icmp(IntCC::UnsignedLessThan, v, controls);
+        let any = t.b.ins().bor(q, s);
+        let any = t.b.ins().bor(any, c);
+        let flags = t.b.ins().vhigh_bits(types::I32, any);
+        // Only the text's own bytes: (1 << len) - 1, len <= 16.
+        let one = t.b.ins().iconst(types::I32, 1);
+        let len32 = t.b.ins().ireduce(types::I32, len);
+        let mask = t.b.ins().ishl(one, len32);
+        let mask = t.b.ins().iadd_imm_s(mask, -1);
+        let hits = t.b.ins().band(flags, mask);
+        t.b.ins().brif(hits, general, &[], plain, &[]);
+
+        t.b.switch_to_block(plain);
+        t.ensure_const(18, self.fail);
+        let at = t.cursor();
+        let quote = t.b.ins().iconst(types::I8, i64::from(b'"'));
+        t.b.ins().store(value_flags(), quote, at, 0);
+        t.b.ins().store(value_flags(), v, at, 1);
+        let close = t.b.ins().iadd(at, len);
+        t.b.ins().store(value_flags(), quote, close, 1);
+        let written = t.b.ins().iadd_imm_s(len, 2);
+        t.advance(written);
+        t.b.ins().jump(done, &[]);
     }
 
     /// Offsets `row` and `row + 1` of the offsets at `view`'s values, as

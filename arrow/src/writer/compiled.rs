@@ -229,6 +229,7 @@ fn bind<'a>(
         values: core::ptr::null(),
         values_bit: 0,
         data: core::ptr::null(),
+        data_len: 0,
         validity: core::ptr::null(),
         validity_bit: 0,
         call: None,
@@ -265,11 +266,13 @@ fn bind<'a>(
             let text = array.as_string::<i64>();
             view.values = text.value_offsets().as_ptr().cast();
             view.data = text.values().as_ptr();
+            view.data_len = text.values().len();
         }
         RowKind::Text { large: false } => {
             let text = array.as_string::<i32>();
             view.values = text.value_offsets().as_ptr().cast();
             view.data = text.values().as_ptr();
+            view.data_len = text.values().len();
         }
         RowKind::Struct(fields) => {
             nulls(&mut view, array.nulls());
