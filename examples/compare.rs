@@ -29,7 +29,8 @@
 //! else, has `allocs/op == owned/op`.
 //!
 //! Run: `cargo run --release --example compare` (add `-- --quick` for fewer rounds;
-//! `COMPARE_ONLY=<text>` keeps the data sets whose name contains it).
+//! `COMPARE_ONLY=<text>` keeps the data sets whose name contains it;
+//! `COMPARE_ONLY=first` prints the first-call tables alone).
 
 #[path = "models/everyday.rs"]
 mod everyday;
@@ -464,6 +465,57 @@ fn first_call<T: Decode>(name: &'static str, doc: &[u8]) -> FirstCall {
     }
 }
 
+/// First-encode latencies for one model, each on a root type never encoded
+/// before (`T`, `Box<T>`, `Option<T>`, `Vec<T>` are four roots).
+struct FirstEncode {
+    name: &'static str,
+    /// The interpreter's first encode of `T`.
+    interpreter: Duration,
+    /// `Backend::Auto`'s first encode of `Box<T>`: the interpreter, plus
+    /// queueing the compile (encoders always tier in the background).
+    auto: Duration,
+    /// `Backend::Jit`'s first encode of `Option<T>`: compile included.
+    jit: Duration,
+    /// A second encode of `Option<T>`, on compiled code.
+    second: Duration,
+}
+
+fn first_encode<T: Decode + jitson::Encode + Clone>(name: &'static str, doc: &[u8]) -> FirstEncode {
+    let value: T = Decoder::<T>::with_backend(Backend::Interpreter)
+        .decode_slice(doc)
+        .expect("decodes");
+    let time = |f: &dyn Fn()| {
+        let start = Instant::now();
+        f();
+        start.elapsed()
+    };
+    let interpreter = time(&|| {
+        jitson::Encoder::<T>::with_backend(Backend::Interpreter)
+            .encode(&value)
+            .expect("encodes");
+    });
+    let option = Some(value.clone());
+    let jit_encoder = jitson::Encoder::<Option<T>>::with_backend(Backend::Jit);
+    let jit = time(&|| {
+        jit_encoder.encode(&option).expect("encodes");
+    });
+    let second = time(&|| {
+        jit_encoder.encode(&option).expect("encodes");
+    });
+    // Last, so that its background compile does not run during the others.
+    let boxed = Box::new(value);
+    let auto = time(&|| {
+        jitson::to_vec(&boxed).expect("encodes");
+    });
+    FirstEncode {
+        name,
+        interpreter,
+        auto,
+        jit,
+        second,
+    }
+}
+
 /// The order in which [`reorder`] writes an object's members.
 #[derive(Clone, Copy, Debug)]
 enum KeyOrder {
@@ -858,14 +910,14 @@ fn main() {
         }
         return;
     }
+    // `COMPARE_ONLY=first`: the first-call tables alone.
+    let first_calls = only().is_none() || only().as_deref() == Some("first");
     let mut latency = Vec::new();
     let order_doc = generate(1, 9, Order::generate).remove(0);
-    if only().is_none() {
+    if first_calls {
         latency.push(first_call::<Order>("Order (30 fields)", &order_doc));
     }
-    if only().is_none()
-        && let Some(dir) = models::corpus_dir()
-    {
+    if first_calls && let Some(dir) = models::corpus_dir() {
         let twitter = std::fs::read(dir.join("twitter.json")).expect("read twitter.json");
         latency.push(first_call::<models::twitter::Twitter>(
             "twitter model (whole)",
@@ -891,7 +943,40 @@ fn main() {
         "(the ratio: Auto's first decode over the interpreter's, the cost of queueing the compile; \
          issue 22's target is at most 2x)"
     );
+    let mut encodes = Vec::new();
+    if first_calls {
+        encodes.push(first_encode::<Order>("Order (30 fields)", &order_doc));
+    }
+    if first_calls && let Some(dir) = models::corpus_dir() {
+        let twitter = std::fs::read(dir.join("twitter.json")).expect("read twitter.json");
+        encodes.push(first_encode::<models::twitter::Twitter>(
+            "twitter model (whole)",
+            &twitter,
+        ));
+    }
+    if !encodes.is_empty() {
+        println!(
+            "\n| first encode of a fresh root | interpreter | Auto (to_vec) | Jit, compile included | second call, compiled |\n|---|---:|---:|---:|---:|"
+        );
+        for c in &encodes {
+            println!(
+                "| {} | {:?} | {:?} ({:.2}x) | {:?} | {:?} |",
+                c.name,
+                c.interpreter,
+                c.auto,
+                c.auto.as_secs_f64() / c.interpreter.as_secs_f64(),
+                c.jit,
+                c.second
+            );
+        }
+        println!(
+            "(the ratio: Auto's first encode over the interpreter's; issue 19's target is at most 2x)"
+        );
+    }
     println!();
+    if only().as_deref() == Some("first") {
+        return;
+    }
 
     let users = generate(2_000, 1, User::generate);
     rows.extend(run::<User>("User (2,000 docs)", &users, rounds));

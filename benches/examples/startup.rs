@@ -13,7 +13,11 @@
 //! - `first decode Order, Auto`: the first `from_slice::<Order>` (the default
 //!   backend: served by the interpreter while the pool compiles);
 //! - `first decode Order, interpreter`: the same on `Backend::Interpreter`, the
-//!   figure the tiered first decode is held to (≤ 2×).
+//!   figure the tiered first decode is held to (≤ 2×);
+//! - `first encode Order, Auto` and `first encode Order, interpreter`: the
+//!   first `to_vec` of an `Order` (decoded beforehand by the interpreter,
+//!   outside the timing), on the default backend (the interpreter while the
+//!   pool compiles the encoder) and on the interpreter (issue 19: ≤ 2×).
 //!
 //! Timed with `Instant` around the call alone: process start and the reading
 //! of the document are outside.
@@ -26,16 +30,23 @@ use jitson_benches::models::twitter::Twitter;
 use jitson_benches::seed::Order;
 
 /// The cases, by the name a child is given.
-const CASES: [&str; 4] = [
+const CASES: [&str; 6] = [
     "warm_up twitter",
     "warm_up Order",
     "first decode Order, Auto",
     "first decode Order, interpreter",
+    "first encode Order, Auto",
+    "first encode Order, interpreter",
 ];
 
 /// Runs one case in this process; returns the first call's time in ms.
 fn child(case: &str) -> f64 {
     let order = jitson_benches::one(7, Order::generate);
+    let value: Option<Order> = case.starts_with("first encode").then(|| {
+        Decoder::<Order>::with_backend(Backend::Interpreter)
+            .decode_slice(&order)
+            .expect("decodes")
+    });
     let start = Instant::now();
     match case {
         "warm_up twitter" => jitson::warm_up::<Twitter>().expect("warm_up"),
@@ -46,6 +57,15 @@ fn child(case: &str) -> f64 {
         "first decode Order, interpreter" => {
             let decoder = Decoder::<Order>::with_backend(Backend::Interpreter);
             std::hint::black_box(decoder.decode_slice(&order).expect("decodes"));
+        }
+        "first encode Order, Auto" => {
+            let value = value.as_ref().expect("decoded above");
+            std::hint::black_box(jitson::to_vec(value).expect("encodes"));
+        }
+        "first encode Order, interpreter" => {
+            let value = value.as_ref().expect("decoded above");
+            let encoder = jitson::Encoder::<Order>::with_backend(Backend::Interpreter);
+            std::hint::black_box(encoder.encode(value).expect("encodes"));
         }
         other => panic!("unknown case {other:?}"),
     }

@@ -686,13 +686,17 @@ impl Rows<'_> {
         done: Block,
     ) {
         let (in_data, vector, plain) = (t.b.create_block(), t.b.create_block(), t.b.create_block());
-        let short = t.b.ins().icmp_imm_u(IntCC::UnsignedLessThanOrEqual, len, 16);
+        let short =
+            t.b.ins()
+                .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, len, 16);
         t.b.ins().brif(short, in_data, &[], general, &[]);
 
         t.b.switch_to_block(in_data);
         let data_len = t.b.ins().load(PTR, state_flags(), view, VIEW_DATA_LEN);
         let end = t.b.ins().iadd_imm_s(from, 16);
-        let readable = t.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, data_len);
+        let readable =
+            t.b.ins()
+                .icmp(IntCC::UnsignedLessThanOrEqual, end, data_len);
         t.b.ins().brif(readable, vector, &[], general, &[]);
 
         t.b.switch_to_block(vector);
