@@ -87,7 +87,8 @@ use jitson_core::layout::{Kind, LayoutId, TypeLayout};
 pub use encode::{CompiledEncoder, compile_encoder, encoder_lowers};
 pub use helpers::JitState;
 pub use rows::{
-    ColumnView, CompiledRows, FormatFn, RowCallFn, RowColumn, RowKind, RowSpec, compile_rows,
+    ColumnView, CompiledRows, FormatFn, ROW_MAX_DEPTH, RowCallFn, RowColumn, RowKind, RowSpec,
+    compile_rows,
 };
 
 /// The module that owns a `Compiled`'s code and data.
@@ -171,6 +172,9 @@ pub enum CompileError {
     /// `JITSON_DISABLE_JIT` is set: nothing is compiled in this process (see
     /// [`disabled_by_env`]).
     DisabledByEnv,
+    /// The description asks for something this crate does not compile (a
+    /// row spec nested deeper than [`ROW_MAX_DEPTH`]).
+    Unsupported(String),
 }
 
 impl std::fmt::Display for CompileError {
@@ -184,6 +188,7 @@ impl std::fmt::Display for CompileError {
             CompileError::DisabledByEnv => {
                 f.write_str("the JIT is switched off in this process (JITSON_DISABLE_JIT is set)")
             }
+            CompileError::Unsupported(e) => write!(f, "not compiled: {e}"),
         }
     }
 }

@@ -59,6 +59,14 @@ pub enum RowKind {
     Call,
 }
 
+/// How deep structs and lists may nest in a [`RowSpec`]: a row's columns are
+/// at depth 0, a struct's fields and a list's item one deeper than it. A
+/// struct or list at this depth or deeper must be given as a
+/// [`RowKind::Call`] (its encoder writes it); [`compile_rows`] refuses a spec
+/// that nests deeper (the generated code is one function, and each level
+/// adds its blocks and variables to it).
+pub const ROW_MAX_DEPTH: usize = 32;
+
 /// Formats a fixed-width value, given as its bits zero-extended to 64, at
 /// `dst`, which has room for the kind's `max_len` bytes. Returns the bytes
 /// written, or 0 to decline the value (nothing written; the view's
@@ -234,7 +242,29 @@ impl CompiledRows {
 }
 
 /// Compiles the row writer of `spec`.
+///
+/// # Errors
+/// [`CompileError::Unsupported`] for structs or lists nested
+/// [`ROW_MAX_DEPTH`] deep or deeper; what Cranelift or the OS refuse.
 pub fn compile_rows(spec: &RowSpec) -> Result<CompiledRows, CompileError> {
+    fn nesting(kind: &RowKind) -> usize {
+        match kind {
+            RowKind::Struct(fields) => {
+                1 + fields.iter().map(|f| nesting(&f.kind)).max().unwrap_or(0)
+            }
+            RowKind::List { item, .. } => 1 + nesting(item),
+            _ => 0,
+        }
+    }
+    if spec
+        .columns
+        .iter()
+        .any(|c| nesting(&c.kind) > ROW_MAX_DEPTH)
+    {
+        return Err(CompileError::Unsupported(format!(
+            "structs and lists nested more than {ROW_MAX_DEPTH} deep (give the deeper ones as calls)"
+        )));
+    }
     crate::guarded_compile(|| compile_inner(spec))
 }
 
@@ -396,10 +426,6 @@ struct Rows<'s> {
     views: Value,
     fail: Block,
 }
-
-/// How deep structs and lists are lowered; deeper values are written by
-/// their [`RowCallFn`] (their views are still passed, and unused).
-const MAX_DEPTH: usize = 32;
 
 impl Rows<'_> {
     /// The address of view `index`.
@@ -570,7 +596,6 @@ impl Rows<'_> {
         reserved: bool,
     ) {
         let fail = self.fail;
-        let nested = matches!(kind, RowKind::Struct(_) | RowKind::List { .. });
         let at = self.view(t, view);
         match kind {
             RowKind::Int { bytes, signed } => {
@@ -602,10 +627,10 @@ impl Rows<'_> {
                 t.b.ins().jump(done, &[]);
                 t.b.switch_to_block(done);
             }
-            RowKind::Struct(fields) if depth < MAX_DEPTH => {
+            RowKind::Struct(fields) => {
                 self.emit_record(t, fields, view + 1, row, b"", depth + 1);
             }
-            RowKind::List { large, item } if depth < MAX_DEPTH => {
+            RowKind::List { large, item } => {
                 let (from, to) = self.emit_offsets(t, at, row, *large);
                 self.emit_items(t, item, view + 1, from, to, depth + 1);
             }
@@ -641,10 +666,7 @@ impl Rows<'_> {
                 t.b.ins().jump(done, &[]);
                 t.b.switch_to_block(done);
             }
-            RowKind::Call | RowKind::Struct(_) | RowKind::List { .. } => {
-                debug_assert!(!nested || depth >= MAX_DEPTH);
-                self.emit_call(t, at, row);
-            }
+            RowKind::Call => self.emit_call(t, at, row),
         }
     }
 
@@ -820,5 +842,51 @@ impl Rows<'_> {
         t.b.switch_to_block(done);
         t.ensure_const(1, fail);
         t.write_const(b"]");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A list `levels` deep around an integer.
+    fn nested(levels: usize) -> RowKind {
+        (0..levels).fold(
+            RowKind::Int {
+                bytes: 4,
+                signed: true,
+            },
+            |item, _| RowKind::List {
+                large: false,
+                item: Box::new(item),
+            },
+        )
+    }
+
+    fn spec(kind: RowKind) -> RowSpec {
+        RowSpec {
+            columns: vec![RowColumn {
+                key: b"\"x\":".to_vec(),
+                kind,
+            }],
+            list_mode: false,
+            explicit_nulls: false,
+            between: Vec::new(),
+            after_row: b"\n".to_vec(),
+        }
+    }
+
+    #[test]
+    fn specs_nested_past_the_limit_are_refused() {
+        if crate::probe(None).is_err() {
+            return; // no JIT on this host
+        }
+        assert!(compile_rows(&spec(nested(ROW_MAX_DEPTH))).is_ok());
+        let refused = compile_rows(&spec(nested(ROW_MAX_DEPTH + 1)));
+        assert!(
+            matches!(refused, Err(CompileError::Unsupported(_))),
+            "{:?}",
+            refused.err()
+        );
     }
 }

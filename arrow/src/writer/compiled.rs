@@ -85,7 +85,7 @@ impl Compiled {
         if !wanted {
             return Ok(None);
         }
-        let columns = row_columns(plan, schema.fields());
+        let columns = row_columns(plan, schema.fields(), 0);
         if columns.iter().map(|c| c.kind.views()).sum::<usize>() > MAX_COMPILED_COLUMNS {
             return Ok(None);
         }
@@ -153,7 +153,7 @@ impl Compiled {
 /// The row columns of a record (the schema's, or a struct's) whose fields
 /// `plan` lowered: keys from the plan (without their comma), kinds from the
 /// types.
-fn row_columns(plan: &Plan, fields: &arrow_schema::Fields) -> Vec<RowColumn> {
+fn row_columns(plan: &Plan, fields: &arrow_schema::Fields, depth: usize) -> Vec<RowColumn> {
     fields
         .iter()
         .zip(&plan.children)
@@ -165,14 +165,15 @@ fn row_columns(plan: &Plan, fields: &arrow_schema::Fields) -> Vec<RowColumn> {
             } else {
                 key[1..].to_vec()
             },
-            kind: row_kind(field.data_type(), child),
+            kind: row_kind(field.data_type(), child, depth),
         })
         .collect()
 }
 
 /// How the generated code reads a column of type `data_type`, which `plan`
-/// lowered.
-fn row_kind(data_type: &DataType, plan: &Plan) -> RowKind {
+/// lowered, `depth` structs and lists below the row (from
+/// [`jitson_jit::ROW_MAX_DEPTH`] down, structs and lists are calls).
+fn row_kind(data_type: &DataType, plan: &Plan, depth: usize) -> RowKind {
     let int = |bytes, signed| RowKind::Int { bytes, signed };
     match data_type {
         DataType::Int8 => int(1, true),
@@ -206,11 +207,15 @@ fn row_kind(data_type: &DataType, plan: &Plan) -> RowKind {
         DataType::Date64 if plan.format.is_none() => {
             RowKind::formatted(8, STAMP_MAX_LEN, format_date64)
         }
-        DataType::Struct(fields) => RowKind::Struct(row_columns(plan, fields)),
-        DataType::List(item) | DataType::LargeList(item) => RowKind::List {
-            large: matches!(data_type, DataType::LargeList(_)),
-            item: Box::new(row_kind(item.data_type(), &plan.children[0])),
-        },
+        DataType::Struct(fields) if depth < jitson_jit::ROW_MAX_DEPTH => {
+            RowKind::Struct(row_columns(plan, fields, depth + 1))
+        }
+        DataType::List(item) | DataType::LargeList(item) if depth < jitson_jit::ROW_MAX_DEPTH => {
+            RowKind::List {
+                large: matches!(data_type, DataType::LargeList(_)),
+                item: Box::new(row_kind(item.data_type(), &plan.children[0], depth + 1)),
+            }
+        }
         _ => RowKind::Call,
     }
 }

@@ -5,7 +5,9 @@
 //!   or `.fffffffff` — the fewest of the three that hold the fraction —
 //!   nothing for whole seconds (chrono's `Debug` of a `NaiveDateTime`);
 //! - Timestamp with a zone (a fixed offset; a named zone is refused, as by
-//!   arrow-json without its `chrono-tz` feature): the local time in that zone
+//!   arrow-json without its `chrono-tz` feature, except `UTC`, written as
+//!   arrow-json with `chrono-tz` writes it: docs/arrow.md, difference 1):
+//!   the local time in that zone
 //!   in the same form, then `Z` for a zero offset or `+HH:MM`
 //!   (`to_rfc3339_opts(AutoSi, true)`);
 //! - Date32 `2024-05-01`; Date64 as a timestamp in milliseconds; Time32/64
