@@ -723,17 +723,7 @@ impl Rows<'_> {
 
         t.b.switch_to_block(vector);
         let v = t.b.ins().load(types::I8X16, value_flags(), text, 0);
-        let splat = |t: &mut EncodeTranslator<'_, '_>, byte: u8| {
-            let b = t.b.ins().iconst(types::I8, i64::from(byte));
-            t.b.ins().splat(types::I8X16, b)
-        };
-        let (quotes, backslashes, controls) = (splat(t, b'"'), splat(t, b'\\'), splat(t, 0x20));
-        let q = t.b.ins().icmp(IntCC::Equal, v, quotes);
-        let s = t.b.ins().icmp(IntCC::Equal, v, backslashes);
-        let c = t.b.ins().icmp(IntCC::UnsignedLessThan, v, controls);
-        let any = t.b.ins().bor(q, s);
-        let any = t.b.ins().bor(any, c);
-        let flags = t.b.ins().vhigh_bits(types::I32, any);
+        let flags = crate::kind::vector_specials(&mut t.b, v);
         // Only the text's own bytes: (1 << len) - 1, len <= 16.
         let one = t.b.ins().iconst(types::I32, 1);
         let len32 = t.b.ins().ireduce(types::I32, len);

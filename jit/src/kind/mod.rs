@@ -13,5 +13,6 @@ mod string;
 mod struct_;
 pub(crate) mod struct_table;
 
+pub(crate) use string::vector_specials;
 pub(crate) use struct_::MemberStatus;
 pub(crate) use struct_table::StructTable;

@@ -13,6 +13,24 @@ use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
 use jitson_core::layout::{BorrowedStrLayout, StringLayout, TypeLayout};
 
 use crate::helpers;
+
+/// One bit per byte of the 16-byte vector `v` (an `I8X16`) that a JSON
+/// string cannot hold as it is: `"`, `\\` or a control byte (an `I32`, bit
+/// `i` for byte `i`). The decoder's scan and the Arrow writer's short texts
+/// share it.
+pub(crate) fn vector_specials(b: &mut cranelift_frontend::FunctionBuilder<'_>, v: Value) -> Value {
+    let mut splat = |byte: u8| {
+        let x = b.ins().iconst(types::I8, i64::from(byte));
+        b.ins().splat(types::I8X16, x)
+    };
+    let (quotes, backslashes, controls) = (splat(b'"'), splat(b'\\'), splat(0x20));
+    let q = b.ins().icmp(IntCC::Equal, v, quotes);
+    let s = b.ins().icmp(IntCC::Equal, v, backslashes);
+    let c = b.ins().icmp(IntCC::UnsignedLessThan, v, controls);
+    let any = b.ins().bor(q, s);
+    let any = b.ins().bor(any, c);
+    b.ins().vhigh_bits(types::I32, any)
+}
 use crate::translate::{FnTranslator, PTR, STATE_VALIDATE, input_flags, offset_of, state_flags};
 
 const ONES: i64 = 0x0101_0101_0101_0101;
@@ -163,19 +181,7 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(body);
         let addr = self.b.ins().iadd(self.input, p);
         let v = self.b.ins().load(types::I8X16, input_flags(), addr, 0);
-        let splat = |t: &mut Self, byte: u8| {
-            let b = t.b.ins().iconst(types::I8, i64::from(byte));
-            t.b.ins().splat(types::I8X16, b)
-        };
-        let quotes = splat(self, b'"');
-        let backslashes = splat(self, b'\\');
-        let controls = splat(self, 0x20);
-        let q = self.b.ins().icmp(IntCC::Equal, v, quotes);
-        let s = self.b.ins().icmp(IntCC::Equal, v, backslashes);
-        let c = self.b.ins().icmp(IntCC::UnsignedLessThan, v, controls);
-        let any = self.b.ins().bor(q, s);
-        let any = self.b.ins().bor(any, c);
-        let specials = self.b.ins().vhigh_bits(types::I32, any);
+        let specials = vector_specials(&mut self.b, v);
         let non_ascii = self.b.ins().vhigh_bits(types::I32, v);
         self.b.ins().brif(specials, hit, &[], next, &[]);
 
