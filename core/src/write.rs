@@ -190,28 +190,23 @@ pub fn find_escape(bytes: &[u8], mut from: usize) -> usize {
     // to seven bytes as its first four and last four, which overlap; fewer
     // as single bytes, padded with a byte that needs no escape.
     let rest = bytes.len() - from;
-    let (word, place): (u64, fn(usize, usize, usize) -> usize) = if rest >= 4 {
+    if rest >= 4 {
         let first = u32::from_le_bytes(bytes[from..from + 4].try_into().expect("4 bytes"));
         let last = u32::from_le_bytes(bytes[bytes.len() - 4..].try_into().expect("4 bytes"));
         // Bytes 0..4 are `from..from + 4`, bytes 4..8 the last four: a hit in
         // the first half comes first in the text.
-        let place = |from: usize, len: usize, at: usize| {
-            if at < 4 {
-                from + at
-            } else {
-                len - 4 + (at - 4)
-            }
+        return match escape_in_word(u64::from(first) | (u64::from(last) << 32)) {
+            Some(at) if at < 4 => from + at,
+            Some(at) => bytes.len() - 4 + (at - 4),
+            None => bytes.len(),
         };
-        (u64::from(first) | (u64::from(last) << 32), place)
-    } else {
-        let mut word = u64::from_le_bytes([b'A'; 8]);
-        for (i, &b) in bytes[from..].iter().enumerate() {
-            word = (word & !(0xff << (8 * i))) | (u64::from(b) << (8 * i));
-        }
-        (word, |from: usize, _: usize, at: usize| from + at)
-    };
+    }
+    let mut word = u64::from_le_bytes([b'A'; 8]);
+    for (i, &b) in bytes[from..].iter().enumerate() {
+        word = (word & !(0xff << (8 * i))) | (u64::from(b) << (8 * i));
+    }
     match escape_in_word(word) {
-        Some(at) => place(from, bytes.len(), at),
+        Some(at) => from + at,
         None => bytes.len(),
     }
 }

@@ -3,8 +3,9 @@
 //!
 //! The description ([`RowSpec`]) knows nothing of Arrow: each column is an
 //! integer of some width, a bit-packed boolean, text behind offsets, a struct
-//! of such columns, a list of them behind offsets, or a value some other code
-//! formats ([`RowKind::Call`]). Per batch, the caller points a [`ColumnView`]
+//! of such columns, a list of them behind offsets, a fixed-width value a
+//! given function formats ([`RowKind::Formatted`]), or a value some other
+//! code writes ([`RowKind::Call`]). Per batch, the caller points a [`ColumnView`]
 //! at each column's buffers (a struct's fields and a list's items have views
 //! of their own, after their parent's). The generated function writes rows
 //! `start..end`: the separator between rows, `{` or `[`, then per column its
@@ -134,8 +135,9 @@ pub type RowCallFn =
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct ColumnView {
-    /// `Int` and `Formatted`: the first value; `Bool`: the bit buffer; `Text` and `List`:
-    /// the first offset (`len + 1` offsets follow); `Struct`: unused.
+    /// `Int` and `Formatted`: the first value; `Bool`: the bit buffer;
+    /// `Text` and `List`: the first offset (`len + 1` offsets follow);
+    /// `Struct`: unused.
     pub values: *const u8,
     /// `Bool`: the bit of row 0 in `values`.
     pub values_bit: usize,
@@ -244,8 +246,8 @@ impl CompiledRows {
 /// Compiles the row writer of `spec`.
 ///
 /// # Errors
-/// [`CompileError::Unsupported`] for structs or lists nested
-/// [`ROW_MAX_DEPTH`] deep or deeper; what Cranelift or the OS refuse.
+/// [`CompileError::Unsupported`] for structs or lists nested more than
+/// [`ROW_MAX_DEPTH`] deep; what Cranelift or the OS refuse.
 pub fn compile_rows(spec: &RowSpec) -> Result<CompiledRows, CompileError> {
     fn nesting(kind: &RowKind) -> usize {
         match kind {
@@ -354,7 +356,7 @@ fn translate(
         t.b.switch_to_block(open);
     }
     let rows = Rows { spec, views, fail };
-    rows.emit_record(&mut t, &spec.columns, 0, r, &spec.after_row, 0);
+    rows.emit_record(&mut t, &spec.columns, 0, r, &spec.after_row);
     let r = t.b.use_var(row);
     let next = t.b.ins().iadd_imm_s(r, 1);
     t.b.def_var(row, next);
@@ -383,6 +385,14 @@ fn emit_bit(t: &mut EncodeTranslator<'_, '_>, bits: Value, index: Value) -> Valu
     t.b.ins().band_imm_u(bit, 1)
 }
 
+/// The address of element `row` of the `bytes`-wide values of the view at
+/// `view`.
+fn emit_element(t: &mut EncodeTranslator<'_, '_>, view: Value, row: Value, bytes: u8) -> Value {
+    let values = t.b.ins().load(PTR, state_flags(), view, VIEW_VALUES);
+    let offset = t.b.ins().imul_imm_s(row, i64::from(bytes));
+    t.b.ins().iadd(values, offset)
+}
+
 /// The integer type `bytes` (1, 2, 4 or 8) wide.
 fn int_type(bytes: u8) -> cranelift_codegen::ir::Type {
     match bytes {
@@ -394,15 +404,14 @@ fn int_type(bytes: u8) -> cranelift_codegen::ir::Type {
 }
 
 /// Where a field is written: its index in its record, its view, the row,
-/// the record's first-field flag, its depth, and whether the room for its
-/// [`bound`] is reserved already (it is in a run of bounded fields).
+/// the record's first-field flag, and whether the room for its [`bound`] is
+/// reserved already (it is in a run of bounded fields).
 #[derive(Clone, Copy)]
 struct Place {
     index: usize,
     view: usize,
     row: Value,
     first: cranelift_frontend::Variable,
-    depth: usize,
     reserved: bool,
 }
 
@@ -435,7 +444,7 @@ impl Rows<'_> {
 
     /// A record (the row itself, or a struct value) at `row`: `{` or `[`, its
     /// fields, whose views start at `first_view`, then `}` or `]` and
-    /// `after`; `depth` structs and lists below the row.
+    /// `after`.
     fn emit_record(
         &self,
         t: &mut EncodeTranslator<'_, '_>,
@@ -443,7 +452,6 @@ impl Rows<'_> {
         first_view: usize,
         row: Value,
         after: &[u8],
-        depth: usize,
     ) {
         let (open, close) = if self.spec.list_mode {
             (b"[", b"]")
@@ -483,7 +491,6 @@ impl Rows<'_> {
                 view,
                 row,
                 first,
-                depth,
                 reserved: in_run,
             };
             self.emit_field(t, field, at);
@@ -502,21 +509,21 @@ impl Rows<'_> {
             view,
             row,
             first,
-            depth,
             reserved,
         } = at;
         let (value, null, next) = (t.b.create_block(), t.b.create_block(), t.b.create_block());
         self.emit_null_test(t, view, row, value, null);
 
-        // The key, with its comma unless it is the record's first field.
+        // Room for `n` bytes, unless the run's check reserved it.
         let fail = self.fail;
+        let ensure = |t: &mut EncodeTranslator<'_, '_>, n: usize| {
+            if !reserved {
+                t.ensure_const(n, fail);
+            }
+        };
+        // The key, with its comma unless it is the record's first field.
         let list_mode = self.spec.list_mode;
         let emit_key = |t: &mut EncodeTranslator<'_, '_>| {
-            let ensure = |t: &mut EncodeTranslator<'_, '_>, n: usize| {
-                if !reserved {
-                    t.ensure_const(n, fail);
-                }
-            };
             if list_mode {
                 if index > 0 {
                     ensure(t, 1);
@@ -544,16 +551,14 @@ impl Rows<'_> {
         t.b.switch_to_block(null);
         if list_mode || self.spec.explicit_nulls {
             emit_key(t);
-            if !reserved {
-                t.ensure_const(4, fail);
-            }
+            ensure(t, 4);
             t.write_const(b"null");
         }
         t.b.ins().jump(next, &[]);
 
         t.b.switch_to_block(value);
         emit_key(t);
-        self.emit_value(t, &field.kind, view, row, depth, reserved);
+        self.emit_value(t, &field.kind, view, row, reserved);
         t.b.ins().jump(next, &[]);
         t.b.switch_to_block(next);
     }
@@ -583,27 +588,22 @@ impl Rows<'_> {
         t.b.ins().brif(valid, value, &[], null, &[]);
     }
 
-    /// The (non-null) value at `row` of view `view`, of kind `kind`, nested
-    /// `depth` structs and lists below the row; with room for its [`bound`]
-    /// already reserved when `reserved`.
+    /// The (non-null) value at `row` of view `view`, of kind `kind`, with
+    /// room for its [`bound`] already reserved when `reserved`.
     fn emit_value(
         &self,
         t: &mut EncodeTranslator<'_, '_>,
         kind: &RowKind,
         view: usize,
         row: Value,
-        depth: usize,
         reserved: bool,
     ) {
         let fail = self.fail;
         let at = self.view(t, view);
         match kind {
             RowKind::Int { bytes, signed } => {
-                let ty = int_type(*bytes);
-                let values = t.b.ins().load(PTR, state_flags(), at, VIEW_VALUES);
-                let offset = t.b.ins().imul_imm_s(row, i64::from(*bytes));
-                let src = t.b.ins().iadd(values, offset);
-                t.emit_encode_int(ty, *signed, src, fail, reserved);
+                let src = emit_element(t, at, row, *bytes);
+                t.emit_encode_int(int_type(*bytes), *signed, src, fail, reserved);
             }
             RowKind::Bool => {
                 let values = t.b.ins().load(PTR, state_flags(), at, VIEW_VALUES);
@@ -628,11 +628,11 @@ impl Rows<'_> {
                 t.b.switch_to_block(done);
             }
             RowKind::Struct(fields) => {
-                self.emit_record(t, fields, view + 1, row, b"", depth + 1);
+                self.emit_record(t, fields, view + 1, row, b"");
             }
             RowKind::List { large, item } => {
                 let (from, to) = self.emit_offsets(t, at, row, *large);
-                self.emit_items(t, item, view + 1, from, to, depth + 1);
+                self.emit_items(t, item, view + 1, from, to);
             }
             RowKind::Formatted {
                 bytes,
@@ -640,9 +640,7 @@ impl Rows<'_> {
                 format,
             } => {
                 let ty = int_type(*bytes);
-                let values = t.b.ins().load(PTR, state_flags(), at, VIEW_VALUES);
-                let offset = t.b.ins().imul_imm_s(row, i64::from(*bytes));
-                let src = t.b.ins().iadd(values, offset);
+                let src = emit_element(t, at, row, *bytes);
                 let v = t.b.ins().load(ty, value_flags(), src, 0);
                 let v = if ty == types::I64 {
                     v
@@ -754,10 +752,7 @@ impl Rows<'_> {
         row: Value,
         large: bool,
     ) -> (Value, Value) {
-        let values = t.b.ins().load(PTR, state_flags(), view, VIEW_VALUES);
-        let width = if large { 8 } else { 4 };
-        let offset = t.b.ins().imul_imm_s(row, width);
-        let at = t.b.ins().iadd(values, offset);
+        let at = emit_element(t, view, row, if large { 8 } else { 4 });
         if large {
             (
                 t.b.ins().load(types::I64, value_flags(), at, 0),
@@ -782,7 +777,6 @@ impl Rows<'_> {
         view: usize,
         from: Value,
         to: Value,
-        depth: usize,
     ) {
         let fail = self.fail;
         t.ensure_const(1, fail);
@@ -821,7 +815,7 @@ impl Rows<'_> {
         t.b.ins().jump(next, &[]);
 
         t.b.switch_to_block(value);
-        self.emit_value(t, item, view, i, depth, false);
+        self.emit_value(t, item, view, i, false);
         t.b.ins().jump(next, &[]);
 
         t.b.switch_to_block(next);

@@ -1,14 +1,16 @@
 //! The writer's JIT backend: the row loop of a schema's record compiled by
 //! `jitson_jit::compile_rows`. Integer, boolean and Utf8 / LargeUtf8 columns,
 //! and structs and lists of them, are read and written by generated code (the
-//! typed encoder's emitters); every other column's values by its plan
-//! encoder, called back from the generated code, so both backends write the
-//! same bytes.
+//! typed encoder's emitters); floats, dates and timestamps in the default
+//! formats are read by it and formatted by the interpreter's own functions
+//! into room it reserves; every other column's values by its plan encoder,
+//! called back from the generated code, so both backends write the same
+//! bytes.
 
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::{Array, RecordBatch};
+use arrow_array::{Array, ArrayRef, OffsetSizeTrait, RecordBatch};
 use arrow_schema::{ArrowError, DataType, SchemaRef, TimeUnit};
 use jitson_jit::{ColumnView, CompiledRows, RowColumn, RowKind, RowSpec};
 
@@ -267,17 +269,18 @@ fn bind<'a>(
             view.values = bits.values().as_ptr();
             view.values_bit = bits.offset();
         }
-        RowKind::Text { large: true } => {
-            let text = array.as_string::<i64>();
-            view.values = text.value_offsets().as_ptr().cast();
-            view.data = text.values().as_ptr();
-            view.data_len = text.values().len();
-        }
-        RowKind::Text { large: false } => {
-            let text = array.as_string::<i32>();
-            view.values = text.value_offsets().as_ptr().cast();
-            view.data = text.values().as_ptr();
-            view.data_len = text.values().len();
+        RowKind::Text { large } => {
+            fn text<O: OffsetSizeTrait>(array: &dyn Array, view: &mut ColumnView) {
+                let text = array.as_string::<O>();
+                view.values = text.value_offsets().as_ptr().cast();
+                view.data = text.values().as_ptr();
+                view.data_len = text.values().len();
+            }
+            if *large {
+                text::<i64>(array, &mut view);
+            } else {
+                text::<i32>(array, &mut view);
+            }
         }
         RowKind::Struct(fields) => {
             nulls(&mut view, array.nulls());
@@ -294,14 +297,18 @@ fn bind<'a>(
             nulls(&mut view, array.nulls());
             // The offsets are sliced with the list; its values are not (the
             // offsets index them).
+            fn list<'a, O: OffsetSizeTrait>(
+                array: &'a dyn Array,
+                view: &mut ColumnView,
+            ) -> &'a ArrayRef {
+                let list = array.as_list::<O>();
+                view.values = list.value_offsets().as_ptr().cast();
+                list.values()
+            }
             let values = if *large {
-                let list = array.as_list::<i64>();
-                view.values = list.value_offsets().as_ptr().cast();
-                list.values()
+                list::<i64>(array, &mut view)
             } else {
-                let list = array.as_list::<i32>();
-                view.values = list.value_offsets().as_ptr().cast();
-                list.values()
+                list::<i32>(array, &mut view)
             };
             views.push(view);
             return bind(item, &plan.children[0], values.as_ref(), encoders, views);

@@ -478,14 +478,15 @@ mod parallel {
         written: usize,
     }
 
-    /// The next item to format, if one may be claimed now: the items are
-    /// claimed in order, at most `window` ahead of the last one written.
-    fn claim(progress: &Mutex<Progress>, count: usize, window: usize) -> Option<usize> {
-        let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
-        (p.next < count && p.next < p.written + window).then(|| {
-            p.next += 1;
-            p.next - 1
-        })
+    impl Progress {
+        /// The next item to format, if one may be claimed now: the items are
+        /// claimed in order, at most `window` ahead of the last one written.
+        fn claim(&mut self, count: usize, window: usize) -> Option<usize> {
+            (self.next < count && self.next < self.written + window).then(|| {
+                self.next += 1;
+                self.next - 1
+            })
+        }
     }
 
     /// Formats items `0..count` with `format` on `threads` threads (the
@@ -525,17 +526,15 @@ mod parallel {
                     loop {
                         let index = {
                             let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());
-                            while p.next < count
-                                && p.next >= p.written + window
-                                && !stop.load(Ordering::Relaxed)
-                            {
+                            loop {
+                                if p.next >= count || stop.load(Ordering::Relaxed) {
+                                    return;
+                                }
+                                if let Some(index) = p.claim(count, window) {
+                                    break index;
+                                }
                                 p = turn.wait(p).unwrap_or_else(|e| e.into_inner());
                             }
-                            if p.next >= count || stop.load(Ordering::Relaxed) {
-                                return;
-                            }
-                            p.next += 1;
-                            p.next - 1
                         };
                         if done.send((index, format_one(index))).is_err() {
                             return;
@@ -554,7 +553,11 @@ mod parallel {
                     pending.insert(index, result);
                 }
                 if !pending.contains_key(&written) {
-                    match claim(&progress, count, window) {
+                    let claimed = progress
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .claim(count, window);
+                    match claimed {
                         Some(index) => {
                             pending.insert(index, format_one(index));
                         }
