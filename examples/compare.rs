@@ -30,7 +30,8 @@
 //!
 //! Run: `cargo run --release --example compare` (add `-- --quick` for fewer rounds;
 //! `COMPARE_ONLY=<text>` keeps the data sets whose name contains it;
-//! `COMPARE_ONLY=first` prints the first-call tables alone).
+//! `COMPARE_ONLY=first` prints the first-call tables alone, `COMPARE_ONLY=marshal`
+//! the Marshal tables alone).
 
 #[path = "models/everyday.rs"]
 mod everyday;
@@ -878,6 +879,12 @@ fn only() -> Option<String> {
     std::env::var("COMPARE_ONLY").ok().filter(|o| !o.is_empty())
 }
 
+/// Whether the Marshal tables run: with no `COMPARE_ONLY`, or with
+/// `COMPARE_ONLY=marshal` (the Marshal tables alone).
+fn marshal_wanted() -> bool {
+    only().is_none_or(|o| o == "marshal")
+}
+
 /// The values serde_json decodes from `docs`: what the Marshal table encodes.
 fn values_of<T: DeserializeOwned>(docs: &[Vec<u8>]) -> Vec<T> {
     docs.iter()
@@ -984,7 +991,7 @@ fn main() {
     rows.extend(run::<Order>("Order (2,000 docs)", &orders, rounds));
     let accounts = generate(2_000, 3, Account::generate);
     rows.extend(run::<Account>("Account (2,000 docs)", &accounts, rounds));
-    if only().is_none() {
+    if marshal_wanted() {
         let users: Vec<User> = values_of(&users);
         marshal_rows.extend(marshal::run("User (2,000 values)", &users, rounds, false));
         marshal_rows.extend(marshal::run(
@@ -1047,6 +1054,8 @@ fn main() {
     ));
     if only().is_none() {
         borrowed_table(&events, rounds);
+    }
+    if marshal_wanted() {
         let events: Vec<everyday::PushEvent> = values_of(&events);
         marshal_rows.extend(marshal::run(
             "push event (1,000 values)",
@@ -1098,6 +1107,8 @@ fn main() {
             if only().is_none() {
                 key_order_table(&read("twitter.json")[0], rounds);
                 drift_table(&read("twitter.json")[0], rounds);
+            }
+            if marshal_wanted() {
                 let twitter: Vec<models::twitter::Twitter> = values_of(&read("twitter.json"));
                 marshal_rows.extend(marshal::run("twitter.json", &twitter, rounds, false));
                 marshal_rows.extend(marshal::run("twitter.json, pretty", &twitter, rounds, true));
@@ -1119,10 +1130,12 @@ fn main() {
         ),
     }
 
-    println!(
-        "| data | contender | ns/op | MB/s | allocs/op | bytes/op | owned/op | vs serde_json::from_slice (median, range) |"
-    );
-    println!("|---|---|---:|---:|---:|---:|---:|---|");
+    if !rows.is_empty() {
+        println!(
+            "| data | contender | ns/op | MB/s | allocs/op | bytes/op | owned/op | vs serde_json::from_slice (median, range) |"
+        );
+        println!("|---|---|---:|---:|---:|---:|---:|---|");
+    }
     for r in &rows {
         println!(
             "| {} | {} | {:.0} | {:.0} | {} | {:.0} | {} | {:.2}x ({:.2}-{:.2}) |",

@@ -94,40 +94,70 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
 }
 
 /// Appends `bytes`: `extend_from_slice`, but short runs (keys, numbers, most
-/// strings) are copied with two overlapping word moves instead of a call to
-/// `memcpy`, which dominated the interpreter's profile.
+/// strings) are copied by [`copy_short`] instead of a call to `memcpy`, which
+/// dominated the interpreter's profile.
 #[inline]
 pub fn append(out: &mut Vec<u8>, bytes: &[u8]) {
     let len = bytes.len();
-    if len > 16 {
+    if len > SHORT_COPY_MAX {
         out.extend_from_slice(bytes);
         return;
     }
-    out.reserve(16);
+    out.reserve(SHORT_COPY_MAX);
     let at = out.len();
-    // SAFETY: 16 bytes are reserved past `at`, so both moves stay inside the
-    // allocation; the first `len` of them are initialised before `set_len`.
+    // SAFETY: `len` ≤ SHORT_COPY_MAX bytes are reserved past `at`, and
+    // `copy_short` initialises exactly those before `set_len`.
     unsafe {
-        let dst = out.as_mut_ptr().add(at);
-        let src = bytes.as_ptr();
-        if len >= 8 {
-            dst.cast::<u64>()
-                .write_unaligned(src.cast::<u64>().read_unaligned());
-            dst.add(len - 8)
-                .cast::<u64>()
-                .write_unaligned(src.add(len - 8).cast::<u64>().read_unaligned());
+        copy_short(bytes, out.as_mut_ptr().add(at));
+        out.set_len(at + len);
+    }
+}
+
+/// The longest text [`copy_short`] copies.
+pub const SHORT_COPY_MAX: usize = 32;
+
+/// Copies `bytes` (at most [`SHORT_COPY_MAX`]) to `dst` with two overlapping
+/// moves of the widest size that fits (16, 8, 4 bytes; 1–3 bytes one by one),
+/// reading and writing only inside `bytes` and `dst[..bytes.len()]`. A call to
+/// `memcpy` for a float's or a key's few bytes was a quarter of canada's
+/// encode profile (`perf`, 2026-12-02).
+///
+/// # Safety
+/// `dst` is valid for `bytes.len()` writes and does not overlap `bytes`.
+#[inline(always)]
+pub unsafe fn copy_short(bytes: &[u8], dst: *mut u8) {
+    let len = bytes.len();
+    debug_assert!(len <= SHORT_COPY_MAX);
+    let src = bytes.as_ptr();
+    /// Two moves of `W`, at the start and at `len - size_of::<W>()`.
+    ///
+    /// # Safety
+    /// `size_of::<W>() ≤ len`, with `src` and `dst` as above.
+    #[inline(always)]
+    unsafe fn two<W: Copy>(src: *const u8, dst: *mut u8, len: usize) {
+        let tail = len - size_of::<W>();
+        // SAFETY: both moves lie in `[0, len)` of each side.
+        unsafe {
+            let first = src.cast::<W>().read_unaligned();
+            let last = src.add(tail).cast::<W>().read_unaligned();
+            dst.cast::<W>().write_unaligned(first);
+            dst.add(tail).cast::<W>().write_unaligned(last);
+        }
+    }
+    // SAFETY: each branch's width is at most `len`, as `two` requires; the
+    // caller guarantees `dst`.
+    unsafe {
+        if len >= 16 {
+            two::<u128>(src, dst, len);
+        } else if len >= 8 {
+            two::<u64>(src, dst, len);
         } else if len >= 4 {
-            dst.cast::<u32>()
-                .write_unaligned(src.cast::<u32>().read_unaligned());
-            dst.add(len - 4)
-                .cast::<u32>()
-                .write_unaligned(src.add(len - 4).cast::<u32>().read_unaligned());
+            two::<u32>(src, dst, len);
         } else {
             for i in 0..len {
                 *dst.add(i) = *src.add(i);
             }
         }
-        out.set_len(at + len);
     }
 }
 
@@ -389,10 +419,54 @@ pub fn write_f32(out: &mut Vec<u8>, value: f32) {
 #[inline]
 fn write_float<F: zmij::Float>(out: &mut Vec<u8>, value: F, finite: bool) {
     if finite {
-        let mut buffer = zmij::Buffer::new();
-        out.extend_from_slice(buffer.format_finite(value).as_bytes());
+        out.reserve(FLOAT_MAX_LEN);
+        let at = out.len();
+        // SAFETY: FLOAT_MAX_LEN bytes are reserved past `at`; the call
+        // initialises the `n` it reports.
+        unsafe {
+            let n = format_finite_at(value, out.as_mut_ptr().add(at));
+            out.set_len(at + n);
+        }
     } else {
         append(out, b"null");
+    }
+}
+
+/// The longest text of a finite float: zmij's buffer size.
+pub const FLOAT_MAX_LEN: usize = 24;
+
+// zmij's `Buffer` is its text's bytes and nothing else: with size 24 and
+// alignment 1 its one byte-array field is the whole struct, at offset 0.
+const _: () =
+    assert!(size_of::<zmij::Buffer>() == FLOAT_MAX_LEN && align_of::<zmij::Buffer>() == 1);
+
+/// Writes finite `value`'s zmij text (serde_json's) at `dst` and returns its
+/// length.
+///
+/// zmij writes into its own buffer; copying the text out re-reads, with wide
+/// loads, bytes the formatter has just stored with narrow ones, which the CPU
+/// cannot forward from its store buffer: that reload stalled for 60 % of the
+/// formatting helper's samples on canada (`perf annotate`, 2026-12-02). So
+/// the buffer is placed at `dst` itself, zeroed first so that it holds valid
+/// bytes whatever zmij's field type; if the text ever came back elsewhere it
+/// is copied.
+///
+/// # Safety
+/// `dst` is valid for [`FLOAT_MAX_LEN`] writes.
+#[inline]
+pub unsafe fn format_finite_at<F: zmij::Float>(value: F, dst: *mut u8) -> usize {
+    // SAFETY: the caller gives FLOAT_MAX_LEN writable bytes at `dst`; after
+    // the zeroing they are a valid `zmij::Buffer` (24 bytes, alignment 1, see
+    // the assertion above), borrowed only for this call.
+    unsafe {
+        dst.cast::<[u8; FLOAT_MAX_LEN]>()
+            .write_unaligned([0; FLOAT_MAX_LEN]);
+        let buffer = &mut *dst.cast::<zmij::Buffer>();
+        let text = buffer.format_finite(value).as_bytes();
+        if text.as_ptr() != dst.cast_const() {
+            std::ptr::copy(text.as_ptr(), dst, text.len());
+        }
+        text.len()
     }
 }
 
@@ -464,6 +538,68 @@ pub fn write_pretty_from_compact(out: &mut Vec<u8>, text: &[u8], mut level: usiz
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floats_formatted_in_place_are_zmij_text() {
+        let f64s = [
+            0.0,
+            -0.0,
+            1.0,
+            -65.61361699999999,
+            1e15,
+            1e16,
+            1e-5,
+            1e-6,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::MAX,
+            f64::MIN,
+            0.1 + 0.2,
+            123456789.12345679,
+        ];
+        let check = |text: &[u8], expected: &str, rest_start: usize, dst: &[u8]| {
+            assert_eq!(text, expected.as_bytes());
+            // Nothing past the reserved room is touched.
+            assert!(dst[rest_start..].iter().all(|&b| b == 0xAA));
+        };
+        for v in f64s {
+            let mut dst = [0xAAu8; FLOAT_MAX_LEN + 8];
+            // SAFETY: `dst` has FLOAT_MAX_LEN bytes and more.
+            let n = unsafe { format_finite_at(v, dst.as_mut_ptr()) };
+            check(
+                &dst[..n],
+                zmij::Buffer::new().format_finite(v),
+                FLOAT_MAX_LEN,
+                &dst,
+            );
+            let mut out = b"[".to_vec();
+            write_f64(&mut out, v);
+            assert_eq!(&out[1..], &dst[..n]);
+        }
+        for v in [0.1f32, -3.4028235e38, 1e-45, 16777216.0, 2567984.2] {
+            let mut dst = [0xAAu8; FLOAT_MAX_LEN + 8];
+            // SAFETY: as above.
+            let n = unsafe { format_finite_at(v, dst.as_mut_ptr()) };
+            check(
+                &dst[..n],
+                zmij::Buffer::new().format_finite(v),
+                FLOAT_MAX_LEN,
+                &dst,
+            );
+        }
+    }
+
+    #[test]
+    fn copy_short_copies_every_length_and_nothing_more() {
+        for len in 0..=SHORT_COPY_MAX {
+            let bytes: Vec<u8> = (1..=len as u8).collect();
+            let mut dst = [0u8; SHORT_COPY_MAX + 4];
+            // SAFETY: `dst` holds `len` bytes and more; no overlap.
+            unsafe { copy_short(&bytes, dst.as_mut_ptr()) };
+            assert_eq!(&dst[..len], &bytes[..]);
+            assert!(dst[len..].iter().all(|&b| b == 0));
+        }
+    }
 
     fn escaped(s: &str) -> String {
         let mut out = Vec::new();

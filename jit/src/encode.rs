@@ -128,9 +128,8 @@ const STATE_STACK_LIMIT: i32 = std::mem::offset_of!(EncodeState, stack_limit) as
 /// The longest text of a 64-bit integer (`-9223372036854775808`, and
 /// `18446744073709551615`).
 pub(crate) const INT_MAX_LEN: usize = 20;
-/// The longest text [`fmt_f64`] or [`fmt_f32`] writes: zmij's buffer size (24)
-/// bounds it.
-pub(crate) const FLOAT_MAX_LEN: usize = 24;
+/// The longest text [`fmt_f64`] or [`fmt_f32`] writes (zmij's buffer size).
+pub(crate) const FLOAT_MAX_LEN: usize = jitson_core::write::FLOAT_MAX_LEN;
 
 /// The signature of every generated encoder function.
 type EncodeFn = unsafe extern "C" fn(state: *mut EncodeState, src: *const u8) -> i8;
@@ -418,8 +417,9 @@ unsafe extern "C" fn path_index(state: *mut EncodeState, index: usize) {
 /// `dst` has room for `text.len()` bytes.
 #[inline(always)]
 unsafe fn put(dst: *mut u8, text: &[u8]) -> usize {
+    debug_assert!(text.len() <= jitson_core::write::SHORT_COPY_MAX);
     // SAFETY: as the caller guarantees.
-    unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), dst, text.len()) };
+    unsafe { jitson_core::write::copy_short(text, dst) };
     text.len()
 }
 
@@ -478,9 +478,8 @@ unsafe extern "C" fn fmt_f64(dst: *mut u8, value: f64) -> usize {
         // SAFETY: the room is at least 4 bytes.
         return unsafe { put(dst, b"null") };
     }
-    let mut buffer = zmij::Buffer::new();
-    // SAFETY: zmij's buffer (24 bytes) bounds the text.
-    unsafe { put(dst, buffer.format_finite(value).as_bytes()) }
+    // SAFETY: the caller reserved FLOAT_MAX_LEN bytes at `dst`.
+    unsafe { jitson_core::write::format_finite_at(value, dst) }
 }
 
 /// Writes `value` as serde_json does at `dst` (room for [`FLOAT_MAX_LEN`]).
@@ -489,9 +488,8 @@ unsafe extern "C" fn fmt_f32(dst: *mut u8, value: f32) -> usize {
         // SAFETY: the room is at least 4 bytes.
         return unsafe { put(dst, b"null") };
     }
-    let mut buffer = zmij::Buffer::new();
     // SAFETY: as for `fmt_f64`.
-    unsafe { put(dst, buffer.format_finite(value).as_bytes()) }
+    unsafe { jitson_core::write::format_finite_at(value, dst) }
 }
 
 // The addresses generated code calls.
