@@ -600,6 +600,125 @@ fn internally_tagged_newtype_of_a_scalar_is_refused_as_serde_does() {
     assert_eq!(e.to_string(), serde_message);
 }
 
+#[test]
+fn internally_tagged_variants_through_boxes_skips_and_nesting() {
+    #[derive(jitson::Encode, Serialize, Debug, Clone)]
+    struct Skippy {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        a: Option<u8>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        b: Vec<u8>,
+    }
+    #[derive(jitson::Encode, Serialize, Debug, Clone)]
+    #[serde(transparent)]
+    struct Wrapped(Skippy);
+    #[derive(jitson::Encode, Serialize, Debug, Clone)]
+    struct Empty {}
+    #[derive(jitson::Encode, Serialize, Debug, Clone)]
+    #[serde(tag = "inner")]
+    enum Inner {
+        Leaf { v: f64 },
+        Unit,
+    }
+    #[derive(jitson::Encode, Serialize, Debug, Clone)]
+    #[serde(tag = "outer")]
+    enum Outer {
+        Boxed(Box<Skippy>),
+        Transparent(Wrapped),
+        Nothing(Empty),
+        Unit(()),
+        Nested { inner: Inner, again: Box<Inner> },
+        Inner(Inner),
+        Ext(Ext),
+        Adj(Adj),
+        Unt(Unt),
+    }
+    #[derive(jitson::Encode, Serialize, Debug, Clone)]
+    enum Ext {
+        Unit,
+        One(u8),
+        Named { n: u8 },
+    }
+    #[derive(jitson::Encode, Serialize, Debug, Clone)]
+    #[serde(tag = "t", content = "c")]
+    enum Adj {
+        Unit,
+        One(String),
+    }
+    #[derive(jitson::Encode, Serialize, Debug, Clone)]
+    #[serde(untagged)]
+    enum Unt {
+        Unit,
+        Named { n: u8 },
+        Wrapped(Skippy),
+        Number(u8),
+    }
+    let skippy = |a: Option<u8>, b: Vec<u8>| Skippy { a, b };
+    let values = vec![
+        Outer::Boxed(Box::new(skippy(None, vec![]))),
+        Outer::Boxed(Box::new(skippy(Some(1), vec![]))),
+        Outer::Boxed(Box::new(skippy(None, vec![2, 3]))),
+        Outer::Transparent(Wrapped(skippy(Some(4), vec![5]))),
+        Outer::Transparent(Wrapped(skippy(None, vec![]))),
+        Outer::Nothing(Empty {}),
+        Outer::Unit(()),
+        Outer::Nested {
+            inner: Inner::Leaf { v: 0.5 },
+            again: Box::new(Inner::Unit),
+        },
+        Outer::Inner(Inner::Leaf { v: -1e-7 }),
+        Outer::Inner(Inner::Unit),
+        Outer::Ext(Ext::Unit),
+        Outer::Ext(Ext::One(1)),
+        Outer::Ext(Ext::Named { n: 2 }),
+        Outer::Adj(Adj::Unit),
+        Outer::Adj(Adj::One("x".into())),
+        Outer::Unt(Unt::Unit),
+        Outer::Unt(Unt::Named { n: 3 }),
+        Outer::Unt(Unt::Wrapped(skippy(Some(6), vec![]))),
+    ];
+    same(&values);
+    for v in &values {
+        same(v);
+    }
+    // serde refuses an untagged scalar in the outer variant's name.
+    let bad = vec![Outer::Unt(Unt::Number(1))];
+    let serde_message = serde_json::to_vec(&bad).unwrap_err().to_string();
+    for backend in backends() {
+        let e = Encoder::<Vec<Outer>>::with_backend(backend)
+            .encode(&bad)
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("{serde_message} at $[0]"),
+            "{backend:?}"
+        );
+    }
+}
+
+#[test]
+fn an_internally_tagged_refusal_is_serdes_on_every_backend() {
+    #[derive(jitson::Encode, Serialize, Debug)]
+    #[serde(tag = "type")]
+    enum Bad {
+        Number(u8),
+        Text(String),
+    }
+    for value in [Bad::Number(1), Bad::Text("t".into())] {
+        let serde_message = serde_json::to_vec(&vec![&value]).unwrap_err().to_string();
+        for backend in backends() {
+            let e = Encoder::<Vec<&Bad>>::with_backend(backend)
+                .encode(&vec![&value])
+                .unwrap_err();
+            assert!(
+                e.to_string().starts_with(&serde_message),
+                "{backend:?}: {e} against {serde_message}"
+            );
+            assert!(e.to_string().ends_with("at $[0]"), "{backend:?}: {e}");
+        }
+    }
+}
+
 #[cfg(feature = "serde")]
 mod serde_fields {
     use super::*;

@@ -897,21 +897,7 @@ impl crate::encode::Emitter<'_> {
             core::mem::MaybeUninit::<[u64; jitson_core::layout::VARIANT_VIEW_SIZE / 8]>::uninit();
         let view = view.as_mut_ptr().cast::<u8>();
         // SAFETY: as the caller guarantees; the view is room for any payload view.
-        let index = unsafe { variant_of(src, view) };
-        let Some(variant) = e.variants.get(index) else {
-            // A skipped variant: `variant_of` wrote its name.
-            // SAFETY: the layout's contract for `usize::MAX`.
-            let name = unsafe { *view.cast::<&'static str>() };
-            return Err(crate::encode::encode_error(ErrorCode::NotEncodable(
-                format!("the enum variant {}::{name} cannot be serialized", e.name)
-                    .into_boxed_str(),
-            )));
-        };
-        let tagging = if index >= e.untagged_from {
-            Tagging::Untagged
-        } else {
-            e.tagging
-        };
+        let (variant, tagging) = unsafe { variant_to_write(e, variant_of, src, view) }?;
         let payload = variant.payload.layout();
         // SAFETY (all arms): the view holds a live value of the payload's layout.
         unsafe {
@@ -987,6 +973,9 @@ impl crate::encode::Emitter<'_> {
                     self.encode_tagged_content(e, variant, n.inner.get(), src.add(n.offset), first)
                 }
                 Kind::Unit => Ok(()),
+                Kind::Enum(inner) => {
+                    self.encode_tagged_enum(e, variant, payload, inner, src, first)
+                }
                 _ => Err(crate::encode::encode_error(ErrorCode::NotEncodable(
                     format!(
                         "cannot serialize tagged newtype variant {}::{variant} containing {}",
@@ -998,6 +987,108 @@ impl crate::encode::Emitter<'_> {
             }
         }
     }
+
+    /// An enum held by an internally tagged variant (`outer`, the payload's
+    /// layout), after the outer tag, as serde's tagged serializer writes it:
+    /// an internally tagged enum adds its own tag and its payload's content;
+    /// an adjacently tagged one its tag and content members; an externally
+    /// tagged one a member named by its variant (`null` for a unit); an
+    /// untagged one its payload's content, refused in the outer variant's
+    /// name (`e`, `outer_variant`) as serde refuses it.
+    ///
+    /// # Safety
+    /// `src` points to a value of `inner`.
+    unsafe fn encode_tagged_enum(
+        &mut self,
+        e: &EnumLayout,
+        outer_variant: &str,
+        outer: &'static TypeLayout,
+        inner: &EnumLayout,
+        src: *const u8,
+        first: &mut bool,
+    ) -> Result<(), Error> {
+        let Some(variant_of) = inner.variant_of else {
+            return Err(self.not_encodable(outer));
+        };
+        let mut view =
+            core::mem::MaybeUninit::<[u64; jitson_core::layout::VARIANT_VIEW_SIZE / 8]>::uninit();
+        let view = view.as_mut_ptr().cast::<u8>();
+        // SAFETY: as the caller guarantees; the view is room for any payload view.
+        let (variant, tagging) = unsafe { variant_to_write(inner, variant_of, src, view) }?;
+        let payload = variant.payload.layout();
+        let mut member = |this: &mut Self, key: &str| {
+            this.separator(*first);
+            *first = false;
+            this.key(key);
+        };
+        // SAFETY (all arms): the view holds a live value of the payload's layout.
+        unsafe {
+            match (tagging, payload) {
+                (Tagging::Internal { tag }, payload) => {
+                    member(self, tag);
+                    self.string(variant.name);
+                    match payload {
+                        Some(p) => self.encode_tagged_content(inner, variant.name, p, view, first),
+                        None => Ok(()),
+                    }
+                }
+                (Tagging::Adjacent { tag, content }, payload) => {
+                    member(self, tag);
+                    self.string(variant.name);
+                    let Some(payload) = payload else {
+                        return Ok(());
+                    };
+                    member(self, content);
+                    self.encode_value(payload, view)
+                        .map_err(|err| at_segment(err, || PathSegment::Field(content)))
+                }
+                (Tagging::External, None) => {
+                    member(self, variant.name);
+                    self.encode_unit()
+                }
+                (Tagging::External, Some(payload)) => {
+                    member(self, variant.name);
+                    self.encode_value(payload, view)
+                        .map_err(|err| at_segment(err, || PathSegment::Field(variant.name)))
+                }
+                (Tagging::Untagged, None) => Ok(()),
+                (Tagging::Untagged, Some(payload)) => {
+                    self.encode_tagged_content(e, outer_variant, payload, view, first)
+                }
+            }
+        }
+    }
+}
+
+/// The variant of the enum value at `src` and the tagging it is written
+/// with (untagged from `untagged_from` on); `variant_of` fills `view` with
+/// the payload's view. A variant that is never written is serde's error.
+///
+/// # Safety
+/// `src` points to a value of the enum, `view` to `VARIANT_VIEW_SIZE`
+/// writable bytes, 8-aligned.
+unsafe fn variant_to_write(
+    e: &EnumLayout,
+    variant_of: jitson_core::layout::VariantOfFn,
+    src: *const u8,
+    view: *mut u8,
+) -> Result<(&'static jitson_core::layout::Variant, Tagging), Error> {
+    // SAFETY: as the caller guarantees.
+    let index = unsafe { variant_of(src, view) };
+    let Some(variant) = e.variants.get(index) else {
+        // A skipped variant: `variant_of` wrote its name.
+        // SAFETY: the layout's contract for `usize::MAX`.
+        let name = unsafe { *view.cast::<&'static str>() };
+        return Err(crate::encode::encode_error(ErrorCode::NotEncodable(
+            format!("the enum variant {}::{name} cannot be serialized", e.name).into_boxed_str(),
+        )));
+    };
+    let tagging = if index >= e.untagged_from {
+        Tagging::Untagged
+    } else {
+        e.tagging
+    };
+    Ok((variant, tagging))
 }
 
 /// serde's word for what an internally tagged newtype variant cannot hold.

@@ -12,7 +12,7 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
-use jitson_core::layout::{EnumLayout, Payload, TypeLayout};
+use jitson_core::layout::{EnumLayout, Kind, Payload, TypeLayout};
 
 use crate::translate::{FnTranslator, PTR};
 
@@ -190,13 +190,14 @@ impl FnTranslator<'_, '_> {
 // Encoding (twin: `encode_enum` in `fallback/src/kind/enum_.rs`)
 
 impl crate::encode::EncodeTranslator<'_, '_> {
-    /// An enum, externally or adjacently tagged (untagged variants among
-    /// them included): `variant_of` fills a view of the payload in a stack
-    /// slot and gives the variant's index, a switch on which writes the
-    /// variant's name as constant bytes and its payload from the view.
-    /// Internally tagged and untagged enums, and a variant that is never
-    /// written (`variant_of` says `usize::MAX`: the interpreter reports it),
-    /// are handed to the interpreter.
+    /// An enum in any of serde's four representations: `variant_of` fills a
+    /// view of the payload in a stack slot and gives the variant's index, a
+    /// switch on which writes the variant's name as constant bytes and its
+    /// payload from the view. An internally tagged variant writes its tag
+    /// as the first member of its payload's object
+    /// ([`emit_internally_tagged`](Self::emit_internally_tagged)). A variant
+    /// that is never written (`variant_of` says `usize::MAX`: the interpreter
+    /// reports it) is handed to the interpreter.
     pub(crate) fn emit_encode_enum(
         &mut self,
         layout: &'static TypeLayout,
@@ -204,13 +205,9 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         src: Value,
         fail: Block,
     ) {
-        let lowered = matches!(
-            e.tagging,
-            jitson_core::layout::Tagging::External | jitson_core::layout::Tagging::Adjacent { .. }
-        );
-        let Some(variant_of) = e.variant_of.filter(|_| lowered) else {
+        let Some(variant_of) = e.variant_of else {
             self.interpreted
-                .push(((layout.type_name)(), "internally tagged and untagged enums"));
+                .push(((layout.type_name)(), "enums without a variant_of accessor"));
             return self.emit_interpret(layout, src, fail);
         };
         // One view slot per level of enums nested in this function: siblings
@@ -239,7 +236,9 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             let mut name = Vec::new();
             jitson_core::write::write_str(&mut name, variant.name);
             let payload = variant.payload.layout();
-            match (e.tagging, i >= e.untagged_from) {
+            let untagged =
+                i >= e.untagged_from || matches!(e.tagging, jitson_core::layout::Tagging::Untagged);
+            match (e.tagging, untagged) {
                 (_, true) => match payload {
                     None => {
                         self.ensure_const(4, fail);
@@ -297,12 +296,16 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                     }
                     self.write_const(&close);
                 }
-                (
-                    jitson_core::layout::Tagging::Internal { .. }
-                    | jitson_core::layout::Tagging::Untagged,
-                    false,
-                ) => {
-                    unreachable!("not lowered")
+                (jitson_core::layout::Tagging::Internal { tag }, false) => {
+                    let mut head = vec![b'{'];
+                    head.extend_from_slice(&self.line(self.depth + 1));
+                    jitson_core::write::write_str(&mut head, tag);
+                    head.extend_from_slice(colon);
+                    head.extend_from_slice(&name);
+                    self.emit_internally_tagged(layout, &head, payload, view, src, fail);
+                }
+                (jitson_core::layout::Tagging::Untagged, false) => {
+                    unreachable!("every variant of an untagged enum is untagged")
                 }
             }
             self.b.ins().jump(done, &[]);
@@ -314,5 +317,57 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         self.emit_interpret(layout, src, fail);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
+    }
+
+    /// An internally tagged variant: `head` (`{"tag":"Variant"`) and then
+    /// what serde writes after the tag, found through the payload's layout
+    /// while compiling: a struct's members (through the references, boxes
+    /// and transparent newtypes around it), or nothing for a unit. Any other
+    /// payload (a map, a struct with flattened fields, or one serde refuses)
+    /// has the whole enum at `enum_src` encoded by the interpreter, which
+    /// also reports serde's refusal.
+    fn emit_internally_tagged(
+        &mut self,
+        layout: &'static TypeLayout,
+        head: &[u8],
+        payload: Option<&'static TypeLayout>,
+        view: Value,
+        enum_src: Value,
+        fail: Block,
+    ) {
+        let mut content = payload;
+        let mut at = view;
+        loop {
+            let Some(inner) = content else {
+                let close = self.closing(b'}');
+                self.ensure_const(head.len() + close.len(), fail);
+                self.write_const(head);
+                self.write_const(&close);
+                return;
+            };
+            match &inner.kind {
+                Kind::Struct(st) if st.flatten.is_empty() => {
+                    return self.emit_encode_members(st, at, fail, Some(head));
+                }
+                Kind::Unit => content = None,
+                Kind::Box(b) => {
+                    at = self
+                        .call_addr(b.get as usize, &[PTR], Some(PTR), &[at])
+                        .expect("get returns a pointer");
+                    content = Some(b.inner.get());
+                }
+                Kind::Newtype(n) if n.transparent => {
+                    at = self.b.ins().iadd_imm_s(at, n.offset as i64);
+                    content = Some(n.inner.get());
+                }
+                _ => {
+                    self.interpreted.push((
+                        (layout.type_name)(),
+                        "an internally tagged variant holding a map, flattened fields or a value serde refuses",
+                    ));
+                    return self.emit_interpret(layout, enum_src, fail);
+                }
+            }
+        }
     }
 }

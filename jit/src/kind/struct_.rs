@@ -540,12 +540,38 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 .push(((layout.type_name)(), "flattened fields"));
             return self.emit_interpret(layout, src, fail);
         }
+        self.emit_encode_members(st, src, fail, None);
+    }
+
+    /// The object of `st`'s members (no flattened fields). `opened`: the
+    /// object's `{` and its first member(s) already known as constant bytes
+    /// (an internally tagged variant's `{"tag":"Variant"`), written with the
+    /// first capacity check, every member then following a comma; `None`
+    /// for a plain `{`.
+    pub(crate) fn emit_encode_members(
+        &mut self,
+        st: &'static StructLayout,
+        src: Value,
+        fail: Block,
+        opened: Option<&[u8]>,
+    ) {
         let fields = st.fields;
         if fields.is_empty() {
-            self.ensure_const(2, fail);
-            self.write_const(b"{}");
+            match opened {
+                None => {
+                    self.ensure_const(2, fail);
+                    self.write_const(b"{}");
+                }
+                Some(open) => {
+                    let close = self.closing(b'}');
+                    self.ensure_const(open.len() + close.len(), fail);
+                    self.write_const(open);
+                    self.write_const(&close);
+                }
+            }
             return;
         }
+        let open = opened.unwrap_or(b"{");
         // Each key as written after a member (`,"key":`, in pretty output
         // `,\n    "key": ` with the members' indentation); the first member's
         // is the same without its comma. The closing brace: `}` after a
@@ -566,14 +592,14 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             .iter()
             .map(|f| crate::encode::bound(f.layout.get()))
             .collect();
-        let mut written = Written::Known(false);
+        let mut written = Written::Known(opened.is_some());
         // Members before `run_end` are covered by the last check, values
         // included unless unbounded; `close_covered`: the `}` too.
         let mut run_end = 0;
         let mut close_covered = false;
         for (i, field) in fields.iter().enumerate() {
             if i >= run_end {
-                let mut total = usize::from(i == 0);
+                let mut total = if i == 0 { open.len() } else { 0 };
                 let mut j = i;
                 while j < fields.len() {
                     total += keys[j].len();
@@ -590,7 +616,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 run_end = j;
                 self.ensure_const(total, fail);
                 if i == 0 {
-                    self.write_const(b"{");
+                    self.write_const(open);
                 }
             }
             let value = self.b.ins().iadd_imm_s(src, field.offset as i64);
