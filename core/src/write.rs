@@ -79,7 +79,24 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 #[inline]
 pub fn write_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
-    if find_escape(bytes, 0) == bytes.len() {
+    let len = bytes.len();
+    if (4..=SHORT_COPY_MAX).contains(&len) && !short_text_needs_escape(bytes) {
+        // Keys and most values: checked in registers, then one reservation
+        // and one store each for the quotes and the text.
+        out.reserve(len + 2);
+        let at = out.len();
+        // SAFETY: `len + 2` bytes are reserved past `at`; all of them are
+        // written before `set_len`.
+        unsafe {
+            let dst = out.as_mut_ptr().add(at);
+            *dst = b'"';
+            copy_short(bytes, dst.add(1));
+            *dst.add(len + 1) = b'"';
+            out.set_len(at + len + 2);
+        }
+        return;
+    }
+    if find_escape(bytes, 0) == len {
         // The common case: nothing to escape, one reservation, one copy.
         out.reserve(bytes.len() + 2);
         out.push(b'"');
@@ -293,6 +310,33 @@ fn escape_in_block(block: &[u8]) -> Option<usize> {
         _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash)))
     };
     (hits != 0).then(|| hits.trailing_zeros() as usize)
+}
+
+/// Whether a text of 4 to [`SHORT_COPY_MAX`] bytes holds a byte JSON
+/// requires escaping: its first and last 16, 8 or 4 bytes (which overlap)
+/// tested as two blocks or words, with no loop and no call. The
+/// interpreter's twin of the JIT's short-text path (`jit::kind::string`).
+#[inline(always)]
+fn short_text_needs_escape(bytes: &[u8]) -> bool {
+    let len = bytes.len();
+    debug_assert!((4..=SHORT_COPY_MAX).contains(&len));
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    let half = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+    #[cfg(target_arch = "x86_64")]
+    if len >= 16 {
+        return escape_in_block(&bytes[..16]).is_some()
+            || escape_in_block(&bytes[len - 16..]).is_some();
+    }
+    if len >= 8 {
+        #[cfg(not(target_arch = "x86_64"))]
+        if len >= 16 {
+            return [0, 8, len - 16, len - 8]
+                .into_iter()
+                .any(|at| escape_in_word(word(at)).is_some());
+        }
+        return escape_in_word(word(0)).is_some() || escape_in_word(word(len - 8)).is_some();
+    }
+    escape_in_word(u64::from(half(0)) | (u64::from(half(len - 4)) << 32)).is_some()
 }
 
 /// The index of the first byte of a little-endian word that JSON requires
