@@ -117,8 +117,8 @@ impl<T: Encode> Encoder<T> {
     pub fn encode(&self, value: &T) -> Result<Vec<u8>, Error> {
         let id = core::any::TypeId::of::<T::Static>();
         let mut out = Vec::with_capacity(capacity::hint(id));
-        self.encode_into(value, &mut out)?;
-        capacity::learn(id, out.len());
+        let slack = self.encode_reporting_slack(value, &mut out)?;
+        capacity::learn(id, out.len(), slack);
         Ok(out)
     }
 
@@ -128,6 +128,14 @@ impl<T: Encode> Encoder<T> {
     /// # Errors
     /// As [`encode`](Self::encode).
     pub fn encode_into(&self, value: &T, out: &mut Vec<u8>) -> Result<(), Error> {
+        self.encode_reporting_slack(value, out).map(|_| ())
+    }
+
+    /// [`encode_into`](Self::encode_into), returning the room past its text
+    /// that the backend which ran may ask for (the compiled encoder's
+    /// largest capacity check; 0 for the interpreter, which reserves as it
+    /// writes).
+    fn encode_reporting_slack(&self, value: &T, out: &mut Vec<u8>) -> Result<usize, Error> {
         let id = core::any::TypeId::of::<T::Static>();
         let compiled = match self.backend {
             Backend::Interpreter => None,
@@ -144,6 +152,7 @@ impl<T: Encode> Encoder<T> {
         // SAFETY: `value` is a live T, and the encoder was compiled for
         // `T::ENCODE`, which describes T for encoding (the `Encode` contract).
         let jit = compiled.map(|c| unsafe { crate::jit::run_encoder(c, src, out) });
+        let compiled_ran = matches!(jit, Some(Ok(())));
         let result = match jit {
             // The generated code found the stack nearly full: the interpreter
             // runs from this shallower frame.
@@ -160,7 +169,11 @@ impl<T: Encode> Encoder<T> {
             // continues here, in ordinary frames.
             jitson_core::panic::resume();
         }
-        result
+        let slack = match compiled {
+            Some(c) if compiled_ran => crate::jit::encoder_reserve(c),
+            _ => 0,
+        };
+        result.map(|()| slack)
     }
 
     /// Writes the JSON text of `value` to `writer` with one `write_all`.
@@ -179,9 +192,12 @@ impl<T: Encode> Encoder<T> {
 ///
 /// A small per-thread table (four types, the least recently learned
 /// replaced): no lock and no hashing on the encode path. The hint is the last
-/// output's length plus an eighth, at most 1 MiB, so one huge value does not
-/// make every later buffer huge (sonic's pooled buffers grew to the largest
-/// message ever seen, sonic#614).
+/// output's length plus an eighth, or plus the compiled encoder's largest
+/// capacity check when that is more (generated code checks room for a run of
+/// members at their widest, so the last run of an output as long as the
+/// last asks for that much past its end), at most 1 MiB, so one huge value
+/// does not make every later buffer huge (sonic's pooled buffers grew to the
+/// largest message ever seen, sonic#614).
 mod capacity {
     use core::any::TypeId;
     use std::cell::Cell;
@@ -207,9 +223,10 @@ mod capacity {
             .unwrap_or(FIRST)
     }
 
-    /// Records that an encode of type `id` wrote `len` bytes.
-    pub(super) fn learn(id: TypeId, len: usize) {
-        let cap = (len + len / 8 + 16).min(MAX) as u32;
+    /// Records that an encode of type `id` wrote `len` bytes with a backend
+    /// that may ask for `slack` bytes of room past its text.
+    pub(super) fn learn(id: TypeId, len: usize, slack: usize) {
+        let cap = (len + (len / 8).max(slack) + 16).min(MAX) as u32;
         let _ = HINTS.try_with(|hints| {
             let mut table = hints.get();
             match table.iter().position(|(t, _)| *t == Some(id)) {

@@ -999,6 +999,12 @@ cfg_jit! {
         None
     }
 
+    /// The room past its text a compiled encoder may ask for
+    /// (`CompiledEncoder::max_reserve`).
+    pub(crate) fn encoder_reserve(compiled: &CompiledEncoder) -> usize {
+        compiled.max_reserve
+    }
+
     /// Runs a compiled encoder (see `CompiledEncoder::encode`).
     ///
     /// # Safety
@@ -1080,6 +1086,10 @@ cfg_no_jit! {
         _options: &jitson_fallback::encode::EncodeOptions,
     ) -> Option<&'static CompiledEncoder> {
         None
+    }
+
+    pub(crate) fn encoder_reserve(compiled: &CompiledEncoder) -> usize {
+        match *compiled {}
     }
 
     /// # Safety

@@ -561,6 +561,66 @@ fn a_warm_to_vec_allocates_once_on_every_backend() {
     }
 }
 
+#[test]
+fn a_warm_to_vec_of_short_numbers_in_a_wide_struct_allocates_once() {
+    // Small values in many bounded fields: the generated code checks room
+    // for the whole run of members at their widest (20 bytes an integer, 24
+    // a float), far beyond the text written, so the learned capacity must
+    // cover that check and not only the last output's length.
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct Wide {
+        a: [i64; 4],
+        b: i64,
+        c: i64,
+        d: i64,
+        e: i64,
+        f: i64,
+        g: f64,
+        h: f64,
+        i: f64,
+        j: f64,
+        k: f64,
+        l: u32,
+        m: u32,
+        n: u32,
+        o: u32,
+        p: bool,
+    }
+    if !jit() {
+        return;
+    }
+    let value = Wide {
+        a: [1, 2, 3, 4],
+        b: 1,
+        c: 2,
+        d: 3,
+        e: 4,
+        f: 5,
+        g: 0.5,
+        h: 1.0,
+        i: 2.0,
+        j: 3.0,
+        k: 4.0,
+        l: 1,
+        m: 2,
+        n: 3,
+        o: 4,
+        p: true,
+    };
+    let encoder = Encoder::with_backend(Backend::Jit);
+    encoder.encode(&value).unwrap();
+    let before = allocations();
+    let out = encoder.encode(&value).unwrap();
+    assert_eq!(allocations() - before, 1);
+    assert_eq!(out, serde_json::to_vec(&value).unwrap());
+    // Room for the check, not a doubling of it.
+    assert!(
+        out.capacity() < out.len() + 1024,
+        "capacity {}",
+        out.capacity()
+    );
+}
+
 /// `tests/encode.rs`'s `User`.
 #[derive(jitson::Encode, Serialize, Debug, Clone)]
 #[serde(rename_all = "camelCase")]

@@ -148,6 +148,13 @@ pub struct CompiledEncoder {
     pub functions: usize,
     /// Layouts reached whose values the interpreter encodes, with the reason.
     pub interpreted: Vec<(&'static str, &'static str)>,
+    /// The most bytes beyond what it writes that the code may ask the
+    /// output to have room for: its largest constant capacity check (a run
+    /// of bounded members, each at its widest). A buffer with this much
+    /// room past the text an encode wrote holds that text again without
+    /// growing (texts with escapes aside), which is what `to_vec`'s
+    /// learned capacity adds.
+    pub max_reserve: usize,
 }
 
 impl Drop for CompiledEncoder {
@@ -642,6 +649,7 @@ fn compile_inner(
     let whole = !encoder_lowers(&options);
     let mut fb_ctx = FunctionBuilderContext::new();
     let mut interpreted = Vec::new();
+    let mut max_reserve = 0;
     let unit = options.indent.map(usize::from);
     // Translated in turn (translation declares and queues callees), then
     // compiled on two threads and defined in order (`crate::parallel`).
@@ -650,7 +658,7 @@ fn compile_inner(
         let mut ctx = module.make_context();
         ctx.func.signature = functions.signature.clone();
         let id = functions.ids[&(layout.id(), depth)];
-        interpreted.extend(translate(
+        let (function_interpreted, function_reserve) = translate(
             &mut module,
             &mut ctx,
             &mut fb_ctx,
@@ -661,7 +669,9 @@ fn compile_inner(
                 whole,
                 call_conv,
             },
-        ));
+        );
+        interpreted.extend(function_interpreted);
+        max_reserve = max_reserve.max(function_reserve);
         translated.push((id, ctx));
     }
     let count = translated.len();
@@ -689,6 +699,7 @@ fn compile_inner(
         compile_time: started.elapsed(),
         functions: count,
         interpreted,
+        max_reserve,
     })
 }
 
@@ -727,7 +738,8 @@ struct Mode {
 
 /// Builds the IR of `layout`'s encoder function (for values `depth`
 /// containers deep in pretty output) into `ctx.func`; returns the
-/// layouts handed to the interpreter.
+/// layouts handed to the interpreter and the function's largest constant
+/// capacity check.
 fn translate(
     module: &mut JITModule,
     ctx: &mut Context,
@@ -739,7 +751,7 @@ fn translate(
         whole,
         call_conv,
     }: Mode,
-) -> Vec<(&'static str, &'static str)> {
+) -> (Vec<(&'static str, &'static str)>, usize) {
     let frontend_config = module.isa().frontend_config();
     let mut b = FunctionBuilder::new(&mut ctx.func, fb_ctx);
     let entry = b.create_block();
@@ -783,9 +795,10 @@ fn translate(
     let zero = t.b.ins().iconst(types::I8, 0);
     t.b.ins().return_(&[zero]);
     let interpreted = std::mem::take(&mut t.interpreted);
+    let max_reserve = t.max_reserve;
     t.b.seal_all_blocks();
     t.b.finalize(frontend_config);
-    interpreted
+    (interpreted, max_reserve)
 }
 
 /// Memory flags for the state: aligned, never trapping.
@@ -849,6 +862,8 @@ pub(crate) struct EncodeTranslator<'a, 'm> {
     pub depth: usize,
     pub unit: Option<usize>,
     pub interpreted: Vec<(&'static str, &'static str)>,
+    /// The largest room one constant capacity check asks for.
+    pub max_reserve: usize,
 }
 
 impl<'a, 'm> EncodeTranslator<'a, 'm> {
@@ -881,6 +896,7 @@ impl<'a, 'm> EncodeTranslator<'a, 'm> {
             depth: 0,
             unit: None,
             interpreted: Vec::new(),
+            max_reserve: 0,
         }
     }
 }
@@ -932,6 +948,7 @@ impl EncodeTranslator<'_, '_> {
 
     /// [`ensure`](Self::ensure) for a constant number of bytes.
     pub(crate) fn ensure_const(&mut self, needed: usize, fail: Block) {
+        self.max_reserve = self.max_reserve.max(needed);
         let needed = self.b.ins().iconst(PTR, needed as i64);
         self.ensure(needed, fail);
     }
