@@ -719,6 +719,40 @@ fn an_internally_tagged_refusal_is_serdes_on_every_backend() {
     }
 }
 
+#[test]
+fn internally_tagged_refusals_name_the_rust_type_and_variant() {
+    // serde's message names the enum and the variant by their Rust
+    // identifiers, whatever `rename` and `rename_all` say (found by a tester).
+    #[derive(jitson::Encode, Serialize, Debug)]
+    #[serde(tag = "type", rename = "Other", rename_all = "SCREAMING_SNAKE_CASE")]
+    enum Renamed {
+        #[serde(rename = "n")]
+        Num(u32),
+        VecV(Vec<u8>),
+        Wrapped(Untagged2),
+    }
+    #[derive(jitson::Encode, Serialize, Debug)]
+    #[serde(untagged)]
+    enum Untagged2 {
+        Tup(u8, String),
+        Text(String),
+    }
+    for value in [
+        Renamed::Num(1),
+        Renamed::VecV(vec![1]),
+        Renamed::Wrapped(Untagged2::Tup(1, "a".into())),
+        Renamed::Wrapped(Untagged2::Text("a".into())),
+    ] {
+        let serde_message = serde_json::to_vec(&value).unwrap_err().to_string();
+        for backend in backends() {
+            let e = Encoder::<Renamed>::with_backend(backend)
+                .encode(&value)
+                .unwrap_err();
+            assert_eq!(e.to_string(), serde_message, "{backend:?}");
+        }
+    }
+}
+
 #[cfg(feature = "serde")]
 mod serde_fields {
     use super::*;

@@ -126,7 +126,7 @@ fn serde_pretty<T: Serialize>(value: &T, indent: u8) -> Vec<u8> {
 #[derive(jitson::Encode, Serialize, Debug)]
 struct Empty {}
 
-#[derive(jitson::Encode, Serialize, Debug)]
+#[derive(jitson::Encode, Serialize, Debug, Clone)]
 struct One {
     only: u8,
 }
@@ -430,6 +430,125 @@ fn options_the_jit_hands_to_the_interpreter_whole() {
             String::from_utf8_lossy(&interpreter)
         );
     }
+}
+
+/// A value serde refuses (a map key that is not a string), to fail an
+/// encode at a known place.
+#[derive(jitson::Encode, Serialize, Debug, Clone)]
+struct BadKey(BTreeMap<(u8, u8), u8>);
+
+#[derive(jitson::Encode, Serialize, Debug, Clone)]
+struct MapHolder<'a> {
+    first: u8,
+    by_name: BTreeMap<String, One>,
+    borrowed: BTreeMap<&'a str, Option<Vec<u8>>>,
+    nested: BTreeMap<String, BTreeMap<String, String>>,
+    by_number: BTreeMap<u16, String>,
+    last: HashMap<String, u8>,
+}
+
+#[test]
+fn maps_with_text_keys_in_every_place() {
+    let long_key = "k".repeat(300);
+    let escaped_key = format!("{}\"\n\u{1}é", "x".repeat(40));
+    for entries in [0usize, 1, 2, 5, 40] {
+        let keys: Vec<String> = (0..entries)
+            .map(|i| match i % 4 {
+                0 => format!("key{i}"),
+                1 => long_key.clone() + &i.to_string(),
+                2 => escaped_key.clone() + &i.to_string(),
+                _ => format!("\"{i}"),
+            })
+            .collect();
+        let value = MapHolder {
+            first: 1,
+            by_name: keys
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (k.clone(), One { only: i as u8 }))
+                .collect(),
+            borrowed: keys
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (k.as_str(), (i % 2 == 0).then(|| vec![i as u8; i % 3])))
+                .collect(),
+            nested: keys
+                .iter()
+                .map(|k| {
+                    let inner = keys
+                        .iter()
+                        .take(3)
+                        .map(|j| (j.clone(), k.clone()))
+                        .collect();
+                    (k.clone(), inner)
+                })
+                .collect(),
+            by_number: (0..entries as u16).map(|i| (i, format!("v{i}"))).collect(),
+            // One entry at most: a HashMap's order is its own.
+            last: keys.iter().take(1).map(|k| (k.clone(), 7)).collect(),
+        };
+        same(&value);
+        same(&vec![value.clone(), value]);
+    }
+    same(&BTreeMap::<String, u8>::new());
+    same(&vec![BTreeMap::from([("a".to_owned(), 1u8)]); 3]);
+}
+
+#[test]
+fn a_failing_map_value_names_its_key() {
+    if !jit() {
+        return;
+    }
+    let mut value = BTreeMap::new();
+    value.insert("fine".to_owned(), BadKey(BTreeMap::new()));
+    value.insert(
+        "bad \"key\"".to_owned(),
+        BadKey(BTreeMap::from([((1, 2), 3)])),
+    );
+    let value = vec![value];
+    for pretty in [false, true] {
+        let on = |backend| {
+            let mut out = b"keep".to_vec();
+            let e = Encoder::<Vec<BTreeMap<String, BadKey>>>::with_backend(backend)
+                .pretty(pretty)
+                .encode_into(&value, &mut out)
+                .unwrap_err();
+            assert_eq!(out, b"keep");
+            e
+        };
+        let (jit, interpreter) = (on(Backend::Jit), on(Backend::Interpreter));
+        assert_eq!(jit.to_string(), interpreter.to_string());
+        assert_eq!(
+            jit.to_string(),
+            r#"key must be a string at $[0]["bad \"key\""]"#
+        );
+    }
+}
+
+#[test]
+fn a_panic_inside_a_map_on_the_jit_resumes_in_the_caller() {
+    if !jit() {
+        return;
+    }
+    fn explode(_: &u8) -> bool {
+        panic!("predicate exploded in a map")
+    }
+    #[derive(jitson::Encode, Debug)]
+    struct Boom {
+        #[serde(skip_serializing_if = "explode")]
+        x: u8,
+    }
+    let value = BTreeMap::from([("a".to_owned(), Boom { x: 1 })]);
+    let mut out = b"keep".to_vec();
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        Encoder::<BTreeMap<String, Boom>>::with_backend(Backend::Jit).encode_into(&value, &mut out)
+    }));
+    let payload = caught.unwrap_err();
+    assert_eq!(
+        payload.downcast_ref::<&str>(),
+        Some(&"predicate exploded in a map")
+    );
+    assert_eq!(out, b"keep");
 }
 
 #[derive(jitson::Encode, Serialize, Debug)]

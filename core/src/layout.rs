@@ -697,6 +697,9 @@ pub enum Tagging {
 pub struct Variant {
     /// The JSON string (after `rename` / `rename_all`).
     pub name: &'static str,
+    /// The variant's Rust identifier, which serde's encoding errors name
+    /// (`cannot serialize tagged newtype variant E::V containing …`).
+    pub rust_name: &'static str,
     /// Further accepted strings (`alias`).
     pub aliases: &'static [&'static str],
     /// What the variant holds.

@@ -424,6 +424,9 @@ fn enum_kind(
     extra: &mut Vec<TokenStream>,
 ) -> syn::Result<(String, TokenStream)> {
     let ident = &input.ident;
+    // serde's encoding errors name the enum by its Rust identifier, even
+    // when `rename` gives it another name.
+    let rust_type_name = ident.unraw().to_string();
     let mut entries = Vec::new();
     let mut arms = Vec::new();
     let mut untagged_from = None;
@@ -510,6 +513,7 @@ fn enum_kind(
         entries.push(quote! {
             ::jitson::__private::Variant {
                 name: #json,
+                rust_name: #rust_name,
                 aliases: &[],
                 payload: #payload,
                 unit_expecting: "",
@@ -538,7 +542,7 @@ fn enum_kind(
         format!("enum {name}"),
         quote! {
             ::jitson::__private::Kind::Enum(&::jitson::__private::EnumLayout {
-                name: #name,
+                name: #rust_type_name,
                 variants: &[#(#entries),*],
                 tagging: #tagging,
                 other: ::core::option::Option::None,

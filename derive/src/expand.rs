@@ -809,9 +809,11 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
             PayloadShape::Unit => format!("unit variant {}::{}", input.ident, v.variant.ident),
             _ => String::new(),
         };
+        let rust_name = v.variant.ident.unraw().to_string();
         entries.push(quote! {
             ::jitson::__private::Variant {
                 name: #json_name,
+                rust_name: #rust_name,
                 aliases: &[#(#aliases),*],
                 payload: #payload,
                 unit_expecting: #unit_expecting,

@@ -384,6 +384,28 @@ unsafe extern "C" fn interpret(
     }
 }
 
+/// Adds a map entry's key (a string read by `read`) to the path of the
+/// pending error, if any.
+unsafe extern "C" fn path_key(
+    state: *mut EncodeState,
+    read: jitson_core::layout::ReadStrFn,
+    key: *const u8,
+) {
+    jitson_core::panic::catch(|| {
+        // SAFETY: generated code passes its live state, the key layout's own
+        // accessor and a live key of that layout, whose text it returns.
+        let state = unsafe { &mut *state };
+        if let Some(e) = &mut state.error {
+            let mut len = 0;
+            let text = unsafe {
+                let ptr = read(key, &raw mut len);
+                std::slice::from_raw_parts(ptr, len)
+            };
+            e.push_path(PathSegment::Key(String::from_utf8_lossy(text).into()));
+        }
+    });
+}
+
 /// Adds a member's name to the path of the pending error, if any.
 unsafe extern "C" fn path_field(state: *mut EncodeState, field: *const Field) {
     jitson_core::panic::catch(|| {
@@ -524,6 +546,9 @@ pub(crate) fn helper_path_field() -> usize {
 pub(crate) fn helper_path_name() -> usize {
     path_name as *const () as usize
 }
+pub(crate) fn helper_path_key() -> usize {
+    path_key as *const () as usize
+}
 pub(crate) fn helper_path_index() -> usize {
     path_index as *const () as usize
 }
@@ -594,25 +619,69 @@ pub fn compile_encoder(
     crate::guarded_compile(|| compile_inner(root, options))
 }
 
+/// What a generated function does.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum Role {
+    /// Writes a value of its layout: [`EncodeFn`].
+    Value,
+    /// Writes one entry of a map of its layout, called back by the map's
+    /// `for_each`: [`EntryFn`](jitson_core::layout::EntryFn), its context a
+    /// [`MapContext`].
+    MapEntry,
+}
+
 /// Functions of the module being built: declared on first use, translated in
 /// turn.
 pub(crate) struct Functions {
-    /// Keyed by layout and pretty level (always 0 for compact output).
-    ids: HashMap<(LayoutId, usize), FuncId>,
-    queue: Vec<(&'static TypeLayout, usize)>,
+    /// Keyed by layout, pretty level (always 0 for compact output) and role.
+    ids: HashMap<(LayoutId, usize, Role), FuncId>,
+    queue: Vec<(&'static TypeLayout, usize, Role)>,
+    /// [`EncodeFn`]'s signature.
     signature: Signature,
+    /// A map entry function's: three pointers in, an i8 (a C `bool`) out.
+    entry_signature: Signature,
 }
 
 impl Functions {
-    /// A table with no function: for a translator whose code declares none.
-    pub(crate) fn empty(signature: Signature) -> Functions {
+    /// A table whose functions have `signature` (a map entry function's
+    /// derived from its calling convention).
+    pub(crate) fn new(signature: Signature) -> Functions {
+        let mut entry_signature = Signature::new(signature.call_conv);
+        entry_signature.params.extend([AbiParam::new(PTR); 3]);
+        entry_signature.returns.push(AbiParam::new(types::I8));
         Functions {
             ids: HashMap::new(),
             queue: Vec::new(),
             signature,
+            entry_signature,
+        }
+    }
+
+    /// A table with no function: for a translator whose code declares none.
+    pub(crate) fn empty(signature: Signature) -> Functions {
+        Functions::new(signature)
+    }
+
+    fn signature_of(&self, role: Role) -> &Signature {
+        match role {
+            Role::Value => &self.signature,
+            Role::MapEntry => &self.entry_signature,
         }
     }
 }
+
+/// What a map's entry function is given as its context: the encode's state
+/// and the number of entries written so far (for the commas). `repr(C)`:
+/// generated code stores and loads both fields, in a stack slot of the
+/// function writing the map.
+#[repr(C)]
+pub(crate) struct MapContext {
+    state: *mut EncodeState,
+    count: usize,
+}
+
+pub(crate) const MAP_STATE: i32 = std::mem::offset_of!(MapContext, state) as i32;
+pub(crate) const MAP_COUNT: i32 = std::mem::offset_of!(MapContext, count) as i32;
 
 /// The ISA and an empty module for generated code that writes output (a
 /// layout's encoder, a row writer): optimised for speed, in one arena of
@@ -640,12 +709,8 @@ fn compile_inner(
     signature.params.push(AbiParam::new(PTR));
     signature.params.push(AbiParam::new(PTR));
     signature.returns.push(AbiParam::new(types::I8));
-    let mut functions = Functions {
-        ids: HashMap::new(),
-        queue: Vec::new(),
-        signature,
-    };
-    let root_id = declare(&mut module, &mut functions, root, 0)?;
+    let mut functions = Functions::new(signature);
+    let root_id = declare(&mut module, &mut functions, root, 0, Role::Value)?;
     let whole = !encoder_lowers(&options);
     let mut fb_ctx = FunctionBuilderContext::new();
     let mut interpreted = Vec::new();
@@ -654,19 +719,20 @@ fn compile_inner(
     // Translated in turn (translation declares and queues callees), then
     // compiled on two threads and defined in order (`crate::parallel`).
     let mut translated = Vec::new();
-    while let Some((layout, depth)) = functions.queue.pop() {
+    while let Some((layout, depth, role)) = functions.queue.pop() {
         let mut ctx = module.make_context();
-        ctx.func.signature = functions.signature.clone();
-        let id = functions.ids[&(layout.id(), depth)];
+        ctx.func.signature = functions.signature_of(role).clone();
+        let id = functions.ids[&(layout.id(), depth, role)];
         let (function_interpreted, function_reserve) = translate(
             &mut module,
             &mut ctx,
             &mut fb_ctx,
             &mut functions,
-            (layout, depth),
+            (layout, depth, role),
             Mode {
                 unit,
                 whole,
+                sort_keys: options.sort_keys,
                 call_conv,
             },
         );
@@ -703,26 +769,29 @@ fn compile_inner(
     })
 }
 
-/// Declares the function for `layout` (once) and queues it for translation.
+/// Declares the function of `role` for `layout` (once) and queues it for
+/// translation.
 fn declare(
     module: &mut JITModule,
     functions: &mut Functions,
     layout: &'static TypeLayout,
     depth: usize,
+    role: Role,
 ) -> Result<FuncId, CompileError> {
-    if let Some(&id) = functions.ids.get(&(layout.id(), depth)) {
+    if let Some(&id) = functions.ids.get(&(layout.id(), depth, role)) {
         return Ok(id);
     }
     let name = format!(
-        "encode_{}_{depth}_{}",
+        "encode_{}{}_{depth}_{}",
+        if role == Role::MapEntry { "entry_" } else { "" },
         crate::sanitize(layout.expecting),
         functions.ids.len()
     );
     let id = module
-        .declare_function(&name, Linkage::Local, &functions.signature)
+        .declare_function(&name, Linkage::Local, functions.signature_of(role))
         .map_err(|e| CompileError::Codegen(e.to_string()))?;
-    functions.ids.insert((layout.id(), depth), id);
-    functions.queue.push((layout, depth));
+    functions.ids.insert((layout.id(), depth, role), id);
+    functions.queue.push((layout, depth, role));
     Ok(id)
 }
 
@@ -733,6 +802,8 @@ struct Mode {
     unit: Option<usize>,
     /// The whole value goes to the interpreter (options not lowered).
     whole: bool,
+    /// Maps in key order: written by the interpreter.
+    sort_keys: bool,
     call_conv: CallConv,
 }
 
@@ -745,10 +816,11 @@ fn translate(
     ctx: &mut Context,
     fb_ctx: &mut FunctionBuilderContext,
     functions: &mut Functions,
-    (layout, depth): (&'static TypeLayout, usize),
+    (layout, depth, role): (&'static TypeLayout, usize, Role),
     Mode {
         unit,
         whole,
+        sort_keys,
         call_conv,
     }: Mode,
 ) -> (Vec<(&'static str, &'static str)>, usize) {
@@ -757,11 +829,17 @@ fn translate(
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
-    let (state, src) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+    let params = b.block_params(entry).to_vec();
+    // A map entry function's context holds the state.
+    let state = match role {
+        Role::Value => params[0],
+        Role::MapEntry => b.ins().load(PTR, state_flags(), params[0], MAP_STATE),
+    };
     let fail = b.create_block();
     let mut t = EncodeTranslator::for_function(b, module, functions, call_conv, state);
     t.depth = depth;
     t.unit = unit;
+    t.sort_keys = sort_keys;
     // A stack nearly full: give up (the caller runs the interpreter).
     let limit = t.b.ins().load(PTR, state_flags(), state, STATE_STACK_LIMIT);
     let floor =
@@ -773,11 +851,18 @@ fn translate(
     t.b.ins().brif(low, fail, &[], body, &[]);
     t.b.switch_to_block(body);
     t.reload();
-    if whole {
+    if let Role::MapEntry = role {
+        let Kind::Map(map) = &layout.kind else {
+            unreachable!("entry functions are declared for maps")
+        };
+        t.emit_map_entry(map, params[0], params[1], params[2], fail);
+    } else if whole {
+        let src = params[1];
         t.interpreted
             .push(((layout.type_name)(), "non-default escaping"));
         t.emit_interpret(layout, src, fail);
     } else {
+        let src = params[1];
         match &layout.kind {
             Kind::Struct(st) => t.emit_encode_struct(layout, st, src, fail),
             _ => {
@@ -819,6 +904,8 @@ enum PathBlock {
     Field(&'static Field),
     Name(&'static &'static str),
     Index(Variable),
+    /// A map entry's key: its text accessor and the key's address.
+    Key(jitson_core::layout::ReadStrFn, Value),
 }
 
 /// Layouts inlined into one function at most this deep; deeper ones get a
@@ -839,7 +926,7 @@ pub(crate) struct EncodeTranslator<'a, 'm> {
     pub b: FunctionBuilder<'a>,
     module: &'m mut JITModule,
     functions: &'m mut Functions,
-    func_refs: HashMap<(LayoutId, usize), FuncRef>,
+    func_refs: HashMap<(LayoutId, usize, Role), FuncRef>,
     sigs: crate::translate::Signatures,
     call_conv: CallConv,
     /// `*mut EncodeState`.
@@ -861,6 +948,8 @@ pub(crate) struct EncodeTranslator<'a, 'm> {
     /// spaces per level. Compact output: 0 and `None`.
     pub depth: usize,
     pub unit: Option<usize>,
+    /// Maps in key order (`sort_keys`): handed to the interpreter.
+    pub sort_keys: bool,
     pub interpreted: Vec<(&'static str, &'static str)>,
     /// The largest room one constant capacity check asks for.
     pub max_reserve: usize,
@@ -895,6 +984,7 @@ impl<'a, 'm> EncodeTranslator<'a, 'm> {
             view_depth: 0,
             depth: 0,
             unit: None,
+            sort_keys: false,
             interpreted: Vec::new(),
             max_reserve: 0,
         }
@@ -1091,22 +1181,26 @@ impl EncodeTranslator<'_, '_> {
         src: Value,
         fail: Block,
     ) {
-        let id = (layout.id(), self.depth);
-        let f = match self.func_refs.get(&id) {
-            Some(&f) => f,
-            None => {
-                let func_id = declare(self.module, self.functions, layout, self.depth)
-                    .expect("declaring an encoder function");
-                let f = self.module.declare_func_in_func(func_id, self.b.func);
-                self.func_refs.insert(id, f);
-                f
-            }
-        };
+        let f = self.func_ref(layout, Role::Value);
         self.spill();
         let call = self.b.ins().call(f, &[self.state, src]);
         let ok = self.b.inst_results(call)[0];
         self.reload();
         self.check(ok, fail);
+    }
+
+    /// The function of `role` for `layout` at the current pretty level,
+    /// declared (and queued) on first use.
+    pub(crate) fn func_ref(&mut self, layout: &'static TypeLayout, role: Role) -> FuncRef {
+        let id = (layout.id(), self.depth, role);
+        if let Some(&f) = self.func_refs.get(&id) {
+            return f;
+        }
+        let func_id = declare(self.module, self.functions, layout, self.depth, role)
+            .expect("declaring an encoder function");
+        let f = self.module.declare_func_in_func(func_id, self.b.func);
+        self.func_refs.insert(id, f);
+        f
     }
 
     /// Hands the value at `src` to the interpreter.
@@ -1174,6 +1268,20 @@ impl EncodeTranslator<'_, '_> {
         block
     }
 
+    /// A cold block that adds the map key at `key` (read by `read`) to the
+    /// error's path and goes to `fail`.
+    pub(crate) fn key_fail(
+        &mut self,
+        read: jitson_core::layout::ReadStrFn,
+        key: Value,
+        fail: Block,
+    ) -> Block {
+        let block = self.b.create_block();
+        self.path_blocks
+            .push((block, PathBlock::Key(read, key), fail));
+        block
+    }
+
     /// Fills the blocks [`field_fail`](Self::field_fail) and
     /// [`index_fail`](Self::index_fail) made.
     fn fill_path_blocks(&mut self) {
@@ -1192,6 +1300,15 @@ impl EncodeTranslator<'_, '_> {
                 PathBlock::Index(index) => {
                     let i = self.b.use_var(index);
                     self.call_addr(helper_path_index(), &[PTR, PTR], None, &[self.state, i]);
+                }
+                PathBlock::Key(read, key) => {
+                    let read = self.b.ins().iconst(PTR, read as usize as i64);
+                    self.call_addr(
+                        helper_path_key(),
+                        &[PTR, PTR, PTR],
+                        None,
+                        &[self.state, read, key],
+                    );
                 }
             }
             self.b.ins().jump(fail, &[]);
@@ -1269,6 +1386,7 @@ impl EncodeTranslator<'_, '_> {
             Kind::Tuple(t) => self.emit_encode_tuple(t, src, fail),
             Kind::Struct(_) => self.emit_call_function(layout, src, fail),
             Kind::Enum(e) => self.emit_encode_enum(layout, e, src, fail),
+            Kind::Map(map) => self.emit_encode_map(layout, map, src, fail),
             _ => {
                 self.interpreted
                     .push(((layout.type_name)(), interpreted_reason(layout)));

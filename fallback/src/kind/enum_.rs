@@ -938,7 +938,13 @@ impl crate::encode::Emitter<'_> {
                     self.string(variant.name);
                     let mut first = false;
                     if let Some(payload) = payload {
-                        self.encode_tagged_content(e, variant.name, payload, view, &mut first)?;
+                        self.encode_tagged_content(
+                            e,
+                            variant.rust_name,
+                            payload,
+                            view,
+                            &mut first,
+                        )?;
                     }
                     self.end(b'}', true);
                     Ok(())
@@ -976,14 +982,7 @@ impl crate::encode::Emitter<'_> {
                 Kind::Enum(inner) => {
                     self.encode_tagged_enum(e, variant, payload, inner, src, first)
                 }
-                _ => Err(crate::encode::encode_error(ErrorCode::NotEncodable(
-                    format!(
-                        "cannot serialize tagged newtype variant {}::{variant} containing {}",
-                        e.name,
-                        serde_shape(payload)
-                    )
-                    .into_boxed_str(),
-                ))),
+                _ => Err(tagged_refusal(e, variant, serde_shape(payload))),
             }
         }
     }
@@ -1028,7 +1027,9 @@ impl crate::encode::Emitter<'_> {
                     member(self, tag);
                     self.string(variant.name);
                     match payload {
-                        Some(p) => self.encode_tagged_content(inner, variant.name, p, view, first),
+                        Some(p) => {
+                            self.encode_tagged_content(inner, variant.rust_name, p, view, first)
+                        }
                         None => Ok(()),
                     }
                 }
@@ -1052,6 +1053,11 @@ impl crate::encode::Emitter<'_> {
                         .map_err(|err| at_segment(err, || PathSegment::Field(variant.name)))
                 }
                 (Tagging::Untagged, None) => Ok(()),
+                // An untagged tuple variant is serialized as a tuple, which
+                // the tagged serializer refuses.
+                (Tagging::Untagged, Some(_)) if matches!(variant.payload, Payload::Tuple(_)) => {
+                    Err(tagged_refusal(e, outer_variant, "a tuple"))
+                }
                 (Tagging::Untagged, Some(payload)) => {
                     self.encode_tagged_content(e, outer_variant, payload, view, first)
                 }
@@ -1089,6 +1095,18 @@ unsafe fn variant_to_write(
         e.tagging
     };
     Ok((variant, tagging))
+}
+
+/// serde's refusal of an internally tagged newtype variant (`e`'s variant
+/// named `variant` in Rust) holding `what`.
+fn tagged_refusal(e: &EnumLayout, variant: &str, what: &str) -> Error {
+    crate::encode::encode_error(ErrorCode::NotEncodable(
+        format!(
+            "cannot serialize tagged newtype variant {}::{variant} containing {what}",
+            e.name
+        )
+        .into_boxed_str(),
+    ))
 }
 
 /// serde's word for what an internally tagged newtype variant cannot hold.

@@ -5,9 +5,13 @@
 //! function, which the layout's `insert_with` calls back with a slot on its stack.
 //! A key with escapes is parsed by a helper that inserts its value and
 //! hands the loop back (the map is never restarted); errors take the slow path.
+//!
+//! Encoding runs the other way round: the layout's `for_each` iterates the map
+//! and calls a generated entry function per entry.
 
-use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
-use jitson_core::layout::{MapLayout, TypeLayout};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{Block, InstBuilder, StackSlotData, StackSlotKind, Value, types};
+use jitson_core::layout::{Kind, MapLayout, TypeLayout};
 
 use crate::helpers;
 use crate::translate::{FnTranslator, PTR};
@@ -126,5 +130,141 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(slow);
         self.emit_interpret(layout, dst, start, cont, unwind);
         self.b.switch_to_block(cont);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Encoding (twin: `encode_map`, `encode_entries` in `fallback/src/kind/map.rs`)
+
+/// The text accessor of a map key the JIT writes itself: a string kind that
+/// can be read (`String`, `Box<str>`, `Cow<str>`, `&str`). Other keys
+/// (integers, bools, chars, unit variants written as quoted text) go to the
+/// interpreter with their map.
+fn text_key_read(map: &MapLayout) -> Option<jitson_core::layout::ReadStrFn> {
+    match &map.key.get().kind {
+        Kind::String(s) => s.read,
+        Kind::BorrowedStr(s) => Some(s.read),
+        _ => None,
+    }
+}
+
+impl crate::encode::EncodeTranslator<'_, '_> {
+    /// A map with text keys, in its own iteration order: `{`, then the
+    /// layout's `for_each` calls this map's generated entry function (see
+    /// [`emit_map_entry`](Self::emit_map_entry)) once per entry, with a
+    /// [`MapContext`](crate::encode::MapContext) in a stack slot that carries
+    /// the state and counts the entries; then `}` (in pretty output on its own
+    /// line when an entry was written). Maps with other keys, in key order
+    /// (`sort_keys`), or without a `for_each` go to the interpreter.
+    pub(crate) fn emit_encode_map(
+        &mut self,
+        layout: &'static TypeLayout,
+        map: &MapLayout,
+        src: Value,
+        fail: Block,
+    ) {
+        let lowered = text_key_read(map).is_some() && !self.sort_keys;
+        let Some(for_each) = map.for_each.filter(|_| lowered) else {
+            let why = if self.sort_keys {
+                "maps in key order (sort_keys)"
+            } else {
+                "maps whose keys are not text"
+            };
+            self.interpreted.push(((layout.type_name)(), why));
+            return self.emit_interpret(layout, src, fail);
+        };
+        let entry = self.func_ref(layout, crate::encode::Role::MapEntry);
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            size_of::<crate::encode::MapContext>() as u32,
+            3,
+        ));
+        let ctx = self.b.ins().stack_addr(PTR, slot, 0);
+        let flags = crate::encode::state_flags();
+        self.b
+            .ins()
+            .store(flags, self.state, ctx, crate::encode::MAP_STATE);
+        let zero = self.b.ins().iconst(PTR, 0);
+        self.b
+            .ins()
+            .store(flags, zero, ctx, crate::encode::MAP_COUNT);
+        self.ensure_const(1, fail);
+        self.write_const(b"{");
+        let entry_addr = self.b.ins().func_addr(PTR, entry);
+        self.spill();
+        let ok = self
+            .call_addr(
+                for_each as usize,
+                &[PTR, PTR, PTR],
+                Some(types::I8),
+                &[src, entry_addr, ctx],
+            )
+            .expect("for_each returns a status");
+        self.reload();
+        self.check(ok, fail);
+        let close = self.closing(b'}');
+        self.ensure_const(close.len(), fail);
+        if close.len() == 1 {
+            self.write_const(&close);
+            return;
+        }
+        let count = self.b.ins().load(PTR, flags, ctx, crate::encode::MAP_COUNT);
+        let (with, without, closed) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(count, with, &[], without, &[]);
+        self.b.switch_to_block(with);
+        self.write_const(&close);
+        self.b.ins().jump(closed, &[]);
+        self.b.switch_to_block(without);
+        self.write_const(b"}");
+        self.b.ins().jump(closed, &[]);
+        self.b.switch_to_block(closed);
+    }
+
+    /// The body of a map's entry function (`for_each`'s callback, given the
+    /// [`MapContext`](crate::encode::MapContext) `ctx` and pointers to a live
+    /// key and value): the comma (from the second entry on), in pretty output
+    /// the entry's line, the key as a JSON string, the colon and the value;
+    /// then the entry is counted. A failing value adds its key to the error's
+    /// path.
+    pub(crate) fn emit_map_entry(
+        &mut self,
+        map: &MapLayout,
+        ctx: Value,
+        key: Value,
+        value: Value,
+        fail: Block,
+    ) {
+        let read = text_key_read(map).expect("entry functions are declared for text keys");
+        let flags = crate::encode::state_flags();
+        let count = self.b.ins().load(PTR, flags, ctx, crate::encode::MAP_COUNT);
+        let line = self.line(self.depth + 1);
+        self.ensure_const(1 + line.len(), fail);
+        let at = self.cursor();
+        let comma = self.b.ins().iconst(types::I8, i64::from(b','));
+        self.b
+            .ins()
+            .store(crate::encode::value_flags(), comma, at, 0);
+        let later = self.b.ins().icmp_imm_s(IntCC::NotEqual, count, 0);
+        let later = self.b.ins().uextend(PTR, later);
+        self.advance(later);
+        if !line.is_empty() {
+            self.write_const(&line);
+        }
+        self.emit_encode_string(read, key, fail);
+        let colon: &[u8] = if self.pretty() { b": " } else { b":" };
+        self.ensure_const(colon.len(), fail);
+        self.write_const(colon);
+        let value_fail = self.key_fail(read, key, fail);
+        self.enter_level();
+        self.emit_value(map.value.get(), value, value_fail, false);
+        self.leave_level();
+        let next = self.b.ins().iadd_imm_s(count, 1);
+        self.b
+            .ins()
+            .store(flags, next, ctx, crate::encode::MAP_COUNT);
     }
 }
