@@ -213,6 +213,19 @@ impl Emitter<'_> {
         self.out.push(close);
     }
 
+    /// Before a member, its separator (as [`separator`](Self::separator)),
+    /// its key and its `:`; compact JSON output in one reservation
+    /// (`core::write::write_member`).
+    #[inline]
+    pub(crate) fn member(&mut self, first: bool, name: &str) {
+        if !self.pretty && self.escape.is_json() {
+            write::write_member(self.out, !first, name);
+        } else {
+            self.separator(first);
+            self.key(name);
+        }
+    }
+
     /// A member's key and its `:` (`: ` when pretty).
     #[inline]
     pub(crate) fn key(&mut self, name: &str) {

@@ -452,53 +452,14 @@ unsafe fn put(dst: *mut u8, text: &[u8]) -> usize {
     text.len()
 }
 
-/// `"00" "01" … "99"`.
-pub(crate) static DIGIT_PAIRS: [u8; 200] = {
-    let mut table = [0u8; 200];
-    let mut i = 0;
-    while i < 100 {
-        table[2 * i] = b'0' + (i / 10) as u8;
-        table[2 * i + 1] = b'0' + (i % 10) as u8;
-        i += 1;
-    }
-    table
-};
-
-/// The number of decimal digits of `value`.
-#[inline(always)]
-fn digits(value: u64) -> usize {
-    let mut n = 1;
-    let mut bound = 10u64;
-    while n < 20 && value >= bound {
-        n += 1;
-        bound = bound.wrapping_mul(10);
-    }
-    n
-}
+/// `"00" "01" … "99"` (read by generated code too).
+pub(crate) use jitson_core::write::DIGIT_PAIRS;
 
 /// Writes the decimal digits of `value` at `dst` (room for [`INT_MAX_LEN`]
-/// bytes) and returns their number: straight into place, two at a time from
-/// the end (the digits are itoa's, and so serde_json's: plain decimal).
+/// bytes) and returns their number (`core::write::format_u64_at`).
 unsafe extern "C" fn fmt_u64(dst: *mut u8, value: u64) -> usize {
-    let n = digits(value);
-    let mut end = n;
-    let mut v = value;
-    // SAFETY: generated code reserved 20 bytes at `dst`, and `n <= 20`: every
-    // store is below `dst + n`.
-    unsafe {
-        while v >= 100 {
-            let pair = (v % 100) as usize * 2;
-            v /= 100;
-            end -= 2;
-            std::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(pair), dst.add(end), 2);
-        }
-        if v >= 10 {
-            std::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(v as usize * 2), dst, 2);
-        } else {
-            *dst = b'0' + v as u8;
-        }
-    }
-    n
+    // SAFETY: generated code reserved INT_MAX_LEN (20) bytes at `dst`.
+    unsafe { jitson_core::write::format_u64_at(value, dst) }
 }
 
 /// Writes `value` as serde_json does at `dst` (room for [`FLOAT_MAX_LEN`]).

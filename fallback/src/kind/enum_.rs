@@ -908,8 +908,7 @@ impl crate::encode::Emitter<'_> {
                 }
                 (Tagging::External, Some(payload)) => {
                     self.begin(layout, b'{')?;
-                    self.separator(true);
-                    self.key(variant.name);
+                    self.member(true, variant.name);
                     self.encode_value(payload, view)
                         .map_err(|err| at_segment(err, || PathSegment::Field(variant.name)))?;
                     self.end(b'}', true);
@@ -919,12 +918,10 @@ impl crate::encode::Emitter<'_> {
                 (Tagging::Untagged, Some(payload)) => self.encode_value(payload, view),
                 (Tagging::Adjacent { tag, content }, payload) => {
                     self.begin(layout, b'{')?;
-                    self.separator(true);
-                    self.key(tag);
+                    self.member(true, tag);
                     self.string(variant.name);
                     if let Some(payload) = payload {
-                        self.separator(false);
-                        self.key(content);
+                        self.member(false, content);
                         self.encode_value(payload, view)
                             .map_err(|err| at_segment(err, || PathSegment::Field(content)))?;
                     }
@@ -933,8 +930,7 @@ impl crate::encode::Emitter<'_> {
                 }
                 (Tagging::Internal { tag }, payload) => {
                     self.begin(layout, b'{')?;
-                    self.separator(true);
-                    self.key(tag);
+                    self.member(true, tag);
                     self.string(variant.name);
                     let mut first = false;
                     if let Some(payload) = payload {
@@ -1016,9 +1012,8 @@ impl crate::encode::Emitter<'_> {
         let (variant, tagging) = unsafe { variant_to_write(inner, variant_of, src, view) }?;
         let payload = variant.payload.layout();
         let mut member = |this: &mut Self, key: &str| {
-            this.separator(*first);
+            this.member(*first, key);
             *first = false;
-            this.key(key);
         };
         // SAFETY (all arms): the view holds a live value of the payload's layout.
         unsafe {

@@ -852,9 +852,8 @@ impl crate::encode::Emitter<'_> {
                     continue;
                 }
             }
-            self.separator(*first);
+            self.member(*first, field.name);
             *first = false;
-            self.key(field.name);
             // SAFETY: as above.
             unsafe { self.encode_value(field.layout.get(), value) }
                 .map_err(|e| at_segment(e, || PathSegment::Field(field.name)))?;
