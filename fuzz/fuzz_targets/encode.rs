@@ -10,8 +10,36 @@ use std::collections::{BTreeMap, HashMap};
 use jitson::{Backend, Encode, Encoder};
 use jitson_fuzz::{models, seed};
 use libfuzzer_sys::fuzz_target;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// Enums in the representations the JIT lowers, with maps of text keys
+/// around and inside them.
+#[derive(jitson::Encode, Serialize, Deserialize)]
+#[serde(tag = "type")]
+enum Tagged {
+    Unit,
+    Point { x: f64, y: Option<i32> },
+    Named(Named),
+    Boxed(Box<Named>),
+    Inner(Untagged),
+    Entries(BTreeMap<String, u8>),
+}
+
+#[derive(jitson::Encode, Serialize, Deserialize)]
+struct Named {
+    name: String,
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    tags: Vec<String>,
+}
+
+#[derive(jitson::Encode, Serialize, Deserialize)]
+#[serde(untagged)]
+enum Untagged {
+    Number(u64),
+    Text(String),
+    Fields { a: Vec<Untagged> },
+}
 
 fn check<T: Encode + Serialize + DeserializeOwned>(data: &[u8]) {
     let Ok(value) = serde_json::from_slice::<T>(data) else {
@@ -58,6 +86,9 @@ fuzz_target!(|data: &[u8]| {
     check::<Vec<f32>>(data);
     check::<HashMap<String, Vec<i64>>>(data);
     check::<BTreeMap<String, [u16; 2]>>(data);
+    check::<Vec<Tagged>>(data);
+    check::<BTreeMap<String, BTreeMap<String, Tagged>>>(data);
+    check::<Vec<Untagged>>(data);
     check::<serde_json::Value>(data);
     check::<String>(data);
 });

@@ -1,7 +1,7 @@
 //! `Vec<T>`, `[T; N]` and tuples. Twin: `jit/src/kind/seq.rs`.
 
 use jitson_core::error::{Error, ErrorCode, PathSegment};
-use jitson_core::layout::{ArrayLayout, TupleLayout, TypeLayout, VecLayout};
+use jitson_core::layout::{ArrayLayout, Kind, TupleLayout, TypeLayout, VecLayout};
 
 use crate::{Parser, at_segment, drop_value};
 
@@ -285,6 +285,11 @@ impl crate::encode::Emitter<'_> {
         len: usize,
     ) -> Result<(), Error> {
         self.begin(layout, b'[')?;
+        // SAFETY: as the caller guarantees.
+        if !self.pretty && unsafe { self.encode_number_elements(elem, ptr, len) } {
+            self.end(b']', len > 0);
+            return Ok(());
+        }
         for i in 0..len {
             self.separator(i == 0);
             // SAFETY: element `i` lies at `i * size` (contiguous storage).
@@ -293,6 +298,59 @@ impl crate::encode::Emitter<'_> {
         }
         self.end(b']', len > 0);
         Ok(())
+    }
+
+    /// Compact output of elements that are numbers (floats, and integers of
+    /// up to 64 bits): one loop per element type instead of a dispatch per
+    /// element (a third of canada's interpreted encode went to the dispatch
+    /// around each coordinate). Returns `false`, having written nothing, for
+    /// any other element kind.
+    ///
+    /// # Safety
+    /// `ptr` points to `len` live, contiguous elements of `elem`'s type.
+    unsafe fn encode_number_elements(
+        &mut self,
+        elem: &TypeLayout,
+        ptr: *const u8,
+        len: usize,
+    ) -> bool {
+        /// Writes each element of type `T` with `write`, comma-separated.
+        ///
+        /// # Safety
+        /// `ptr` points to `len` live, contiguous values of `T`.
+        unsafe fn each<T: Copy>(
+            out: &mut Vec<u8>,
+            ptr: *const u8,
+            len: usize,
+            write: impl Fn(&mut Vec<u8>, T),
+        ) -> bool {
+            for i in 0..len {
+                if i > 0 {
+                    out.push(b',');
+                }
+                // SAFETY: element `i` of `len` contiguous `T`s.
+                write(out, unsafe { ptr.cast::<T>().add(i).read_unaligned() });
+            }
+            true
+        }
+        use jitson_core::write::{write_f32, write_f64, write_int};
+        let out = &mut *self.out;
+        // SAFETY (all arms): the elements are of the kind's type.
+        unsafe {
+            match elem.kind {
+                Kind::F64 => each(out, ptr, len, write_f64),
+                Kind::F32 => each(out, ptr, len, write_f32),
+                Kind::I64 => each(out, ptr, len, write_int::<i64>),
+                Kind::U64 => each(out, ptr, len, write_int::<u64>),
+                Kind::I32 => each(out, ptr, len, write_int::<i32>),
+                Kind::U32 => each(out, ptr, len, write_int::<u32>),
+                Kind::I16 => each(out, ptr, len, write_int::<i16>),
+                Kind::U16 => each(out, ptr, len, write_int::<u16>),
+                Kind::I8 => each(out, ptr, len, write_int::<i8>),
+                Kind::U8 => each(out, ptr, len, write_int::<u8>),
+                _ => false,
+            }
+        }
     }
 
     /// A vector or slice, through its layout's `as_slice`.
