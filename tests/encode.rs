@@ -601,6 +601,22 @@ fn internally_tagged_newtype_of_a_scalar_is_refused_as_serde_does() {
 }
 
 #[test]
+fn arrays_of_every_number_type() {
+    same(&vec![i8::MIN, -1, 0, 1, i8::MAX]);
+    same(&vec![0u8, 1, 9, 10, 99, 100, u8::MAX]);
+    same(&[i16::MIN, i16::MAX]);
+    same(&vec![0u16, u16::MAX]);
+    same(&vec![i32::MIN, -10, 10, i32::MAX]);
+    same(&[u32::MAX; 3]);
+    same(&vec![i64::MIN, -1_000_000_007, 0, i64::MAX]);
+    same(&vec![u64::MAX, 10_000_000_000_000_000_000, 1]);
+    same(&vec![0.0f64, -0.0, 1e16, 1e-7, f64::NAN, f64::INFINITY, f64::MIN_POSITIVE]);
+    same(&vec![0.1f32, f32::MAX, f32::NEG_INFINITY, 1e-45]);
+    same(&Vec::<f64>::new());
+    same(&vec![vec![[1.5f64, -2.25]; 3]; 2]);
+}
+
+#[test]
 fn internally_tagged_variants_through_boxes_skips_and_nesting() {
     #[derive(jitson::Encode, Serialize, Debug, Clone)]
     struct Skippy {
