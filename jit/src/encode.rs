@@ -528,7 +528,7 @@ pub(crate) fn helper_fmt_f32() -> usize {
 
 /// Whether generated code writes output with these options itself: compact or
 /// pretty output with serde_json's escaping (`sort_keys` only orders maps,
-/// which the interpreter writes). With other options a compiled encoder hands the whole
+/// which are then handed to the interpreter). With other options a compiled encoder hands the whole
 /// value to the interpreter, so a caller free to choose may as well call the
 /// interpreter directly.
 pub fn encoder_lowers(options: &EncodeOptions) -> bool {
