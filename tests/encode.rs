@@ -610,7 +610,15 @@ fn arrays_of_every_number_type() {
     same(&[u32::MAX; 3]);
     same(&vec![i64::MIN, -1_000_000_007, 0, i64::MAX]);
     same(&vec![u64::MAX, 10_000_000_000_000_000_000, 1]);
-    same(&vec![0.0f64, -0.0, 1e16, 1e-7, f64::NAN, f64::INFINITY, f64::MIN_POSITIVE]);
+    same(&vec![
+        0.0f64,
+        -0.0,
+        1e16,
+        1e-7,
+        f64::NAN,
+        f64::INFINITY,
+        f64::MIN_POSITIVE,
+    ]);
     same(&vec![0.1f32, f32::MAX, f32::NEG_INFINITY, 1e-45]);
     same(&Vec::<f64>::new());
     same(&vec![vec![[1.5f64, -2.25]; 3]; 2]);

@@ -76,13 +76,14 @@ static ESCAPE: [u8; 256] = {
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Appends `s` as a JSON string, quotes included, with serde_json's escapes.
-#[inline]
+/// Inlined where it is called: texts of 4 to 32 bytes with nothing to escape
+/// (keys and most values) are checked in registers and stored with one
+/// reservation; any other goes to the out-of-line [`write_str_general`].
+#[inline(always)]
 pub fn write_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     let len = bytes.len();
     if (4..=SHORT_COPY_MAX).contains(&len) && !short_text_needs_escape(bytes) {
-        // Keys and most values: checked in registers, then one reservation
-        // and one store each for the quotes and the text.
         out.reserve(len + 2);
         let at = out.len();
         // SAFETY: `len + 2` bytes are reserved past `at`; all of them are
@@ -96,6 +97,14 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
         }
         return;
     }
+    write_str_general(out, bytes);
+}
+
+/// [`write_str`] of a text it does not take inline: a scan, then one copy
+/// when nothing needs escaping, escapes otherwise.
+#[inline(never)]
+fn write_str_general(out: &mut Vec<u8>, bytes: &[u8]) {
+    let len = bytes.len();
     if find_escape(bytes, 0) == len {
         // The common case: nothing to escape, one reservation, one copy.
         out.reserve(bytes.len() + 2);
@@ -114,7 +123,7 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
 /// the key as a JSON string, and `:`; a key of at most [`SHORT_COPY_MAX`]
 /// bytes with nothing to escape (every struct key in practice) with one
 /// reservation and no per-byte capacity checks.
-#[inline]
+#[inline(always)]
 pub fn write_member(out: &mut Vec<u8>, comma: bool, name: &str) {
     let bytes = name.as_bytes();
     let len = bytes.len();
@@ -124,12 +133,7 @@ pub fn write_member(out: &mut Vec<u8>, comma: bool, name: &str) {
         _ => false,
     };
     if !clean {
-        if comma {
-            out.push(b',');
-        }
-        write_str(out, name);
-        out.push(b':');
-        return;
+        return write_member_general(out, comma, name);
     }
     let comma = usize::from(comma);
     out.reserve(len + 4);
@@ -146,6 +150,16 @@ pub fn write_member(out: &mut Vec<u8>, comma: bool, name: &str) {
         *dst.add(len + 2) = b':';
         out.set_len(at + comma + len + 3);
     }
+}
+
+/// [`write_member`] of a key with something to escape, or a long one.
+#[inline(never)]
+fn write_member_general(out: &mut Vec<u8>, comma: bool, name: &str) {
+    if comma {
+        out.push(b',');
+    }
+    write_str_general(out, name.as_bytes());
+    out.push(b':');
 }
 
 /// Appends `bytes`: `extend_from_slice`, but short runs (keys, numbers, most

@@ -216,7 +216,7 @@ impl Emitter<'_> {
     /// Before a member, its separator (as [`separator`](Self::separator)),
     /// its key and its `:`; compact JSON output in one reservation
     /// (`core::write::write_member`).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn member(&mut self, first: bool, name: &str) {
         if !self.pretty && self.escape.is_json() {
             write::write_member(self.out, !first, name);
