@@ -4,7 +4,9 @@
 //!
 //! Run: `cargo run --release -p jitson-benches --example profile -- DATA [SECONDS]`
 //! where DATA is `twitter`, `citm` or `canada` (from the corpus) or `user`,
-//! `order`, `account` (2,000 generated documents); `JITSON_DISABLE_JIT=1`
+//! `order`, `account` (2,000 generated documents), `package`, `geojson`,
+//! `tagged` (1,000 everyday documents: package.json, GeoJSON, GeoJSON with
+//! tagged enums); `JITSON_DISABLE_JIT=1`
 //! profiles the interpreter. Every decode waits for the optimising tier
 //! (`Tiering::Wait`), so no sample lands in a compile after the first.
 //!
@@ -18,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use jitson::{Decode, Decoder, Encode, Encoder, Tiering};
 use jitson_benches::documents;
+use jitson_benches::everyday::{FeatureCollection, GeoJson, Package};
 use jitson_benches::models::{canada::Canada, citm::CitmCatalog, twitter::Twitter};
 use jitson_benches::seed::{Account, Order, User};
 
@@ -127,6 +130,16 @@ fn main() {
         "user" => run::<User>(&documents(2000, 1, User::generate), seconds, encode),
         "order" => run::<Order>(&documents(2000, 2, Order::generate), seconds, encode),
         "account" => run::<Account>(&documents(2000, 3, Account::generate), seconds, encode),
-        other => panic!("unknown data set {other}: twitter, citm, canada, user, order, account"),
+        "package" => run::<Package>(&documents(1000, 6, Package::generate), seconds, encode),
+        "geojson" => run::<FeatureCollection>(
+            &documents(1000, 7, FeatureCollection::generate),
+            seconds,
+            encode,
+        ),
+        "tagged" => run::<GeoJson>(&documents(1000, 8, GeoJson::generate), seconds, encode),
+        other => panic!(
+            "unknown data set {other}: twitter, citm, canada, user, order, account, \
+             package, geojson, tagged"
+        ),
     }
 }

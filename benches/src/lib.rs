@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+#[path = "../../examples/models/everyday.rs"]
+pub mod everyday;
 #[path = "../../examples/models/mod.rs"]
 pub mod models;
 #[path = "../../examples/models/seed.rs"]

@@ -542,16 +542,24 @@ pub static DIGIT_PAIRS: [u8; 200] = {
     table
 };
 
-/// The number of decimal digits of `value`.
+/// The number of decimal digits of `value`, in constant time: its bit length
+/// times log10(2) (1233 / 4096) gives the digit count or one more, which one
+/// power of ten decides.
 #[inline(always)]
 fn decimal_digits(value: u64) -> usize {
-    let mut n = 1;
-    let mut bound = 10u64;
-    while n < INT_MAX_LEN && value >= bound {
-        n += 1;
-        bound = bound.wrapping_mul(10);
-    }
-    n
+    const POW10: [u64; 20] = {
+        let mut table = [1u64; 20];
+        let mut i = 1;
+        while i < 20 {
+            table[i] = table[i - 1] * 10;
+            i += 1;
+        }
+        table
+    };
+    let v = value | 1;
+    let bits = 64 - v.leading_zeros() as usize;
+    let t = (bits * 1233) >> 12;
+    t + 1 - usize::from(v < POW10[t])
 }
 
 /// Writes the decimal digits of `value` at `dst` and returns their number:
@@ -569,11 +577,25 @@ pub unsafe fn format_u64_at(value: u64, dst: *mut u8) -> usize {
     // SAFETY: `n <= INT_MAX_LEN` and every store is below `dst + n`, which the
     // caller guarantees writable.
     unsafe {
+        let pair = |at: usize, two: u64| {
+            std::ptr::copy_nonoverlapping(
+                DIGIT_PAIRS.as_ptr().add(two as usize * 2),
+                dst.add(at),
+                2,
+            );
+        };
+        // Four digits per division, as two pairs, then pairs.
+        while v >= 10_000 {
+            let four = v % 10_000;
+            v /= 10_000;
+            end -= 4;
+            pair(end, four / 100);
+            pair(end + 2, four % 100);
+        }
         while v >= 100 {
-            let pair = (v % 100) as usize * 2;
-            v /= 100;
             end -= 2;
-            std::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(pair), dst.add(end), 2);
+            pair(end, v % 100);
+            v /= 100;
         }
         if v >= 10 {
             std::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(v as usize * 2), dst, 2);
@@ -805,6 +827,23 @@ mod tests {
     }
 
     #[test]
+    fn decimal_digits_at_every_power_of_ten() {
+        assert_eq!(decimal_digits(0), 1);
+        let mut p = 1u64;
+        for digits in 1..=20 {
+            assert_eq!(decimal_digits(p), digits, "{p}");
+            if digits > 1 {
+                assert_eq!(decimal_digits(p - 1), digits - 1, "{}", p - 1);
+            }
+            assert_eq!(decimal_digits(p.saturating_add(1)), digits);
+            if digits < 20 {
+                p *= 10;
+            }
+        }
+        assert_eq!(decimal_digits(u64::MAX), 20);
+    }
+
+    #[test]
     fn integers_are_itoas_text() {
         fn check<T: Integer + std::fmt::Display>(v: T) {
             let mut out = b"x".to_vec();
@@ -830,6 +869,16 @@ mod tests {
         check(-i128::from(u64::MAX));
         check(-i128::from(u64::MAX) - 1);
         check(0u8);
+        // Random magnitudes of every length.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = x >> (x % 64);
+            check(v);
+            check(v as i64);
+        }
     }
 
     #[test]
