@@ -1074,6 +1074,25 @@ impl EncodeTranslator<'_, '_> {
         bytes
     }
 
+    /// Writes `close` (room reserved) when `any` (an integer) is not zero,
+    /// else the bare `close_byte`: pretty output closes a container on its
+    /// own line only when something was written in it.
+    pub(crate) fn write_close_if(&mut self, any: Value, close: &[u8], close_byte: u8) {
+        let (with, without, closed) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(any, with, &[], without, &[]);
+        self.b.switch_to_block(with);
+        self.write_const(close);
+        self.b.ins().jump(closed, &[]);
+        self.b.switch_to_block(without);
+        self.write_const(&[close_byte]);
+        self.b.ins().jump(closed, &[]);
+        self.b.switch_to_block(closed);
+    }
+
     /// Enters a container's elements (one level deeper in pretty output).
     pub(crate) fn enter_level(&mut self) {
         if self.pretty() {

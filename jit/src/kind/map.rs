@@ -209,19 +209,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             return;
         }
         let count = self.b.ins().load(PTR, flags, ctx, crate::encode::MAP_COUNT);
-        let (with, without, closed) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        self.b.ins().brif(count, with, &[], without, &[]);
-        self.b.switch_to_block(with);
-        self.write_const(&close);
-        self.b.ins().jump(closed, &[]);
-        self.b.switch_to_block(without);
-        self.write_const(b"}");
-        self.b.ins().jump(closed, &[]);
-        self.b.switch_to_block(closed);
+        self.write_close_if(count, &close, b'}');
     }
 
     /// The body of a map's entry function (`for_each`'s callback, given the

@@ -694,19 +694,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             // writes an empty object.
             Written::Dynamic(var) if self.pretty() => {
                 let before = self.b.use_var(var);
-                let (with, without, closed) = (
-                    self.b.create_block(),
-                    self.b.create_block(),
-                    self.b.create_block(),
-                );
-                self.b.ins().brif(before, with, &[], without, &[]);
-                self.b.switch_to_block(with);
-                self.write_const(&close);
-                self.b.ins().jump(closed, &[]);
-                self.b.switch_to_block(without);
-                self.write_const(b"}");
-                self.b.ins().jump(closed, &[]);
-                self.b.switch_to_block(closed);
+                self.write_close_if(before, &close, b'}');
             }
             Written::Known(false) => self.write_const(b"}"),
             _ => self.write_const(&close),
