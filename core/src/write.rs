@@ -76,28 +76,52 @@ static ESCAPE: [u8; 256] = {
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Appends `s` as a JSON string, quotes included, with serde_json's escapes.
-/// Inlined where it is called: texts of 4 to 32 bytes with nothing to escape
-/// (keys and most values) are checked in registers and stored with one
-/// reservation; any other goes to the out-of-line [`write_str_general`].
+/// Inlined where it is called: texts of at most 32 bytes with nothing to
+/// escape (keys and most values) are checked in registers and stored with
+/// one reservation; any other goes to the out-of-line [`write_str_general`].
 #[inline(always)]
 pub fn write_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
-    let len = bytes.len();
-    if (4..=SHORT_COPY_MAX).contains(&len) && !short_text_needs_escape(bytes) {
-        out.reserve(len + 2);
-        let at = out.len();
-        // SAFETY: `len + 2` bytes are reserved past `at`; all of them are
-        // written before `set_len`.
-        unsafe {
-            let dst = out.as_mut_ptr().add(at);
-            *dst = b'"';
-            copy_short(bytes, dst.add(1));
-            *dst.add(len + 1) = b'"';
-            out.set_len(at + len + 2);
-        }
-        return;
+    if !short_and_clean(bytes) {
+        return write_str_general(out, bytes);
     }
-    write_str_general(out, bytes);
+    out.reserve(bytes.len() + 2);
+    let at = out.len();
+    // SAFETY: `len + 2` bytes are reserved past `at`; `store_quoted` writes
+    // exactly those before `set_len`.
+    unsafe {
+        let n = store_quoted(bytes, out.as_mut_ptr().add(at));
+        out.set_len(at + n);
+    }
+}
+
+/// Whether `bytes` is at most [`SHORT_COPY_MAX`] long with nothing JSON
+/// requires escaping: the test of the short paths of [`write_str`] and
+/// [`write_member`].
+#[inline(always)]
+fn short_and_clean(bytes: &[u8]) -> bool {
+    match bytes.len() {
+        0..4 => bytes.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\'),
+        4..=SHORT_COPY_MAX => !short_text_needs_escape(bytes),
+        _ => false,
+    }
+}
+
+/// Stores `"bytes"` at `dst` and returns its length (`bytes.len() + 2`).
+///
+/// # Safety
+/// `bytes` is at most [`SHORT_COPY_MAX`] long; `dst` is valid for
+/// `bytes.len() + 2` writes and does not overlap it.
+#[inline(always)]
+unsafe fn store_quoted(bytes: &[u8], dst: *mut u8) -> usize {
+    let len = bytes.len();
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        *dst = b'"';
+        copy_short(bytes, dst.add(1));
+        *dst.add(len + 1) = b'"';
+    }
+    len + 2
 }
 
 /// [`write_str`] of a text it does not take inline: a scan, then one copy
@@ -126,29 +150,21 @@ fn write_str_general(out: &mut Vec<u8>, bytes: &[u8]) {
 #[inline(always)]
 pub fn write_member(out: &mut Vec<u8>, comma: bool, name: &str) {
     let bytes = name.as_bytes();
-    let len = bytes.len();
-    let clean = match len {
-        0..4 => bytes.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\'),
-        4..=SHORT_COPY_MAX => !short_text_needs_escape(bytes),
-        _ => false,
-    };
-    if !clean {
+    if !short_and_clean(bytes) {
         return write_member_general(out, comma, name);
     }
     let comma = usize::from(comma);
-    out.reserve(len + 4);
+    out.reserve(bytes.len() + 4);
     let at = out.len();
     // SAFETY: `len + 4` bytes are reserved past `at`; the `comma + len + 3`
-    // written are all initialised before `set_len`.
+    // written are all initialised before `set_len` (the comma's byte is
+    // stored either way, and counted only when wanted).
     unsafe {
         let dst = out.as_mut_ptr().add(at);
         *dst = b',';
-        let dst = dst.add(comma);
-        *dst = b'"';
-        copy_short(bytes, dst.add(1));
-        *dst.add(len + 1) = b'"';
-        *dst.add(len + 2) = b':';
-        out.set_len(at + comma + len + 3);
+        let quoted = store_quoted(bytes, dst.add(comma));
+        *dst.add(comma + quoted) = b':';
+        out.set_len(at + comma + quoted + 1);
     }
 }
 
@@ -563,8 +579,8 @@ fn decimal_digits(value: u64) -> usize {
 }
 
 /// Writes the decimal digits of `value` at `dst` and returns their number:
-/// straight into place, two at a time from the end (the same digits as
-/// itoa's, and so serde_json's). Shared by the interpreter's [`write_int`]
+/// straight into place from the end, four digits per division and then two
+/// (the same digits as itoa's, and so serde_json's). Shared by the interpreter's [`write_int`]
 /// and the JIT's integer helper.
 ///
 /// # Safety
@@ -598,7 +614,7 @@ pub unsafe fn format_u64_at(value: u64, dst: *mut u8) -> usize {
             v /= 100;
         }
         if v >= 10 {
-            std::ptr::copy_nonoverlapping(DIGIT_PAIRS.as_ptr().add(v as usize * 2), dst, 2);
+            pair(0, v);
         } else {
             *dst = b'0' + v as u8;
         }
@@ -770,35 +786,24 @@ mod tests {
             0.1 + 0.2,
             123456789.12345679,
         ];
-        let check = |text: &[u8], expected: &str, rest_start: usize, dst: &[u8]| {
-            assert_eq!(text, expected.as_bytes());
-            // Nothing past the reserved room is touched.
-            assert!(dst[rest_start..].iter().all(|&b| b == 0xAA));
-        };
-        /// The in-place text of `v`, checked against zmij's own buffer.
-        fn in_place<F: zmij::Float + Copy>(
-            v: F,
-            check: impl Fn(&[u8], &str, usize, &[u8]),
-        ) -> Vec<u8> {
+        /// The in-place text of `v`: zmij's own, with nothing past the
+        /// reserved room touched.
+        fn in_place<F: zmij::Float + Copy>(v: F) -> Vec<u8> {
             let mut dst = [0xAAu8; FLOAT_MAX_LEN + 8];
             // SAFETY: `dst` has FLOAT_MAX_LEN bytes and more.
             let n = unsafe { format_finite_at(v, dst.as_mut_ptr()) };
-            check(
-                &dst[..n],
-                zmij::Buffer::new().format_finite(v),
-                FLOAT_MAX_LEN,
-                &dst,
-            );
+            assert_eq!(&dst[..n], zmij::Buffer::new().format_finite(v).as_bytes());
+            assert!(dst[FLOAT_MAX_LEN..].iter().all(|&b| b == 0xAA));
             dst[..n].to_vec()
         }
         for v in f64s {
-            let text = in_place(v, check);
+            let text = in_place(v);
             let mut out = b"[".to_vec();
             write_f64(&mut out, v);
             assert_eq!(&out[1..], &text[..]);
         }
         for v in [0.1f32, -3.4028235e38, 1e-45, 16777216.0, 2567984.2] {
-            in_place(v, check);
+            in_place(v);
         }
     }
 
