@@ -906,45 +906,70 @@ impl crate::encode::Emitter<'_> {
                     self.string(variant.name);
                     Ok(())
                 }
-                (Tagging::External, Some(payload)) => {
-                    self.begin(layout, b'{')?;
-                    self.member(true, variant.name);
-                    self.encode_value(payload, view)
-                        .map_err(|err| at_segment(err, || PathSegment::Field(variant.name)))?;
-                    self.end(b'}', true);
-                    Ok(())
-                }
                 (Tagging::Untagged, None) => self.encode_unit(),
                 (Tagging::Untagged, Some(payload)) => self.encode_value(payload, view),
-                (Tagging::Adjacent { tag, content }, payload) => {
+                // An object of the variant's members.
+                _ => {
                     self.begin(layout, b'{')?;
-                    self.member(true, tag);
-                    self.string(variant.name);
-                    if let Some(payload) = payload {
-                        self.member(false, content);
-                        self.encode_value(payload, view)
-                            .map_err(|err| at_segment(err, || PathSegment::Field(content)))?;
-                    }
+                    let mut first = true;
+                    self.encode_variant_members(e, variant, tagging, view, &mut first)?;
                     self.end(b'}', true);
                     Ok(())
                 }
-                (Tagging::Internal { tag }, payload) => {
-                    self.begin(layout, b'{')?;
-                    self.member(true, tag);
+            }
+        }
+    }
+
+    /// The members a tagged variant writes into its object (its own, or an
+    /// internally tagged parent's): an internally tagged variant's tag and
+    /// its payload's content; an adjacently tagged one's tag and content; an
+    /// externally tagged one's name with its payload. `first` tells whether
+    /// a member came before.
+    ///
+    /// # Safety
+    /// `view` holds a live value of the variant's payload layout; an
+    /// externally tagged variant has a payload; `tagging` is not untagged.
+    unsafe fn encode_variant_members(
+        &mut self,
+        e: &EnumLayout,
+        variant: &jitson_core::layout::Variant,
+        tagging: Tagging,
+        view: *const u8,
+        first: &mut bool,
+    ) -> Result<(), Error> {
+        let payload = variant.payload.layout();
+        let mut member = |this: &mut Self, key: &str| {
+            this.member(*first, key);
+            *first = false;
+        };
+        // SAFETY (all arms): as the caller guarantees.
+        unsafe {
+            match tagging {
+                Tagging::Internal { tag } => {
+                    member(self, tag);
                     self.string(variant.name);
-                    let mut first = false;
-                    if let Some(payload) = payload {
-                        self.encode_tagged_content(
-                            e,
-                            variant.rust_name,
-                            payload,
-                            view,
-                            &mut first,
-                        )?;
+                    match payload {
+                        Some(p) => self.encode_tagged_content(e, variant.rust_name, p, view, first),
+                        None => Ok(()),
                     }
-                    self.end(b'}', true);
-                    Ok(())
                 }
+                Tagging::Adjacent { tag, content } => {
+                    member(self, tag);
+                    self.string(variant.name);
+                    let Some(payload) = payload else {
+                        return Ok(());
+                    };
+                    member(self, content);
+                    self.encode_value(payload, view)
+                        .map_err(|err| at_segment(err, || PathSegment::Field(content)))
+                }
+                Tagging::External => {
+                    member(self, variant.name);
+                    let payload = payload.expect("the caller writes a unit variant itself");
+                    self.encode_value(payload, view)
+                        .map_err(|err| at_segment(err, || PathSegment::Field(variant.name)))
+                }
+                Tagging::Untagged => unreachable!("untagged variants write no members"),
             }
         }
     }
@@ -1011,41 +1036,13 @@ impl crate::encode::Emitter<'_> {
         // SAFETY: as the caller guarantees; the view is room for any payload view.
         let (variant, tagging) = unsafe { variant_to_write(inner, variant_of, src, view) }?;
         let payload = variant.payload.layout();
-        let mut member = |this: &mut Self, key: &str| {
-            this.member(*first, key);
-            *first = false;
-        };
         // SAFETY (all arms): the view holds a live value of the payload's layout.
         unsafe {
             match (tagging, payload) {
-                (Tagging::Internal { tag }, payload) => {
-                    member(self, tag);
-                    self.string(variant.name);
-                    match payload {
-                        Some(p) => {
-                            self.encode_tagged_content(inner, variant.rust_name, p, view, first)
-                        }
-                        None => Ok(()),
-                    }
-                }
-                (Tagging::Adjacent { tag, content }, payload) => {
-                    member(self, tag);
-                    self.string(variant.name);
-                    let Some(payload) = payload else {
-                        return Ok(());
-                    };
-                    member(self, content);
-                    self.encode_value(payload, view)
-                        .map_err(|err| at_segment(err, || PathSegment::Field(content)))
-                }
                 (Tagging::External, None) => {
-                    member(self, variant.name);
+                    self.member(*first, variant.name);
+                    *first = false;
                     self.encode_unit()
-                }
-                (Tagging::External, Some(payload)) => {
-                    member(self, variant.name);
-                    self.encode_value(payload, view)
-                        .map_err(|err| at_segment(err, || PathSegment::Field(variant.name)))
                 }
                 (Tagging::Untagged, None) => Ok(()),
                 // An untagged tuple variant is serialized as a tuple, which
@@ -1056,6 +1053,7 @@ impl crate::encode::Emitter<'_> {
                 (Tagging::Untagged, Some(payload)) => {
                     self.encode_tagged_content(e, outer_variant, payload, view, first)
                 }
+                _ => self.encode_variant_members(inner, variant, tagging, view, first),
             }
         }
     }
