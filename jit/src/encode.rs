@@ -397,6 +397,7 @@ unsafe extern "C" fn path_key(
         let state = unsafe { &mut *state };
         if let Some(e) = &mut state.error {
             let mut len = 0;
+            // SAFETY: as above: `read` returns the key's text and its length.
             let text = unsafe {
                 let ptr = read(key, &raw mut len);
                 std::slice::from_raw_parts(ptr, len)
@@ -604,23 +605,22 @@ pub(crate) struct Functions {
 }
 
 impl Functions {
-    /// A table whose functions have `signature` (a map entry function's
-    /// derived from its calling convention).
-    pub(crate) fn new(signature: Signature) -> Functions {
-        let mut entry_signature = Signature::new(signature.call_conv);
-        entry_signature.params.extend([AbiParam::new(PTR); 3]);
-        entry_signature.returns.push(AbiParam::new(types::I8));
+    /// An empty table for functions of the calling convention `call_conv`:
+    /// [`EncodeFn`]s (two pointers in) and map entry functions (three), both
+    /// returning an i8 status.
+    pub(crate) fn new(call_conv: CallConv) -> Functions {
+        let signature = |pointers: usize| {
+            let mut signature = Signature::new(call_conv);
+            signature.params.extend(vec![AbiParam::new(PTR); pointers]);
+            signature.returns.push(AbiParam::new(types::I8));
+            signature
+        };
         Functions {
             ids: HashMap::new(),
             queue: Vec::new(),
-            signature,
-            entry_signature,
+            signature: signature(2),
+            entry_signature: signature(3),
         }
-    }
-
-    /// A table with no function: for a translator whose code declares none.
-    pub(crate) fn empty(signature: Signature) -> Functions {
-        Functions::new(signature)
     }
 
     fn signature_of(&self, role: Role) -> &Signature {
@@ -666,11 +666,7 @@ fn compile_inner(
     let started = Instant::now();
     let (isa, mut module) = output_module()?;
     let call_conv = isa.default_call_conv();
-    let mut signature = Signature::new(call_conv);
-    signature.params.push(AbiParam::new(PTR));
-    signature.params.push(AbiParam::new(PTR));
-    signature.returns.push(AbiParam::new(types::I8));
-    let mut functions = Functions::new(signature);
+    let mut functions = Functions::new(call_conv);
     let root_id = declare(&mut module, &mut functions, root, 0, Role::Value)?;
     let whole = !encoder_lowers(&options);
     let mut fb_ctx = FunctionBuilderContext::new();
@@ -861,7 +857,7 @@ pub(crate) fn value_flags() -> MemFlagsData {
 }
 
 /// The path segment a cold block adds to a failing encode's error.
-enum PathBlock {
+pub(crate) enum PathBlock {
     Field(&'static Field),
     Name(&'static &'static str),
     Index(Variable),
@@ -1222,48 +1218,15 @@ impl EncodeTranslator<'_, '_> {
         self.view_depth -= 1;
     }
 
-    /// A cold block that adds the name `*name` to the error's path and goes
-    /// to `fail` (filled in when the function's body is done).
-    pub(crate) fn name_fail(&mut self, name: &'static &'static str, fail: Block) -> Block {
+    /// A cold block that adds `segment` to the error's path and goes to
+    /// `fail` (filled in when the function's body is done).
+    pub(crate) fn path_fail(&mut self, segment: PathBlock, fail: Block) -> Block {
         let block = self.b.create_block();
-        self.path_blocks.push((block, PathBlock::Name(name), fail));
+        self.path_blocks.push((block, segment, fail));
         block
     }
 
-    /// A cold block that adds `field` to the error's path and goes to `fail`
-    /// (filled in when the function's body is done).
-    pub(crate) fn field_fail(&mut self, field: &'static Field, fail: Block) -> Block {
-        let block = self.b.create_block();
-        self.path_blocks
-            .push((block, PathBlock::Field(field), fail));
-        block
-    }
-
-    /// A cold block that adds the index in `index` to the error's path and
-    /// goes to `fail` (filled in when the function's body is done).
-    pub(crate) fn index_fail(&mut self, index: Variable, fail: Block) -> Block {
-        let block = self.b.create_block();
-        self.path_blocks
-            .push((block, PathBlock::Index(index), fail));
-        block
-    }
-
-    /// A cold block that adds the map key at `key` (read by `read`) to the
-    /// error's path and goes to `fail`.
-    pub(crate) fn key_fail(
-        &mut self,
-        read: jitson_core::layout::ReadStrFn,
-        key: Value,
-        fail: Block,
-    ) -> Block {
-        let block = self.b.create_block();
-        self.path_blocks
-            .push((block, PathBlock::Key(read, key), fail));
-        block
-    }
-
-    /// Fills the blocks [`field_fail`](Self::field_fail) and
-    /// [`index_fail`](Self::index_fail) made.
+    /// Fills the blocks [`path_fail`](Self::path_fail) made.
     fn fill_path_blocks(&mut self) {
         for (block, segment, fail) in std::mem::take(&mut self.path_blocks) {
             self.b.switch_to_block(block);
@@ -1379,10 +1342,8 @@ impl EncodeTranslator<'_, '_> {
 /// Why the JIT's encoder hands a kind to the interpreter.
 fn interpreted_reason(layout: &TypeLayout) -> &'static str {
     match &layout.kind {
-        Kind::Map(_) => "maps are encoded by the interpreter",
         Kind::Convert(_) => "conversions are encoded by the interpreter",
         Kind::Serde(_) => "serde fields are encoded by the interpreter",
-        Kind::Struct(_) => "flattened fields",
         _ => "not lowered by the JIT's encoder",
     }
 }

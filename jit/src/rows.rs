@@ -287,7 +287,7 @@ fn compile_inner(spec: &RowSpec) -> Result<CompiledRows, CompileError> {
     let mut fb_ctx = FunctionBuilderContext::new();
     // The typed encoder's translator needs a function table; nothing here
     // declares a function of a layout.
-    let mut functions = Functions::empty(Signature::new(call_conv));
+    let mut functions = Functions::new(call_conv);
     translate(&mut module, &mut ctx, &mut fb_ctx, &mut functions, spec);
     module
         .define_function(id, &mut ctx)

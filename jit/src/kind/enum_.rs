@@ -258,7 +258,8 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                         open.extend_from_slice(colon);
                         self.ensure_const(open.len(), fail);
                         self.write_const(&open);
-                        let payload_fail = self.name_fail(&variant.name, fail);
+                        let payload_fail =
+                            self.path_fail(crate::encode::PathBlock::Name(&variant.name), fail);
                         self.enter_level();
                         self.emit_value(payload, view, payload_fail, false);
                         self.leave_level();
@@ -285,7 +286,8 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                         head.extend_from_slice(colon);
                         self.ensure_const(head.len(), fail);
                         self.write_const(&head);
-                        let payload_fail = self.name_fail(content, fail);
+                        let payload_fail =
+                            self.path_fail(crate::encode::PathBlock::Name(content), fail);
                         self.enter_level();
                         self.emit_value(payload, view, payload_fail, false);
                         self.leave_level();

@@ -163,15 +163,18 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         src: Value,
         fail: Block,
     ) {
-        let lowered = text_key_read(map).is_some() && !self.sort_keys;
-        let Some(for_each) = map.for_each.filter(|_| lowered) else {
-            let why = if self.sort_keys {
-                "maps in key order (sort_keys)"
-            } else {
-                "maps whose keys are not text"
-            };
-            self.interpreted.push(((layout.type_name)(), why));
-            return self.emit_interpret(layout, src, fail);
+        let lowered = match map.for_each {
+            _ if self.sort_keys => Err("maps in key order (sort_keys)"),
+            _ if text_key_read(map).is_none() => Err("maps whose keys are not text"),
+            None => Err("maps without encoding accessors"),
+            Some(for_each) => Ok(for_each),
+        };
+        let for_each = match lowered {
+            Ok(for_each) => for_each,
+            Err(why) => {
+                self.interpreted.push(((layout.type_name)(), why));
+                return self.emit_interpret(layout, src, fail);
+            }
         };
         let entry = self.func_ref(layout, crate::encode::Role::MapEntry);
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
@@ -246,7 +249,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         let colon: &[u8] = if self.pretty() { b": " } else { b":" };
         self.ensure_const(colon.len(), fail);
         self.write_const(colon);
-        let value_fail = self.key_fail(read, key, fail);
+        let value_fail = self.path_fail(crate::encode::PathBlock::Key(read, key), fail);
         self.enter_level();
         self.emit_value(map.value.get(), value, value_fail, false);
         self.leave_level();

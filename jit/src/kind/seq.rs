@@ -405,7 +405,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         }
         let offset = self.b.ins().imul_imm_s(i, elem.size as i64);
         let at_elem = self.b.ins().iadd(ptr, offset);
-        let elem_fail = self.index_fail(index, fail);
+        let elem_fail = self.path_fail(crate::encode::PathBlock::Index(index), fail);
         self.enter_level();
         self.emit_value(elem, at_elem, elem_fail, bound.is_some());
         self.leave_level();
@@ -454,7 +454,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             let at = self.b.ins().iadd_imm_s(src, e.offset as i64);
             let i_value = self.b.ins().iconst(PTR, i as i64);
             self.b.def_var(index, i_value);
-            let elem_fail = self.index_fail(index, fail);
+            let elem_fail = self.path_fail(crate::encode::PathBlock::Index(index), fail);
             self.enter_level();
             self.emit_value(layout, at, elem_fail, bound.is_some());
             self.leave_level();

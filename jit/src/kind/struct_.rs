@@ -620,7 +620,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 }
             }
             let value = self.b.ins().iadd_imm_s(src, field.offset as i64);
-            let field_fail = self.field_fail(field, fail);
+            let field_fail = self.path_fail(crate::encode::PathBlock::Field(field), fail);
             let skipped = self.b.create_block();
             if let Some(skip_if) = field.skip_if {
                 if let Written::Known(false) = written {
