@@ -168,8 +168,8 @@ fn each_type_compiles_once_and_warm_up_compiles_everything() {
     );
     assert_eq!(done.auto_fallback_count(), 0, "{:?}", done.auto_fallbacks);
 
-    // 3. A root type the JIT hands to the interpreter whole (an internally
-    // tagged enum) counts as interpreter decodes; a struct holding one, whose
+    // 3. A root type the JIT hands to the interpreter whole (an enum mixing
+    // tagged and untagged variants) counts as interpreter decodes; a struct holding one, whose
     // own code is compiled, as JIT decodes.
     let before = jitson::stats();
     let shape = jitson::Decoder::<Shape>::with_backend(Backend::Jit)
@@ -197,11 +197,19 @@ fn each_type_compiles_once_and_warm_up_compiles_everything() {
     assert_eq!(after.jit_decodes - before.jit_decodes, 1, "{after:#?}");
 }
 
+/// Tagged variants and an untagged one mixed: an enum the JIT hands to the
+/// interpreter whole.
 #[derive(Decode, Debug, PartialEq)]
 #[serde(tag = "type", rename_all = "lowercase")]
 enum Shape {
-    Circle { r: f64 },
-    Square { side: f64 },
+    Circle {
+        r: f64,
+    },
+    Square {
+        side: f64,
+    },
+    #[serde(untagged)]
+    Other(String),
 }
 
 #[derive(Decode, Debug, PartialEq)]

@@ -704,6 +704,7 @@ impl Plan {
                 self.root,
                 dst,
                 true,
+                jitson_fallback::Buffering::default(),
             )
         }
     }

@@ -40,6 +40,8 @@ use jitson_core::text::{self, LexError};
 pub mod encode;
 mod kind;
 
+pub use kind::enum_::may_start_with;
+
 /// Interpreter settings.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
@@ -198,7 +200,8 @@ unsafe fn decode_document(
 ///
 /// This is how the JIT hands a value it does not handle on its fast path (an
 /// escape, a long number, a kind it does not lower, any error) to the interpreter:
-/// same input, same position, same depth, hence the same result. `stack_limit`
+/// same input, same position, same depth, hence the same result; `buffering`
+/// says what serde would have buffered around the value. `stack_limit`
 /// is the decode's stack limit ([`jitson_core::stack::limit`], taken when the
 /// whole decode began); vectors are decoded onto `elements`, the decode's element
 /// stack (the JIT's own: this value nests inside what the JIT has pushed).
@@ -215,6 +218,7 @@ pub unsafe fn decode_value_at(
     layout: &'static TypeLayout,
     dst: *mut u8,
     validate_utf8: bool,
+    buffering: Buffering,
 ) -> Result<(), Error> {
     let options = Options {
         max_depth: remaining_depth,
@@ -222,6 +226,8 @@ pub unsafe fn decode_value_at(
     };
     let mut parser = Parser::with_elements(input, &options, stack_limit, Stack::Shared(elements));
     parser.pos = *pos;
+    parser.buffered = buffering.buffered;
+    parser.skip_key = buffering.skip_key;
     // SAFETY: forwarded from the caller.
     unsafe { parser.decode_value(layout, dst)? };
     *pos = parser.pos;
@@ -238,6 +244,20 @@ unsafe fn drop_value(layout: &TypeLayout, dst: *mut u8) {
         // SAFETY: as the caller guarantees.
         unsafe { drop(dst) };
     }
+}
+
+/// What serde would have buffered around a value the JIT hands to the
+/// interpreter ([`decode_value_at`]): inside an untagged enum's candidate or an
+/// internally tagged payload, serde decodes from its buffered content, which
+/// checks skipped values more strictly (numbers evaluated, depth limited) and
+/// counts the elements of a too-long fixed array.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Buffering {
+    /// How many enclosing values serde buffered (0: none).
+    pub buffered: u32,
+    /// An internally tagged enum's tag, when the value is that enum's payload:
+    /// its object skips one member with this key.
+    pub skip_key: Option<&'static str>,
 }
 
 /// The interpreter's state while decoding one document.

@@ -35,6 +35,25 @@ pub struct JitState {
     /// Where vectors' elements are decoded before the vector is allocated
     /// (`jitson_core::elements`); generated code bumps its `top`.
     pub elements: jitson_core::elements::Leased,
+    /// How many enclosing values serde would have buffered (an untagged
+    /// enum's candidate, an internally tagged enum's payload): while non-zero,
+    /// skipped values are checked as serde checks what it buffers (numbers
+    /// evaluated, depth limited) and the interpreter's slow paths are told
+    /// (`jitson_fallback::Buffering`). Kept by generated code around the call
+    /// that decodes such a value.
+    pub buffered: u32,
+    /// An internally tagged enum's tag while its payload is decoded (null
+    /// otherwise): the payload's own object (the members at depth
+    /// `tag_depth - 1`) skips one member with this key, and a second one is a
+    /// duplicate (the helpers then bail, and the interpreter reports it).
+    /// Points into the enum's `'static` layout. Saved and restored by
+    /// generated code around the payload's call, so nested tagged enums keep
+    /// their parent's.
+    pub tag: *const &'static str,
+    /// The depth (`remaining_depth`) at which the tagged enum was met.
+    pub tag_depth: u32,
+    /// Whether the payload's object has had its tag member already.
+    pub tag_seen: u32,
 }
 
 impl JitState {
@@ -50,6 +69,61 @@ impl JitState {
             stack_limit: jitson_core::stack::limit(),
             stack_exhausted: 0,
             elements: jitson_core::elements::Elements::lease(),
+            buffered: 0,
+            tag: std::ptr::null(),
+            tag_depth: 0,
+            tag_seen: 0,
+        }
+    }
+
+    /// The internally tagged enum's tag when the members being read now
+    /// belong to its payload's own object.
+    fn tag_here(&self) -> Option<&'static str> {
+        // SAFETY: `tag` is null or points into a `'static` enum layout.
+        let tag = unsafe { self.tag.as_ref() }?;
+        (self.remaining_depth + 1 == self.tag_depth).then_some(*tag)
+    }
+
+    /// For an unknown `key` of an object being read: `true` when it is the
+    /// internally tagged payload's tag, met for the second time (serde's
+    /// duplicate field; the caller bails so that the interpreter reports it).
+    /// A first tag is noted and skipped like any unknown key.
+    fn second_tag(&mut self, key: &[u8]) -> bool {
+        match self.tag_here() {
+            Some(tag) if tag.as_bytes() == key => std::mem::replace(&mut self.tag_seen, 1) == 1,
+            _ => false,
+        }
+    }
+
+    /// What the interpreter must know of serde's buffering to decode the value
+    /// at `state.pos` as it would in place.
+    fn buffering(&self) -> jitson_fallback::Buffering {
+        jitson_fallback::Buffering {
+            buffered: self.buffered,
+            // Only the payload's own object (met at the enum's depth) skips
+            // the tag; a value inside it does not.
+            skip_key: if self.remaining_depth == self.tag_depth {
+                // SAFETY: as in `tag_here`.
+                unsafe { self.tag.as_ref() }.copied()
+            } else {
+                None
+            },
+        }
+    }
+
+    /// Skips the value at `pos` as the interpreter would here: as serde
+    /// checks a buffered value when [`buffered`](Self::buffered) is set.
+    ///
+    /// # Safety
+    /// The slice this state was made from is still alive.
+    unsafe fn skip_value(&self, pos: usize) -> Result<usize, jitson_core::text::LexError> {
+        // SAFETY: as the caller guarantees.
+        let input = unsafe { self.input() };
+        let validate = self.validate_utf8 != 0;
+        if self.buffered > 0 {
+            jitson_core::text::ignore_value_as_parsed(input, pos, validate, self.remaining_depth)
+        } else {
+            jitson_core::text::ignore_value(input, pos, validate)
         }
     }
 
@@ -83,6 +157,7 @@ pub(crate) unsafe extern "C" fn interpret_value(
             let layout: &'static TypeLayout = &*layout;
             let input = state.input();
             let mut pos = state.pos;
+            let buffering = state.buffering();
             let result = jitson_fallback::decode_value_at(
                 input,
                 &mut pos,
@@ -92,6 +167,7 @@ pub(crate) unsafe extern "C" fn interpret_value(
                 layout,
                 dst,
                 state.validate_utf8 != 0,
+                buffering,
             );
             match result {
                 Ok(()) => {
@@ -144,10 +220,11 @@ pub(crate) unsafe extern "C" fn resolve_key(state: *mut JitState, st: *const Str
     match string_at(input, state.pos, &mut scratch, state.validate_utf8 != 0) {
         Some((key, end)) => {
             state.pos = end;
-            st.fields
-                .iter()
-                .position(|f| f.matches(key))
-                .map_or(-1, |i| i as i64)
+            match st.fields.iter().position(|f| f.matches(key)) {
+                Some(i) => i as i64,
+                None if state.second_tag(key) => -2,
+                None => -1,
+            }
         }
         None => -2,
     }
@@ -182,8 +259,13 @@ pub(crate) unsafe extern "C" fn match_key(
         let index = table.get(key);
         if index.is_some() || key.is_ascii() {
             // SAFETY: as above.
-            unsafe { (*state).pos = end + 1 };
-            return index.map_or(-1, |i| i as i64);
+            let state = unsafe { &mut *state };
+            state.pos = end + 1;
+            return match index {
+                Some(i) => i as i64,
+                None if state.second_tag(key) => -2,
+                None => -1,
+            };
         }
     }
     // SAFETY: as the caller guarantees.
@@ -299,7 +381,7 @@ pub(crate) unsafe extern "C" fn insert_escaped_key(
 /// `state` is live and describes a live input.
 pub(crate) unsafe extern "C" fn skip_member(state: *mut JitState) -> i8 {
     use crate::kind::MemberStatus;
-    use jitson_core::text::{ignore_value, skip_ws};
+    use jitson_core::text::skip_ws;
     // SAFETY: generated code passes its own live state.
     let state = unsafe { &mut *state };
     // SAFETY: the state describes a live input.
@@ -308,7 +390,8 @@ pub(crate) unsafe extern "C" fn skip_member(state: *mut JitState) -> i8 {
     if input.get(colon) != Some(&b':') {
         return MemberStatus::Bail as i8;
     }
-    let Ok(end) = ignore_value(input, colon + 1, state.validate_utf8 != 0) else {
+    // SAFETY: as above.
+    let Ok(end) = (unsafe { state.skip_value(colon + 1) }) else {
         return MemberStatus::Bail as i8;
     };
     match after_member(input, end) {
@@ -330,8 +413,7 @@ pub(crate) unsafe extern "C" fn ignore_value(state: *mut JitState) -> bool {
     // SAFETY: generated code passes its own live state.
     let state = unsafe { &mut *state };
     // SAFETY: the state describes a live input.
-    let input = unsafe { state.input() };
-    match jitson_core::text::ignore_value(input, state.pos, state.validate_utf8 != 0) {
+    match unsafe { state.skip_value(state.pos) } {
         Ok(end) => {
             state.pos = end;
             true

@@ -346,18 +346,12 @@ fn lowered_children(
         Kind::Map(m) if m.has_text_keys() => vec![(m.value.get(), Some(Role::Value))],
         Kind::Array(a) => vec![(a.elem.get(), None)],
         Kind::Newtype(n) if n.skipped.is_empty() => vec![(n.inner.get(), None)],
-        // An externally tagged enum's payloads are decoded by their own
-        // functions, which `decode_variant` calls back.
-        Kind::Enum(e)
-            if e.tagging == jitson_core::layout::Tagging::External
-                && !e.has_untagged_variants() =>
-        {
-            e.variants
-                .iter()
-                .filter_map(|v| v.payload.layout())
-                .map(|l| (l, Some(Role::Value)))
-                .collect()
-        }
+        // A lowered enum's payloads are decoded by their own functions, which
+        // `decode_variant` calls back.
+        Kind::Enum(e) => kind::enum_::called_payloads(e)
+            .into_iter()
+            .map(|l| (l, Some(Role::Value)))
+            .collect(),
         // A column's value is emitted inline (a record's fields, being a
         // struct, get their function as every struct does).
         Kind::Column(c) => vec![(c.value.get(), None)],

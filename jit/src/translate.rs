@@ -22,7 +22,7 @@ use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
-use jitson_core::layout::{Kind, LayoutId, Tagging, TypeLayout};
+use jitson_core::layout::{Kind, LayoutId, TypeLayout};
 
 use crate::helpers::{self, JitState};
 use crate::{Role, StructLowering};
@@ -653,9 +653,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             Kind::Vec(v) => self.emit_vec(layout, v, dst, unwind),
             Kind::Struct(_) => self.emit_call_function(layout, dst, unwind),
             Kind::Map(m) if m.has_text_keys() => self.emit_map(layout, m, dst, unwind),
-            Kind::Enum(e) if e.tagging == Tagging::External && !e.has_untagged_variants() => {
-                self.emit_enum(layout, e, dst, unwind)
-            }
+            Kind::Enum(e) if crate::kind::enum_::lowers(e) => self.emit_enum(layout, e, dst, unwind),
             Kind::Array(a) => self.emit_array(layout, a, dst, unwind),
             Kind::Column(c) => self.emit_column(layout, c, dst, unwind),
             Kind::Parsed(p) => self.emit_parsed(layout, p, dst, unwind),
@@ -689,7 +687,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
 fn kind_not_lowered(kind: &Kind) -> &'static str {
     match kind {
         Kind::RawValue(_) => "RawValue is not lowered",
-        Kind::Enum(_) => "internally, adjacently tagged and untagged enums are not lowered",
+        Kind::Enum(_) => "enums mixing tagged and untagged variants are not lowered",
         Kind::Tuple(_) => "tuples with skipped fields are not lowered",
         Kind::Newtype(_) => "newtypes with skipped fields are not lowered",
         Kind::Serde(_) => "fields decoded through serde run in the interpreter",
@@ -705,6 +703,10 @@ pub(crate) const STATE_POS: usize = std::mem::offset_of!(JitState, pos);
 pub(crate) const STATE_STACK_LIMIT: usize = std::mem::offset_of!(JitState, stack_limit);
 pub(crate) const STATE_DEPTH: usize = std::mem::offset_of!(JitState, remaining_depth);
 pub(crate) const STATE_VALIDATE: usize = std::mem::offset_of!(JitState, validate_utf8);
+pub(crate) const STATE_BUFFERED: usize = std::mem::offset_of!(JitState, buffered);
+pub(crate) const STATE_TAG: usize = std::mem::offset_of!(JitState, tag);
+pub(crate) const STATE_TAG_DEPTH: usize = std::mem::offset_of!(JitState, tag_depth);
+pub(crate) const STATE_TAG_SEEN: usize = std::mem::offset_of!(JitState, tag_seen);
 pub(crate) const STATE_ELEMENTS_TOP: usize =
     std::mem::offset_of!(JitState, elements) + jitson_core::elements::Leased::TOP;
 pub(crate) const STATE_ELEMENTS_END: usize =

@@ -139,16 +139,56 @@ impl Parser<'_> {
 
     /// A tag's value: a string naming a variant. serde reads an internal tag as
     /// an identifier (a wrong JSON type is an invalid type) but an adjacent one as
-    /// an enum (serde_json: a syntax error at its first byte).
+    /// an enum (serde_json: a syntax error at its first byte), which also takes a
+    /// unit variant's externally tagged form (`{"Variant": null}`).
     fn parse_tag_value(&mut self, en: &EnumLayout, adjacent: bool) -> Result<usize, Error> {
-        if self.peek_value()? != b'"' {
-            return Err(if adjacent {
-                self.invalid_enum_type("variant identifier")
-            } else {
-                self.invalid_type("variant identifier")
-            });
+        match self.peek_value()? {
+            b'"' => self.parse_variant(en),
+            b'{' if adjacent => self.parse_tag_object(en),
+            _ if adjacent => Err(self.invalid_enum_type("variant identifier")),
+            _ => Err(self.invalid_type("variant identifier")),
         }
-        self.parse_variant(en)
+    }
+
+    /// An adjacent tag written as `{"Variant": null}`, `pos` at the `{`: what
+    /// serde_json's `deserialize_enum` reads before serde asks the variant for
+    /// a unit (the object is one level of depth, its key an identifier, its
+    /// value `null`, and only `}` may follow).
+    fn parse_tag_object(&mut self, en: &EnumLayout) -> Result<usize, Error> {
+        self.remaining_depth -= 1;
+        if self.remaining_depth == 0 {
+            self.remaining_depth += 1;
+            return Err(self.error(ErrorCode::DepthLimitExceeded, self.pos));
+        }
+        self.pos += 1;
+        let r = self.parse_tag_object_members(en);
+        self.remaining_depth += 1;
+        r
+    }
+
+    /// [`parse_tag_object`](Self::parse_tag_object) after its `{`.
+    fn parse_tag_object_members(&mut self, en: &EnumLayout) -> Result<usize, Error> {
+        // serde_json reads the variant as a map key.
+        match self.parse_whitespace() {
+            Some(b'"') => {}
+            Some(_) => return Err(self.error(ErrorCode::KeyMustBeAString, self.pos)),
+            None => return Err(self.error(ErrorCode::EofWhileParsingValue, self.input.len())),
+        }
+        let index = self.parse_variant(en)?;
+        self.parse_object_colon()?;
+        if self.peek_value()? != b'n' {
+            return Err(self.invalid_type("unit"));
+        }
+        self.pos = text::parse_ident(self.input, self.pos + 1, b"ull")
+            .map_err(|e| self.lex_error(e))?;
+        match self.parse_whitespace() {
+            Some(b'}') => {
+                self.pos += 1;
+                Ok(index)
+            }
+            Some(_) => Err(self.error(ErrorCode::ExpectedSomeValue, self.pos)),
+            None => Err(self.error(ErrorCode::EofWhileParsingObject, self.input.len())),
+        }
     }
 
     /// `{"Variant": payload}`, with `pos` at the `{`.
@@ -828,7 +868,14 @@ pub(crate) fn ends_search(e: &Error) -> bool {
 }
 
 /// Whether a value of `layout` may start with the byte `b` (conservative: `true`
-/// when unsure). Used to skip untagged variants that cannot match.
+/// when unsure): the untagged variants an untagged enum tries for a value that
+/// starts with `b`. The JIT dispatches on the same answer (`jit/src/kind/enum_.rs`),
+/// so both backends try the same variants.
+pub fn may_start_with(layout: &TypeLayout, b: u8) -> bool {
+    may_start(layout, b, 0)
+}
+
+/// [`may_start_with`], `depth` levels of wrappers down.
 fn may_start(layout: &TypeLayout, b: u8, depth: u32) -> bool {
     if depth > 16 {
         return true;

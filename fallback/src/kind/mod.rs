@@ -2,7 +2,7 @@
 //! has the same file names, with `emit_*` for each `decode_*` here.
 
 mod column;
-mod enum_;
+pub(crate) mod enum_;
 pub(crate) mod map;
 mod newtype;
 mod option;

@@ -1,24 +1,381 @@
-//! Externally tagged enums (serde's default representation). Twin:
-//! `fallback/src/kind/enum_.rs`.
+//! Enums in serde's four representations. Twin: `fallback/src/kind/enum_.rs`.
 //!
-//! A string is scanned in place and matched against the unit variants' names
-//! with wide compares; `{"Variant": payload}` is matched the same way on its key,
-//! and the payload is decoded by the payload layout's own generated function,
-//! which the layout's `decode_variant` calls back with a slot on its stack (the
-//! generated function *is* the `SlotFn`, as for `Option`). Escaped names, unknown
-//! names (and so `#[serde(other)]`), `{"Unit": null}` and every error take the
-//! slow path: the interpreter decodes the whole enum. Internally, adjacently
-//! tagged and untagged enums are interpreted whole.
+//! - Externally tagged (serde's default): a string is scanned in place and
+//!   matched against the unit variants' names with wide compares;
+//!   `{"Variant": payload}` is matched the same way on its key.
+//! - Internally tagged, tag first (`{"type": "Variant", ...}`, as serde writes
+//!   it): the tag's value picks the variant, and the payload's struct function
+//!   decodes the object from its `{`, skipping the tag's member as an unknown
+//!   key. The state says which key is the tag (`JitState::tag`), so that a
+//!   second one is refused as serde refuses it, and that serde buffered the
+//!   object (`JitState::buffered`: skipped values are checked as serde checks
+//!   buffered ones).
+//! - Adjacently tagged, tag first (`{"t": "Variant", "c": payload}`).
+//! - Untagged: the value's first byte picks the one variant that may start
+//!   with it (`jitson_fallback::may_start_with`, the interpreter's own filter);
+//!   where several may, the interpreter tries them in order.
+//!
+//! A payload is decoded by its layout's own generated function, which the
+//! layout's `decode_variant` calls back with a slot on its stack (the generated
+//! function *is* the `SlotFn`, as for `Option`). Whatever the fast path does
+//! not expect (escaped names, unknown names and so `#[serde(other)]`, a tag
+//! after other members, content before the tag, sequence forms, payloads that
+//! are not structs under an internal tag, a variant's field named like the
+//! tag, every error) takes the slow path: the interpreter decodes the whole
+//! enum. Enums mixing tagged and `#[serde(untagged)]` variants are interpreted
+//! whole.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
-use jitson_core::layout::{EnumLayout, Kind, Payload, TypeLayout};
+use jitson_core::layout::{EnumLayout, Kind, Payload, StructLayout, Tagging, TypeLayout, Variant};
 
-use crate::translate::{FnTranslator, PTR};
+use crate::translate::{FnTranslator, PTR, STATE_BUFFERED, STATE_TAG, STATE_TAG_DEPTH, STATE_TAG_SEEN, offset_of, state_flags};
+
+/// Whether the decoder lowers `en` (otherwise the interpreter decodes it
+/// whole): every representation, unless tagged and untagged variants mix.
+pub(crate) fn lowers(en: &EnumLayout) -> bool {
+    en.tagging == Tagging::Untagged || !en.has_untagged_variants()
+}
+
+/// The payload layouts whose functions the lowered enum calls.
+pub(crate) fn called_payloads(en: &'static EnumLayout) -> Vec<&'static TypeLayout> {
+    if !lowers(en) {
+        return Vec::new();
+    }
+    en.variants
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| {
+            let payload = v.payload.layout()?;
+            let called = match en.tagging {
+                Tagging::External | Tagging::Adjacent { .. } => true,
+                Tagging::Internal { tag } => tagged_payload(payload, tag).is_some(),
+                Tagging::Untagged => FIRST_BYTES.iter().any(|&b| sole_candidate(en, b) == Some(i)),
+            };
+            called.then_some(payload)
+        })
+        .collect()
+}
+
+/// The struct an internally tagged variant's payload decodes as, when the
+/// payload's function can read the tagged object as it stands: a struct none
+/// of whose fields is named like the tag (serde gives such a key to the tag,
+/// and the field stays absent; the interpreter handles that).
+fn tagged_payload(payload: &'static TypeLayout, tag: &str) -> Option<&'static StructLayout> {
+    match &payload.kind {
+        Kind::Struct(st) if !st.fields.iter().any(|f| f.matches(tag.as_bytes())) => Some(st),
+        _ => None,
+    }
+}
+
+/// One byte of each class a JSON value can start with (a digit stands for
+/// every digit: `may_start_with` answers alike for all of them).
+const FIRST_BYTES: [u8; 8] = [b'"', b'{', b'[', b't', b'f', b'n', b'-', b'0'];
+
+/// The only variant of an untagged enum that may decode a value starting with
+/// `b`, if exactly one may: a unit variant takes `null`, a data variant what
+/// its payload may start with.
+fn sole_candidate(en: &EnumLayout, b: u8) -> Option<usize> {
+    let mut candidates = en.variants.iter().enumerate().filter(|(_, v)| match v.payload.layout() {
+        None => b == b'n',
+        Some(payload) => jitson_fallback::may_start_with(payload, b),
+    });
+    let (index, _) = candidates.next()?;
+    candidates.next().is_none().then_some(index)
+}
+
+/// Every variant matches a tag.
+fn any_variant(_: &Variant) -> bool {
+    true
+}
+
+/// Unit variants are named by a string.
+fn unit_variant(v: &Variant) -> bool {
+    matches!(v.payload, Payload::Unit)
+}
+
+/// Data variants are named by an object's key.
+fn data_variant(v: &Variant) -> bool {
+    !unit_variant(v)
+}
 
 impl FnTranslator<'_, '_> {
-    /// An externally tagged enum: `"Unit"` or `{"Variant": payload}`.
+    /// An enum the decoder [`lowers`], in its representation.
     pub(crate) fn emit_enum(
+        &mut self,
+        layout: &'static TypeLayout,
+        en: &'static EnumLayout,
+        dst: Value,
+        unwind: Block,
+    ) {
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        match en.tagging {
+            Tagging::External => return self.emit_external(layout, en, dst, unwind),
+            Tagging::Internal { tag } => {
+                self.emit_internal(layout, en, tag, start, dst, slow, cont, unwind)
+            }
+            Tagging::Adjacent { tag, content } => {
+                self.emit_adjacent(layout, en, (tag, content), dst, slow, cont, unwind)
+            }
+            Tagging::Untagged => self.emit_untagged(en, dst, slow, cont, unwind),
+        }
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+
+    /// `{"<tag>": "Variant", ...}` with the tag first; the builder is left in
+    /// a filled block.
+    #[allow(clippy::too_many_arguments, reason = "the enum's blocks and values")]
+    fn emit_internal(
+        &mut self,
+        layout: &'static TypeLayout,
+        en: &'static EnumLayout,
+        tag: &'static str,
+        start: Value,
+        dst: Value,
+        slow: Block,
+        cont: Block,
+        unwind: Block,
+    ) {
+        let c = self.peek_or(slow);
+        self.expect_byte(c, b'{', slow);
+        // The interpreter enters the object to find the tag, and leaves it
+        // before the payload enters it again: only the check is done here.
+        let depth = self.enter(layout, slow);
+        self.store_depth(depth);
+        self.advance(1);
+        self.emit_expect_key(tag, slow);
+        let c = self.peek_or(slow);
+        self.expect_byte(c, b'"', slow);
+        self.advance(1);
+        let (name_start, end) = self.emit_scan_name(slow);
+        let after = self.b.ins().iadd_imm_s(end, 1);
+        self.emit_match_names(en, name_start, end, any_variant, slow, |t, index| {
+            t.set_pos(after);
+            match en.variants[index].payload.layout() {
+                // A unit variant's object holds its tag alone here; other
+                // members are ignored by the interpreter.
+                None => {
+                    let c = t.peek_or(slow);
+                    t.expect_byte(c, b'}', slow);
+                    t.advance(1);
+                    let index = t.b.ins().iconst(PTR, index as i64);
+                    t.call_addr(en.write as usize, &[PTR, PTR], None, &[dst, index]);
+                    t.b.ins().jump(cont, &[]);
+                }
+                Some(payload) if tagged_payload(payload, tag).is_some() => {
+                    // The payload reads the object from its `{`, as serde
+                    // reads what it buffered, with the tag's member skipped.
+                    t.set_pos(start);
+                    let tag_ref: &'static &'static str = match &en.tagging {
+                        Tagging::Internal { tag } => tag,
+                        _ => unreachable!("an internally tagged enum"),
+                    };
+                    let saved = t.enter_tagged_payload(Some(tag_ref));
+                    let ok = t.emit_decode_payload(en, index, payload, dst);
+                    t.leave_tagged_payload(saved);
+                    t.b.ins().brif(ok, cont, &[], unwind, &[]);
+                }
+                Some(_) => {
+                    t.b.ins().jump(slow, &[]);
+                }
+            }
+        });
+    }
+
+    /// `{"<tag>": "Variant", "<content>": payload}` with the tag first (or
+    /// `{"<tag>": "Unit"}`); the builder is left in a filled block.
+    #[allow(clippy::too_many_arguments, reason = "the enum's blocks and values")]
+    fn emit_adjacent(
+        &mut self,
+        layout: &'static TypeLayout,
+        en: &'static EnumLayout,
+        (tag, content): (&'static str, &'static str),
+        dst: Value,
+        slow: Block,
+        cont: Block,
+        unwind: Block,
+    ) {
+        let c = self.peek_or(slow);
+        self.expect_byte(c, b'{', slow);
+        let depth = self.enter(layout, slow);
+        self.advance(1);
+        // Leaving before the variant is written: restore the depth.
+        let (early, failed) = (self.b.create_block(), self.b.create_block());
+        self.emit_expect_key(tag, early);
+        let c = self.peek_or(early);
+        self.expect_byte(c, b'"', early);
+        self.advance(1);
+        let (name_start, end) = self.emit_scan_name(early);
+        let after = self.b.ins().iadd_imm_s(end, 1);
+        let written = self.b.create_block();
+        self.emit_match_names(en, name_start, end, any_variant, early, |t, index| {
+            t.set_pos(after);
+            let c = t.peek_or(early);
+            match en.variants[index].payload.layout() {
+                None => {
+                    t.expect_byte(c, b'}', early);
+                    let index = t.b.ins().iconst(PTR, index as i64);
+                    t.call_addr(en.write as usize, &[PTR, PTR], None, &[dst, index]);
+                    t.b.ins().jump(written, &[]);
+                }
+                Some(payload) => {
+                    t.expect_byte(c, b',', early);
+                    t.advance(1);
+                    t.emit_expect_key(content, early);
+                    let ok = t.emit_decode_payload(en, index, payload, dst);
+                    t.b.ins().brif(ok, written, &[], failed, &[]);
+                }
+            }
+        });
+        self.emit_close_variant(layout, dst, depth, written, (early, failed), slow, cont, unwind);
+    }
+
+    /// An untagged enum: the variant that alone may start with the value's
+    /// first byte decodes it; where none or several may, the slow path. The
+    /// builder is left in a filled block.
+    fn emit_untagged(
+        &mut self,
+        en: &'static EnumLayout,
+        dst: Value,
+        slow: Block,
+        cont: Block,
+        unwind: Block,
+    ) {
+        let c = self.peek_or(slow);
+        let mut switch = cranelift_frontend::Switch::new();
+        // One block per variant that is some byte's sole candidate.
+        let mut blocks: Vec<Option<Block>> = vec![None; en.variants.len()];
+        for first in 0..=u8::MAX {
+            let class = match first {
+                b'1'..=b'9' => b'0',
+                other => other,
+            };
+            if !FIRST_BYTES.contains(&class) {
+                continue;
+            }
+            if let Some(index) = sole_candidate(en, class) {
+                let block = *blocks[index].get_or_insert_with(|| self.b.create_block());
+                switch.set_entry(u128::from(first), block);
+            }
+        }
+        switch.emit(&mut self.b, c, slow);
+        for (index, block) in blocks.iter().enumerate() {
+            let Some(block) = *block else { continue };
+            self.b.switch_to_block(block);
+            match en.variants[index].payload.layout() {
+                None => {
+                    // `null`, its bytes compared at once.
+                    let p = self.get_pos();
+                    self.require(p, 4, slow);
+                    let is_null = self.bytes_equal(p, b"null");
+                    let matched = self.b.create_block();
+                    self.b.ins().brif(is_null, matched, &[], slow, &[]);
+                    self.b.switch_to_block(matched);
+                    self.advance(4);
+                    let index = self.b.ins().iconst(PTR, index as i64);
+                    self.call_addr(en.write as usize, &[PTR, PTR], None, &[dst, index]);
+                    self.b.ins().jump(cont, &[]);
+                }
+                Some(payload) => {
+                    // serde decodes the variant from the value it buffered.
+                    let saved = self.enter_tagged_payload(None);
+                    let ok = self.emit_decode_payload(en, index, payload, dst);
+                    self.leave_tagged_payload(saved);
+                    self.b.ins().brif(ok, cont, &[], unwind, &[]);
+                }
+            }
+        }
+    }
+
+    /// Reads `"<key>":` (a key without escapes, whitespace allowed around it),
+    /// or goes to `other`.
+    fn emit_expect_key(&mut self, key: &str, other: Block) {
+        let c = self.peek_or(other);
+        self.expect_byte(c, b'"', other);
+        self.advance(1);
+        let (text_start, end) = self.emit_scan_name(other);
+        let len = self.b.ins().isub(end, text_start);
+        let (same_len, matched) = (self.b.create_block(), self.b.create_block());
+        let is_len = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, len, key.len() as i64);
+        self.b.ins().brif(is_len, same_len, &[], other, &[]);
+        self.b.switch_to_block(same_len);
+        let eq = self.bytes_equal(text_start, key.as_bytes());
+        self.b.ins().brif(eq, matched, &[], other, &[]);
+        self.b.switch_to_block(matched);
+        let after = self.b.ins().iadd_imm_s(end, 1);
+        self.set_pos(after);
+        let c = self.peek_or(other);
+        self.expect_byte(c, b':', other);
+        self.advance(1);
+    }
+
+    /// Decodes variant `index`'s payload at `pos` into the enum at `dst`
+    /// through the layout's `decode_variant`, which calls the payload's
+    /// function back; returns whether it succeeded (on failure the payload's
+    /// function has already asked the interpreter).
+    fn emit_decode_payload(
+        &mut self,
+        en: &'static EnumLayout,
+        index: usize,
+        payload: &'static TypeLayout,
+        dst: Value,
+    ) -> Value {
+        let f = self.func_ref(payload);
+        let callback = self.b.ins().func_addr(PTR, f);
+        let index = self.b.ins().iconst(PTR, index as i64);
+        self.store_pos();
+        let ok = self
+            .call_addr(
+                en.decode_variant as usize,
+                &[PTR, PTR, PTR, PTR],
+                Some(types::I8),
+                &[dst, index, callback, self.state],
+            )
+            .expect("returns bool");
+        self.load_pos();
+        ok
+    }
+
+    /// Before decoding a value serde would buffer: one more level of
+    /// buffering in the state, and (`tag`, for an internally tagged payload)
+    /// the tag its object skips, at the current depth. Returns the state's
+    /// fields as they were, for [`leave_tagged_payload`](Self::leave_tagged_payload).
+    fn enter_tagged_payload(&mut self, tag: Option<&'static &'static str>) -> [Value; 4] {
+        let flags = state_flags();
+        let buffered = self.b.ins().load(types::I32, flags, self.state, offset_of(STATE_BUFFERED));
+        let old_tag = self.b.ins().load(PTR, flags, self.state, offset_of(STATE_TAG));
+        let old_depth = self.b.ins().load(types::I32, flags, self.state, offset_of(STATE_TAG_DEPTH));
+        let old_seen = self.b.ins().load(types::I32, flags, self.state, offset_of(STATE_TAG_SEEN));
+        let more = self.b.ins().iadd_imm_s(buffered, 1);
+        self.b.ins().store(flags, more, self.state, offset_of(STATE_BUFFERED));
+        if let Some(tag) = tag {
+            let tag = self.const_ptr(tag as *const &'static str);
+            self.b.ins().store(flags, tag, self.state, offset_of(STATE_TAG));
+            let depth = self.load_depth();
+            self.b.ins().store(flags, depth, self.state, offset_of(STATE_TAG_DEPTH));
+            let zero = self.b.ins().iconst(types::I32, 0);
+            self.b.ins().store(flags, zero, self.state, offset_of(STATE_TAG_SEEN));
+        }
+        [buffered, old_tag, old_depth, old_seen]
+    }
+
+    /// Restores what [`enter_tagged_payload`](Self::enter_tagged_payload) saved.
+    fn leave_tagged_payload(&mut self, [buffered, tag, depth, seen]: [Value; 4]) {
+        let flags = state_flags();
+        self.b.ins().store(flags, buffered, self.state, offset_of(STATE_BUFFERED));
+        self.b.ins().store(flags, tag, self.state, offset_of(STATE_TAG));
+        self.b.ins().store(flags, depth, self.state, offset_of(STATE_TAG_DEPTH));
+        self.b.ins().store(flags, seen, self.state, offset_of(STATE_TAG_SEEN));
+    }
+
+    /// An externally tagged enum: `"Unit"` or `{"Variant": payload}`.
+    fn emit_external(
         &mut self,
         layout: &'static TypeLayout,
         en: &'static EnumLayout,
@@ -41,7 +398,7 @@ impl FnTranslator<'_, '_> {
         self.advance(1);
         let (text_start, end) = self.emit_scan_name(slow);
         let after = self.b.ins().iadd_imm_s(end, 1);
-        self.emit_match_names(en, text_start, end, true, slow, |t, index| {
+        self.emit_match_names(en, text_start, end, unit_variant, slow, |t, index| {
             t.set_pos(after);
             let index = t.b.ins().iconst(PTR, index as i64);
             t.call_addr(en.write as usize, &[PTR, PTR], None, &[dst, index]);
@@ -77,28 +434,35 @@ impl FnTranslator<'_, '_> {
         self.expect_byte(c, b':', early);
         self.advance(1);
         let written = self.b.create_block();
-        self.emit_match_names(en, text_start, end, false, early, |t, index| {
+        self.emit_match_names(en, text_start, end, data_variant, early, |t, index| {
             let payload = en.variants[index]
                 .payload
                 .layout()
                 .expect("only data variants match here");
-            let f = t.func_ref(payload);
-            let callback = t.b.ins().func_addr(PTR, f);
-            let index = t.b.ins().iconst(PTR, index as i64);
-            t.store_pos();
-            let ok = t
-                .call_addr(
-                    en.decode_variant as usize,
-                    &[PTR, PTR, PTR, PTR],
-                    Some(types::I8),
-                    &[dst, index, callback, t.state],
-                )
-                .expect("returns bool");
-            t.load_pos();
+            let ok = t.emit_decode_payload(en, index, payload, dst);
             t.b.ins().brif(ok, written, &[], failed, &[]);
         });
 
-        // The payload is written: only `}` may follow.
+        self.emit_close_variant(layout, dst, depth, written, (early, failed), slow, cont, unwind);
+    }
+
+    /// The end of a variant's object, entered at `depth`: from `written` (the
+    /// variant is at `dst`) only `}` may follow, anything else drops the
+    /// variant and takes the slow path; `early` (nothing written) takes the
+    /// slow path, `failed` (the payload failed) goes to `unwind`. Each restores
+    /// the depth.
+    #[allow(clippy::too_many_arguments, reason = "the enum's blocks and values")]
+    fn emit_close_variant(
+        &mut self,
+        layout: &'static TypeLayout,
+        dst: Value,
+        depth: Value,
+        written: Block,
+        (early, failed): (Block, Block),
+        slow: Block,
+        cont: Block,
+        unwind: Block,
+    ) {
         self.b.switch_to_block(written);
         let (close, extra) = (self.b.create_block(), self.b.create_block());
         let c = self.peek_or(extra);
@@ -139,15 +503,14 @@ impl FnTranslator<'_, '_> {
     }
 
     /// Compares the text `[text_start, end)` with the names (and aliases) of the
-    /// unit variants (`unit`) or of the data variants (`!unit`); calls `on_match`
-    /// in a block of its own for each, and leaves the builder where no name
-    /// matched, jumping to `miss`.
+    /// variants `which` selects; calls `on_match` in a block of its own for
+    /// each, and leaves the builder where no name matched, jumping to `miss`.
     fn emit_match_names(
         &mut self,
         en: &EnumLayout,
         text_start: Value,
         end: Value,
-        unit: bool,
+        which: fn(&Variant) -> bool,
         miss: Block,
         mut on_match: impl FnMut(&mut Self, usize),
     ) {
@@ -156,7 +519,7 @@ impl FnTranslator<'_, '_> {
             .variants
             .iter()
             .enumerate()
-            .filter(|(_, v)| matches!(v.payload, Payload::Unit) == unit)
+            .filter(|(_, v)| which(v))
             .flat_map(|(i, v)| {
                 std::iter::once(v.name)
                     .chain(v.aliases.iter().copied())

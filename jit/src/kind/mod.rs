@@ -3,7 +3,7 @@
 //! value to the interpreter for everything else.
 
 mod column;
-mod enum_;
+pub(crate) mod enum_;
 mod map;
 mod newtype;
 mod option;
