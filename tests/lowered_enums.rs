@@ -40,12 +40,16 @@ struct Labelled {
 #[derive(Debug, PartialEq, Deserialize, Decode)]
 #[serde(tag = "type")]
 enum Shape {
-    Circle { r: f64 },
+    Circle {
+        r: f64,
+    },
     Dot(Point),
     Named(Labelled),
     Empty,
     #[serde(alias = "sq")]
-    Square { side: u32 },
+    Square {
+        side: u32,
+    },
 }
 
 /// A payload with a field named like its enum's tag (serde refuses that on a
@@ -110,7 +114,9 @@ struct Holder {
 
 /// jitson on every backend and both entry points against serde_json.
 #[track_caller]
-fn agree<T: Decode + DeserializeOwned + PartialEq + Debug>(doc: &str) -> Result<T, jitson::Category> {
+fn agree<T: Decode + DeserializeOwned + PartialEq + Debug>(
+    doc: &str,
+) -> Result<T, jitson::Category> {
     common::oracle::agree::<T>(doc.as_bytes())
 }
 
@@ -213,10 +219,27 @@ fn adjacently_tagged_documents_agree_with_serde_json() {
 #[test]
 fn untagged_documents_agree_with_serde_json() {
     for doc in [
-        "null", "true", "false", "12", "-12", "18446744073709551615", "-9223372036854775808",
-        "1.5", "1e999", r#""id""#, r#""a\nb""#, "[1,2]", "[]",
-        r#"{"x":1,"y":2}"#, r#"{"x":1}"#, r#"{"x":1,"y":2,"z":1e999}"#, "nul", "tru", "[1,2",
-        r#"{"x":1,"y":2"#, "x",
+        "null",
+        "true",
+        "false",
+        "12",
+        "-12",
+        "18446744073709551615",
+        "-9223372036854775808",
+        "1.5",
+        "1e999",
+        r#""id""#,
+        r#""a\nb""#,
+        "[1,2]",
+        "[]",
+        r#"{"x":1,"y":2}"#,
+        r#"{"x":1}"#,
+        r#"{"x":1,"y":2,"z":1e999}"#,
+        "nul",
+        "tru",
+        "[1,2",
+        r#"{"x":1,"y":2"#,
+        "x",
     ] {
         let _ = agree::<Id>(doc);
     }
@@ -253,7 +276,9 @@ fn a_skipped_members_depth_is_limited_as_serde_buffers_it() {
         let junk = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
         let _ = agree::<Shape>(&format!(r#"{{"type":"Circle","r":1,"junk":{junk}}}"#));
         let _ = agree::<Either>(&format!(r#"{{"x":1,"y":2,"junk":{junk}}}"#));
-        let _ = agree::<Message>(&format!(r#"{{"t":"Move","c":{{"x":1,"y":2,"junk":{junk}}}}}"#));
+        let _ = agree::<Message>(&format!(
+            r#"{{"t":"Move","c":{{"x":1,"y":2,"junk":{junk}}}}}"#
+        ));
     }
 }
 
@@ -266,7 +291,9 @@ fn lowered_enums_are_compiled_not_interpreted() {
     let interpreted = jitson::stats().interpreted_layouts;
     for name in ["Shape", "Message", "Id", "Clash"] {
         assert!(
-            !interpreted.iter().any(|(ty, _)| ty.ends_with(&format!("::{name}"))),
+            !interpreted
+                .iter()
+                .any(|(ty, _)| ty.ends_with(&format!("::{name}"))),
             "{name} was interpreted: {interpreted:?}"
         );
     }
@@ -276,13 +303,33 @@ fn lowered_enums_are_compiled_not_interpreted() {
 /// and the tags, with values of every type (numbers that overflow among them).
 fn member() -> impl Strategy<Value = String> {
     let key = prop::sample::select(
-        &["type", "t", "c", "x", "y", "r", "side", "name", "inner", "junk", "kind", "v"][..],
+        &[
+            "type", "t", "c", "x", "y", "r", "side", "name", "inner", "junk", "kind", "v",
+        ][..],
     );
     let value = prop::sample::select(
         &[
-            "1", "-1", "2.5", "1e999", "300", "\"Circle\"", "\"Dot\"", "\"Empty\"", "\"Text\"",
-            "\"Move\"", "\"Ping\"", "\"A\"", "\"B\"", "\"n\"", "null", "true", "[]", "[1,2]",
-            "{\"x\":1,\"y\":2}", "{\"type\":\"Empty\"}", "{\"type\":\"Dot\",\"x\":1,\"y\":1}",
+            "1",
+            "-1",
+            "2.5",
+            "1e999",
+            "300",
+            "\"Circle\"",
+            "\"Dot\"",
+            "\"Empty\"",
+            "\"Text\"",
+            "\"Move\"",
+            "\"Ping\"",
+            "\"A\"",
+            "\"B\"",
+            "\"n\"",
+            "null",
+            "true",
+            "[]",
+            "[1,2]",
+            "{\"x\":1,\"y\":2}",
+            "{\"type\":\"Empty\"}",
+            "{\"type\":\"Dot\",\"x\":1,\"y\":1}",
         ][..],
     );
     (key, value).prop_map(|(k, v)| format!("\"{k}\":{v}"))

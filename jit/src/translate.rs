@@ -653,7 +653,9 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             Kind::Vec(v) => self.emit_vec(layout, v, dst, unwind),
             Kind::Struct(_) => self.emit_call_function(layout, dst, unwind),
             Kind::Map(m) if m.has_text_keys() => self.emit_map(layout, m, dst, unwind),
-            Kind::Enum(e) if crate::kind::enum_::lowers(e) => self.emit_enum(layout, e, dst, unwind),
+            Kind::Enum(e) if crate::kind::enum_::lowers(e) => {
+                self.emit_enum(layout, e, dst, unwind)
+            }
             Kind::Array(a) => self.emit_array(layout, a, dst, unwind),
             Kind::Column(c) => self.emit_column(layout, c, dst, unwind),
             Kind::Parsed(p) => self.emit_parsed(layout, p, dst, unwind),

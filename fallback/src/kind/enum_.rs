@@ -179,8 +179,8 @@ impl Parser<'_> {
         if self.peek_value()? != b'n' {
             return Err(self.invalid_type("unit"));
         }
-        self.pos = text::parse_ident(self.input, self.pos + 1, b"ull")
-            .map_err(|e| self.lex_error(e))?;
+        self.pos =
+            text::parse_ident(self.input, self.pos + 1, b"ull").map_err(|e| self.lex_error(e))?;
         match self.parse_whitespace() {
             Some(b'}') => {
                 self.pos += 1;

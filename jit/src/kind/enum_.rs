@@ -29,7 +29,10 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
 use jitson_core::layout::{EnumLayout, Kind, Payload, StructLayout, Tagging, TypeLayout, Variant};
 
-use crate::translate::{FnTranslator, PTR, STATE_BUFFERED, STATE_TAG, STATE_TAG_DEPTH, STATE_TAG_SEEN, offset_of, state_flags};
+use crate::translate::{
+    FnTranslator, PTR, STATE_BUFFERED, STATE_TAG, STATE_TAG_DEPTH, STATE_TAG_SEEN, offset_of,
+    state_flags,
+};
 
 /// Whether the decoder lowers `en` (otherwise the interpreter decodes it
 /// whole): every representation, unless tagged and untagged variants mix.
@@ -50,7 +53,9 @@ pub(crate) fn called_payloads(en: &'static EnumLayout) -> Vec<&'static TypeLayou
             let called = match en.tagging {
                 Tagging::External | Tagging::Adjacent { .. } => true,
                 Tagging::Internal { tag } => tagged_payload(payload, tag).is_some(),
-                Tagging::Untagged => FIRST_BYTES.iter().any(|&b| sole_candidate(en, b) == Some(i)),
+                Tagging::Untagged => FIRST_BYTES
+                    .iter()
+                    .any(|&b| sole_candidate(en, b) == Some(i)),
             };
             called.then_some(payload)
         })
@@ -76,10 +81,14 @@ const FIRST_BYTES: [u8; 8] = [b'"', b'{', b'[', b't', b'f', b'n', b'-', b'0'];
 /// `b`, if exactly one may: a unit variant takes `null`, a data variant what
 /// its payload may start with.
 fn sole_candidate(en: &EnumLayout, b: u8) -> Option<usize> {
-    let mut candidates = en.variants.iter().enumerate().filter(|(_, v)| match v.payload.layout() {
-        None => b == b'n',
-        Some(payload) => jitson_fallback::may_start_with(payload, b),
-    });
+    let mut candidates = en
+        .variants
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| match v.payload.layout() {
+            None => b == b'n',
+            Some(payload) => jitson_fallback::may_start_with(payload, b),
+        });
     let (index, _) = candidates.next()?;
     candidates.next().is_none().then_some(index)
 }
@@ -230,7 +239,16 @@ impl FnTranslator<'_, '_> {
                 }
             }
         });
-        self.emit_close_variant(layout, dst, depth, written, (early, failed), slow, cont, unwind);
+        self.emit_close_variant(
+            layout,
+            dst,
+            depth,
+            written,
+            (early, failed),
+            slow,
+            cont,
+            unwind,
+        );
     }
 
     /// An untagged enum: the variant that alone may start with the value's
@@ -299,10 +317,7 @@ impl FnTranslator<'_, '_> {
         let (text_start, end) = self.emit_scan_name(other);
         let len = self.b.ins().isub(end, text_start);
         let (same_len, matched) = (self.b.create_block(), self.b.create_block());
-        let is_len = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::Equal, len, key.len() as i64);
+        let is_len = self.b.ins().icmp_imm_s(IntCC::Equal, len, key.len() as i64);
         self.b.ins().brif(is_len, same_len, &[], other, &[]);
         self.b.switch_to_block(same_len);
         let eq = self.bytes_equal(text_start, key.as_bytes());
@@ -348,19 +363,39 @@ impl FnTranslator<'_, '_> {
     /// fields as they were, for [`leave_tagged_payload`](Self::leave_tagged_payload).
     fn enter_tagged_payload(&mut self, tag: Option<&'static &'static str>) -> [Value; 4] {
         let flags = state_flags();
-        let buffered = self.b.ins().load(types::I32, flags, self.state, offset_of(STATE_BUFFERED));
-        let old_tag = self.b.ins().load(PTR, flags, self.state, offset_of(STATE_TAG));
-        let old_depth = self.b.ins().load(types::I32, flags, self.state, offset_of(STATE_TAG_DEPTH));
-        let old_seen = self.b.ins().load(types::I32, flags, self.state, offset_of(STATE_TAG_SEEN));
+        let buffered = self
+            .b
+            .ins()
+            .load(types::I32, flags, self.state, offset_of(STATE_BUFFERED));
+        let old_tag = self
+            .b
+            .ins()
+            .load(PTR, flags, self.state, offset_of(STATE_TAG));
+        let old_depth =
+            self.b
+                .ins()
+                .load(types::I32, flags, self.state, offset_of(STATE_TAG_DEPTH));
+        let old_seen = self
+            .b
+            .ins()
+            .load(types::I32, flags, self.state, offset_of(STATE_TAG_SEEN));
         let more = self.b.ins().iadd_imm_s(buffered, 1);
-        self.b.ins().store(flags, more, self.state, offset_of(STATE_BUFFERED));
+        self.b
+            .ins()
+            .store(flags, more, self.state, offset_of(STATE_BUFFERED));
         if let Some(tag) = tag {
             let tag = self.const_ptr(tag as *const &'static str);
-            self.b.ins().store(flags, tag, self.state, offset_of(STATE_TAG));
+            self.b
+                .ins()
+                .store(flags, tag, self.state, offset_of(STATE_TAG));
             let depth = self.load_depth();
-            self.b.ins().store(flags, depth, self.state, offset_of(STATE_TAG_DEPTH));
+            self.b
+                .ins()
+                .store(flags, depth, self.state, offset_of(STATE_TAG_DEPTH));
             let zero = self.b.ins().iconst(types::I32, 0);
-            self.b.ins().store(flags, zero, self.state, offset_of(STATE_TAG_SEEN));
+            self.b
+                .ins()
+                .store(flags, zero, self.state, offset_of(STATE_TAG_SEEN));
         }
         [buffered, old_tag, old_depth, old_seen]
     }
@@ -368,10 +403,18 @@ impl FnTranslator<'_, '_> {
     /// Restores what [`enter_tagged_payload`](Self::enter_tagged_payload) saved.
     fn leave_tagged_payload(&mut self, [buffered, tag, depth, seen]: [Value; 4]) {
         let flags = state_flags();
-        self.b.ins().store(flags, buffered, self.state, offset_of(STATE_BUFFERED));
-        self.b.ins().store(flags, tag, self.state, offset_of(STATE_TAG));
-        self.b.ins().store(flags, depth, self.state, offset_of(STATE_TAG_DEPTH));
-        self.b.ins().store(flags, seen, self.state, offset_of(STATE_TAG_SEEN));
+        self.b
+            .ins()
+            .store(flags, buffered, self.state, offset_of(STATE_BUFFERED));
+        self.b
+            .ins()
+            .store(flags, tag, self.state, offset_of(STATE_TAG));
+        self.b
+            .ins()
+            .store(flags, depth, self.state, offset_of(STATE_TAG_DEPTH));
+        self.b
+            .ins()
+            .store(flags, seen, self.state, offset_of(STATE_TAG_SEEN));
     }
 
     /// An externally tagged enum: `"Unit"` or `{"Variant": payload}`.
@@ -443,7 +486,16 @@ impl FnTranslator<'_, '_> {
             t.b.ins().brif(ok, written, &[], failed, &[]);
         });
 
-        self.emit_close_variant(layout, dst, depth, written, (early, failed), slow, cont, unwind);
+        self.emit_close_variant(
+            layout,
+            dst,
+            depth,
+            written,
+            (early, failed),
+            slow,
+            cont,
+            unwind,
+        );
     }
 
     /// The end of a variant's object, entered at `depth`: from `written` (the
