@@ -7,7 +7,7 @@
 use std::cell::Cell;
 
 use jitson_core::keys::KeyTable;
-use jitson_core::layout::{MapLayout, SlotFn, StructLayout, TypeLayout};
+use jitson_core::layout::{EnumLayout, MapLayout, SlotFn, StructLayout, TypeLayout};
 
 /// What generated code reads and writes besides its output. `repr(C)`: generated
 /// code addresses the fields by the offsets `offset_of!` gives at compile time.
@@ -200,6 +200,67 @@ fn string_at<'a>(
         jitson_core::text::StrText::Scratch => &scratch[..],
     };
     Some((text, end))
+}
+
+/// An internally tagged object whose first member is not its tag, `state.pos`
+/// at the `{`: reads the members (keys as the interpreter reads them, values
+/// checked as serde checks what it buffers) up to the first whose key is
+/// `*tag`, and returns the index of the variant its string value names (or
+/// the `other` variant). -1 when the slow path must decide: no tag, a
+/// malformed member, a value that is not a string, an unknown name. Leaves
+/// `state.pos` alone (the payload is read from the `{`).
+///
+/// # Safety
+/// `state` is live and describes a live input; `en` and `tag` point into a
+/// `'static` enum layout.
+pub(crate) unsafe extern "C" fn find_tag(
+    state: *mut JitState,
+    en: *const EnumLayout,
+    tag: *const &'static str,
+) -> i64 {
+    use jitson_core::text::skip_ws;
+    // SAFETY: generated code passes its own live state and pointers into the
+    // layout it was compiled for.
+    let (state, en, tag) = unsafe { (&*state, &*en, *tag) };
+    // SAFETY: the state describes a live input.
+    let input = unsafe { state.input() };
+    let validate = state.validate_utf8 != 0;
+    let mut scratch = Vec::new();
+    let mut pos = state.pos + 1;
+    loop {
+        let quote = skip_ws(input, pos);
+        if input.get(quote) != Some(&b'"') {
+            return -1;
+        }
+        let Some((key, end)) = string_at(input, quote, &mut scratch, validate) else {
+            return -1;
+        };
+        let is_tag = key == tag.as_bytes();
+        let colon = skip_ws(input, end);
+        if input.get(colon) != Some(&b':') {
+            return -1;
+        }
+        if is_tag {
+            let value = skip_ws(input, colon + 1);
+            if input.get(value) != Some(&b'"') {
+                return -1;
+            }
+            let Some((name, _)) = string_at(input, value, &mut scratch, validate) else {
+                return -1;
+            };
+            return en.find(name).map_or(-1, |i| i as i64);
+        }
+        // The depth is the object's own: one level in.
+        let depth = state.remaining_depth.saturating_sub(1);
+        let Ok(end) = jitson_core::text::ignore_value_as_parsed(input, colon + 1, validate, depth)
+        else {
+            return -1;
+        };
+        match after_member(input, end) {
+            Some((crate::kind::MemberStatus::Next, next)) => pos = next,
+            _ => return -1,
+        }
+    }
 }
 
 /// Resolves the key at `state.pos` (its opening quote) of an object decoded as

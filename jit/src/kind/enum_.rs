@@ -3,8 +3,9 @@
 //! - Externally tagged (serde's default): a string is scanned in place and
 //!   matched against the unit variants' names with wide compares;
 //!   `{"Variant": payload}` is matched the same way on its key.
-//! - Internally tagged, tag first (`{"type": "Variant", ...}`, as serde writes
-//!   it): the tag's value picks the variant, and the payload's struct function
+//! - Internally tagged (`{"type": "Variant", ...}`): the tag's value, read in
+//!   place when it comes first (as serde writes it) and found by a helper
+//!   otherwise, picks the variant, and the payload's struct function
 //!   decodes the object from its `{`, skipping the tag's member as an unknown
 //!   key. The state says which key is the tag (`JitState::tag`), so that a
 //!   second one is refused as serde refuses it, and that serde buffered the
@@ -18,8 +19,8 @@
 //! A payload is decoded by its layout's own generated function, which the
 //! layout's `decode_variant` calls back with a slot on its stack (the generated
 //! function *is* the `SlotFn`, as for `Option`). Whatever the fast path does
-//! not expect (escaped names, unknown names and so `#[serde(other)]`, a tag
-//! after other members, content before the tag, sequence forms, payloads that
+//! not expect (escaped names, unknown names and so `#[serde(other)]`, a unit
+//! variant's tag after other members, content before the tag, sequence forms, payloads that
 //! are not structs under an internal tag, a variant's field named like the
 //! tag, every error) takes the slow path: the interpreter decodes the whole
 //! enum. Enums mixing tagged and `#[serde(untagged)]` variants are interpreted
@@ -29,6 +30,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
 use jitson_core::layout::{EnumLayout, Kind, Payload, StructLayout, Tagging, TypeLayout, Variant};
 
+use crate::helpers;
 use crate::translate::{
     FnTranslator, PTR, STATE_BUFFERED, STATE_TAG, STATE_TAG_DEPTH, STATE_TAG_SEEN, offset_of,
     state_flags,
@@ -134,8 +136,9 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(cont);
     }
 
-    /// `{"<tag>": "Variant", ...}` with the tag first; the builder is left in
-    /// a filled block.
+    /// `{"<tag>": "Variant", ...}`: the tag's value read in place when it
+    /// comes first, else found by a helper (`helpers::find_tag`); the builder
+    /// is left in a filled block.
     #[allow(clippy::too_many_arguments, reason = "the enum's blocks and values")]
     fn emit_internal(
         &mut self,
@@ -148,14 +151,32 @@ impl FnTranslator<'_, '_> {
         cont: Block,
         unwind: Block,
     ) {
+        let tag_ref: &'static &'static str = match &en.tagging {
+            Tagging::Internal { tag } => tag,
+            _ => unreachable!("an internally tagged enum"),
+        };
         let c = self.peek_or(slow);
         self.expect_byte(c, b'{', slow);
         // The interpreter enters the object to find the tag, and leaves it
         // before the payload enters it again: only the check is done here.
         let depth = self.enter(layout, slow);
         self.store_depth(depth);
+        // A block per variant whose struct payload reads the object as it
+        // stands (from its `{`, as serde reads what it buffered, with the
+        // tag's member skipped).
+        let payloads: Vec<Option<Block>> = en
+            .variants
+            .iter()
+            .map(|v| {
+                let payload = v.payload.layout()?;
+                tagged_payload(payload, tag).map(|_| self.b.create_block())
+            })
+            .collect();
+
+        // The tag first: its value matched in place.
+        let later = self.b.create_block();
         self.advance(1);
-        self.emit_expect_key(tag, slow);
+        self.emit_expect_key(tag, later);
         let c = self.peek_or(slow);
         self.expect_byte(c, b'"', slow);
         self.advance(1);
@@ -163,35 +184,54 @@ impl FnTranslator<'_, '_> {
         let after = self.b.ins().iadd_imm_s(end, 1);
         self.emit_match_names(en, name_start, end, any_variant, slow, |t, index| {
             t.set_pos(after);
-            match en.variants[index].payload.layout() {
+            if let Some(block) = payloads[index] {
+                t.b.ins().jump(block, &[]);
+            } else if en.variants[index].payload.layout().is_none() {
                 // A unit variant's object holds its tag alone here; other
                 // members are ignored by the interpreter.
-                None => {
-                    let c = t.peek_or(slow);
-                    t.expect_byte(c, b'}', slow);
-                    t.advance(1);
-                    let index = t.b.ins().iconst(PTR, index as i64);
-                    t.call_addr(en.write as usize, &[PTR, PTR], None, &[dst, index]);
-                    t.b.ins().jump(cont, &[]);
-                }
-                Some(payload) if tagged_payload(payload, tag).is_some() => {
-                    // The payload reads the object from its `{`, as serde
-                    // reads what it buffered, with the tag's member skipped.
-                    t.set_pos(start);
-                    let tag_ref: &'static &'static str = match &en.tagging {
-                        Tagging::Internal { tag } => tag,
-                        _ => unreachable!("an internally tagged enum"),
-                    };
-                    let saved = t.enter_tagged_payload(Some(tag_ref));
-                    let ok = t.emit_decode_payload(en, index, payload, dst);
-                    t.leave_tagged_payload(saved);
-                    t.b.ins().brif(ok, cont, &[], unwind, &[]);
-                }
-                Some(_) => {
-                    t.b.ins().jump(slow, &[]);
-                }
+                let c = t.peek_or(slow);
+                t.expect_byte(c, b'}', slow);
+                t.advance(1);
+                let index = t.b.ins().iconst(PTR, index as i64);
+                t.call_addr(en.write as usize, &[PTR, PTR], None, &[dst, index]);
+                t.b.ins().jump(cont, &[]);
+            } else {
+                t.b.ins().jump(slow, &[]);
             }
         });
+
+        // The tag later: found by the helper, dispatched on its variant.
+        self.b.switch_to_block(later);
+        self.set_pos(start);
+        self.store_pos();
+        let en_ptr = self.const_ptr(en as *const EnumLayout);
+        let tag_ptr = self.const_ptr(tag_ref as *const &'static str);
+        let index = self
+            .call_addr(
+                helpers::find_tag as *const () as usize,
+                &[PTR, PTR, PTR],
+                Some(types::I64),
+                &[self.state, en_ptr, tag_ptr],
+            )
+            .expect("returns an index");
+        let mut switch = cranelift_frontend::Switch::new();
+        for (i, block) in payloads.iter().enumerate() {
+            if let Some(block) = block {
+                switch.set_entry(i as u128, *block);
+            }
+        }
+        switch.emit(&mut self.b, index, slow);
+
+        for (index, block) in payloads.into_iter().enumerate() {
+            let Some(block) = block else { continue };
+            self.b.switch_to_block(block);
+            let payload = en.variants[index].payload.layout().expect("a data variant");
+            self.set_pos(start);
+            let saved = self.enter_tagged_payload(Some(tag_ref));
+            let ok = self.emit_decode_payload(en, index, payload, dst);
+            self.leave_tagged_payload(saved);
+            self.b.ins().brif(ok, cont, &[], unwind, &[]);
+        }
     }
 
     /// `{"<tag>": "Variant", "<content>": payload}` with the tag first (or
