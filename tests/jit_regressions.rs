@@ -250,6 +250,14 @@ struct Flattens {
     inner: Inner,
 }
 
+/// A flattened option: the interpreter's.
+#[derive(Decode, Debug, PartialEq)]
+struct FlattensOption {
+    a: u8,
+    #[serde(flatten)]
+    inner: Option<Inner>,
+}
+
 #[derive(Decode, Debug, PartialEq)]
 struct Inner {
     b: u8,
@@ -263,6 +271,7 @@ fn the_stats_say_why_each_struct_is_interpreted() {
     jitson::warm_up::<Wide65>().expect("compiles");
     jitson::warm_up::<SkipMany>().expect("compiles");
     jitson::warm_up::<Flattens>().expect("compiles");
+    jitson::warm_up::<FlattensOption>().expect("compiles");
     let stats = jitson::stats();
     let reason = |name: &str| {
         stats
@@ -280,15 +289,24 @@ fn the_stats_say_why_each_struct_is_interpreted() {
         Some("more than 64 skipped fields")
     );
     assert_eq!(
-        reason("jit_regressions::Flattens"),
-        Some("flattened fields")
+        reason("jit_regressions::FlattensOption"),
+        Some("flattened options, or maps with parsed keys")
     );
+    // A flattened struct is read as one key set with its parent.
+    assert_eq!(reason("jit_regressions::Flattens"), None);
     // The decodes still agree on every backend.
     assert_eq!(
         common::ok::<Flattens>(r#"{"a": 1, "b": 2}"#),
         Flattens {
             a: 1,
             inner: Inner { b: 2 }
+        }
+    );
+    assert_eq!(
+        common::ok::<FlattensOption>(r#"{"a": 1, "b": 2}"#),
+        FlattensOption {
+            a: 1,
+            inner: Some(Inner { b: 2 })
         }
     );
 }

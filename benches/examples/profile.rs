@@ -5,8 +5,9 @@
 //! Run: `cargo run --release -p jitson-benches --example profile -- DATA [SECONDS]`
 //! where DATA is `twitter`, `citm` or `canada` (from the corpus) or `user`,
 //! `order`, `account` (2,000 generated documents), `package`, `geojson`,
-//! `tagged` (1,000 everyday documents: package.json, GeoJSON, GeoJSON with
-//! tagged enums); `JITSON_DISABLE_JIT=1`
+//! `tagged`, `webhook` (1,000 everyday documents: package.json, GeoJSON, GeoJSON
+//! with tagged enums, a payments webhook with a flattened catch-all; the
+//! webhook decodes only); `JITSON_DISABLE_JIT=1`
 //! profiles the interpreter. Every decode waits for the optimising tier
 //! (`Tiering::Wait`), so no sample lands in a compile after the first.
 //!
@@ -20,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use jitson::{Decode, Decoder, Encode, Encoder, Tiering};
 use jitson_benches::documents;
-use jitson_benches::everyday::{FeatureCollection, GeoJson, Package};
+use jitson_benches::everyday::{FeatureCollection, GeoJson, Package, Webhook};
 use jitson_benches::models::{canada::Canada, citm::CitmCatalog, twitter::Twitter};
 use jitson_benches::seed::{Account, Order, User};
 
@@ -137,9 +138,10 @@ fn main() {
             encode,
         ),
         "tagged" => run::<GeoJson>(&documents(1000, 8, GeoJson::generate), seconds, encode),
+        "webhook" => spin::<Webhook>(&documents(1000, 9, Webhook::generate), seconds),
         other => panic!(
             "unknown data set {other}: twitter, citm, canada, user, order, account, \
-             package, geojson, tagged"
+             package, geojson, tagged, webhook"
         ),
     }
 }

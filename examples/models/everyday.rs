@@ -548,3 +548,122 @@ impl GeoJson {
         }
     }
 }
+
+/// A payments provider's webhook event, modelled the way serde users write
+/// one (issue 22's "webhook model"): camelCase keys, the event's body an
+/// internally tagged enum, an amount that is a number or a decimal string
+/// (untagged), a set of labels, a 128-bit idempotency key, and a flattened
+/// catch-all for the members the provider adds later.
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Webhook {
+    pub id: String,
+    pub api_version: String,
+    pub created_at: u64,
+    pub livemode: bool,
+    pub idempotency_key: u128,
+    pub labels: std::collections::HashSet<String>,
+    pub data: WebhookEvent,
+    #[serde(flatten)]
+    pub extra: std::collections::HashMap<String, serde_json::Value>,
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum WebhookEvent {
+    PaymentSucceeded { payment: Payment },
+    PaymentFailed { payment: Payment, reason: String },
+    RefundCreated(Refund),
+    Ping,
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Payment {
+    pub id: String,
+    pub amount: Amount,
+    pub currency: String,
+    pub customer: Option<String>,
+    pub description: Option<String>,
+    #[serde(default)]
+    pub metadata: BTreeMap<String, String>,
+}
+
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Refund {
+    pub id: String,
+    pub payment_id: String,
+    pub amount: Amount,
+    pub reason: Option<String>,
+}
+
+/// Minor units as a number, or a decimal string for currencies without them.
+#[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(untagged)]
+pub enum Amount {
+    Minor(u64),
+    Decimal(String),
+}
+
+impl Webhook {
+    /// One event: a payment (succeeded or failed) or a refund, now and then a
+    /// ping, with one to three extra members for the catch-all.
+    pub fn generate(rng: &mut Rng, _i: u64) -> Webhook {
+        let id = |rng: &mut Rng, prefix: &str| format!("{prefix}_{}", rng.word(14, 14));
+        let amount = |rng: &mut Rng| {
+            if rng.below(4) == 0 {
+                Amount::Decimal(format!("{}.{:03}", rng.below(100_000), rng.below(1000)))
+            } else {
+                Amount::Minor(rng.below(1_000_000))
+            }
+        };
+        let payment = |rng: &mut Rng| Payment {
+            id: id(rng, "pay"),
+            amount: amount(rng),
+            currency: rng.pick(&["usd", "eur", "gbp", "jpy", "kwd"]).to_owned(),
+            customer: (rng.below(3) != 0).then(|| id(rng, "cus")),
+            description: (rng.below(2) == 0).then(|| format!("Order {}", rng.below(1_000_000))),
+            metadata: (0..rng.below(3))
+                .map(|_| (rng.word(3, 8), rng.word(4, 12)))
+                .collect(),
+        };
+        let data = match rng.below(8) {
+            0..=3 => WebhookEvent::PaymentSucceeded {
+                payment: payment(rng),
+            },
+            4 | 5 => WebhookEvent::PaymentFailed {
+                payment: payment(rng),
+                reason: rng
+                    .pick(&["card_declined", "expired_card", "insufficient_funds"])
+                    .to_owned(),
+            },
+            6 => WebhookEvent::RefundCreated(Refund {
+                id: id(rng, "re"),
+                payment_id: id(rng, "pay"),
+                amount: amount(rng),
+                reason: (rng.below(2) == 0).then(|| "requested_by_customer".to_owned()),
+            }),
+            _ => WebhookEvent::Ping,
+        };
+        let mut extra = std::collections::HashMap::new();
+        for _ in 0..1 + rng.below(3) {
+            let value = match rng.below(3) {
+                0 => serde_json::Value::from(rng.word(5, 12)),
+                1 => serde_json::Value::from(rng.below(100_000)),
+                _ => serde_json::json!({ "attempt": rng.below(5), "next": null }),
+            };
+            extra.insert(format!("x{}", rng.word(4, 9)), value);
+        }
+        Webhook {
+            id: id(rng, "evt"),
+            api_version: "2026-11-01".to_owned(),
+            created_at: 1_790_000_000 + rng.below(10_000_000),
+            livemode: rng.below(2) == 0,
+            idempotency_key: u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64()),
+            labels: (0..rng.below(4)).map(|_| rng.word(3, 7)).collect(),
+            data,
+            extra,
+        }
+    }
+}

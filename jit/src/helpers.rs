@@ -112,15 +112,20 @@ impl JitState {
     }
 
     /// Skips the value at `pos` as the interpreter would here: as serde
-    /// checks a buffered value when [`buffered`](Self::buffered) is set.
+    /// checks a buffered value when [`buffered`](Self::buffered) is set, or
+    /// when `as_parsed`.
     ///
     /// # Safety
     /// The slice this state was made from is still alive.
-    unsafe fn skip_value(&self, pos: usize) -> Result<usize, jitson_core::text::LexError> {
+    unsafe fn skip_value(
+        &self,
+        pos: usize,
+        as_parsed: bool,
+    ) -> Result<usize, jitson_core::text::LexError> {
         // SAFETY: as the caller guarantees.
         let input = unsafe { self.input() };
         let validate = self.validate_utf8 != 0;
-        if self.buffered > 0 {
+        if self.buffered > 0 || as_parsed {
             jitson_core::text::ignore_value_as_parsed(input, pos, validate, self.remaining_depth)
         } else {
             jitson_core::text::ignore_value(input, pos, validate)
@@ -441,6 +446,26 @@ pub(crate) unsafe extern "C" fn insert_escaped_key(
 /// # Safety
 /// `state` is live and describes a live input.
 pub(crate) unsafe extern "C" fn skip_member(state: *mut JitState) -> i8 {
+    // SAFETY: forwarded from the caller.
+    unsafe { skip_member_checked(state, false) }
+}
+
+/// [`skip_member`] for a member serde buffers (a struct with flattened
+/// fields keeps what none of them claims): the value is checked as serde
+/// checks what it buffers, whatever the state's buffering.
+///
+/// # Safety
+/// As for [`skip_member`].
+pub(crate) unsafe extern "C" fn skip_member_as_parsed(state: *mut JitState) -> i8 {
+    // SAFETY: forwarded from the caller.
+    unsafe { skip_member_checked(state, true) }
+}
+
+/// [`skip_member`], the value checked as parsed when `as_parsed`.
+///
+/// # Safety
+/// As for [`skip_member`].
+unsafe fn skip_member_checked(state: *mut JitState, as_parsed: bool) -> i8 {
     use crate::kind::MemberStatus;
     use jitson_core::text::skip_ws;
     // SAFETY: generated code passes its own live state.
@@ -452,7 +477,7 @@ pub(crate) unsafe extern "C" fn skip_member(state: *mut JitState) -> i8 {
         return MemberStatus::Bail as i8;
     }
     // SAFETY: as above.
-    let Ok(end) = (unsafe { state.skip_value(colon + 1) }) else {
+    let Ok(end) = (unsafe { state.skip_value(colon + 1, as_parsed) }) else {
         return MemberStatus::Bail as i8;
     };
     match after_member(input, end) {
@@ -462,6 +487,78 @@ pub(crate) unsafe extern "C" fn skip_member(state: *mut JitState) -> i8 {
         }
         None => MemberStatus::Bail as i8,
     }
+}
+
+/// A member no field claims, in a struct whose flattened map collects such
+/// members (`kind/struct_.rs`, `Flattening`): the key at `key_start` (its
+/// opening quote; read as the interpreter reads keys), `:`, then the value,
+/// decoded by `decode` (the value layout's generated function, with the
+/// state as its context) into the map at `map_at` through `insert_with`
+/// (replacing an earlier value of the key, as serde's maps do), then `,` and
+/// the next key's quote, or `}`. Answers as a member function does
+/// (`MemberStatus`): `Failed` when the value failed for good or user code
+/// panicked (stashed), `Bail` for anything the interpreter must read.
+///
+/// # Safety
+/// `state` is live and describes a live input; `map` is the `'static` layout
+/// of the live map at `map_at`, which has text keys; `decode` decodes a value
+/// of its value layout.
+pub(crate) unsafe extern "C" fn insert_rest(
+    state: *mut JitState,
+    map: *const MapLayout,
+    map_at: *mut u8,
+    decode: SlotFn,
+    key_start: usize,
+) -> i8 {
+    use crate::kind::MemberStatus;
+    use jitson_core::text::skip_ws;
+    let mut status = MemberStatus::Failed as i8;
+    jitson_core::panic::catch(|| {
+        // SAFETY: generated code passes its own live state and a layout
+        // embedded at compile time.
+        let (state, map) = unsafe { (&mut *state, &*map) };
+        // SAFETY: the state describes a live input.
+        let input = unsafe { state.input() };
+        let mut scratch = Vec::new();
+        let Some((key, end)) = string_at(input, key_start, &mut scratch, state.validate_utf8 != 0)
+        else {
+            status = MemberStatus::Bail as i8;
+            return;
+        };
+        // An internally tagged payload's tag (`match_key` counted it) is
+        // skipped, not collected, as the interpreter does.
+        if state.tag_here().is_some_and(|tag| tag.as_bytes() == key) {
+            state.pos = end;
+            // SAFETY: the state is live, `pos` after the key.
+            status = unsafe { skip_member_checked(state, true) };
+            return;
+        }
+        let colon = skip_ws(input, end);
+        if input.get(colon) != Some(&b':') {
+            status = MemberStatus::Bail as i8;
+            return;
+        }
+        state.pos = colon + 1;
+        let ctx: *mut JitState = state;
+        // SAFETY: the map is live and has text keys (caller); `key` is UTF-8
+        // (a parsed JSON string) and outlives the call; `decode` is the value
+        // layout's function, whose context is the state.
+        let inserted =
+            unsafe { (map.insert_with)(map_at, key.as_ptr(), key.len(), decode, ctx.cast()) };
+        if !inserted {
+            return;
+        }
+        // SAFETY: as above; the callback left the state live.
+        let state = unsafe { &mut *ctx };
+        status = match after_member(input, state.pos) {
+            Some((next, pos)) => {
+                state.pos = pos;
+                next as i8
+            }
+            None => MemberStatus::WrittenBail as i8,
+        };
+    });
+    status
 }
 
 /// Skips the value at `state.pos` (`IgnoredAny`), as the interpreter's
@@ -474,7 +571,7 @@ pub(crate) unsafe extern "C" fn ignore_value(state: *mut JitState) -> bool {
     // SAFETY: generated code passes its own live state.
     let state = unsafe { &mut *state };
     // SAFETY: the state describes a live input.
-    match unsafe { state.skip_value(state.pos) } {
+    match unsafe { state.skip_value(state.pos, false) } {
         Ok(end) => {
             state.pos = end;
             true

@@ -324,6 +324,7 @@ fn lowered_children(
     structs: StructLowering,
 ) -> Vec<(&'static TypeLayout, Option<Role>)> {
     match &layout.kind {
+        Kind::Struct(st) if !st.flatten.is_empty() => kind::struct_::flattened_children(st),
         Kind::Struct(st) if translate::fits_bitmaps(st) => st
             .fields
             .iter()
@@ -331,7 +332,9 @@ fn lowered_children(
                 let field = f.layout.get();
                 match &field.kind {
                     Kind::Struct(inner)
-                        if structs == StructLowering::Table && translate::fits_bitmaps(inner) =>
+                        if structs == StructLowering::Table
+                            && translate::fits_bitmaps(inner)
+                            && inner.flatten.is_empty() =>
                     {
                         (field, Some(Role::Value))
                     }

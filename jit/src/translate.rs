@@ -31,8 +31,9 @@ use crate::{Role, StructLowering};
 /// the interpreter whole.
 pub(crate) const MAX_JIT_FIELDS: usize = 64;
 
-/// Whether a struct is compiled: its decoded and skipped fields fit the two i64
-/// bitmaps, and it has no flattened fields (those are interpreted).
+/// Whether a struct is compiled: its decoded and skipped fields (with those of
+/// the structs it flattens) fit the two i64 bitmaps, and what it flattens is
+/// read as one key set (`kind/struct_.rs`, `Flattening`).
 pub(crate) fn fits_bitmaps(st: &jitson_core::layout::StructLayout) -> bool {
     struct_refusal(st).is_none()
 }
@@ -41,7 +42,7 @@ pub(crate) fn fits_bitmaps(st: &jitson_core::layout::StructLayout) -> bool {
 /// the first of the reasons that applies; `None` when it is compiled.
 pub(crate) fn struct_refusal(st: &jitson_core::layout::StructLayout) -> Option<&'static str> {
     if !st.flatten.is_empty() {
-        Some("flattened fields")
+        crate::kind::struct_::flatten_refusal(st)
     } else if st.fields.len() > MAX_JIT_FIELDS {
         Some("more than 64 decoded fields")
     } else if st.skipped.len() > MAX_JIT_FIELDS {
@@ -76,12 +77,16 @@ pub(crate) struct ModuleData {
     /// Struct tables (`StructLowering::Table`), completed with their member
     /// functions' addresses once the module is finalized.
     pub struct_tables: Vec<Box<crate::kind::StructTable>>,
+    /// The key sets of structs with flattened fields, which their functions
+    /// read as struct layouts.
+    pub flattenings: Vec<Box<crate::kind::struct_::Flattening>>,
 }
 
 impl ModuleData {
     pub(crate) fn extend(&mut self, other: ModuleData) {
         self.key_tables.extend(other.key_tables);
         self.struct_tables.extend(other.struct_tables);
+        self.flattenings.extend(other.flattenings);
     }
 }
 
@@ -106,7 +111,10 @@ pub(crate) fn translate_function(
         _ if role == Role::Member => t.emit_member_function(layout, dst),
         Kind::Struct(st) if fits_bitmaps(st) => match speculation.structs {
             StructLowering::Unrolled => t.emit_struct_function(layout, st, dst),
-            StructLowering::Table => t.emit_struct_thunk(layout, st, dst),
+            // The table walker has no key set of its own for flattened
+            // fields: such a struct gets its unrolled function in either tier.
+            StructLowering::Table if st.flatten.is_empty() => t.emit_struct_thunk(layout, st, dst),
+            StructLowering::Table => t.emit_struct_function(layout, st, dst),
         },
         Kind::Struct(st) => {
             let reason = struct_refusal(st).expect("a struct that does not fit is refused");

@@ -646,7 +646,14 @@ impl Parser<'_> {
                     self.ignore_member_value_as_parsed(key_start)?;
                 } else if t.seen.get(i) {
                     let Some(g) = t.group else {
-                        return Err(self.error(ErrorCode::DuplicateField(field.name), key_start));
+                        let e = self.error(ErrorCode::DuplicateField(field.name), key_start);
+                        // A flattened struct's key is one serde buffered: a
+                        // syntax error anywhere in the object comes first.
+                        return Err(if n > 0 {
+                            self.syntax_first(e, object_start)
+                        } else {
+                            e
+                        });
                     };
                     flat.groups[g].failed = true;
                     self.ignore_member_value_as_parsed(key_start)?;

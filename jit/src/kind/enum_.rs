@@ -66,11 +66,12 @@ pub(crate) fn called_payloads(en: &'static EnumLayout) -> Vec<&'static TypeLayou
 
 /// The struct an internally tagged variant's payload decodes as, when the
 /// payload's function can read the tagged object as it stands: a struct none
-/// of whose fields is named like the tag (serde gives such a key to the tag,
-/// and the field stays absent; the interpreter handles that).
+/// of whose fields (flattened ones included) is named like the tag (serde
+/// gives such a key to the tag, and the field stays absent; the interpreter
+/// handles that).
 fn tagged_payload(payload: &'static TypeLayout, tag: &str) -> Option<&'static StructLayout> {
     match &payload.kind {
-        Kind::Struct(st) if !st.fields.iter().any(|f| f.matches(tag.as_bytes())) => Some(st),
+        Kind::Struct(st) if !super::struct_::key_set_has(st, tag) => Some(st),
         _ => None,
     }
 }

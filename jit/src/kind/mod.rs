@@ -10,7 +10,7 @@ mod option;
 mod scalar;
 mod seq;
 mod string;
-mod struct_;
+pub(crate) mod struct_;
 pub(crate) mod struct_table;
 
 pub(crate) use string::vector_specials;

@@ -24,11 +24,22 @@
 //!
 //! Names containing `"`, `\` or control characters can only appear escaped in
 //! JSON; they are never compared raw.
+//!
+//! A struct with `#[serde(flatten)]` fields is read as one key set
+//! ([`Flattening`]): its own fields, then each flattened struct's, depth first
+//! in declaration order (the order in which the interpreter offers a key to
+//! them), at their offsets inside the parent; a flattened map with text keys
+//! collects the keys none of them claims (`helpers::insert_rest`, its values
+//! decoded by their own function), and without one they are skipped as serde
+//! checks what it buffers. Flattened options, maps with parsed keys, a second
+//! map and `deny_unknown_fields` are the interpreter's.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, Value, types};
 use jitson_core::keys::KeyTable;
-use jitson_core::layout::{StructLayout, TypeLayout};
+use jitson_core::layout::{
+    DuplicateKeys, Field, Kind, MapLayout, SkippedField, StructLayout, TypeLayout,
+};
 
 use crate::Role;
 use crate::helpers;
@@ -67,6 +78,173 @@ pub(super) fn presence_masks(st: &StructLayout) -> (u64, u64) {
     (required, fillable)
 }
 
+/// The one key set of a struct with flattened fields, as the generated code
+/// reads it (twin: the interpreter's `decode_flattening`, whose targets come
+/// in the same order). Owned by the compiled module, whose code points to
+/// [`layout`](Self::layout).
+pub(crate) struct Flattening {
+    /// A struct layout over the parent's fields, then each flattened
+    /// struct's (depth first, in declaration order), with their offsets
+    /// inside the parent, and the skipped fields of all of them likewise.
+    /// Its slices are `owned`.
+    layout: StructLayout,
+    /// The slices `layout` borrows, from `Box::into_raw`; freed on drop.
+    owned: (*mut [Field], *mut [SkippedField]),
+    /// The flattened map that collects the keys no field claims: its offset
+    /// inside the parent, and its layout.
+    rest: Option<(usize, &'static TypeLayout, &'static MapLayout)>,
+}
+
+// SAFETY: a `Flattening` is never changed after it is built, and what its
+// pointers own (field descriptions: names, offsets, `'static` layouts and
+// plain functions) is itself `Send` and `Sync`.
+unsafe impl Send for Flattening {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for Flattening {}
+
+impl Drop for Flattening {
+    fn drop(&mut self) {
+        // SAFETY: both came from `Box::into_raw` in `new` and are freed once,
+        // here; `layout`, which borrows them, goes with `self`.
+        unsafe {
+            drop(Box::from_raw(self.owned.0));
+            drop(Box::from_raw(self.owned.1));
+        }
+    }
+}
+
+/// The parts of a [`Flattening`], before they are owned.
+type FlattenedParts = (
+    Vec<Field>,
+    Vec<SkippedField>,
+    Option<(usize, &'static TypeLayout, &'static MapLayout)>,
+);
+
+/// Collects the fields of `st` and of the structs it flattens, at `base`
+/// inside the outermost struct, into `parts`; `Err` names why the JIT leaves
+/// the struct to the interpreter.
+fn collect_flattened(
+    st: &StructLayout,
+    base: usize,
+    parts: &mut FlattenedParts,
+) -> Result<(), &'static str> {
+    parts.0.extend(st.fields.iter().map(|f| Field {
+        name: f.name,
+        aliases: f.aliases,
+        offset: base + f.offset,
+        layout: f.layout,
+        default: f.default,
+        skip_if: f.skip_if,
+    }));
+    parts.1.extend(st.skipped.iter().map(|f| SkippedField {
+        name: f.name,
+        offset: base + f.offset,
+        init: f.init,
+        drop: f.drop,
+    }));
+    for flat in st.flatten {
+        let layout = flat.layout.get();
+        match &layout.kind {
+            Kind::Struct(inner) => collect_flattened(inner, base + flat.offset, parts)?,
+            Kind::Map(map) if map.has_text_keys() && parts.2.is_none() => {
+                parts.2 = Some((base + flat.offset, layout, map));
+            }
+            Kind::Map(map) if map.has_text_keys() => return Err("two flattened maps"),
+            _ => return Err("flattened options, or maps with parsed keys"),
+        }
+    }
+    Ok(())
+}
+
+/// The parts of `st`'s key set, or why the JIT does not read it as one.
+fn flattened_parts(st: &StructLayout) -> Result<FlattenedParts, &'static str> {
+    if st.deny_unknown_fields {
+        return Err("flattened fields with deny_unknown_fields");
+    }
+    if st.duplicate_keys != DuplicateKeys::Error {
+        return Err("flattened fields where the last of repeated keys wins");
+    }
+    let mut parts = (Vec::new(), Vec::new(), None);
+    collect_flattened(st, 0, &mut parts)?;
+    if parts.0.len() > crate::translate::MAX_JIT_FIELDS {
+        return Err("more than 64 decoded fields with the flattened ones");
+    }
+    if parts.1.len() > crate::translate::MAX_JIT_FIELDS {
+        return Err("more than 64 skipped fields with the flattened ones");
+    }
+    Ok(parts)
+}
+
+/// Whether a key of the struct's key set (its fields' names and aliases, and
+/// those of the structs it flattens) is `key`.
+pub(crate) fn key_set_has(st: &StructLayout, key: &str) -> bool {
+    let named = |fields: &[Field]| fields.iter().any(|f| f.matches(key.as_bytes()));
+    if st.flatten.is_empty() {
+        return named(st.fields);
+    }
+    // A struct whose flattening is refused is interpreted whole: its own
+    // fields are what matter then, but looking further costs nothing.
+    match flattened_parts(st) {
+        Ok((fields, _, _)) => named(&fields),
+        Err(_) => named(st.fields),
+    }
+}
+
+/// Why the JIT leaves a struct with flattened fields to the interpreter, or
+/// `None` when it reads them as one key set.
+pub(crate) fn flatten_refusal(st: &StructLayout) -> Option<&'static str> {
+    flattened_parts(st).err()
+}
+
+/// The layouts a flattening struct's function calls: a member function per
+/// field of the key set, and the value function of the map collecting the
+/// rest. Empty when the struct is refused.
+pub(crate) fn flattened_children(
+    st: &'static StructLayout,
+) -> Vec<(&'static TypeLayout, Option<crate::Role>)> {
+    let Ok((fields, _, rest)) = flattened_parts(st) else {
+        return Vec::new();
+    };
+    let mut children: Vec<_> = fields
+        .iter()
+        .map(|f| (f.layout.get(), Some(crate::Role::Member)))
+        .collect();
+    if let Some((_, _, map)) = rest {
+        children.push((map.value.get(), Some(crate::Role::Value)));
+    }
+    children
+}
+
+impl Flattening {
+    /// The key set of `st`, which [`flatten_refusal`] accepts.
+    fn new(st: &StructLayout) -> Box<Flattening> {
+        let (fields, skipped, rest) =
+            flattened_parts(st).expect("refused structs are not compiled");
+        let owned = (
+            Box::into_raw(fields.into_boxed_slice()),
+            Box::into_raw(skipped.into_boxed_slice()),
+        );
+        // SAFETY: the slices are freed only when this `Flattening` drops
+        // (`Drop`), and the layout that borrows them is a field of the same
+        // value, handed out only as a reference that the compiled module,
+        // which owns the box, uses no longer than its code lives.
+        let (field_refs, skipped_refs): (&'static [Field], &'static [SkippedField]) =
+            unsafe { (&*owned.0, &*owned.1) };
+        Box::new(Flattening {
+            layout: StructLayout {
+                name: st.name,
+                fields: field_refs,
+                skipped: skipped_refs,
+                deny_unknown_fields: false,
+                duplicate_keys: DuplicateKeys::Error,
+                flatten: &[],
+            },
+            owned,
+            rest,
+        })
+    }
+}
+
 /// Whether `name` can be compared against raw key bytes.
 pub(super) fn is_plain(name: &str) -> bool {
     name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\')
@@ -80,10 +258,40 @@ impl FnTranslator<'_, '_> {
         st: &'static StructLayout,
         dst: Value,
     ) {
+        // A struct with flattened fields is read as its one key set; serde
+        // buffers the members none of its fields claims.
+        let flattens = !st.flatten.is_empty();
+        let (st, rest) = if !flattens {
+            (st, None)
+        } else {
+            let flattening = Flattening::new(st);
+            let layout_ptr: *const StructLayout = &raw const flattening.layout;
+            // SAFETY: the box is owned by the module's data (pushed below),
+            // which is freed only after the module's code, the one user of
+            // this reference; the box does not move its content.
+            let combined: &'static StructLayout = unsafe { &*layout_ptr };
+            let rest = flattening.rest;
+            self.data.flattenings.push(flattening);
+            (combined, rest)
+        };
         let fields = st.fields;
         let n = fields.len();
         let start = self.get_pos();
         let depth0 = self.load_depth();
+        // The map collecting the rest is made first: every exit that gives up
+        // drops it.
+        if let Some((offset, _, map)) = rest {
+            let at = self.b.ins().iadd_imm_s(dst, offset as i64);
+            let made = self
+                .call_addr(map.new as usize, &[PTR], Some(types::I8), &[at])
+                .expect("returns bool");
+            let (ok, failed) = (self.b.create_block(), self.b.create_block());
+            self.b.ins().brif(made, ok, &[], failed, &[]);
+            self.b.switch_to_block(failed);
+            self.b.set_cold_block(failed);
+            self.ret(false);
+            self.b.switch_to_block(ok);
+        }
         let seen = self.b.declare_var(types::I64);
         let zero = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(seen, zero);
@@ -147,11 +355,27 @@ impl FnTranslator<'_, '_> {
 
         // Speculation: the key at `pos` (an opening quote) is field i's name;
         // else the lookup, or for a second guess, the alternate's name.
+        // A field whose name an earlier field also has (a flattened struct's,
+        // shadowed by its parent's) never receives that key: it is never
+        // speculated on, and the lookup gives the key to the first.
+        let shadowed: Vec<bool> = (0..n)
+            .map(|i| {
+                fields[..i]
+                    .iter()
+                    .any(|f| f.matches(fields[i].name.as_bytes()))
+            })
+            .collect();
         for (i, &block) in key_blocks.iter().enumerate() {
-            self.emit_key_test(block, fields[i].name, value_blocks[i], dispatch);
+            self.emit_key_test(
+                block,
+                fields[i].name,
+                !shadowed[i],
+                value_blocks[i],
+                dispatch,
+            );
         }
         for (block, j, miss) in second_tries {
-            self.emit_key_test(block, fields[j].name, value_blocks[j], miss);
+            self.emit_key_test(block, fields[j].name, !shadowed[j], value_blocks[j], miss);
         }
 
         // Field i's member: a repeated key gives up; otherwise the member
@@ -224,6 +448,7 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(dispatch);
         // `pos` is on the key's quote; the helper returns the field index, -1
         // for an unknown key (checked to be UTF-8), or -2 for a malformed key.
+        let key_at = self.get_pos();
         self.store_pos();
         let table = Box::new(KeyTable::new(st));
         let table_ptr = self.const_ptr(&raw const *table);
@@ -278,14 +503,30 @@ impl FnTranslator<'_, '_> {
         } else {
             let current = self.b.use_var(seen);
             self.store_pos();
-            let st = self
-                .call_addr(
-                    helpers::skip_member as *const () as usize,
-                    &[PTR],
-                    Some(types::I8),
-                    &[self.state],
-                )
-                .expect("returns a status");
+            let st = match rest {
+                // Into the flattened map, its value by its own function.
+                Some((offset, _, map)) => {
+                    let map_ptr = self.const_ptr(map as *const MapLayout);
+                    let at = self.b.ins().iadd_imm_s(dst, offset as i64);
+                    let f = self.func_ref(map.value.get());
+                    let decode = self.b.ins().func_addr(PTR, f);
+                    self.call_addr(
+                        helpers::insert_rest as *const () as usize,
+                        &[PTR, PTR, PTR, PTR, PTR],
+                        Some(types::I8),
+                        &[self.state, map_ptr, at, decode, key_at],
+                    )
+                }
+                None => {
+                    let skip = if flattens {
+                        helpers::skip_member_as_parsed as *const () as usize
+                    } else {
+                        helpers::skip_member as *const () as usize
+                    };
+                    self.call_addr(skip, &[PTR], Some(types::I8), &[self.state])
+                }
+            }
+            .expect("returns a status");
             self.load_pos();
             let next = self
                 .b
@@ -315,6 +556,7 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(bail);
         self.b.set_cold_block(bail);
         self.emit_drop_written(st, dst, seen);
+        self.emit_drop_rest(rest, dst);
         self.store_depth(depth0);
         let (ok_block, fail_block) = (self.b.create_block(), self.b.create_block());
         self.emit_interpret(layout, dst, start, ok_block, fail_block);
@@ -327,17 +569,39 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(unwind);
         self.b.set_cold_block(unwind);
         self.emit_drop_written(st, dst, seen);
+        self.emit_drop_rest(rest, dst);
         self.store_depth(depth0);
         self.ret(false);
     }
 
+    /// Drops the map collecting a flattening struct's rest, if it has one.
+    fn emit_drop_rest(
+        &mut self,
+        rest: Option<(usize, &'static TypeLayout, &'static MapLayout)>,
+        dst: Value,
+    ) {
+        if let Some((offset, layout, _)) = rest
+            && let Some(drop) = layout.drop
+        {
+            let at = self.b.ins().iadd_imm_s(dst, offset as i64);
+            self.call_drop(drop, at);
+        }
+    }
+
     /// Fills `block`: if the key at `pos` (its opening quote) is `name`,
     /// consumes it with its closing quote and jumps to `matched`; otherwise
-    /// (or if the name can only appear escaped) jumps to `miss` with `pos`
-    /// unchanged.
-    fn emit_key_test(&mut self, block: Block, name: &str, matched: Block, miss: Block) {
+    /// (or if the name can only appear escaped, or is not `reachable`) jumps
+    /// to `miss` with `pos` unchanged.
+    fn emit_key_test(
+        &mut self,
+        block: Block,
+        name: &str,
+        reachable: bool,
+        matched: Block,
+        miss: Block,
+    ) {
         self.b.switch_to_block(block);
-        if !is_plain(name) {
+        if !reachable || !is_plain(name) {
             self.b.ins().jump(miss, &[]);
             return;
         }

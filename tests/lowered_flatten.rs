@@ -1,0 +1,298 @@
+//! The JIT's reading of `#[serde(flatten)]` (issue 22, item 2): a struct and
+//! the structs it flattens as one key set, a flattened map collecting the
+//! keys none of them claims, on every backend and against serde_json.
+//!
+//! Beside plain documents the cases aim at what the one key set must keep:
+//! the parent's fields win a key over the flattened ones, the flattened ones
+//! in declaration order (depth first); a repeated key is a duplicate field
+//! wherever it lands; members nobody claims are checked as serde checks what
+//! it buffers (`1e999` refused) or collected; absent fields get their
+//! defaults; an internally tagged payload that flattens keeps its tag out of
+//! the collecting map; and every exit that gives up drops exactly what was
+//! written, the collecting map included.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+
+use common::counted::{Counted, live};
+use jitson::{Backend, Decode};
+use proptest::prelude::*;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+#[derive(Debug, PartialEq, Deserialize, Decode)]
+struct Audit {
+    created: u64,
+    #[serde(default)]
+    by: Option<String>,
+}
+
+#[derive(Debug, PartialEq, Deserialize, Decode)]
+struct Paging {
+    page: u32,
+    #[serde(default = "twenty")]
+    per_page: u32,
+    #[serde(flatten)]
+    audit: Audit,
+}
+
+fn twenty() -> u32 {
+    20
+}
+
+/// A struct flattening a struct that flattens another.
+#[derive(Debug, PartialEq, Deserialize, Decode)]
+struct Listing {
+    id: String,
+    #[serde(flatten)]
+    paging: Paging,
+}
+
+/// A flattened map collecting what the fields do not claim.
+#[derive(Debug, PartialEq, Deserialize, Decode)]
+struct Envelope {
+    id: String,
+    #[serde(default)]
+    kind: u8,
+    #[serde(flatten)]
+    rest: BTreeMap<String, serde_json::Value>,
+}
+
+/// Both: serde also copies the keys the flattened structs claim into the
+/// map, which jitson does not (docs/semantics.md, difference 12), so this one
+/// is compared across jitson's backends only.
+#[derive(Debug, PartialEq, Deserialize, Decode)]
+struct Mixed {
+    id: String,
+    #[serde(flatten)]
+    paging: Paging,
+    #[serde(flatten)]
+    rest: BTreeMap<String, serde_json::Value>,
+}
+
+/// Flattened structs only: the rest is skipped.
+#[derive(Debug, PartialEq, Deserialize, Decode)]
+struct Plain {
+    id: u8,
+    #[serde(flatten)]
+    audit: Audit,
+}
+
+/// A key in both the parent and the flattened struct.
+#[derive(Debug, PartialEq, Deserialize, Decode)]
+struct Overlap {
+    created: u64,
+    #[serde(flatten)]
+    audit: Audit,
+}
+
+/// A typed rest: a value of the wrong type fails the struct.
+#[derive(Debug, PartialEq, Deserialize, Decode)]
+struct Counts {
+    total: u32,
+    #[serde(flatten)]
+    counts: BTreeMap<String, u32>,
+}
+
+/// Values that count themselves, for the drops on every error path.
+#[derive(Debug, PartialEq, Deserialize, Decode)]
+struct Named {
+    name: Counted,
+    #[serde(default)]
+    alias: Option<Counted>,
+}
+
+#[derive(Debug, PartialEq, Deserialize, Decode)]
+struct CountedRest {
+    first: Counted,
+    #[serde(flatten)]
+    named: Named,
+    #[serde(flatten)]
+    rest: BTreeMap<String, Counted>,
+    last: u8,
+}
+
+/// An internally tagged enum whose payloads flatten.
+#[derive(Debug, PartialEq, Deserialize, Decode)]
+#[serde(tag = "type")]
+enum Event {
+    Listed(Listing),
+    Enveloped(Envelope),
+    Audited {
+        id: u8,
+        #[serde(flatten)]
+        audit: Audit,
+    },
+}
+
+#[track_caller]
+fn agree<T: Decode + DeserializeOwned + PartialEq + Debug>(
+    doc: &str,
+) -> Result<T, jitson::Category> {
+    common::oracle::agree::<T>(doc.as_bytes())
+}
+
+/// jitson (every backend) and serde_json both decode `doc` to the same value,
+/// or both fail: for generated documents with several errors at once, where
+/// which one is reported may differ (docs/semantics.md, difference 13).
+#[track_caller]
+fn same_outcome<T: Decode + DeserializeOwned + PartialEq + Debug>(doc: &str) {
+    let ours = common::decode::<T>(doc.as_bytes());
+    let theirs = serde_json::from_str::<T>(doc);
+    match (&ours, &theirs) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "{doc}"),
+        (Err(_), Err(_)) => {}
+        _ => panic!("{doc}: jitson {ours:?}, serde_json {theirs:?}"),
+    }
+}
+
+#[test]
+fn flattened_structs_and_a_collecting_map_agree_with_serde_json() {
+    for doc in [
+        r#"{"id":"a","page":1,"created":5}"#,
+        r#"{"created":5,"page":1,"id":"a","per_page":3,"by":"me"}"#,
+        r#"{"id":"a","page":1,"created":5,"extra":[1,{"x":null}],"more":"s"}"#,
+        r#"{"zzz":1,"id":"a","aaa":2,"page":1,"created":5}"#,
+        r#"{"id":"a","page":1,"created":5,"x":1,"x":2}"#,
+        r#"{"i\u0064":"a","page":1,"created":5,"\u0078":1}"#,
+        r#"{"id":"a","page":1}"#,
+        r#"{"id":"a","created":5}"#,
+        r#"{"page":1,"created":5}"#,
+        r#"{}"#,
+        r#"{"id":"a","page":1,"created":5,"page":2}"#,
+        r#"{"id":"a","id":"b","page":1,"created":5}"#,
+        r#"{"id":"a","page":"one","created":5}"#,
+        r#"{"id":"a","page":1,"created":5,"x":1e999}"#,
+        r#"{"id":"a","page":1,"created":5,"x":[1,}"#,
+        r#"{"id":"a","page":1,"created":5"#,
+        r#"{"id":"a","page":1,"created":5,}"#,
+        r#"{"id":"a" "page":1}"#,
+        r#"[]"#,
+        r#"null"#,
+    ] {
+        let _ = agree::<Listing>(doc);
+        let _ = agree::<Envelope>(doc);
+        let _ = common::decode::<Mixed>(doc.as_bytes());
+        let _ = agree::<Plain>(&doc.replace("\"a\"", "7"));
+    }
+}
+
+#[test]
+fn a_key_goes_to_the_first_struct_that_names_it() {
+    for doc in [
+        r#"{"created":1,"by":"x","n":3}"#,
+        r#"{"created":1,"created":2}"#,
+        r#"{"created":1,"n":"three"}"#,
+        r#"{"created":1,"n":-1}"#,
+        r#"{"created":1,"n":1,"n":2}"#,
+    ] {
+        let _ = agree::<Overlap>(doc);
+        let _ = agree::<Counts>(&doc.replace("created", "total"));
+    }
+}
+
+#[test]
+fn a_failing_member_drops_what_was_written_once() {
+    for doc in [
+        r#"{"first":"f","name":"n","x":"1","last":1}"#,
+        r#"{"first":"f","name":"n","alias":"a","x":"1","y":"2","last":1}"#,
+        r#"{"first":"f","name":"n","x":"1","last":300}"#,
+        r#"{"first":"f","name":"n","x":1,"last":1}"#,
+        r#"{"first":"f","x":"1","last":1}"#,
+        r#"{"first":"f","name":"n","name":"m","last":1}"#,
+        r#"{"first":"f","name":"n","x":"1","last":1,"x":"2"}"#,
+        r#"{"first":"f","name":"n","x":"1","last":1"#,
+        r#"{"first":"f","name":"n","x":"1","last":1}x"#,
+    ] {
+        let before = live();
+        let result = common::decode::<CountedRest>(doc.as_bytes());
+        drop(result);
+        assert_eq!(live(), before, "{doc}");
+    }
+}
+
+#[test]
+fn an_internally_tagged_payload_that_flattens_keeps_its_tag() {
+    for doc in [
+        r#"{"type":"Listed","id":"a","page":1,"created":5,"x":1}"#,
+        r#"{"type":"Enveloped","id":"a","x":1,"y":[2]}"#,
+        r#"{"id":"a","type":"Enveloped","x":1}"#,
+        r#"{"type":"Enveloped","id":"a","x":1,"type":"Enveloped"}"#,
+        r#"{"id":"a","type":"Listed","page":1,"created":5}"#,
+        r#"{"type":"Listed","id":"a","page":1,"created":5,"type":"Listed"}"#,
+        r#"{"type":"Audited","id":1,"created":5,"by":"b"}"#,
+        r#"{"type":"Audited","id":1,"created":5,"junk":1e999}"#,
+        r#"{"type":"Audited","id":1}"#,
+    ] {
+        let _ = agree::<Event>(doc);
+    }
+}
+
+#[test]
+fn flattening_structs_are_compiled() {
+    if !Backend::Jit.is_available() {
+        return;
+    }
+    jitson::warm_up::<Listing>().expect("warm_up");
+    jitson::warm_up::<Event>().expect("warm_up");
+    jitson::warm_up::<CountedRest>().expect("warm_up");
+    let interpreted = jitson::stats().interpreted_layouts;
+    for name in ["Listing", "Paging", "Event", "CountedRest", "Envelope"] {
+        assert!(
+            !interpreted
+                .iter()
+                .any(|(ty, _)| ty.ends_with(&format!("::{name}"))),
+            "{name} was interpreted: {interpreted:?}"
+        );
+    }
+}
+
+/// Members of the models' keys and unknown ones, with values of every type.
+fn member() -> impl Strategy<Value = String> {
+    let key = prop::sample::select(
+        &[
+            "id", "page", "per_page", "created", "by", "n", "x", "type", "first", "name", "last",
+            "total", "kind",
+        ][..],
+    );
+    let value = prop::sample::select(
+        &[
+            "1",
+            "-1",
+            "2.5",
+            "1e999",
+            "300",
+            "\"a\"",
+            "\"Listed\"",
+            "\"Audited\"",
+            "\"Enveloped\"",
+            "null",
+            "true",
+            "[]",
+            "[1,\"x\"]",
+            "{\"k\":1}",
+        ][..],
+    );
+    (key, value).prop_map(|(k, v)| format!("\"{k}\":{v}"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    #[test]
+    fn generated_objects_agree_with_serde_json(members in prop::collection::vec(member(), 0..7)) {
+        let doc = format!("{{{}}}", members.join(","));
+        same_outcome::<Listing>(&doc);
+        same_outcome::<Envelope>(&doc);
+        let _ = common::decode::<Mixed>(doc.as_bytes());
+        same_outcome::<Plain>(&doc);
+        same_outcome::<Overlap>(&doc);
+        same_outcome::<Counts>(&doc);
+        same_outcome::<Event>(&doc);
+        let before = live();
+        drop(common::decode::<CountedRest>(doc.as_bytes()));
+        prop_assert_eq!(live(), before);
+    }
+}
