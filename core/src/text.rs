@@ -70,6 +70,55 @@ pub struct Number {
 /// counts a document can hold).
 const EXPONENT_SATURATION: i64 = 1 << 40;
 
+/// `i128` and `u128` from the digits of a JSON integer: both backends read
+/// them with [`Int128::from_digits`].
+pub trait Int128: Copy {
+    /// Whether a `-` may come first.
+    const SIGNED: bool;
+    /// The value of ASCII decimal `digits` (at least one, no sign), negated
+    /// when `negative`; `None` when it does not fit.
+    fn from_digits(negative: bool, digits: &[u8]) -> Option<Self>;
+}
+
+impl Int128 for u128 {
+    const SIGNED: bool = false;
+    fn from_digits(negative: bool, digits: &[u8]) -> Option<u128> {
+        if negative {
+            return None;
+        }
+        u128_from_digits(digits)
+    }
+}
+
+impl Int128 for i128 {
+    const SIGNED: bool = true;
+    fn from_digits(negative: bool, digits: &[u8]) -> Option<i128> {
+        let magnitude = u128_from_digits(digits)?;
+        if negative {
+            // 2^127 is `i128::MIN`, whose negation wraps to itself.
+            (magnitude <= 1 << 127).then(|| (magnitude as i128).wrapping_neg())
+        } else {
+            i128::try_from(magnitude).ok()
+        }
+    }
+}
+
+/// The value of ASCII decimal `digits`, or `None` past `u128::MAX`: 19 digits
+/// at a time in a `u64` (10^19 < 2^64), combined in `u128` once per 19
+/// digits, where `str::parse` multiplies a `u128` per digit.
+fn u128_from_digits(digits: &[u8]) -> Option<u128> {
+    let mut value: u128 = 0;
+    for chunk in digits.chunks(19) {
+        let part = chunk
+            .iter()
+            .fold(0u64, |acc, &d| acc * 10 + u64::from(d.wrapping_sub(b'0')));
+        value = value
+            .checked_mul(10u128.pow(chunk.len() as u32))?
+            .checked_add(u128::from(part))?;
+    }
+    Some(value)
+}
+
 /// Scans the number starting at `pos` (which holds `-` or a digit).
 pub fn scan_number(input: &[u8], pos: usize) -> Result<Number, LexError> {
     let start = pos;
@@ -839,6 +888,61 @@ fn ignore_key_colon(input: &[u8], pos: usize, validate_utf8: bool) -> Result<usi
 
 #[cfg(test)]
 mod tests {
+    use super::Int128;
+
+    /// `Int128::from_digits` against `str::parse` at every length from 1 to
+    /// 41 digits (random digits, all nines, a one and zeros) and at the
+    /// bounds, both signs.
+    #[test]
+    fn int128_from_digits_matches_str_parse() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut cases: Vec<String> = Vec::new();
+        for len in 1..=41 {
+            for _ in 0..50 {
+                let digits: String = (0..len)
+                    .map(|i| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        char::from(b'0' + (x % 10) as u8 + u8::from(i == 0 && x.is_multiple_of(10)))
+                    })
+                    .collect();
+                cases.push(digits);
+            }
+            cases.push("9".repeat(len));
+            cases.push(format!("1{}", "0".repeat(len - 1)));
+        }
+        for bound in [
+            u128::MAX.to_string(),
+            i128::MAX.to_string(),
+            i128::MIN.to_string(),
+        ] {
+            cases.push(bound.trim_start_matches('-').to_owned());
+        }
+        cases.push("340282366920938463463374607431768211456".to_owned());
+        cases.push("170141183460469231731687303715884105728".to_owned());
+        cases.push("0".to_owned());
+        for digits in &cases {
+            for negative in [false, true] {
+                let text = if negative {
+                    format!("-{digits}")
+                } else {
+                    digits.clone()
+                };
+                let bytes = digits.as_bytes();
+                assert_eq!(
+                    u128::from_digits(negative, bytes),
+                    text.parse::<u128>().ok(),
+                    "u128 {text}"
+                );
+                assert_eq!(
+                    i128::from_digits(negative, bytes),
+                    text.parse::<i128>().ok(),
+                    "i128 {text}"
+                );
+            }
+        }
+    }
 
     /// `leading_digits` against a byte loop on every window of a stream mixing
     /// digits with the bytes around them and those whose carry crosses a byte

@@ -867,7 +867,7 @@ pub(crate) unsafe extern "C" fn parse_u128(ptr: *const u8, len: usize, dst: *mut
     unsafe { parse_int128::<u128>(ptr, len, dst, false) }
 }
 
-unsafe fn parse_int128<T: core::str::FromStr>(
+unsafe fn parse_int128<T: jitson_core::text::Int128>(
     ptr: *const u8,
     len: usize,
     dst: *mut u8,
@@ -875,7 +875,8 @@ unsafe fn parse_int128<T: core::str::FromStr>(
 ) -> usize {
     // SAFETY: as the caller guarantees.
     let text = unsafe { std::slice::from_raw_parts(ptr, len) };
-    let mut end = usize::from(signed && text.first() == Some(&b'-'));
+    let negative = signed && text.first() == Some(&b'-');
+    let mut end = usize::from(negative);
     match text.get(end) {
         Some(b'0') => {
             end += 1;
@@ -890,17 +891,13 @@ unsafe fn parse_int128<T: core::str::FromStr>(
         }
         _ => return 0,
     }
-    // A sign and digits: ASCII.
-    let Ok(digits) = core::str::from_utf8(&text[..end]) else {
-        return 0;
-    };
-    match digits.parse::<T>() {
-        Ok(value) => {
+    match T::from_digits(negative, &text[usize::from(negative)..end]) {
+        Some(value) => {
             // SAFETY: as the caller guarantees.
             unsafe { dst.cast::<T>().write_unaligned(value) };
             end
         }
-        Err(_) => 0,
+        None => 0,
     }
 }
 

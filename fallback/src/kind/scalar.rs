@@ -3,6 +3,7 @@
 use jitson_core::error::{Error, ErrorCode};
 use jitson_core::layout::TypeLayout;
 use jitson_core::text;
+use jitson_core::text::Int128;
 
 use crate::Parser;
 
@@ -97,17 +98,6 @@ impl Parser<'_> {
     }
 }
 
-/// `i128` and `u128`, parsed from their digits.
-pub(crate) trait Int128: Copy + core::str::FromStr {
-    const SIGNED: bool;
-}
-impl Int128 for i128 {
-    const SIGNED: bool = true;
-}
-impl Int128 for u128 {
-    const SIGNED: bool = false;
-}
-
 impl Parser<'_> {
     /// A 128-bit integer as serde_json reads one: an optional `-` (only for
     /// signed types; for unsigned it is out of range), then the integer digits,
@@ -144,9 +134,9 @@ impl Parser<'_> {
             }
             _ => return Err(self.error(ErrorCode::InvalidNumber, p)),
         }
-        // The digits (and sign) are ASCII.
-        let text = core::str::from_utf8(&self.input[start..p]).unwrap_or_default();
-        let Ok(value) = text.parse::<T>() else {
+        let negative = first == b'-';
+        let digits = &self.input[start + usize::from(negative)..p];
+        let Some(value) = T::from_digits(negative, digits) else {
             return Err(self.error(ErrorCode::NumberOutOfRange, start));
         };
         self.pos = p;
