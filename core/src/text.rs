@@ -75,8 +75,9 @@ const EXPONENT_SATURATION: i64 = 1 << 40;
 pub trait Int128: Copy {
     /// Whether a `-` may come first.
     const SIGNED: bool;
-    /// The value of ASCII decimal `digits` (at least one, no sign), negated
-    /// when `negative`; `None` when it does not fit.
+    /// The value of ASCII decimal `digits` (at least one, no sign, no leading
+    /// zero but in `0` itself: a JSON integer's), negated when `negative`;
+    /// `None` when it does not fit.
     fn from_digits(negative: bool, digits: &[u8]) -> Option<Self>;
 }
 
@@ -104,17 +105,27 @@ impl Int128 for i128 {
 }
 
 /// The value of ASCII decimal `digits`, or `None` past `u128::MAX`: 19 digits
-/// at a time in a `u64` (10^19 < 2^64), combined in `u128` once per 19
-/// digits, where `str::parse` multiplies a `u128` per digit.
+/// at a time in a `u64` (10^19 < 2^64), joined in `u128` with at most two
+/// multiplications by 10^19, checked only at 39 digits (`u128::MAX` has 39;
+/// 38 always fit), where `str::parse` does a checked `u128` multiply per digit.
 fn u128_from_digits(digits: &[u8]) -> Option<u128> {
-    let mut value: u128 = 0;
-    for chunk in digits.chunks(19) {
-        let part = chunk
-            .iter()
-            .fold(0u64, |acc, &d| acc * 10 + u64::from(d.wrapping_sub(b'0')));
-        value = value
-            .checked_mul(10u128.pow(chunk.len() as u32))?
-            .checked_add(u128::from(part))?;
+    const TEN_19: u128 = 10_000_000_000_000_000_000;
+    let chunk = |part: &[u8]| {
+        part.iter()
+            .fold(0u64, |acc, &d| acc * 10 + u64::from(d.wrapping_sub(b'0')))
+    };
+    if digits.len() > 39 {
+        return None;
+    }
+    let (head, rest) = digits.split_at(digits.len() % 19);
+    let mut value = u128::from(chunk(head));
+    for part in rest.chunks_exact(19) {
+        let part = u128::from(chunk(part));
+        value = if digits.len() == 39 {
+            value.checked_mul(TEN_19)?.checked_add(part)?
+        } else {
+            value * TEN_19 + part
+        };
     }
     Some(value)
 }
