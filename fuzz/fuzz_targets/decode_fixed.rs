@@ -19,6 +19,8 @@ fuzz_target!(|data: &[u8]| {
     let _ = agree::<Vec<fixed::Item>>(data);
     let _ = agree::<fixed::Tree>(data);
     let _ = agree::<fixed::Keys>(data);
+    let _ = agree::<fixed::Representations>(data);
+    let _ = agree::<fixed::Internal>(data);
     let _ = agree::<models::twitter::Twitter>(data);
     let _ = agree::<models::citm::CitmCatalog>(data);
     let _ = agree::<models::canada::Canada>(data);

@@ -85,3 +85,73 @@ pub struct Keys {
     #[serde(default, rename = "a\"b\\c")]
     pub escaped: u8,
 }
+
+/// serde's other representations, which the JIT lowers (issue 22): an
+/// internally tagged enum whose payloads flatten, an adjacently tagged one,
+/// an untagged one, and a struct that flattens a struct and one that
+/// collects the rest in a map.
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+pub struct Representations {
+    #[serde(default)]
+    pub internal: Vec<Internal>,
+    #[serde(default)]
+    pub adjacent: Vec<Adjacent>,
+    #[serde(default)]
+    pub untagged: Vec<Untagged>,
+    #[serde(default)]
+    pub flat: Option<Flat>,
+    #[serde(default)]
+    pub rest: Option<Rest>,
+}
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+#[serde(tag = "type")]
+pub enum Internal {
+    Unit,
+    Point { x: i32, y: i32 },
+    Flat(Flat),
+    Rest(Rest),
+    #[serde(alias = "n")]
+    Nested { inner: Box<Internal> },
+}
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+#[serde(tag = "t", content = "c")]
+pub enum Adjacent {
+    Unit,
+    Text(String),
+    Pair(u8, bool),
+    Point { x: i32, y: i32 },
+}
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+#[serde(untagged)]
+pub enum Untagged {
+    Nothing,
+    Flag(bool),
+    Big(u128),
+    Text(String),
+    List(Vec<i8>),
+    Point { x: i32, y: i32 },
+}
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+pub struct Inner {
+    pub a: u8,
+    #[serde(default)]
+    pub b: Option<String>,
+}
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+pub struct Flat {
+    pub id: u32,
+    #[serde(flatten)]
+    pub inner: Inner,
+}
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+pub struct Rest {
+    pub id: u32,
+    #[serde(flatten)]
+    pub rest: BTreeMap<String, i64>,
+}
