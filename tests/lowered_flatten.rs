@@ -50,6 +50,19 @@ struct Listing {
     paging: Paging,
 }
 
+/// Any JSON value, as an untagged enum (`serde_json::Value` needs the `serde`
+/// feature, which the tests also run without).
+#[derive(Debug, PartialEq, Deserialize, Decode)]
+#[serde(untagged)]
+enum Any {
+    Null,
+    Bool(bool),
+    Number(f64),
+    Text(String),
+    List(Vec<Any>),
+    Object(BTreeMap<String, Any>),
+}
+
 /// A flattened map collecting what the fields do not claim.
 #[derive(Debug, PartialEq, Deserialize, Decode)]
 struct Envelope {
@@ -57,7 +70,7 @@ struct Envelope {
     #[serde(default)]
     kind: u8,
     #[serde(flatten)]
-    rest: BTreeMap<String, serde_json::Value>,
+    rest: BTreeMap<String, Any>,
 }
 
 /// Both: serde also copies the keys the flattened structs claim into the
@@ -69,7 +82,7 @@ struct Mixed {
     #[serde(flatten)]
     paging: Paging,
     #[serde(flatten)]
-    rest: BTreeMap<String, serde_json::Value>,
+    rest: BTreeMap<String, Any>,
 }
 
 /// Flattened structs only: the rest is skipped.

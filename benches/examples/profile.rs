@@ -21,7 +21,9 @@ use std::time::{Duration, Instant};
 
 use jitson::{Decode, Decoder, Encode, Encoder, Tiering};
 use jitson_benches::documents;
-use jitson_benches::everyday::{FeatureCollection, GeoJson, Package, Webhook};
+#[cfg(feature = "serde")]
+use jitson_benches::everyday::Webhook;
+use jitson_benches::everyday::{FeatureCollection, GeoJson, Package};
 use jitson_benches::models::{canada::Canada, citm::CitmCatalog, twitter::Twitter};
 use jitson_benches::seed::{Account, Order, User};
 
@@ -138,6 +140,7 @@ fn main() {
             encode,
         ),
         "tagged" => run::<GeoJson>(&documents(1000, 8, GeoJson::generate), seconds, encode),
+        #[cfg(feature = "serde")]
         "webhook" => spin::<Webhook>(&documents(1000, 9, Webhook::generate), seconds),
         other => panic!(
             "unknown data set {other}: twitter, citm, canada, user, order, account, \

@@ -553,7 +553,9 @@ impl GeoJson {
 /// one (issue 22's "webhook model"): camelCase keys, the event's body an
 /// internally tagged enum, an amount that is a number or a decimal string
 /// (untagged), a set of labels, a 128-bit idempotency key, and a flattened
-/// catch-all for the members the provider adds later.
+/// catch-all for the members the provider adds later. Needs jitson's `serde`
+/// feature (on by default): the catch-all holds `serde_json::Value`s.
+#[cfg(feature = "serde")]
 #[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Webhook {
@@ -568,6 +570,7 @@ pub struct Webhook {
     pub extra: std::collections::HashMap<String, serde_json::Value>,
 }
 
+#[cfg(feature = "serde")]
 #[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum WebhookEvent {
@@ -577,6 +580,7 @@ pub enum WebhookEvent {
     Ping,
 }
 
+#[cfg(feature = "serde")]
 #[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Payment {
@@ -589,6 +593,7 @@ pub struct Payment {
     pub metadata: BTreeMap<String, String>,
 }
 
+#[cfg(feature = "serde")]
 #[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Refund {
@@ -599,6 +604,7 @@ pub struct Refund {
 }
 
 /// Minor units as a number, or a decimal string for currencies without them.
+#[cfg(feature = "serde")]
 #[derive(jitson::Decode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(untagged)]
 pub enum Amount {
@@ -606,6 +612,7 @@ pub enum Amount {
     Decimal(String),
 }
 
+#[cfg(feature = "serde")]
 impl Webhook {
     /// One event: a payment (succeeded or failed) or a refund, now and then a
     /// ping, with one to three extra members for the catch-all.

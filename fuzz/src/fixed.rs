@@ -129,7 +129,7 @@ pub enum Adjacent {
 pub enum Untagged {
     Nothing,
     Flag(bool),
-    Big(u128),
+    Big(u64),
     Text(String),
     List(Vec<i8>),
     Point { x: i32, y: i32 },
