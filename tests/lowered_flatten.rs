@@ -238,6 +238,10 @@ fn an_internally_tagged_payload_that_flattens_keeps_its_tag() {
         r#"{"type":"Audited","id":1,"created":5,"by":"b"}"#,
         r#"{"type":"Audited","id":1,"created":5,"junk":1e999}"#,
         r#"{"type":"Audited","id":1}"#,
+        // A second tag is refused as soon as its key is read (found by
+        // fuzzing: the colon used to be checked first).
+        r#"{"type":"Audited","id":1,"created":5,"type"8"x"}"#,
+        r#"{"type":"Listed","id":"a","page":1,"created":5,"type"}"#,
     ] {
         let _ = agree::<Event>(doc);
     }

@@ -629,9 +629,14 @@ impl Parser<'_> {
                 StrText::Scratch => self.scratch.clone(),
                 StrText::Borrowed { start, end } => self.input[start..end].to_vec(),
             };
+            let is_tag = skip_key.is_some_and(|k| k.as_bytes() == key.as_slice());
+            // serde refuses a second tag as soon as it reads the key.
+            if is_tag && skipped_tag {
+                let tag = skip_key.unwrap_or_default();
+                return Err(self.error(ErrorCode::DuplicateField(tag), key_start));
+            }
             self.parse_object_colon()?;
             let value_start = text_start(self);
-            let is_tag = skip_key.is_some_and(|k| k.as_bytes() == key.as_slice());
             let found = flat.targets.iter_mut().enumerate().find_map(|(n, t)| {
                 if is_tag {
                     return None;
@@ -683,10 +688,6 @@ impl Parser<'_> {
                     }
                 }
             } else if is_tag {
-                if skipped_tag {
-                    let tag = skip_key.unwrap_or_default();
-                    return Err(self.error(ErrorCode::DuplicateField(tag), key_start));
-                }
                 skipped_tag = true;
                 self.ignore_value()?;
             } else if !flat.maps.is_empty() {
