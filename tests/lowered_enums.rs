@@ -288,15 +288,7 @@ fn lowered_enums_are_compiled_not_interpreted() {
         return;
     }
     jitson::warm_up::<Holder>().expect("warm_up");
-    let interpreted = jitson::stats().interpreted_layouts;
-    for name in ["Shape", "Message", "Id", "Clash"] {
-        assert!(
-            !interpreted
-                .iter()
-                .any(|(ty, _)| ty.ends_with(&format!("::{name}"))),
-            "{name} was interpreted: {interpreted:?}"
-        );
-    }
+    common::assert_compiled(&["Shape", "Message", "Id", "Clash"]);
 }
 
 /// Members for a generated object: known keys of the models, unknown ones,

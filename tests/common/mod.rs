@@ -30,6 +30,22 @@ pub fn backends() -> Vec<Backend> {
     list
 }
 
+/// Asserts that none of the types whose names end in `::<name>` is handed to
+/// the interpreter whole by the JIT (`stats().interpreted_layouts`), after the
+/// caller's `warm_up`s.
+#[track_caller]
+pub fn assert_compiled(names: &[&str]) {
+    let interpreted = jitson::stats().interpreted_layouts;
+    for name in names {
+        assert!(
+            !interpreted
+                .iter()
+                .any(|(ty, _)| ty.ends_with(&format!("::{name}"))),
+            "{name} was interpreted: {interpreted:?}"
+        );
+    }
+}
+
 /// What an error looked like, for comparing backends.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ErrorShape {
