@@ -344,3 +344,27 @@ proptest! {
         let _ = agree::<Either>(&doc);
     }
 }
+
+/// Payloads that are not structs under an internal tag (the interpreter's):
+/// a second tag is a duplicate field for them too (found by a tester).
+#[derive(Debug, PartialEq, Deserialize, Decode)]
+#[serde(tag = "kind")]
+enum Outer {
+    A(Shape),
+    M(BTreeMap<String, u8>),
+}
+
+#[test]
+fn a_second_tag_is_refused_whatever_the_payload() {
+    for doc in [
+        r#"{"kind":"A","type":"Empty","kind":"A"}"#,
+        r#"{"kind":"A","type":"Circle","r":1,"kind":"M"}"#,
+        r#"{"kind":"M","a":1,"kind":"M"}"#,
+        r#"{"kind":"M","a":1}"#,
+        r#"{"a":1,"kind":"M"}"#,
+        r#"{"kind":"A","type":"Circle","r":1}"#,
+        r#"{"kind":"M","a":1,"b":[1,}"#,
+    ] {
+        let _ = agree::<Outer>(doc);
+    }
+}

@@ -305,3 +305,34 @@ proptest! {
         prop_assert_eq!(live(), before);
     }
 }
+
+#[derive(Debug, PartialEq, Deserialize, Decode)]
+struct Leaf {
+    a: u8,
+}
+
+#[derive(Debug, PartialEq, Deserialize, Decode)]
+struct Middle {
+    s: Leaf,
+}
+
+/// A flattened struct's field holding a struct: serde reads it from what it
+/// buffered, so a skipped member inside it is checked as buffered too (found
+/// by a tester).
+#[derive(Debug, PartialEq, Deserialize, Decode)]
+struct Outermost {
+    #[serde(flatten)]
+    m: Middle,
+}
+
+#[test]
+fn a_flattened_structs_fields_are_read_as_serde_buffers_them() {
+    let deep = format!("{}{}", "[".repeat(127), "]".repeat(127));
+    for doc in [
+        r#"{"s":{"a":1,"zz":1e999}}"#.to_owned(),
+        r#"{"s":{"a":1,"zz":1}}"#.to_owned(),
+        format!(r#"{{"s":{{"a":1,"zz":{deep}}}}}"#),
+    ] {
+        let _ = agree::<Outermost>(&doc);
+    }
+}

@@ -539,17 +539,20 @@ pub(crate) unsafe extern "C" fn insert_rest(
             return;
         }
         state.pos = colon + 1;
+        // A collected value is one serde buffered.
+        state.buffered += 1;
         let ctx: *mut JitState = state;
         // SAFETY: the map is live and has text keys (caller); `key` is UTF-8
         // (a parsed JSON string) and outlives the call; `decode` is the value
         // layout's function, whose context is the state.
         let inserted =
             unsafe { (map.insert_with)(map_at, key.as_ptr(), key.len(), decode, ctx.cast()) };
+        // SAFETY: as above; the callback left the state live.
+        let state = unsafe { &mut *ctx };
+        state.buffered -= 1;
         if !inserted {
             return;
         }
-        // SAFETY: as above; the callback left the state live.
-        let state = unsafe { &mut *ctx };
         status = match after_member(input, state.pos) {
             Some((next, pos)) => {
                 state.pos = pos;

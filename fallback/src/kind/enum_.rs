@@ -341,6 +341,17 @@ impl Parser<'_> {
             // SAFETY: forwarded from the caller.
             return unsafe { self.write_unit_payload(en, index, dst) };
         }
+        // A struct skips the tag's member once and refuses a second. Any other
+        // payload reads the object without counting its tags: serde refuses a
+        // second tag while it buffers the object, so the object is checked
+        // first (a syntax error in it wins too, as in serde).
+        if !matches!(payload.kind, Kind::Struct(_)) {
+            self.pos = start;
+            if let Err(e) = self.check_tagged_object(tag) {
+                self.leave();
+                return Err(e);
+            }
+        }
         self.leave();
         self.pos = start;
         // Structs and maps skip the tag's member; other payloads see it as a key.

@@ -663,9 +663,14 @@ impl Parser<'_> {
                     flat.groups[g].failed = true;
                     self.ignore_member_value_as_parsed(key_start)?;
                 } else {
+                    // serde buffers what the container's own fields do not
+                    // claim: a flattened struct's fields are read from that.
+                    let buffered = u32::from(n > 0);
+                    self.buffered += buffered;
                     // SAFETY: the field lies inside its struct (the Decode contract).
                     let r =
                         unsafe { self.decode_value(field.layout.get(), t.base.add(field.offset)) };
+                    self.buffered -= buffered;
                     match (r, t.group) {
                         (Ok(()), _) => t.seen.set(i),
                         (Err(e), Some(g)) if fails_option(&e) => {
@@ -727,6 +732,8 @@ impl Parser<'_> {
             if dead(flat.groups, m.group) {
                 continue;
             }
+            // A collected value is one serde buffered.
+            self.buffered += 1;
             let r = if m.map.has_text_keys() {
                 self.pos = value_start;
                 let value = m.map.value.get();
@@ -745,6 +752,7 @@ impl Parser<'_> {
                 // SAFETY: the map is live (caller); `pos` is at the key's quote.
                 unsafe { self.insert_parsed_key(m.map, m.at) }
             };
+            self.buffered -= 1;
             match (r, m.group) {
                 (Ok(()), _) => end = Some(self.pos),
                 (Err(e), Some(g)) if fails_option(&e) => flat.groups[g].failed = true,

@@ -93,6 +93,9 @@ pub(crate) struct Flattening {
     /// The flattened map that collects the keys no field claims: its offset
     /// inside the parent, and its layout.
     rest: Option<(usize, &'static TypeLayout, &'static MapLayout)>,
+    /// How many of `fields` are the parent's own: the others' values are
+    /// read as serde reads what it buffered.
+    own: usize,
 }
 
 // SAFETY: a `Flattening` is never changed after it is built, and what its
@@ -241,6 +244,7 @@ impl Flattening {
             },
             owned,
             rest,
+            own: st.fields.len(),
         })
     }
 }
@@ -261,8 +265,8 @@ impl FnTranslator<'_, '_> {
         // A struct with flattened fields is read as its one key set; serde
         // buffers the members none of its fields claims.
         let flattens = !st.flatten.is_empty();
-        let (st, rest) = if !flattens {
-            (st, None)
+        let (st, rest, own) = if !flattens {
+            (st, None, st.fields.len())
         } else {
             let flattening = Flattening::new(st);
             let layout_ptr: *const StructLayout = &raw const flattening.layout;
@@ -270,9 +274,9 @@ impl FnTranslator<'_, '_> {
             // which is freed only after the module's code, the one user of
             // this reference; the box does not move its content.
             let combined: &'static StructLayout = unsafe { &*layout_ptr };
-            let rest = flattening.rest;
+            let (rest, own) = (flattening.rest, flattening.own);
             self.data.flattenings.push(flattening);
-            (combined, rest)
+            (combined, rest, own)
         };
         let fields = st.fields;
         let n = fields.len();
@@ -400,8 +404,16 @@ impl FnTranslator<'_, '_> {
             let at = self.b.ins().iadd_imm_s(dst, field.offset as i64);
             let f = self.role_func_ref(Role::Member, field.layout.get());
             self.store_pos();
+            // A flattened struct's field: serde reads it from what it buffered.
+            let buffered = i >= own;
+            if buffered {
+                self.adjust_buffered(1);
+            }
             let call = self.b.ins().call(f, &[self.state, at]);
             let st = self.b.inst_results(call)[0];
+            if buffered {
+                self.adjust_buffered(-1);
+            }
             self.load_pos();
             let marked = self.b.ins().bor_imm_s(s, 1i64 << i);
             self.b.def_var(seen, marked);
@@ -572,6 +584,16 @@ impl FnTranslator<'_, '_> {
         self.emit_drop_rest(rest, dst);
         self.store_depth(depth0);
         self.ret(false);
+    }
+
+    /// Adds `delta` to the state's count of values serde buffered
+    /// (`JitState::buffered`).
+    pub(crate) fn adjust_buffered(&mut self, delta: i64) {
+        let flags = crate::translate::state_flags();
+        let offset = crate::translate::offset_of(crate::translate::STATE_BUFFERED);
+        let buffered = self.b.ins().load(types::I32, flags, self.state, offset);
+        let adjusted = self.b.ins().iadd_imm_s(buffered, delta);
+        self.b.ins().store(flags, adjusted, self.state, offset);
     }
 
     /// Drops the map collecting a flattening struct's rest, if it has one.
