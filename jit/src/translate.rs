@@ -298,6 +298,20 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             .store(state_flags(), v, self.state, offset_of(STATE_DEPTH));
     }
 
+    /// Adds `delta` to the state's count of values serde buffered
+    /// (`JitState::buffered`) around the value decoded next.
+    pub(crate) fn adjust_buffered(&mut self, delta: i64) {
+        let offset = offset_of(STATE_BUFFERED);
+        let buffered = self
+            .b
+            .ins()
+            .load(types::I32, state_flags(), self.state, offset);
+        let adjusted = self.b.ins().iadd_imm_s(buffered, delta);
+        self.b
+            .ins()
+            .store(state_flags(), adjusted, self.state, offset);
+    }
+
     /// Enters a decoded container of `layout`: decrements the depth and checks the
     /// stack has room for the level (`jitson_core::stack`), going to `slow`
     /// (where the interpreter, deeper still, reports the limit) when the depth

@@ -32,8 +32,7 @@ use jitson_core::layout::{EnumLayout, Kind, Payload, StructLayout, Tagging, Type
 
 use crate::helpers;
 use crate::translate::{
-    FnTranslator, PTR, STATE_BUFFERED, STATE_TAG, STATE_TAG_DEPTH, STATE_TAG_SEEN, offset_of,
-    state_flags,
+    FnTranslator, PTR, STATE_TAG, STATE_TAG_DEPTH, STATE_TAG_SEEN, offset_of, state_flags,
 };
 
 /// Whether the decoder lowers `en` (otherwise the interpreter decodes it
@@ -122,8 +121,8 @@ impl FnTranslator<'_, '_> {
     ) {
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
-        match en.tagging {
-            Tagging::External => return self.emit_external(layout, en, dst, unwind),
+        match &en.tagging {
+            Tagging::External => self.emit_external(layout, en, dst, slow, cont, unwind),
             Tagging::Internal { tag } => {
                 self.emit_internal(layout, en, tag, start, dst, slow, cont, unwind)
             }
@@ -139,23 +138,20 @@ impl FnTranslator<'_, '_> {
 
     /// `{"<tag>": "Variant", ...}`: the tag's value read in place when it
     /// comes first, else found by a helper (`helpers::find_tag`); the builder
-    /// is left in a filled block.
+    /// is left in a filled block. `tag` points into the enum's layout: the
+    /// state and the helper are given its address.
     #[allow(clippy::too_many_arguments, reason = "the enum's blocks and values")]
     fn emit_internal(
         &mut self,
         layout: &'static TypeLayout,
         en: &'static EnumLayout,
-        tag: &'static str,
+        tag: &'static &'static str,
         start: Value,
         dst: Value,
         slow: Block,
         cont: Block,
         unwind: Block,
     ) {
-        let tag_ref: &'static &'static str = match &en.tagging {
-            Tagging::Internal { tag } => tag,
-            _ => unreachable!("an internally tagged enum"),
-        };
         let c = self.peek_or(slow);
         self.expect_byte(c, b'{', slow);
         // The interpreter enters the object to find the tag, and leaves it
@@ -206,7 +202,7 @@ impl FnTranslator<'_, '_> {
         self.set_pos(start);
         self.store_pos();
         let en_ptr = self.const_ptr(en as *const EnumLayout);
-        let tag_ptr = self.const_ptr(tag_ref as *const &'static str);
+        let tag_ptr = self.const_ptr(tag as *const &'static str);
         let index = self
             .call_addr(
                 helpers::find_tag as *const () as usize,
@@ -228,7 +224,7 @@ impl FnTranslator<'_, '_> {
             self.b.switch_to_block(block);
             let payload = en.variants[index].payload.layout().expect("a data variant");
             self.set_pos(start);
-            let saved = self.enter_tagged_payload(Some(tag_ref));
+            let saved = self.enter_tagged_payload(tag);
             let ok = self.emit_decode_payload(en, index, payload, dst);
             self.leave_tagged_payload(saved);
             self.b.ins().brif(ok, cont, &[], unwind, &[]);
@@ -242,7 +238,7 @@ impl FnTranslator<'_, '_> {
         &mut self,
         layout: &'static TypeLayout,
         en: &'static EnumLayout,
-        (tag, content): (&'static str, &'static str),
+        (tag, content): (&str, &str),
         dst: Value,
         slow: Block,
         cont: Block,
@@ -340,9 +336,9 @@ impl FnTranslator<'_, '_> {
                 }
                 Some(payload) => {
                     // serde decodes the variant from the value it buffered.
-                    let saved = self.enter_tagged_payload(None);
+                    self.adjust_buffered(1);
                     let ok = self.emit_decode_payload(en, index, payload, dst);
-                    self.leave_tagged_payload(saved);
+                    self.adjust_buffered(-1);
                     self.b.ins().brif(ok, cont, &[], unwind, &[]);
                 }
             }
@@ -357,12 +353,8 @@ impl FnTranslator<'_, '_> {
         self.advance(1);
         let (text_start, end) = self.emit_scan_name(other);
         let len = self.b.ins().isub(end, text_start);
-        let (same_len, matched) = (self.b.create_block(), self.b.create_block());
-        let is_len = self.b.ins().icmp_imm_s(IntCC::Equal, len, key.len() as i64);
-        self.b.ins().brif(is_len, same_len, &[], other, &[]);
-        self.b.switch_to_block(same_len);
-        let eq = self.bytes_equal(text_start, key.as_bytes());
-        self.b.ins().brif(eq, matched, &[], other, &[]);
+        let matched = self.b.create_block();
+        self.emit_text_is(text_start, len, key, matched, other);
         self.b.switch_to_block(matched);
         let after = self.b.ins().iadd_imm_s(end, 1);
         self.set_pos(after);
@@ -398,76 +390,51 @@ impl FnTranslator<'_, '_> {
         ok
     }
 
-    /// Before decoding a value serde would buffer: one more level of
-    /// buffering in the state, and (`tag`, for an internally tagged payload)
-    /// the tag its object skips, at the current depth. Returns the state's
+    /// Before decoding an internally tagged payload, which serde reads from
+    /// what it buffered: one more level of buffering in the state, and the
+    /// tag its object skips, at the current depth. Returns the state's tag
     /// fields as they were, for [`leave_tagged_payload`](Self::leave_tagged_payload).
-    fn enter_tagged_payload(&mut self, tag: Option<&'static &'static str>) -> [Value; 4] {
+    fn enter_tagged_payload(&mut self, tag: &'static &'static str) -> [Value; 3] {
         let flags = state_flags();
-        let buffered = self
-            .b
-            .ins()
-            .load(types::I32, flags, self.state, offset_of(STATE_BUFFERED));
-        let old_tag = self
-            .b
-            .ins()
-            .load(PTR, flags, self.state, offset_of(STATE_TAG));
-        let old_depth =
-            self.b
-                .ins()
-                .load(types::I32, flags, self.state, offset_of(STATE_TAG_DEPTH));
-        let old_seen = self
-            .b
-            .ins()
-            .load(types::I32, flags, self.state, offset_of(STATE_TAG_SEEN));
-        let more = self.b.ins().iadd_imm_s(buffered, 1);
-        self.b
-            .ins()
-            .store(flags, more, self.state, offset_of(STATE_BUFFERED));
-        if let Some(tag) = tag {
-            let tag = self.const_ptr(tag as *const &'static str);
-            self.b
-                .ins()
-                .store(flags, tag, self.state, offset_of(STATE_TAG));
-            let depth = self.load_depth();
-            self.b
-                .ins()
-                .store(flags, depth, self.state, offset_of(STATE_TAG_DEPTH));
-            let zero = self.b.ins().iconst(types::I32, 0);
-            self.b
-                .ins()
-                .store(flags, zero, self.state, offset_of(STATE_TAG_SEEN));
+        let fields = [
+            (PTR, STATE_TAG),
+            (types::I32, STATE_TAG_DEPTH),
+            (types::I32, STATE_TAG_SEEN),
+        ];
+        let saved = fields.map(|(ty, at)| self.b.ins().load(ty, flags, self.state, offset_of(at)));
+        let tag = self.const_ptr(tag as *const &'static str);
+        let depth = self.load_depth();
+        let unseen = self.b.ins().iconst(types::I32, 0);
+        for (value, (_, at)) in [tag, depth, unseen].into_iter().zip(fields) {
+            self.b.ins().store(flags, value, self.state, offset_of(at));
         }
-        [buffered, old_tag, old_depth, old_seen]
+        self.adjust_buffered(1);
+        saved
     }
 
     /// Restores what [`enter_tagged_payload`](Self::enter_tagged_payload) saved.
-    fn leave_tagged_payload(&mut self, [buffered, tag, depth, seen]: [Value; 4]) {
+    fn leave_tagged_payload(&mut self, saved: [Value; 3]) {
         let flags = state_flags();
-        self.b
-            .ins()
-            .store(flags, buffered, self.state, offset_of(STATE_BUFFERED));
-        self.b
-            .ins()
-            .store(flags, tag, self.state, offset_of(STATE_TAG));
-        self.b
-            .ins()
-            .store(flags, depth, self.state, offset_of(STATE_TAG_DEPTH));
-        self.b
-            .ins()
-            .store(flags, seen, self.state, offset_of(STATE_TAG_SEEN));
+        for (value, at) in saved
+            .into_iter()
+            .zip([STATE_TAG, STATE_TAG_DEPTH, STATE_TAG_SEEN])
+        {
+            self.b.ins().store(flags, value, self.state, offset_of(at));
+        }
+        self.adjust_buffered(-1);
     }
 
-    /// An externally tagged enum: `"Unit"` or `{"Variant": payload}`.
+    /// An externally tagged enum: `"Unit"` or `{"Variant": payload}`; the
+    /// builder is left in a filled block.
     fn emit_external(
         &mut self,
         layout: &'static TypeLayout,
         en: &'static EnumLayout,
         dst: Value,
+        slow: Block,
+        cont: Block,
         unwind: Block,
     ) {
-        let start = self.get_pos();
-        let (slow, cont) = (self.b.create_block(), self.b.create_block());
         let c = self.peek_or(slow);
         if !en.is_unit_only() {
             let object = self.b.create_block();
@@ -488,10 +455,6 @@ impl FnTranslator<'_, '_> {
             t.call_addr(en.write as usize, &[PTR, PTR], None, &[dst, index]);
             t.b.ins().jump(cont, &[]);
         });
-
-        self.b.switch_to_block(slow);
-        self.emit_interpret(layout, dst, start, cont, unwind);
-        self.b.switch_to_block(cont);
     }
 
     /// `{"Variant": payload}` for a data variant, `pos` at the `{`.
@@ -619,26 +582,36 @@ impl FnTranslator<'_, '_> {
                     .map(move |name| (name, i))
             });
         for (name, index) in names {
-            // Raw bytes equal to a name containing `"`, `\` or a control byte
-            // cannot occur in a string without escapes, so every name is safe here.
-            let (same_len, matched, next) = (
-                self.b.create_block(),
-                self.b.create_block(),
-                self.b.create_block(),
-            );
-            let is_len = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::Equal, len, name.len() as i64);
-            self.b.ins().brif(is_len, same_len, &[], next, &[]);
-            self.b.switch_to_block(same_len);
-            let eq = self.bytes_equal(text_start, name.as_bytes());
-            self.b.ins().brif(eq, matched, &[], next, &[]);
+            let (matched, next) = (self.b.create_block(), self.b.create_block());
+            self.emit_text_is(text_start, len, name, matched, next);
             self.b.switch_to_block(matched);
             on_match(self, index);
             self.b.switch_to_block(next);
         }
         self.b.ins().jump(miss, &[]);
+    }
+
+    /// Jumps to `matched` if the `len` bytes of text at `text_start` (a
+    /// string without escapes) are `name`, else to `miss`. Raw bytes equal to
+    /// a name containing `"`, `\` or a control byte cannot occur in such a
+    /// string, so every name is safe here.
+    fn emit_text_is(
+        &mut self,
+        text_start: Value,
+        len: Value,
+        name: &str,
+        matched: Block,
+        miss: Block,
+    ) {
+        let same_len = self.b.create_block();
+        let is_len = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, len, name.len() as i64);
+        self.b.ins().brif(is_len, same_len, &[], miss, &[]);
+        self.b.switch_to_block(same_len);
+        let eq = self.bytes_equal(text_start, name.as_bytes());
+        self.b.ins().brif(eq, matched, &[], miss, &[]);
     }
 }
 

@@ -586,16 +586,6 @@ impl FnTranslator<'_, '_> {
         self.ret(false);
     }
 
-    /// Adds `delta` to the state's count of values serde buffered
-    /// (`JitState::buffered`).
-    pub(crate) fn adjust_buffered(&mut self, delta: i64) {
-        let flags = crate::translate::state_flags();
-        let offset = crate::translate::offset_of(crate::translate::STATE_BUFFERED);
-        let buffered = self.b.ins().load(types::I32, flags, self.state, offset);
-        let adjusted = self.b.ins().iadd_imm_s(buffered, delta);
-        self.b.ins().store(flags, adjusted, self.state, offset);
-    }
-
     /// Drops the map collecting a flattening struct's rest, if it has one.
     fn emit_drop_rest(
         &mut self,
