@@ -112,20 +112,15 @@ impl JitState {
     }
 
     /// Skips the value at `pos` as the interpreter would here: as serde
-    /// checks a buffered value when [`buffered`](Self::buffered) is set, or
-    /// when `as_parsed`.
+    /// checks a buffered value when [`buffered`](Self::buffered) is set.
     ///
     /// # Safety
     /// The slice this state was made from is still alive.
-    unsafe fn skip_value(
-        &self,
-        pos: usize,
-        as_parsed: bool,
-    ) -> Result<usize, jitson_core::text::LexError> {
+    unsafe fn skip_value(&self, pos: usize) -> Result<usize, jitson_core::text::LexError> {
         // SAFETY: as the caller guarantees.
         let input = unsafe { self.input() };
         let validate = self.validate_utf8 != 0;
-        if self.buffered > 0 || as_parsed {
+        if self.buffered > 0 {
             jitson_core::text::ignore_value_as_parsed(input, pos, validate, self.remaining_depth)
         } else {
             jitson_core::text::ignore_value(input, pos, validate)
@@ -437,7 +432,8 @@ pub(crate) unsafe extern "C" fn insert_escaped_key(
 }
 
 /// Skips an unknown field's member, `state.pos` just after its key: `:`, the
-/// value (validated), then `,` and the next key's opening quote, or `}`; answers
+/// value (validated; as serde checks what it buffers while
+/// [`JitState::buffered`] is set), then `,` and the next key's opening quote, or `}`; answers
 /// as a member function does (`kind/struct_.rs`, `MemberStatus`): `Next` with
 /// `state.pos` on the next key's quote, `Close` with it on the `}`, or `Bail`
 /// for anything else (the struct gives up; the interpreter reports what is
@@ -446,26 +442,6 @@ pub(crate) unsafe extern "C" fn insert_escaped_key(
 /// # Safety
 /// `state` is live and describes a live input.
 pub(crate) unsafe extern "C" fn skip_member(state: *mut JitState) -> i8 {
-    // SAFETY: forwarded from the caller.
-    unsafe { skip_member_checked(state, false) }
-}
-
-/// [`skip_member`] for a member serde buffers (a struct with flattened
-/// fields keeps what none of them claims): the value is checked as serde
-/// checks what it buffers, whatever the state's buffering.
-///
-/// # Safety
-/// As for [`skip_member`].
-pub(crate) unsafe extern "C" fn skip_member_as_parsed(state: *mut JitState) -> i8 {
-    // SAFETY: forwarded from the caller.
-    unsafe { skip_member_checked(state, true) }
-}
-
-/// [`skip_member`], the value checked as parsed when `as_parsed`.
-///
-/// # Safety
-/// As for [`skip_member`].
-unsafe fn skip_member_checked(state: *mut JitState, as_parsed: bool) -> i8 {
     use crate::kind::MemberStatus;
     use jitson_core::text::skip_ws;
     // SAFETY: generated code passes its own live state.
@@ -477,7 +453,7 @@ unsafe fn skip_member_checked(state: *mut JitState, as_parsed: bool) -> i8 {
         return MemberStatus::Bail as i8;
     }
     // SAFETY: as above.
-    let Ok(end) = (unsafe { state.skip_value(colon + 1, as_parsed) }) else {
+    let Ok(end) = (unsafe { state.skip_value(colon + 1) }) else {
         return MemberStatus::Bail as i8;
     };
     match after_member(input, end) {
@@ -529,8 +505,9 @@ pub(crate) unsafe extern "C" fn insert_rest(
         // skipped, not collected, as the interpreter does.
         if state.tag_here().is_some_and(|tag| tag.as_bytes() == key) {
             state.pos = end;
-            // SAFETY: the state is live, `pos` after the key.
-            status = unsafe { skip_member_checked(state, true) };
+            // SAFETY: the state is live, `pos` after the key (and a payload's
+            // object is buffered: the skip checks the value as parsed).
+            status = unsafe { skip_member(state) };
             return;
         }
         let colon = skip_ws(input, end);
@@ -574,7 +551,7 @@ pub(crate) unsafe extern "C" fn ignore_value(state: *mut JitState) -> bool {
     // SAFETY: generated code passes its own live state.
     let state = unsafe { &mut *state };
     // SAFETY: the state describes a live input.
-    match unsafe { state.skip_value(state.pos, false) } {
+    match unsafe { state.skip_value(state.pos) } {
         Ok(end) => {
             state.pos = end;
             true

@@ -529,13 +529,18 @@ impl FnTranslator<'_, '_> {
                         &[self.state, map_ptr, at, decode, key_at],
                     )
                 }
+                // Skipped; serde buffers what a flattening struct's fields do
+                // not claim.
                 None => {
-                    let skip = if flattens {
-                        helpers::skip_member_as_parsed as *const () as usize
-                    } else {
-                        helpers::skip_member as *const () as usize
-                    };
-                    self.call_addr(skip, &[PTR], Some(types::I8), &[self.state])
+                    if flattens {
+                        self.adjust_buffered(1);
+                    }
+                    let skip = helpers::skip_member as *const () as usize;
+                    let status = self.call_addr(skip, &[PTR], Some(types::I8), &[self.state]);
+                    if flattens {
+                        self.adjust_buffered(-1);
+                    }
+                    status
                 }
             }
             .expect("returns a status");
