@@ -176,11 +176,7 @@ impl Parser<'_> {
         }
         let index = self.parse_variant(en)?;
         self.parse_object_colon()?;
-        if self.peek_value()? != b'n' {
-            return Err(self.invalid_type("unit"));
-        }
-        self.pos =
-            text::parse_ident(self.input, self.pos + 1, b"ull").map_err(|e| self.lex_error(e))?;
+        self.parse_unit("unit")?;
         match self.parse_whitespace() {
             Some(b'}') => {
                 self.pos += 1;
@@ -240,17 +236,13 @@ impl Parser<'_> {
         let variant = &en.variants[index];
         match variant.payload.layout() {
             None => {
-                if self.peek_value()? != b'n' {
-                    // serde_json reads an external unit variant's value as `()`;
-                    // serde_derive reads adjacent content with a visitor of its own.
-                    let expected = match en.tagging {
-                        Tagging::Adjacent { .. } => variant.unit_expecting,
-                        _ => "unit",
-                    };
-                    return Err(self.invalid_type(expected));
-                }
-                self.pos = text::parse_ident(self.input, self.pos + 1, b"ull")
-                    .map_err(|e| self.lex_error(e))?;
+                // serde_json reads an external unit variant's value as `()`;
+                // serde_derive reads adjacent content with a visitor of its own.
+                let expected = match en.tagging {
+                    Tagging::Adjacent { .. } => variant.unit_expecting,
+                    _ => "unit",
+                };
+                self.parse_unit(expected)?;
                 // SAFETY: a valid unit variant index; `dst` as the caller guarantees.
                 unsafe { (en.write)(dst, index) };
                 Ok(())

@@ -35,8 +35,14 @@ impl Parser<'_> {
 
     /// `null`, into a zero-sized type (nothing to write).
     pub(crate) fn decode_unit(&mut self, layout: &'static TypeLayout) -> Result<(), Error> {
+        self.parse_unit(layout.expecting)
+    }
+
+    /// `null`, as serde_json reads a `()`: any other value is an invalid type
+    /// naming `expected`.
+    pub(crate) fn parse_unit(&mut self, expected: &'static str) -> Result<(), Error> {
         if self.peek_value()? != b'n' {
-            return Err(self.invalid_type(layout.expecting));
+            return Err(self.invalid_type(expected));
         }
         self.pos =
             text::parse_ident(self.input, self.pos + 1, b"ull").map_err(|e| self.lex_error(e))?;
