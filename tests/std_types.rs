@@ -150,6 +150,21 @@ fn map_keys_are_parsed_like_serde_json() {
     assert_eq!(e.path(), r#"$.by_id["1"]"#);
 }
 
+/// The maps of `Keyed` run in compiled code, their keys read by the
+/// interpreter's key reader: none of them is listed as interpreted.
+#[test]
+fn maps_with_parsed_keys_are_compiled() {
+    if !jitson::Backend::Jit.is_available() {
+        return;
+    }
+    jitson::warm_up::<Keyed>().expect("warm_up");
+    let interpreted = jitson::stats().interpreted_layouts;
+    assert!(
+        !interpreted.iter().any(|(ty, _)| ty.contains("Map<")),
+        "{interpreted:?}"
+    );
+}
+
 #[test]
 fn a_failing_value_drops_its_parsed_key() {
     // The key type owns memory (a newtype over an enum would not); checked under

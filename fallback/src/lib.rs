@@ -34,7 +34,7 @@
 use core::ffi::c_void;
 
 use jitson_core::error::{Error, ErrorCode, Found, PathSegment};
-use jitson_core::layout::{KeyOrders, Kind, StructLayout, TypeLayout};
+use jitson_core::layout::{KeyOrders, Kind, MapLayout, StructLayout, TypeLayout};
 use jitson_core::text::{self, LexError};
 
 pub mod encode;
@@ -220,16 +220,64 @@ pub unsafe fn decode_value_at(
     validate_utf8: bool,
     buffering: Buffering,
 ) -> Result<(), Error> {
-    let options = Options {
-        max_depth: remaining_depth,
+    let mut parser = Parser::resuming(
+        input,
+        *pos,
+        (remaining_depth, stack_limit),
+        elements,
         validate_utf8,
-    };
-    let mut parser = Parser::with_elements(input, &options, stack_limit, Stack::Shared(elements));
-    parser.pos = *pos;
-    parser.buffered = buffering.buffered;
-    parser.skip_key = buffering.skip_key;
+        buffering,
+    );
     // SAFETY: forwarded from the caller.
     unsafe { parser.decode_value(layout, dst)? };
+    *pos = parser.pos;
+    Ok(())
+}
+
+/// The key of a map whose keys are parsed from their text (`HashMap<u64, _>`,
+/// a unit enum as key), `*pos` at the key's opening quote, then the `:` after
+/// it: decodes the key of `map` into `dst` as serde_json reads keys (see
+/// `decode_map_key`), and on success leaves `*pos` just after the colon.
+///
+/// This is how the JIT's map loop has keys it does not lower parsed: one
+/// definition of what a key is, for both backends. The other arguments are as
+/// for [`decode_value_at`]; nothing is written to `dst` on error.
+///
+/// # Safety
+/// As for [`decode_value_at`]; `dst` is room for a key of `map`.
+#[allow(clippy::too_many_arguments, reason = "the JIT's state, field by field")]
+pub unsafe fn decode_map_key_at(
+    input: &[u8],
+    pos: &mut usize,
+    remaining_depth: u32,
+    stack_limit: usize,
+    elements: &mut jitson_core::elements::Elements,
+    map: &'static MapLayout,
+    dst: *mut u8,
+    validate_utf8: bool,
+    buffered: u32,
+) -> Result<(), Error> {
+    let buffering = Buffering {
+        buffered,
+        skip_key: None,
+    };
+    let mut parser = Parser::resuming(
+        input,
+        *pos,
+        (remaining_depth, stack_limit),
+        elements,
+        validate_utf8,
+        buffering,
+    );
+    // SAFETY: forwarded from the caller; a key is a scalar or a string kind,
+    // dropped here if the colon is missing.
+    unsafe {
+        parser.decode_map_key(map.key.get(), dst)?;
+        if let Err(e) = parser.parse_object_colon() {
+            drop_value(map.key.get(), dst);
+            return Err(e);
+        }
+    }
     *pos = parser.pos;
     Ok(())
 }
@@ -333,6 +381,29 @@ impl<'a> Parser<'a> {
             buffered: 0,
             validate_utf8: options.validate_utf8,
         }
+    }
+
+    /// A parser taking over from the JIT at `pos` of `input`, with its
+    /// `(remaining depth, stack limit)`, its element stack and what serde
+    /// would have buffered around the value ([`decode_value_at`]).
+    fn resuming(
+        input: &'a [u8],
+        pos: usize,
+        (max_depth, stack_limit): (u32, usize),
+        elements: &'a mut jitson_core::elements::Elements,
+        validate_utf8: bool,
+        buffering: Buffering,
+    ) -> Self {
+        let options = Options {
+            max_depth,
+            validate_utf8,
+        };
+        let mut parser =
+            Parser::with_elements(input, &options, stack_limit, Stack::Shared(elements));
+        parser.pos = pos;
+        parser.buffered = buffering.buffered;
+        parser.skip_key = buffering.skip_key;
+        parser
     }
 
     /// An error at `offset`.

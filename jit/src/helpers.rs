@@ -127,6 +127,25 @@ impl JitState {
         }
     }
 
+    /// Takes back what the interpreter did for generated code: on success its
+    /// position (returns `true`); on an error, whether the stack ran out (then
+    /// a shallower frame may succeed), the error itself being rebuilt by the
+    /// facade's rerun.
+    fn settle(&mut self, pos: usize, result: Result<(), jitson_core::Error>) -> bool {
+        match result {
+            Ok(()) => {
+                self.pos = pos;
+                true
+            }
+            Err(e) => {
+                if *e.code() == jitson_core::ErrorCode::StackExhausted {
+                    self.stack_exhausted = 1;
+                }
+                false
+            }
+        }
+    }
+
     /// The input.
     ///
     /// # Safety
@@ -169,16 +188,54 @@ pub(crate) unsafe extern "C" fn interpret_value(
                 state.validate_utf8 != 0,
                 buffering,
             );
-            match result {
-                Ok(()) => {
-                    state.pos = pos;
-                    ok = true;
-                }
-                Err(e) if *e.code() == jitson_core::ErrorCode::StackExhausted => {
-                    state.stack_exhausted = 1;
-                }
-                Err(_) => {}
-            }
+            ok = state.settle(pos, result);
+        }
+    });
+    ok
+}
+
+/// What generated code hands [`map_key`] through `MapLayout::insert`'s key
+/// context: its state and the map's layout. Lives in a stack slot of the map's
+/// function for the call. `repr(C)`: generated code stores the two fields at
+/// the offsets `offset_of!` gives.
+#[repr(C)]
+pub(crate) struct MapKeyContext {
+    pub(crate) state: *mut JitState,
+    pub(crate) map: *const MapLayout,
+}
+
+/// The key callback of a map whose keys are parsed from their text
+/// (`MapLayout::insert`'s `decode_key`): `state.pos` at the key's quote,
+/// decodes the key into `slot` and reads the `:` after it, as the interpreter
+/// does ([`jitson_fallback::decode_map_key_at`]), leaving `state.pos` after
+/// the colon for the value's generated function. Returns `false` (nothing
+/// written; the facade reruns the interpreter to build the error) on any
+/// error or panic.
+///
+/// # Safety
+/// `ctx` points to a live [`MapKeyContext`] whose state is live and describes
+/// a live input, and whose map is a `'static` layout; `slot` is room for a key.
+pub(crate) unsafe extern "C" fn map_key(ctx: *mut std::ffi::c_void, slot: *mut u8) -> bool {
+    let mut ok = false;
+    jitson_core::panic::catch(|| {
+        // SAFETY: as the caller (generated code, through `insert`) guarantees.
+        unsafe {
+            let ctx = &*ctx.cast::<MapKeyContext>();
+            let state = &mut *ctx.state;
+            let input = state.input();
+            let mut pos = state.pos;
+            let result = jitson_fallback::decode_map_key_at(
+                input,
+                &mut pos,
+                state.remaining_depth,
+                state.stack_limit,
+                &mut state.elements,
+                &*ctx.map,
+                slot,
+                state.validate_utf8 != 0,
+                state.buffered,
+            );
+            ok = state.settle(pos, result);
         }
     });
     ok
@@ -705,6 +762,18 @@ pub(crate) unsafe extern "C" fn drop_written(
             unsafe { drop(dst.add(field.offset)) };
         }
     }
+}
+
+/// The offset of the first byte at or after `pos` that is not whitespace
+/// (`len` if none): the out-of-line part of generated code's whitespace skip
+/// ([`jitson_core::text::skip_ws_run`]).
+///
+/// # Safety
+/// `ptr[..len]` is readable and `pos <= len`.
+pub(crate) unsafe extern "C" fn skip_ws_run(ptr: *const u8, len: usize, pos: usize) -> usize {
+    // SAFETY: as the caller guarantees.
+    let input = unsafe { std::slice::from_raw_parts(ptr, len) };
+    jitson_core::text::skip_ws_run(input, pos)
 }
 
 /// Whether `ptr[..len]` is UTF-8 (simdutf8).

@@ -346,7 +346,7 @@ fn lowered_children(
         Kind::Box(b) => vec![(b.inner.get(), Some(Role::Value))],
         Kind::Convert(c) => vec![(c.from.get(), Some(Role::Value))],
         Kind::Vec(v) => vec![(v.elem.get(), None)],
-        Kind::Map(m) if m.has_text_keys() => vec![(m.value.get(), Some(Role::Value))],
+        Kind::Map(m) => vec![(m.value.get(), Some(Role::Value))],
         Kind::Array(a) => vec![(a.elem.get(), None)],
         Kind::Newtype(n) if n.skipped.is_empty() => vec![(n.inner.get(), None)],
         // A lowered enum's payloads are decoded by their own functions, which

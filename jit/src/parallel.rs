@@ -25,9 +25,16 @@ use cranelift_module::{FuncId, Module, ModuleReloc};
 use crate::CompileError;
 
 /// IR instructions (summed over a module's functions) from which a second
-/// thread compiles half of them: about half a millisecond of Cranelift's
-/// work here, against ~30 µs to start a thread.
-const PARALLEL_INSTS: usize = 2_000;
+/// thread compiles half of them: about a millisecond of Cranelift's work in
+/// a fresh process (1.5-2.5 µs per instruction there, measured per function
+/// on 2026-12-02), against ~30 µs to start a thread. At 2,000 the twitter
+/// model's root module (1,533 instructions) was compiled on one thread.
+///
+/// A thread started while the caller keeps its core busy may wait on that
+/// core for a few milliseconds before the scheduler moves it (seen on this
+/// project's 2-vCPU machines): the split pays less in a fresh process than
+/// the instruction counts promise.
+const PARALLEL_INSTS: usize = 500;
 
 /// Compiles every function of `functions` (translated IR, each with the id it
 /// was declared under in `module`) to machine code for `isa`, on two threads

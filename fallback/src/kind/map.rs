@@ -1,6 +1,7 @@
 //! Maps: keys as text (`String` keys), and keys parsed from their text as
 //! serde_json does (integers, floats, bools, newtypes over them, unit enums).
-//! Twin: `jit/src/kind/map.rs` (text keys; other maps are interpreted).
+//! Twin: `jit/src/kind/map.rs` (which reads parsed keys through
+//! `decode_map_key_at`, this file's `decode_map_key`).
 
 use core::ffi::c_void;
 
@@ -285,7 +286,7 @@ impl Parser<'_> {
     ///
     /// # Safety
     /// `dst` is room for a value of `layout`.
-    unsafe fn decode_map_key(
+    pub(crate) unsafe fn decode_map_key(
         &mut self,
         layout: &'static TypeLayout,
         dst: *mut u8,

@@ -1,10 +1,13 @@
-//! String-keyed maps. Twin: `fallback/src/kind/map.rs`.
+//! Maps. Twin: `fallback/src/kind/map.rs`.
 //!
-//! A map's loop runs in IR: keys without escapes are scanned (and checked to be
-//! UTF-8 when needed) in place, and each value is decoded by its own generated
-//! function, which the layout's `insert_with` calls back with a slot on its stack.
-//! A key with escapes is parsed by a helper that inserts its value and
-//! hands the loop back (the map is never restarted); errors take the slow path.
+//! A map's loop runs in IR, and each value is decoded by its own generated
+//! function, which the layout calls back with a slot on its stack. Text keys
+//! without escapes are scanned (and checked to be UTF-8 when needed) in place
+//! and handed to `insert_with`; a key with escapes is parsed by a helper that
+//! inserts its value and hands the loop back (the map is never restarted).
+//! Keys parsed from their text (integers, bools, unit enums) are read by the
+//! interpreter's own key reader, called back by the layout's `insert` before
+//! the value ([`helpers::map_key`]). Errors take the slow path.
 //!
 //! Encoding runs the other way round: the layout's `for_each` iterates the map
 //! and calls a generated entry function per entry.
@@ -50,57 +53,12 @@ impl FnTranslator<'_, '_> {
         self.expect_byte(c, b'"', map_slow);
         self.b.ins().jump(member, &[]);
 
-        // One member: a plain key, `:`, the value through `insert_with`.
-        self.b.switch_to_block(member);
-        self.advance(1);
-        let key_start = self.get_pos();
-        let escaped = self.b.create_block();
-        let (key_end, high) = self.emit_scan_plain_string(escaped);
-        self.emit_check_utf8(key_start, key_end, high, map_slow);
-        let after_key = self.b.ins().iadd_imm_s(key_end, 1);
-        self.set_pos(after_key);
-        let c = self.peek_or(map_slow);
-        self.expect_byte(c, b':', map_slow);
-        self.advance(1);
-        let value_fn = self.func_ref(map.value.get());
-        let callback = self.b.ins().func_addr(PTR, value_fn);
-        let key_ptr = self.b.ins().iadd(self.input, key_start);
-        let key_len = self.b.ins().isub(key_end, key_start);
-        self.store_pos();
-        let inserted = self
-            .call_addr(
-                map.insert_with as usize,
-                &[PTR, PTR, PTR, PTR, PTR],
-                Some(types::I8),
-                &[dst, key_ptr, key_len, callback, self.state],
-            )
-            .expect("returns bool");
-        self.load_pos();
         let next = self.b.create_block();
-        self.b.ins().brif(inserted, next, &[], map_unwind, &[]);
-
-        // A key with escapes (or anything else the scan does not take): a helper
-        // parses it as the interpreter does and inserts the value, and the loop
-        // goes on. The map built so far is kept: restarting it in the
-        // interpreter would decode its values again, at every level of nesting.
-        self.b.switch_to_block(escaped);
-        self.b.set_cold_block(escaped);
-        let key_quote = self.b.ins().iadd_imm_s(key_start, -1);
-        self.set_pos(key_quote);
-        self.store_pos();
-        let map_ptr = self.const_ptr(map as *const MapLayout);
-        let value_fn = self.func_ref(map.value.get());
-        let callback = self.b.ins().func_addr(PTR, value_fn);
-        let inserted = self
-            .call_addr(
-                helpers::insert_escaped_key as *const () as usize,
-                &[PTR, PTR, PTR, PTR],
-                Some(types::I8),
-                &[self.state, map_ptr, dst, callback],
-            )
-            .expect("returns bool");
-        self.load_pos();
-        self.b.ins().brif(inserted, next, &[], map_unwind, &[]);
+        if map.has_text_keys() {
+            self.emit_text_key_member(map, dst, member, next, map_slow, map_unwind);
+        } else {
+            self.emit_parsed_key_member(map, dst, member, next, map_unwind);
+        }
 
         self.b.switch_to_block(next);
         let c = self.peek_or(map_slow);
@@ -130,6 +88,120 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(slow);
         self.emit_interpret(layout, dst, start, cont, unwind);
         self.b.switch_to_block(cont);
+    }
+
+    /// One member of a map with text keys, from `member` (`pos` at the key's
+    /// quote) to `next`: a plain key scanned in place, `:`, the value through
+    /// `insert_with`; a key with escapes through `insert_escaped_key`.
+    fn emit_text_key_member(
+        &mut self,
+        map: &MapLayout,
+        dst: Value,
+        member: Block,
+        next: Block,
+        map_slow: Block,
+        map_unwind: Block,
+    ) {
+        // One member: a plain key, `:`, the value through `insert_with`.
+        self.b.switch_to_block(member);
+        self.advance(1);
+        let key_start = self.get_pos();
+        let escaped = self.b.create_block();
+        let (key_end, high) = self.emit_scan_plain_string(escaped);
+        self.emit_check_utf8(key_start, key_end, high, map_slow);
+        let after_key = self.b.ins().iadd_imm_s(key_end, 1);
+        self.set_pos(after_key);
+        let c = self.peek_or(map_slow);
+        self.expect_byte(c, b':', map_slow);
+        self.advance(1);
+        let value_fn = self.func_ref(map.value.get());
+        let callback = self.b.ins().func_addr(PTR, value_fn);
+        let key_ptr = self.b.ins().iadd(self.input, key_start);
+        let key_len = self.b.ins().isub(key_end, key_start);
+        self.store_pos();
+        let inserted = self
+            .call_addr(
+                map.insert_with as usize,
+                &[PTR, PTR, PTR, PTR, PTR],
+                Some(types::I8),
+                &[dst, key_ptr, key_len, callback, self.state],
+            )
+            .expect("returns bool");
+        self.load_pos();
+        self.b.ins().brif(inserted, next, &[], map_unwind, &[]);
+
+        // A key with escapes (or anything else the scan does not take): a helper
+        // parses it as the interpreter does and inserts the value, and the loop
+        // goes on. The map built so far is kept: restarting it in the
+        // interpreter would decode its values again, at every level of nesting.
+        self.b.switch_to_block(escaped);
+        self.b.set_cold_block(escaped);
+        let key_quote = self.b.ins().iadd_imm_s(key_start, -1);
+        self.set_pos(key_quote);
+        self.store_pos();
+        let map_ptr = self.const_ptr(map as *const MapLayout);
+        let value_fn = self.func_ref(map.value.get());
+        let callback = self.b.ins().func_addr(PTR, value_fn);
+        let inserted = self
+            .call_addr(
+                helpers::insert_escaped_key as *const () as usize,
+                &[PTR, PTR, PTR, PTR],
+                Some(types::I8),
+                &[self.state, map_ptr, dst, callback],
+            )
+            .expect("returns bool");
+        self.load_pos();
+        self.b.ins().brif(inserted, next, &[], map_unwind, &[]);
+    }
+
+    /// One member of a map whose keys are parsed from their text, from
+    /// `member` (`pos` at the key's quote) to `next`: the layout's `insert`
+    /// calls back [`helpers::map_key`] (the interpreter's reading of the key
+    /// and its `:`) and then the value's generated function. Any failure
+    /// unwinds: the facade's interpreter rerun builds the error.
+    fn emit_parsed_key_member(
+        &mut self,
+        map: &MapLayout,
+        dst: Value,
+        member: Block,
+        next: Block,
+        map_unwind: Block,
+    ) {
+        self.b.switch_to_block(member);
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            std::mem::size_of::<helpers::MapKeyContext>() as u32,
+            std::mem::align_of::<helpers::MapKeyContext>().trailing_zeros() as u8,
+        ));
+        let ctx = self.b.ins().stack_addr(PTR, slot, 0);
+        let map_ptr = self.const_ptr(map as *const MapLayout);
+        let flags = crate::translate::state_flags();
+        self.b.ins().store(
+            flags,
+            self.state,
+            ctx,
+            std::mem::offset_of!(helpers::MapKeyContext, state) as i32,
+        );
+        self.b.ins().store(
+            flags,
+            map_ptr,
+            ctx,
+            std::mem::offset_of!(helpers::MapKeyContext, map) as i32,
+        );
+        let key_fn = self.const_ptr(helpers::map_key as *const ());
+        let value_fn = self.func_ref(map.value.get());
+        let callback = self.b.ins().func_addr(PTR, value_fn);
+        self.store_pos();
+        let inserted = self
+            .call_addr(
+                map.insert as usize,
+                &[PTR, PTR, PTR, PTR, PTR],
+                Some(types::I8),
+                &[dst, key_fn, ctx, callback, self.state],
+            )
+            .expect("returns bool");
+        self.load_pos();
+        self.b.ins().brif(inserted, next, &[], map_unwind, &[]);
     }
 }
 
