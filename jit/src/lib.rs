@@ -467,7 +467,7 @@ fn compile_inner(
     let dump_name = dump_dir_name(root);
     let built = build_module(
         &local,
-        ROOT_OPT_LEVEL,
+        OPT_LEVEL,
         &from_library.addresses,
         &options,
         memory_provider,
@@ -540,13 +540,16 @@ struct Built {
 /// the module's symbol lookup reads back.
 const LIBRARY_SYMBOL: &str = "jitson_library_";
 
-/// Cranelift's optimisation level for a root's module: its struct functions
-/// (key compares, calls, status tests) and the members of struct-holding fields.
-/// `none` measured 26 % less compile time (Order 5.7 → 4.2 ms, twitter model
-/// 45.5 → 32.2 ms, 1,000 types 7.1 → 5.0 s) and, in four interleaved `compare`
-/// runs, no throughput difference beyond noise: the egraph has little to fold in
-/// that code. The library's functions (number and string loops) keep `speed`.
-const ROOT_OPT_LEVEL: &str = "none";
+/// Cranelift's optimisation level for decoders' modules, a root's and the
+/// library's. For a root's module (struct functions: key compares, calls,
+/// status tests) `none` measured 26 % less compile time (Order 5.7 → 4.2 ms,
+/// twitter model 45.5 → 32.2 ms, 1,000 types 7.1 → 5.0 s) and, in four
+/// interleaved `compare` runs, no throughput difference beyond noise: the
+/// egraph has little to fold in that code. For the library (number and string
+/// loops) it took `warm_up::<Twitter>()` in fresh processes from a median of
+/// 10.2 to 9.4 ms (9 each, interleaved), with the nine `profile` data sets
+/// within noise of `speed` (2026-12-02): its loops are written already folded.
+const OPT_LEVEL: &str = "none";
 
 /// Lowers `functions` to IR and compiles them into one new, finalized module at
 /// Cranelift `opt_level`. `imports` are library functions (by address) the code
@@ -767,7 +770,14 @@ mod library {
                     library.addresses.get(&key).map(|&address| (key, address))
                 })
                 .collect();
-            let built = build_module(&missing, "speed", &imports, options, None, "library")?;
+            let built = build_module(
+                &missing,
+                super::OPT_LEVEL,
+                &imports,
+                options,
+                None,
+                "library",
+            )?;
             for &(role, layout) in &missing {
                 let address = built
                     .module
