@@ -150,6 +150,71 @@ fn map_keys_are_parsed_like_serde_json() {
     assert_eq!(e.path(), r#"$.by_id["1"]"#);
 }
 
+/// A key text for the generated maps: numbers of every shape serde_json
+/// reads or refuses as keys, bools, unit variants, chars, escapes, spaces.
+fn key_text() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just("0".to_owned()),
+        Just("-0".to_owned()),
+        Just("01".to_owned()),
+        Just("1.5".to_owned()),
+        Just("1e2".to_owned()),
+        Just("-128".to_owned()),
+        Just("-129".to_owned()),
+        Just("255".to_owned()),
+        Just("65536".to_owned()),
+        Just("18446744073709551615".to_owned()),
+        Just("18446744073709551616".to_owned()),
+        Just(" 1".to_owned()),
+        Just("1 ".to_owned()),
+        Just("\\u0031".to_owned()),
+        Just(String::new()),
+        Just("true".to_owned()),
+        Just("false".to_owned()),
+        Just("tru".to_owned()),
+        Just("high".to_owned()),
+        Just("low".to_owned()),
+        Just("High".to_owned()),
+        Just("é".to_owned()),
+        Just("ab".to_owned()),
+        any::<u64>().prop_map(|n| n.to_string()),
+        any::<i8>().prop_map(|n| n.to_string()),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// Objects of generated keys and values, with and without whitespace,
+    /// decoded into maps of every parsed key type on every backend: the
+    /// same values as serde_json, or the same error category.
+    #[test]
+    fn maps_with_generated_parsed_keys_agree_with_serde_json(
+        members in proptest::collection::vec(
+            (key_text(), proptest::sample::select(&["1", "0", "300", "-1", "true", "\"x\"", "null", "[1]"][..])),
+            0..6,
+        ),
+        spaced in proptest::prelude::any::<bool>(),
+    ) {
+        use std::collections::{BTreeMap, HashMap};
+        let (colon, comma) = if spaced { (" : ", " ,\n ") } else { (":", ",") };
+        let body: Vec<String> = members
+            .iter()
+            .map(|(k, v)| format!("\"{k}\"{colon}{v}"))
+            .collect();
+        let doc = format!("{{{}}}", body.join(comma));
+        let doc = doc.as_bytes();
+        let _ = agree::<HashMap<u64, u8>>(doc);
+        let _ = agree::<BTreeMap<i8, bool>>(doc);
+        let _ = agree::<BTreeMap<bool, u8>>(doc);
+        let _ = agree::<BTreeMap<Port, String>>(doc);
+        let _ = agree::<HashMap<Level, u32>>(doc);
+        let _ = agree::<BTreeMap<char, Option<u8>>>(doc);
+        let _ = agree::<BTreeMap<i64, Vec<u8>>>(doc);
+    }
+}
+
 /// The maps of `Keyed` run in compiled code, their keys read by the
 /// interpreter's key reader: none of them is listed as interpreted.
 #[test]

@@ -306,12 +306,27 @@ impl Parser<'_> {
                 Ok(())
             }
             Kind::Bool => {
-                // serde_json: after `"t` (`"f`) the rest must be `rue"` (`alse"`);
-                // any other first letter is a string, the wrong type.
+                // serde_json (`MapKey::deserialize_bool`): after `"t` (`"f`)
+                // the rest must be `rue"` (`alse"`). Any other first byte is
+                // consumed and the rest of the key read as a string: its
+                // errors come first (a first character of several bytes
+                // leaves a lone continuation byte, invalid UTF-8; a key `""`
+                // reads on from its closing quote), then the wrong type.
                 let (value, rest): (bool, &[u8]) = match self.input.get(self.pos + 1) {
                     Some(b't') => (true, b"rue\""),
                     Some(b'f') => (false, b"alse\""),
-                    _ => return Err(self.invalid_type(layout.expecting)),
+                    None => {
+                        return Err(self.error(ErrorCode::EofWhileParsingValue, self.input.len()));
+                    }
+                    Some(_) => {
+                        // Checked as UTF-8 even in `&str` input, where a lone
+                        // continuation byte is possible only here: serde_json's
+                        // `from_str` makes a `&str` of it unchecked.
+                        let mut scratch = Vec::new();
+                        jitson_core::text::parse_str(self.input, self.pos + 2, &mut scratch, true)
+                            .map_err(|e| self.lex_error(e))?;
+                        return Err(self.invalid_type(layout.expecting));
+                    }
                 };
                 self.pos = jitson_core::text::parse_ident(self.input, self.pos + 2, rest)
                     .map_err(|e| self.lex_error(e))?;
