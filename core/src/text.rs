@@ -432,6 +432,7 @@ const POW5_128: [(u64, u64); 39] = {
 /// in this exponent range the result is never ambiguous. For numbers whose
 /// digits are already in a register (generated code, the interpreter's
 /// scanner), this skips the second pass over the text a text parser makes.
+#[inline]
 pub fn decimal_to_f64(mantissa: u64, exponent: i32) -> Option<f64> {
     const EXPLICIT_BITS: i32 = 52;
     if mantissa == 0 || !(-19..=19).contains(&exponent) {

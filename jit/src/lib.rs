@@ -427,6 +427,15 @@ pub fn compile(
     guarded_compile(|| compile_inner(root, options))
 }
 
+/// Stack a compile may use on its caller's thread; below it, a compile runs
+/// on a new segment of [`COMPILE_STACK`] bytes (`stacker::maybe_grow`). A
+/// debug build of Cranelift overflowed a 96 KiB thread (tests/table_tier.rs,
+/// `small_stacks`).
+const COMPILE_STACK_MARGIN: usize = 1 << 20;
+
+/// The size of the segment a compile short of stack runs on.
+const COMPILE_STACK: usize = 4 << 20;
+
 /// Runs a compile unless `JITSON_DISABLE_JIT` is set, turning a panic inside
 /// Cranelift into [`CompileError::Codegen`]: the entry of every compile,
 /// decoders' and encoders'.
@@ -436,6 +445,10 @@ pub(crate) fn guarded_compile<T>(
     if disabled_by_env() {
         return Err(CompileError::DisabledByEnv);
     }
+    // Cranelift's passes recurse and keep large frames (more so in debug
+    // builds): a caller with less than `COMPILE_STACK_MARGIN` of stack left
+    // (a small thread, a deep caller) compiles on a fresh segment instead.
+    let compile = || stacker::maybe_grow(COMPILE_STACK_MARGIN, COMPILE_STACK, compile);
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(compile)).unwrap_or_else(|payload| {
         let message = payload
             .downcast_ref::<&str>()
