@@ -718,70 +718,6 @@ fn build_module(
     })
 }
 
-/// Where every library module's code goes: one process-wide arena
-/// ([`LIBRARY_RESERVE`] of address space, committed as used), so that the
-/// library's functions lie together in the order they were compiled.
-///
-/// With an arena per library module, a root whose field functions had been
-/// compiled in two library modules (some for an earlier root, the rest for
-/// it) decoded 40-60 % slower than with all of them in one module, from
-/// identical IR: `User` after an `Order` compile took 322-349 ns against
-/// 221-233 ns (docs/benchmarks.md, "Decode"); with this arena, 227-238 ns.
-/// The machine offers no hardware counters to say which front-end structure
-/// suffered; spreading the modules' start offsets within their pages did not
-/// help, keeping the code together did.
-///
-/// Library builds run one at a time under the library's lock, so the
-/// segments the arena finalizes are those of the module being built. The
-/// code is never freed, as the library's modules never are. An exhausted
-/// reservation fails the compile like any other allocation failure: the
-/// root is then interpreted.
-struct LibraryArena;
-
-/// The address space reserved for the library's code.
-const LIBRARY_RESERVE: usize = 256 << 20;
-
-impl LibraryArena {
-    fn arena() -> std::io::Result<std::sync::MutexGuard<'static, ArenaMemoryProvider>> {
-        static ARENA: std::sync::OnceLock<Result<std::sync::Mutex<ArenaMemoryProvider>, String>> =
-            std::sync::OnceLock::new();
-        match ARENA.get_or_init(|| {
-            ArenaMemoryProvider::new_with_size(LIBRARY_RESERVE)
-                .map(std::sync::Mutex::new)
-                .map_err(|e| e.to_string())
-        }) {
-            // A panic while it was held (inside `finalize`, caught by
-            // `compile`) leaves the arena usable: finalized segments stay as
-            // they are and pending ones are finalized by the next build.
-            Ok(arena) => Ok(arena.lock().unwrap_or_else(|p| p.into_inner())),
-            Err(e) => Err(std::io::Error::other(e.clone())),
-        }
-    }
-}
-
-impl JITMemoryProvider for LibraryArena {
-    fn allocate(
-        &mut self,
-        size: usize,
-        align: u64,
-        kind: cranelift_jit::JITMemoryKind,
-    ) -> std::io::Result<*mut u8> {
-        Self::arena()?.allocate(size, align, kind)
-    }
-
-    /// Library code lives as long as the process.
-    unsafe fn free_memory(&mut self) {}
-
-    fn finalize(
-        &mut self,
-        branch_protection: cranelift_jit::BranchProtection,
-    ) -> cranelift_module::ModuleResult<()> {
-        Self::arena()
-            .map_err(|e| cranelift_module::ModuleError::Backend(e.into()))?
-            .finalize(branch_protection)
-    }
-}
-
 /// The library: functions whose code depends on their layout alone
 /// ([`shareable`]: scalars, strings, and sequences, options and maps of them),
 /// compiled once per process and called by address from every module that
@@ -852,7 +788,7 @@ mod library {
                 super::OPT_LEVEL,
                 &imports,
                 options,
-                Some(Box::new(super::LibraryArena)),
+                None,
                 "library",
             )?;
             for &(role, layout) in &missing {
