@@ -178,6 +178,8 @@ fn key_text() -> impl proptest::strategy::Strategy<Value = String> {
         Just("High".to_owned()),
         Just("é".to_owned()),
         Just("ab".to_owned()),
+        Just("\u{1}x".to_owned()),
+        Just("\\\\".to_owned()),
         any::<u64>().prop_map(|n| n.to_string()),
         any::<i8>().prop_map(|n| n.to_string()),
     ]
@@ -212,6 +214,26 @@ proptest::proptest! {
         let _ = agree::<HashMap<Level, u32>>(doc);
         let _ = agree::<BTreeMap<char, Option<u8>>>(doc);
         let _ = agree::<BTreeMap<i64, Vec<u8>>>(doc);
+    }
+}
+
+/// A `bool` key whose first byte is neither `t` nor `f`: serde_json passes
+/// over that byte, whatever it is (a control byte, a lone backslash, a byte
+/// that is not UTF-8 on its own), and reads the rest of the key as a string.
+#[test]
+fn bool_keys_pass_over_their_first_byte_as_serde_json_does() {
+    for doc in [
+        &b"{\"\x01x\":1}"[..],
+        b"{\"\x1f\":1}",
+        b"{\"\\\":1}",
+        b"{\"\x80\":1}",
+        b"{\"\xff\":1}",
+        b"{\"\xc3\xa9\":1}",
+        b"{\"\":1}",
+        b"{\"x\xff\":1}",
+        b"{\"ab\":1,\"true\":2}",
+    ] {
+        let _ = agree::<std::collections::BTreeMap<bool, u8>>(doc);
     }
 }
 

@@ -5,7 +5,7 @@
 
 use core::ffi::c_void;
 
-use jitson_core::error::{Error, ErrorCode, PathSegment};
+use jitson_core::error::{Error, ErrorCode, Found, PathSegment};
 use jitson_core::layout::{Kind, MapLayout, TypeLayout};
 use jitson_core::text::StrText;
 
@@ -321,11 +321,27 @@ impl Parser<'_> {
                     Some(_) => {
                         // Checked as UTF-8 even in `&str` input, where a lone
                         // continuation byte is possible only here: serde_json's
-                        // `from_str` makes a `&str` of it unchecked.
+                        // `from_str` makes a `&str` of it unchecked. The error
+                        // names what serde_json read: the rest of the key.
                         let mut scratch = Vec::new();
-                        jitson_core::text::parse_str(self.input, self.pos + 2, &mut scratch, true)
-                            .map_err(|e| self.lex_error(e))?;
-                        return Err(self.invalid_type(layout.expecting));
+                        let (located, _) = jitson_core::text::parse_str(
+                            self.input,
+                            self.pos + 2,
+                            &mut scratch,
+                            true,
+                        )
+                        .map_err(|e| self.lex_error(e))?;
+                        let rest = match located {
+                            StrText::Borrowed { start, end } => &self.input[start..end],
+                            StrText::Scratch => &scratch[..],
+                        };
+                        let value = format!("{:?}", String::from_utf8_lossy(rest));
+                        let code = ErrorCode::InvalidType {
+                            found: Found::String,
+                            expected: layout.expecting,
+                            value: Some(value.into_boxed_str()),
+                        };
+                        return Err(self.error(code, self.pos));
                     }
                 };
                 self.pos = jitson_core::text::parse_ident(self.input, self.pos + 2, rest)
