@@ -214,6 +214,12 @@ proptest::proptest! {
         let _ = agree::<HashMap<Level, u32>>(doc);
         let _ = agree::<BTreeMap<char, Option<u8>>>(doc);
         let _ = agree::<BTreeMap<i64, Vec<u8>>>(doc);
+        let _ = agree::<BTreeMap<std::num::NonZeroU32, u8>>(doc);
+        let _ = agree::<BTreeMap<std::num::Wrapping<i8>, u8>>(doc);
+        let _ = agree::<BTreeMap<std::cmp::Reverse<u64>, u8>>(doc);
+        let _ = agree::<BTreeMap<Box<u16>, u8>>(doc);
+        let _ = agree::<BTreeMap<Option<u64>, u8>>(doc);
+        let _ = agree::<BTreeMap<Option<bool>, u8>>(doc);
     }
 }
 
@@ -235,6 +241,23 @@ fn bool_keys_pass_over_their_first_byte_as_serde_json_does() {
     ] {
         let _ = agree::<std::collections::BTreeMap<bool, u8>>(doc);
     }
+}
+
+/// Keys whose type wraps a key type (a conversion, a box, an option) are
+/// read as the wrapped type, as serde_json reads them.
+#[test]
+fn wrapped_key_types_are_read_as_the_type_they_wrap() {
+    use std::collections::BTreeMap;
+    use std::num::NonZeroU32;
+    let v = agree::<BTreeMap<NonZeroU32, u8>>(br#"{"1": 1, "42": 2}"#).expect("decodes");
+    assert_eq!(v[&NonZeroU32::new(42).expect("not zero")], 2);
+    assert!(agree::<BTreeMap<NonZeroU32, u8>>(br#"{"0": 1}"#).is_err());
+    let v = agree::<BTreeMap<Option<bool>, u8>>(br#"{"true": 1}"#).expect("decodes");
+    assert_eq!(v[&Some(true)], 1);
+    let v = agree::<BTreeMap<Box<u16>, u8>>(br#"{"7": 1}"#).expect("decodes");
+    assert_eq!(v[&Box::new(7)], 1);
+    let _ = agree::<BTreeMap<std::cmp::Reverse<u64>, u8>>(br#"{"3": 1, "x": 2}"#);
+    let _ = agree::<BTreeMap<std::num::Wrapping<u32>, u8>>(br#"{"4294967295": 1}"#);
 }
 
 /// The maps of `Keyed` run in compiled code, their keys read by the

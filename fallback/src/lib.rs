@@ -639,9 +639,25 @@ impl<'a> Parser<'a> {
         layout: &'static TypeLayout,
         call: impl FnOnce(jitson_core::layout::SlotFn, *mut c_void) -> bool,
     ) -> Result<(), Error> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.decode_through_as(layout, false, call) }
+    }
+
+    /// [`decode_through`](Self::decode_through), the callback reading a map
+    /// key of `layout` (`decode_map_key`) when `key`, a value otherwise.
+    ///
+    /// # Safety
+    /// As for [`decode_through`](Self::decode_through).
+    unsafe fn decode_through_as(
+        &mut self,
+        layout: &'static TypeLayout,
+        key: bool,
+        call: impl FnOnce(jitson_core::layout::SlotFn, *mut c_void) -> bool,
+    ) -> Result<(), Error> {
         let mut ctx = SlotContext {
             parser: self,
             layout,
+            key,
             error: None,
         };
         let ok = call(decode_slot, (&raw mut ctx).cast());
@@ -655,10 +671,12 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// What [`decode_slot`] needs: the parser, the slot's layout, and room for the error.
+/// What [`decode_slot`] needs: the parser, the slot's layout, whether the slot
+/// is read as a map key, and room for the error.
 struct SlotContext<'p, 'a> {
     parser: &'p mut Parser<'a>,
     layout: &'static TypeLayout,
+    key: bool,
     error: Option<Error>,
 }
 
@@ -671,7 +689,12 @@ unsafe extern "C" fn decode_slot(ctx: *mut c_void, slot: *mut u8) -> bool {
     // the whole call, and the layout function passes a slot for that layout.
     unsafe {
         let ctx = &mut *ctx.cast::<SlotContext<'_, '_>>();
-        match ctx.parser.decode_value(ctx.layout, slot) {
+        let result = if ctx.key {
+            ctx.parser.decode_map_key(ctx.layout, slot)
+        } else {
+            ctx.parser.decode_value(ctx.layout, slot)
+        };
+        match result {
             Ok(()) => true,
             Err(e) => {
                 ctx.error = Some(e);

@@ -354,6 +354,23 @@ impl Parser<'_> {
             Kind::Newtype(n) if n.skipped.is_empty() => unsafe {
                 self.decode_map_key(n.inner.get(), dst.add(n.offset))
             },
+            // serde_json reads these keys through the type they wrap: its
+            // `MapKey` answers `deserialize_option` with `Some`, and a box or
+            // a conversion (`NonZeroU32`, `Wrapping<u32>`) deserializes its
+            // source from the same key.
+            // SAFETY (the three arms): each layout function hands the callback
+            // a slot for the inner layout; `dst` as the caller guarantees.
+            Kind::Option(o) => unsafe {
+                self.decode_through_as(o.some.get(), true, |decode, ctx| {
+                    (o.decode_some)(dst, decode, ctx)
+                })
+            },
+            Kind::Box(b) => unsafe {
+                self.decode_through_as(b.inner.get(), true, |decode, ctx| {
+                    (b.decode_new)(dst, decode, ctx)
+                })
+            },
+            Kind::Convert(c) => unsafe { self.decode_convert_as(c, dst, true) },
             // SAFETY: as the caller guarantees.
             _ => unsafe { self.decode_value(layout, dst) },
         }

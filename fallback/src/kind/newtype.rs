@@ -59,13 +59,28 @@ impl Parser<'_> {
         convert: &ConvertLayout,
         dst: *mut u8,
     ) -> Result<(), Error> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.decode_convert_as(convert, dst, false) }
+    }
+
+    /// [`decode_convert`](Self::decode_convert), the source read as a map key
+    /// (`NonZeroU32` keys: the key text as a `u32`, then converted) when `key`.
+    ///
+    /// # Safety
+    /// As for [`decode_convert`](Self::decode_convert).
+    pub(crate) unsafe fn decode_convert_as(
+        &mut self,
+        convert: &ConvertLayout,
+        dst: *mut u8,
+        key: bool,
+    ) -> Result<(), Error> {
         let start = text::skip_ws(self.input, self.pos);
         let mut message: Option<Box<str>> = None;
         let message_ptr = &raw mut message;
         // SAFETY: `convert` hands the callback a slot for the source type, which
         // `from` describes; `dst` as the caller guarantees.
         let r = unsafe {
-            self.decode_through(convert.from.get(), |decode, ctx| {
+            self.decode_through_as(convert.from.get(), key, |decode, ctx| {
                 (convert.convert)(dst, decode, ctx, message_ptr)
             })
         };
