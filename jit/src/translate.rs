@@ -367,14 +367,10 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
     /// Skips whitespace and returns the next byte (i32, not consumed); jumps to
     /// `on_end` at the end of input.
     pub(crate) fn peek_or(&mut self, on_end: Block) -> Value {
-        let head = self.b.create_block();
         let check = self.b.create_block();
         let test = self.b.create_block();
         let done = self.b.create_block();
         let byte = self.b.append_block_param(done, types::I32);
-        self.b.ins().jump(head, &[]);
-
-        self.b.switch_to_block(head);
         let p = self.get_pos();
         let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
         self.b.ins().brif(inside, check, &[], on_end, &[]);
@@ -394,8 +390,8 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         // is returned as it is (a control byte is for the caller to refuse).
         // An inline loop here cost a fifth of every module's IR (180 sites
         // in the twitter model) and its loop header in every element loop;
-        // the call measured 5-15 % faster on canada and twitter, and within
-        // noise on citm (runs of 20+ spaces), in docs/benchmarks.md.
+        // the call measured faster on canada and twitter, and within noise on
+        // citm (runs of 20+ spaces): docs/jit.md, "Fast paths in IR".
         self.b.switch_to_block(test);
         self.b.set_cold_block(test);
         let q = self

@@ -323,18 +323,14 @@ impl Parser<'_> {
                         // continuation byte is possible only here: serde_json's
                         // `from_str` makes a `&str` of it unchecked. The error
                         // names what serde_json read: the rest of the key.
-                        let mut scratch = Vec::new();
                         let (located, _) = jitson_core::text::parse_str(
                             self.input,
                             self.pos + 2,
-                            &mut scratch,
+                            &mut self.scratch,
                             true,
                         )
                         .map_err(|e| self.lex_error(e))?;
-                        let rest = match located {
-                            StrText::Borrowed { start, end } => &self.input[start..end],
-                            StrText::Scratch => &scratch[..],
-                        };
+                        let rest = self.str_bytes(located);
                         let value = format!("{:?}", String::from_utf8_lossy(rest));
                         let code = ErrorCode::InvalidType {
                             found: Found::String,
