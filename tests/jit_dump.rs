@@ -44,10 +44,12 @@ fn dump_writes_ir_and_disassembly() {
     let asm =
         std::fs::read_to_string(root.join("struct_Dumped_0.s")).expect("disassembly of the root");
     assert!(!asm.is_empty());
+    let code = std::fs::read(root.join("struct_Dumped_0.bin")).expect("machine code of the root");
+    assert!(!code.is_empty());
     // The struct only: its fields' member functions (`u32`, `Vec<String>`, the
     // strings inline in the `Vec`'s loop) depend on their layouts alone and are
     // compiled into the process's library, dumped under `library/`.
-    assert_eq!(files.len(), 2, "one function, two files: {files:?}");
+    assert_eq!(files.len(), 3, "one function, three files: {files:?}");
     let library: Vec<String> = std::fs::read_dir(dir.join("library"))
         .expect("library dump directory")
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -330,24 +330,32 @@ pub static POW10_U64: [u64; 9] = [
 fn add_digit_runs(input: &[u8], pos: &mut usize, mantissa: &mut u64) -> usize {
     let start = *pos;
     while *mantissa <= SWAR_MANTISSA_LIMIT
-        && let Some((k, value)) = leading_digits(input, *pos)
+        && let Some((k, digits)) = digit_word(input, *pos)
     {
+        if k == 8 {
+            // A full word: the next one's offset and this one's scale are
+            // constants, so its load does not wait for this word's count.
+            *mantissa = *mantissa * 100_000_000 + combine_eight_digits(digits);
+            *pos += 8;
+            continue;
+        }
+        // The digits moved to the top bytes (the bytes below read as leading zeros).
+        let value = combine_eight_digits(digits << (8 * (8 - k)));
         *mantissa = *mantissa * POW10_U64[k] + value;
         *pos += k;
-        if k < 8 {
-            break;
-        }
+        break;
     }
     *pos - start
 }
 
-/// The run of ASCII digits at the start of `input[pos..pos + 8]` and its value,
-/// read as one little-endian word (SWAR: the scheme of simdjson's
-/// `parse_eight_digits_unrolled`, Lemire 2018); `None` where fewer than eight
-/// bytes remain or the first is not a digit. The JIT's twin is `emit_digits` in
-/// `jit/src/kind/scalar.rs`.
+/// The run of ASCII digits at the start of `input[pos..pos + 8]`, read as one
+/// little-endian word (SWAR: the scheme of simdjson's
+/// `parse_eight_digits_unrolled`, Lemire 2018): its length `k` (`1..=8`) and
+/// the word less `b'0'` in every byte (the first `k` bytes are the digits'
+/// values); `None` where fewer than eight bytes remain or the first is not a
+/// digit. The JIT's twin is `emit_digits` in `jit/src/kind/scalar.rs`.
 #[inline(always)]
-fn leading_digits(input: &[u8], pos: usize) -> Option<(usize, u64)> {
+fn digit_word(input: &[u8], pos: usize) -> Option<(usize, u64)> {
     let bytes: [u8; 8] = input.get(pos..pos + 8)?.try_into().ok()?;
     let w = u64::from_le_bytes(bytes);
     // A byte is a digit iff its high nibble is 3, also after adding 6. A carry
@@ -359,14 +367,18 @@ fn leading_digits(input: &[u8], pos: usize) -> Option<(usize, u64)> {
     if k == 0 {
         return None;
     }
-    // The digits moved to the top bytes (the bytes below read as leading zeros),
-    // then pairs, quads and the two halves combined.
-    let v = w.wrapping_sub(0x3030_3030_3030_3030) << (8 * (8 - k));
+    Some((k, w.wrapping_sub(0x3030_3030_3030_3030)))
+}
+
+/// The value of eight digits (each byte `0..=9`, the first byte the lowest
+/// and the most significant) in `v`: pairs, quads and the two halves combined.
+#[inline(always)]
+fn combine_eight_digits(v: u64) -> u64 {
     let pairs = v.wrapping_mul(10).wrapping_add(v >> 8);
     let quads = (pairs & 0x0000_00FF_0000_00FF)
         .wrapping_mul(100 + (1_000_000 << 32))
         .wrapping_add(((pairs >> 16) & 0x0000_00FF_0000_00FF).wrapping_mul(1 + (10_000 << 32)));
-    Some((k, quads >> 32))
+    quads >> 32
 }
 
 /// Validates and discards the number at `pos`.
@@ -1112,11 +1124,13 @@ mod tests {
         }
     }
 
-    /// `leading_digits` against a byte loop on every window of a stream mixing
-    /// digits with the bytes around them and those whose carry crosses a byte
-    /// (`/`, `:`, 0xFA..=0xFF).
+    /// `digit_word` and `add_digit_runs` against a byte loop at every offset of
+    /// a stream mixing digits with the bytes around them and those whose carry
+    /// crosses a byte (`/`, `:`, 0xFA..=0xFF): the word's run and value, and a
+    /// run of words that adds exactly the digits it passes and stops early only
+    /// where fewer than eight bytes remain or more might overflow.
     #[test]
-    fn leading_digits_match_a_byte_loop() {
+    fn digit_words_match_a_byte_loop() {
         let alphabet: &[u8] = b"0123456789012345678901234567890123456789/:.e-\xfa\xff";
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
         let stream: Vec<u8> = (0..200_000)
@@ -1132,19 +1146,35 @@ mod tests {
                 }
             })
             .collect();
-        for pos in 0..stream.len() {
-            let run = stream[pos..]
+        let value = |digits: &[u8]| {
+            digits
                 .iter()
-                .take(8)
+                .fold(0u64, |v, &d| v * 10 + u64::from(d - b'0'))
+        };
+        let run_at = |pos: usize| {
+            stream[pos..]
+                .iter()
                 .take_while(|b| b.is_ascii_digit())
-                .count();
-            let expected = (pos + 8 <= stream.len() && run > 0).then(|| {
-                let value = stream[pos..pos + run]
-                    .iter()
-                    .fold(0u64, |v, &d| v * 10 + u64::from(d - b'0'));
-                (run, value)
-            });
-            assert_eq!(leading_digits(&stream, pos), expected, "at {pos}");
+                .count()
+        };
+        for pos in 0..stream.len() {
+            let run = run_at(pos).min(8);
+            let expected =
+                (pos + 8 <= stream.len() && run > 0).then(|| (run, value(&stream[pos..pos + run])));
+            let word = digit_word(&stream, pos)
+                .map(|(k, digits)| (k, combine_eight_digits(digits << (8 * (8 - k)))));
+            assert_eq!(word, expected, "word at {pos}");
+
+            let (mut end, mut mantissa) = (pos, 0);
+            let added = add_digit_runs(&stream, &mut end, &mut mantissa);
+            assert_eq!(added, end - pos);
+            assert!(stream[pos..end].iter().all(u8::is_ascii_digit), "at {pos}");
+            assert_eq!(mantissa, value(&stream[pos..end]), "runs at {pos}");
+            let stopped_early = stream.get(end).is_some_and(u8::is_ascii_digit);
+            assert!(
+                !stopped_early || end + 8 > stream.len() || mantissa > SWAR_MANTISSA_LIMIT,
+                "runs at {pos} stopped at {end}"
+            );
         }
     }
 

@@ -662,6 +662,13 @@ fn build_module(
                     ctx,
                     code.vcode.as_deref(),
                 );
+                // The machine code itself, for `objdump -D -b binary -m i386:x86-64`
+                // against the offsets of a perf profile (the perf map gives each
+                // function's start).
+                let bin = dir
+                    .join(function_name(i, role, layout))
+                    .with_extension("bin");
+                let _ = std::fs::write(bin, code.code_buffer());
             }
         }
     }
