@@ -101,3 +101,44 @@ fn a_number_alone_ends_anywhere() {
         }
     }
 }
+
+/// Significands of 16 to 19 digits with 0 to 19 of them after the point: the
+/// range where the JIT converts in IR (Eisel–Lemire, `emit_eisel_lemire`) and
+/// hands the rest to the helper, whose boundaries (5 and 19 fraction digits, a
+/// first product to refine) this crosses. Random digits, and the 17 digits of a
+/// random f64 with the last one moved by up to 2, which sit next to a rounding
+/// boundary. Every backend, against serde_json (`float_roundtrip`).
+mod long_significands {
+    use super::{Numbers, common};
+    use proptest::prelude::*;
+
+    fn significand() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[1-9][0-9]{15,18}",
+            (1e-3..1e5f64, -2i64..=2).prop_map(|(x, delta)| {
+                let digits: String = format!("{x:.16e}")
+                    .chars()
+                    .filter(char::is_ascii_digit)
+                    .take(17)
+                    .collect();
+                let moved = digits.parse::<u64>().unwrap().saturating_add_signed(delta);
+                moved.max(10_000_000_000_000_000).to_string()
+            }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+        #[test]
+        fn round_as_serde_json_rounds(digits in significand(), point in 0usize..=19, negative: bool) {
+            let point = point.min(digits.len());
+            let (int, frac) = digits.split_at(digits.len() - point);
+            let sign = if negative { "-" } else { "" };
+            let int = if int.is_empty() { "0" } else { int };
+            let text = if frac.is_empty() { format!("{sign}{int}") } else { format!("{sign}{int}.{frac}") };
+            let doc = format!(r#"{{"a":1,"b":2,"c":{text},"d":4,"e":5}}"#);
+            let decoded = common::oracle::agree::<Numbers>(doc.as_bytes());
+            prop_assert!(decoded.is_ok(), "{doc}");
+        }
+    }
+}

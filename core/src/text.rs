@@ -397,12 +397,13 @@ const F64_POW10: [f64; 23] = [
 const F32_POW10: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
 
 /// The 128-bit significands of `5^q` for `q` in `-19..=19` (index `q + 19`),
-/// as `(high, low)` halves, normalised so the top bit is set: exact for `q >= 0`;
+/// as `[high, low]` halves, normalised so the top bit is set: exact for `q >= 0`;
 /// for `q < 0`, `floor(2^b / 5^-q) + 1` with `b = 127 + ceil(log2 5^-q)` (the
 /// table of Lemire, "Number Parsing at a Gigabyte per Second", 2021, section 7,
-/// computed here by long division at compile time).
-const POW5_128: [(u64, u64); 39] = {
-    let mut table = [(0u64, 0u64); 39];
+/// computed here by long division at compile time). A static: the JIT's twin
+/// of [`decimal_to_f64`] loads its entries by address.
+pub static POW5_128: [[u64; 2]; 39] = {
+    let mut table = [[0u64; 2]; 39];
     let mut q: i32 = -19;
     while q <= 19 {
         let mut p: u128 = 1;
@@ -431,7 +432,7 @@ const POW5_128: [(u64, u64); 39] = {
             }
             quotient + 1
         };
-        table[(q + 19) as usize] = ((value >> 64) as u64, value as u64);
+        table[(q + 19) as usize] = [(value >> 64) as u64, value as u64];
         q += 1;
     }
     table
@@ -452,7 +453,7 @@ pub fn decimal_to_f64(mantissa: u64, exponent: i32) -> Option<f64> {
     }
     let lz = mantissa.leading_zeros() as i32;
     let w = mantissa << lz;
-    let (table_hi, table_lo) = POW5_128[(exponent + 19) as usize];
+    let [table_hi, table_lo] = POW5_128[(exponent + 19) as usize];
     let first = u128::from(w) * u128::from(table_hi);
     let (mut lo, mut hi) = (first as u64, (first >> 64) as u64);
     // Only the top 55 bits matter; refine when the bits below them are all ones.

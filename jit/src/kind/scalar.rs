@@ -431,11 +431,15 @@ impl FnTranslator<'_, '_> {
             self.b.ins().brif(fast, compute, &[], text, &[]);
         } else {
             // Up to 19 digits and no exponent, beyond Clinger's bounds:
-            // Eisel–Lemire on the significand already in a register
-            // (`jitson_core::text::decimal_to_f64`), no second pass over the text.
-            let exact = self.b.create_block();
+            // Eisel–Lemire on the significand already in a register, no second
+            // pass over the text: in IR for the common case, else the helper
+            // (`jitson_core::text::decimal_to_f64`).
+            let (exact, call) = (self.b.create_block(), self.b.create_block());
             self.b.ins().brif(fast, compute, &[], exact, &[]);
             self.b.switch_to_block(exact);
+            self.emit_eisel_lemire(m, f, neg, dst, cont, call);
+            self.b.switch_to_block(call);
+            self.b.set_cold_block(call);
             let ok = self
                 .call_addr(
                     helpers::decimal_f64 as *const () as usize,
@@ -492,6 +496,83 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(slow);
         self.emit_interpret(layout, dst, start, cont, unwind);
         self.b.switch_to_block(cont);
+    }
+
+    /// The IR twin of `jitson_core::text::decimal_to_f64` for its common case:
+    /// `±m × 10^-f` (`m` the significand, `f` the fraction digits, `neg` an
+    /// i8) correctly rounded into the f64 at `dst`, then to `done`. To `slow`
+    /// (the helper, which decides exactly) where that function does more than
+    /// one product: `m == 0`, `f` outside `5..=19` (ties can occur only for
+    /// exponents in `-4..=23`; the table spans `-19..=19`), or a first product
+    /// whose bits below the kept 55 are all ones.
+    fn emit_eisel_lemire(
+        &mut self,
+        m: Value,
+        f: Value,
+        neg: Value,
+        dst: Value,
+        done: Block,
+        slow: Block,
+    ) {
+        // f - 5 > 14 (unsigned) also catches a negative f.
+        let f5 = self.b.ins().iadd_imm_s(f, -5);
+        let out = self.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThan, f5, 14);
+        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, m, 0);
+        let other = self.b.ins().bor(out, zero);
+        let product = self.b.create_block();
+        self.b.ins().brif(other, slow, &[], product, &[]);
+
+        self.b.switch_to_block(product);
+        let lz = self.b.ins().clz(m);
+        let w = self.b.ins().ishl(m, lz);
+        // The entry of 5^-f: index 19 - f, 16 bytes each, its high half first.
+        let table = self.const_ptr(jitson_core::text::POW5_128.as_ptr());
+        let last = self.b.ins().iadd_imm_s(table, 19 * 16);
+        let back = self.b.ins().ishl_imm_u(f, 4);
+        let at = self.b.ins().isub(last, back);
+        let pow5 = self
+            .b
+            .ins()
+            .load(types::I64, state_flags().with_readonly(), at, 0);
+        let hi = self.b.ins().umulhi(w, pow5);
+        let low9 = self.b.ins().band_imm_s(hi, 0x1ff);
+        let refine = self.b.ins().icmp_imm_s(IntCC::Equal, low9, 0x1ff);
+        let round = self.b.create_block();
+        self.b.ins().brif(refine, slow, &[], round, &[]);
+
+        // The top 54 bits of the product, rounded half up to 53 (no ties
+        // here), and the biased exponent: floor(log2(10^-f)) + 63 is
+        // (217706 × -f) >> 16 (exact in this range), plus the product's top
+        // bit, less the significand's shift, plus 1023.
+        self.b.switch_to_block(round);
+        let upper = self.b.ins().ushr_imm_u(hi, 63);
+        let shift = self.b.ins().iadd_imm_s(upper, 9);
+        let sig = self.b.ins().ushr(hi, shift);
+        let minus_f = self.b.ins().ineg(f);
+        let log2 = self.b.ins().imul_imm_s(minus_f, 217_706);
+        let log2 = self.b.ins().sshr_imm_u(log2, 16);
+        let biased = self.b.ins().iadd_imm_s(log2, 63 + 1023);
+        let biased = self.b.ins().iadd(biased, upper);
+        let biased = self.b.ins().isub(biased, lz);
+        let odd = self.b.ins().band_imm_s(sig, 1);
+        let sig = self.b.ins().iadd(sig, odd);
+        let sig = self.b.ins().ushr_imm_u(sig, 1);
+        // Rounding up to 2^53 carries into the exponent.
+        let carry = self.b.ins().ushr_imm_u(sig, 53);
+        let sig = self.b.ins().ushr(sig, carry);
+        let biased = self.b.ins().iadd(biased, carry);
+        let sig = self.b.ins().band_imm_s(sig, !(1i64 << 52));
+        let exp = self.b.ins().ishl_imm_u(biased, 52);
+        let bits = self.b.ins().bor(sig, exp);
+        let neg64 = self.b.ins().uextend(types::I64, neg);
+        let sign = self.b.ins().ishl_imm_u(neg64, 63);
+        let bits = self.b.ins().bor(bits, sign);
+        let v = self
+            .b
+            .ins()
+            .bitcast(types::F64, cranelift_codegen::ir::MemFlagsData::new(), bits);
+        self.b.ins().store(state_flags(), v, dst, 0);
+        self.b.ins().jump(done, &[]);
     }
 
     /// Continues only if `c != ch`; otherwise jumps to `other`.
