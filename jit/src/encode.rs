@@ -61,7 +61,7 @@ use cranelift_codegen::ir::{
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
-use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
+use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module};
 use jitson_core::error::{Error, ErrorCode, PathSegment};
 use jitson_core::layout::{Field, Kind, LayoutId, TypeLayout};
@@ -645,15 +645,15 @@ pub(crate) const MAP_STATE: i32 = std::mem::offset_of!(MapContext, state) as i32
 pub(crate) const MAP_COUNT: i32 = std::mem::offset_of!(MapContext, count) as i32;
 
 /// The ISA and an empty module for generated code that writes output (a
-/// layout's encoder, a row writer): optimised for speed, in one arena of
-/// [`crate::CODE_RESERVE`] so its calls stay within reach.
+/// layout's encoder, a row writer): optimised for speed, its pages from the
+/// process's code region ([`crate::memory`]) like every module's.
 pub(crate) fn output_module()
 -> Result<(cranelift_codegen::isa::OwnedTargetIsa, JITModule), CompileError> {
     let isa = crate::build_isa("speed")?;
     let mut jit_builder =
         JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names());
     jit_builder.memory_provider(Box::new(
-        ArenaMemoryProvider::new_with_size(crate::CODE_RESERVE)
+        crate::memory::RegionMemory::new()
             .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?,
     ));
     Ok((isa, JITModule::new(jit_builder)))

@@ -68,6 +68,7 @@
 mod encode;
 mod helpers;
 mod kind;
+pub mod memory;
 mod parallel;
 mod rows;
 mod translate;
@@ -80,7 +81,7 @@ use cranelift_codegen::ir::{AbiParam, Signature, types};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::{Context, isa::OwnedTargetIsa};
 use cranelift_frontend::FunctionBuilderContext;
-use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITMemoryProvider, JITModule};
+use cranelift_jit::{JITBuilder, JITMemoryProvider, JITModule};
 use cranelift_module::{FuncId, Linkage, Module};
 use jitson_core::layout::{Kind, LayoutId, TypeLayout};
 
@@ -365,25 +366,12 @@ fn lowered_children(
     }
 }
 
-/// Address space reserved for one module's code and data, in bytes.
-///
-/// The functions of a module call each other with 32-bit PC-relative calls
-/// (Cranelift's colocated calls), so all of a module must lie within ±2 GiB of
-/// itself. Cranelift's default `SystemMemoryProvider` maps each chunk wherever the
-/// OS puts it, which breaks that as soon as other mappings come between two chunks
-/// (found by fuzzing under AddressSanitizer: a relocation overflow panic inside
-/// `finalize_definitions`). One `ArenaMemoryProvider` reservation per module keeps
-/// it contiguous. Reserved with `PROT_NONE`, so unused space costs address space
-/// only; the largest module measured (the whole twitter model) is 195 KB of code.
-/// A module that outgrows it fails to compile and is decoded by the interpreter.
-pub const CODE_RESERVE: usize = 16 << 20;
-
 /// Asks the OS for one page, writable and then executable, as the default memory
 /// provider will. Hardened systems (SELinux `execmem`, PaX MPROTECT, systemd
 /// `MemoryDenyWriteExecute=`, Linux's `PR_SET_MDWE`) refuse the second step.
-/// Checked here because `ArenaMemoryProvider` panics, rather than returning an
-/// error, when that step fails (`compile` would catch the panic, but the panic
-/// hook would still print it).
+/// Checked here, once per process, so that a refusal is reported as such before
+/// any compile (the code region's provider, `memory::RegionMemory`, would meet
+/// it only when a module is finalized, after all of its code was generated).
 fn executable_memory_allowed() -> Result<(), CompileError> {
     let refused = |e: region::Error| CompileError::ExecutableMemory(e.to_string());
     let mut page =
@@ -589,7 +577,7 @@ fn build_module(
     let provider: Box<dyn JITMemoryProvider + Send> = match memory_provider {
         Some(provider) => provider,
         None => Box::new(
-            ArenaMemoryProvider::new_with_size(CODE_RESERVE)
+            memory::RegionMemory::new()
                 .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?,
         ),
     };

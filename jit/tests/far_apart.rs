@@ -5,7 +5,7 @@
 //! module ended up more than 2 GiB apart and `finalize_definitions` panicked on
 //! the relocation (`TryFromIntError`), unwinding out of `jitson::from_slice`.
 //!
-//! Now every module is reserved in one arena (`CODE_RESERVE`), and `compile` turns
+//! Now all generated code lives in one reservation (`jitson_jit::memory`), and `compile` turns
 //! any panic inside Cranelift into a `CompileError`, so the facade falls back to
 //! the interpreter. This test recreates the scattering deterministically with a
 //! provider that places every chunk 4 GiB after the previous one.
@@ -142,7 +142,7 @@ fn an_exhausted_reservation_is_a_compile_error() {
 }
 
 #[test]
-fn the_default_arena_compiles_and_runs() {
+fn the_code_region_compiles_and_runs() {
     let compiled = compile(
         <TwoFunctions as jitson_core::HasLayout>::LAYOUT,
         CompileOptions::default(),
