@@ -173,6 +173,7 @@ pub use stream::{
 use jitson_core::error::ErrorCode;
 use jitson_core::layout::{self as layout_model, TypeLayout};
 
+mod counts;
 mod encode;
 mod jit;
 mod stream;
@@ -580,11 +581,11 @@ impl<T> Decoder<T> {
         if let Engine::Jit(compiled) = engine {
             // A root the JIT hands to the interpreter whole runs no compiled
             // code of its own: the interpreter's decode.
-            if jit::root_interpreted(compiled) {
-                STATS.interpreter_decodes.fetch_add(1, Ordering::Relaxed);
+            counts::count(if jit::root_interpreted(compiled) {
+                counts::Count::Interpreter
             } else {
-                STATS.jit_decodes.fetch_add(1, Ordering::Relaxed);
-            }
+                counts::Count::Jit
+            });
             let mut out_of_stack = false;
             // SAFETY: `compiled` was compiled for `T::LAYOUT`, and `dst` is room for a T.
             match unsafe { jit::run(compiled, input, self.depth_limit(), validate_utf8, dst) } {
@@ -622,7 +623,7 @@ impl<T> Decoder<T> {
             });
         }
         debug_assert_eq!(engine.name(), "interpreter");
-        STATS.interpreter_decodes.fetch_add(1, Ordering::Relaxed);
+        counts::count(counts::Count::Interpreter);
         // The first decode of a type waiting for its compile records the key
         // orders it sees; dropping the learner (after this decode, however it
         // ends) queues the compile with them.
@@ -758,9 +759,7 @@ fn prepare(root: &'static TypeLayout) {
 }
 
 struct Counters {
-    interpreter_decodes: AtomicU64,
     tiered_decodes: AtomicU64,
-    jit_decodes: AtomicU64,
     fallback_env: AtomicU64,
     fallback_unavailable: AtomicU64,
     fallback_compile: AtomicU64,
@@ -784,9 +783,7 @@ impl Counters {
 }
 
 static STATS: Counters = Counters {
-    interpreter_decodes: AtomicU64::new(0),
     tiered_decodes: AtomicU64::new(0),
-    jit_decodes: AtomicU64::new(0),
     fallback_env: AtomicU64::new(0),
     fallback_unavailable: AtomicU64::new(0),
     fallback_compile: AtomicU64::new(0),
@@ -888,9 +885,10 @@ pub fn stats() -> Stats {
             (n > 0).then(|| (why.unwrap_or("unknown").to_owned(), n))
         })
         .collect();
+    let decodes = counts::totals();
     Stats {
-        interpreter_decodes: STATS.interpreter_decodes.load(Ordering::Relaxed),
-        jit_decodes: STATS.jit_decodes.load(Ordering::Relaxed),
+        interpreter_decodes: decodes[counts::Count::Interpreter as usize],
+        jit_decodes: decodes[counts::Count::Jit as usize],
         layouts_prepared: prepared()
             .lock()
             .map_or_else(|p| p.into_inner().len(), |s| s.len()) as u64,

@@ -10,6 +10,8 @@
 //! webhook decodes only); `JITSON_DISABLE_JIT=1`
 //! profiles the interpreter. Every decode waits for the optimising tier
 //! (`Tiering::Wait`), so no sample lands in a compile after the first.
+//! `PROFILE_THREADS=N` runs the decode loop on N threads at once (the output
+//! counts them together).
 //!
 //! A third argument `encode` profiles encoding instead: the data set's values
 //! (decoded once) encoded into a reused buffer, on the backend
@@ -27,19 +29,40 @@ use jitson_benches::everyday::{FeatureCollection, GeoJson, Package};
 use jitson_benches::models::{canada::Canada, citm::CitmCatalog, twitter::Twitter};
 use jitson_benches::seed::{Account, Order, User};
 
-/// Decodes each of `docs` in turn for `seconds`; prints decodes per second.
+/// Decodes each of `docs` in turn for `seconds`, on `PROFILE_THREADS` threads
+/// at once (default 1); prints decodes per second and throughput, all threads
+/// together.
 fn spin<T: Decode>(docs: &[Vec<u8>], seconds: f64) {
+    let threads: usize = std::env::var("PROFILE_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
     let decoder = Decoder::<T>::new().tiering(Tiering::Wait);
+    // Compiled before the clock starts, so no thread times a compile.
+    decoder.warm_up().expect("warms up");
     let end = Instant::now() + Duration::from_secs_f64(seconds);
-    let (mut decodes, mut bytes) = (0u64, 0usize);
     let start = Instant::now();
-    while Instant::now() < end {
-        for doc in docs {
-            std::hint::black_box(decoder.decode_slice(doc).expect("decodes"));
-            bytes += doc.len();
-        }
-        decodes += docs.len() as u64;
-    }
+    let (decodes, bytes) = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let (mut decodes, mut bytes) = (0u64, 0usize);
+                    while Instant::now() < end {
+                        for doc in docs {
+                            std::hint::black_box(decoder.decode_slice(doc).expect("decodes"));
+                            bytes += doc.len();
+                        }
+                        decodes += docs.len() as u64;
+                    }
+                    (decodes, bytes)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("a decode thread"))
+            .fold((0, 0), |(d, b), (d2, b2)| (d + d2, b + b2))
+    });
     let secs = start.elapsed().as_secs_f64();
     println!(
         "{decodes} decodes, {:.0} ns/op, {:.0} MB/s",
