@@ -868,6 +868,11 @@ impl Stats {
 }
 
 /// A snapshot of the process-wide [`Stats`].
+///
+/// Decode counts are kept per thread, so counting costs a decode no locked
+/// instruction: they include every decode of the calling thread, and another
+/// thread's once something orders it before this call (joining that thread,
+/// a message from it).
 pub fn stats() -> Stats {
     let cache = jit::cache_stats();
     let encoders = jit::encoder_stats();
