@@ -15,19 +15,50 @@ use jitson_core::layout::{BorrowedStrLayout, StringLayout, TypeLayout};
 use crate::helpers;
 use crate::translate::{FnTranslator, PTR, STATE_VALIDATE, input_flags, offset_of, state_flags};
 
+/// The three splatted bytes [`vector_specials`] compares against: `"`, `\\`
+/// and 0x1f (the largest control byte). Made once before a loop, so the loop
+/// does not rebuild them per vector (at `opt_level=none` nothing hoists them).
+pub(crate) struct SpecialSplats {
+    quotes: Value,
+    backslashes: Value,
+    last_control: Value,
+}
+
+impl SpecialSplats {
+    pub(crate) fn new(b: &mut cranelift_frontend::FunctionBuilder<'_>) -> SpecialSplats {
+        let mut splat = |byte: u8| {
+            let x = b.ins().iconst(types::I8, i64::from(byte));
+            b.ins().splat(types::I8X16, x)
+        };
+        SpecialSplats {
+            quotes: splat(b'"'),
+            backslashes: splat(b'\\'),
+            last_control: splat(0x1f),
+        }
+    }
+}
+
 /// One bit per byte of the 16-byte vector `v` (an `I8X16`) that a JSON
 /// string cannot hold as it is: `"`, `\\` or a control byte (an `I32`, bit
 /// `i` for byte `i`). The decoder's scan and the Arrow writer's short texts
 /// share it.
 pub(crate) fn vector_specials(b: &mut cranelift_frontend::FunctionBuilder<'_>, v: Value) -> Value {
-    let mut splat = |byte: u8| {
-        let x = b.ins().iconst(types::I8, i64::from(byte));
-        b.ins().splat(types::I8X16, x)
-    };
-    let (quotes, backslashes, controls) = (splat(b'"'), splat(b'\\'), splat(0x20));
-    let q = b.ins().icmp(IntCC::Equal, v, quotes);
-    let s = b.ins().icmp(IntCC::Equal, v, backslashes);
-    let c = b.ins().icmp(IntCC::UnsignedLessThan, v, controls);
+    let splats = SpecialSplats::new(b);
+    vector_specials_with(b, v, &splats)
+}
+
+/// [`vector_specials`] with the splats made beforehand.
+pub(crate) fn vector_specials_with(
+    b: &mut cranelift_frontend::FunctionBuilder<'_>,
+    v: Value,
+    splats: &SpecialSplats,
+) -> Value {
+    let q = b.ins().icmp(IntCC::Equal, v, splats.quotes);
+    let s = b.ins().icmp(IntCC::Equal, v, splats.backslashes);
+    // A byte is a control byte iff its maximum with 0x1f is 0x1f: two
+    // instructions, where an unsigned less-than takes four on x86-64.
+    let top = b.ins().umax(v, splats.last_control);
+    let c = b.ins().icmp(IntCC::Equal, top, splats.last_control);
     let any = b.ins().bor(q, s);
     let any = b.ins().bor(any, c);
     b.ins().vhigh_bits(types::I32, any)
@@ -190,6 +221,7 @@ impl FnTranslator<'_, '_> {
             self.b.create_block(),
             self.b.create_block(),
         );
+        let splats = SpecialSplats::new(&mut self.b);
         self.b.ins().jump(head, &[]);
 
         self.b.switch_to_block(head);
@@ -204,7 +236,7 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(body);
         let addr = self.b.ins().iadd(self.input, p);
         let v = self.b.ins().load(types::I8X16, input_flags(), addr, 0);
-        let specials = vector_specials(&mut self.b, v);
+        let specials = vector_specials_with(&mut self.b, v, &splats);
         let non_ascii = self.b.ins().vhigh_bits(types::I32, v);
         self.b.ins().brif(specials, hit, &[], next, &[]);
 
