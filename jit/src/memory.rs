@@ -37,7 +37,8 @@ use cranelift_module::{ModuleError, ModuleResult};
 /// Address space reserved for all generated code of the process, in bytes:
 /// `PROT_NONE` until a module takes pages of it, so unused space costs address
 /// space only. The whole twitter model is 195 KB of code; a compile that finds
-/// the range full fails, and its type is decoded by the interpreter.
+/// the range full, or runs where the OS refused the reservation (a small
+/// `ulimit -v`), fails, and its type is decoded by the interpreter.
 pub const REGION_RESERVE: usize = 1 << 30;
 
 /// The process's range of code pages and the first page not yet taken.
