@@ -866,20 +866,24 @@ cfg_jit! {
         compiled: AtomicU64,
         nanos: AtomicU64,
         switches: AtomicU64,
+        code_bytes: AtomicU64,
     }
 
     static ENCODER_STATS: EncoderStats = EncoderStats {
         compiled: AtomicU64::new(0),
         nanos: AtomicU64::new(0),
         switches: AtomicU64::new(0),
+        code_bytes: AtomicU64::new(0),
     };
 
-    /// `stats()`'s encoder figures: compiles, their time, background switches.
-    pub(crate) fn encoder_stats() -> (u64, std::time::Duration, u64) {
+    /// `stats()`'s encoder figures: compiles, their time, background switches,
+    /// machine code bytes.
+    pub(crate) fn encoder_stats() -> (u64, std::time::Duration, u64, u64) {
         (
             ENCODER_STATS.compiled.load(Ordering::Relaxed),
             std::time::Duration::from_nanos(ENCODER_STATS.nanos.load(Ordering::Relaxed)),
             ENCODER_STATS.switches.load(Ordering::Relaxed),
+            ENCODER_STATS.code_bytes.load(Ordering::Relaxed),
         )
     }
 
@@ -924,8 +928,11 @@ cfg_jit! {
                 let compiled = jitson_jit::compile_encoder(layout, options)
                     .map(|c| &*Box::leak(Box::new(c)))
                     .map_err(|e| e.to_string());
-                if compiled.is_ok() {
+                if let Ok(compiled) = compiled {
                     ENCODER_STATS.compiled.fetch_add(1, Ordering::Relaxed);
+                    ENCODER_STATS
+                        .code_bytes
+                        .fetch_add(compiled.code_bytes as u64, Ordering::Relaxed);
                     let nanos = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
                     ENCODER_STATS.nanos.fetch_add(nanos, Ordering::Relaxed);
                     if background {
@@ -1042,8 +1049,8 @@ cfg_no_jit! {
         CacheStats::default()
     }
 
-    pub(crate) fn encoder_stats() -> (u64, std::time::Duration, u64) {
-        (0, std::time::Duration::ZERO, 0)
+    pub(crate) fn encoder_stats() -> (u64, std::time::Duration, u64, u64) {
+        (0, std::time::Duration::ZERO, 0, 0)
     }
 
     pub(crate) fn compiled_or_queue(_layout: &'static TypeLayout, _len: usize) -> Tier {

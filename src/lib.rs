@@ -809,7 +809,8 @@ pub struct Stats {
     /// Time spent compiling, in total and for the slowest root layout.
     pub compile_time_total: std::time::Duration,
     pub compile_time_max: std::time::Duration,
-    /// Machine code generated, in bytes.
+    /// Machine code generated for decoders, in bytes (encoders:
+    /// `encoder_code_bytes`).
     pub code_bytes: u64,
     /// [`Backend::Auto`] decodes that ran on the interpreter, per reason:
     /// `JITSON_DISABLE_JIT`, the JIT unavailable (not built, executable memory
@@ -858,6 +859,8 @@ pub struct Stats {
     pub encoders_compiled: u64,
     pub encoder_compile_time: std::time::Duration,
     pub encoder_tier_switches: u64,
+    /// Machine code generated for encoders, in bytes.
+    pub encoder_code_bytes: u64,
 }
 
 impl Stats {
@@ -917,6 +920,7 @@ pub fn stats() -> Stats {
         encoders_compiled: encoders.0,
         encoder_compile_time: encoders.1,
         encoder_tier_switches: encoders.2,
+        encoder_code_bytes: encoders.3,
     }
 }
 

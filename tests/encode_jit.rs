@@ -1106,6 +1106,7 @@ fn stats_count_encoder_compiles() {
     // Other tests compile encoders in parallel: at least this one, once.
     assert!(after.encoders_compiled > before.encoders_compiled);
     assert!(after.encoder_compile_time > before.encoder_compile_time);
+    assert!(after.encoder_code_bytes > before.encoder_code_bytes);
 }
 
 #[derive(jitson::Encode, Serialize, Debug)]

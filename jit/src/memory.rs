@@ -36,10 +36,15 @@ use cranelift_module::{ModuleError, ModuleResult};
 
 /// Address space reserved for all generated code of the process, in bytes:
 /// `PROT_NONE` until a module takes pages of it, so unused space costs address
-/// space only. The whole twitter model is 195 KB of code; a compile that finds
-/// the range full, or runs where the OS refused the reservation (a small
-/// `ulimit -v`), fails, and its type is decoded by the interpreter.
+/// space only. The whole twitter model is 195 KB of code (a module of a
+/// ten-field struct, about 5 KB). Where the OS refuses that much (a process
+/// under `ulimit -v`), half is asked for, and so on down to [`REGION_MIN`]. A
+/// compile that finds the range full, or no range at all, fails, and its type
+/// is decoded by the interpreter.
 pub const REGION_RESERVE: usize = 1 << 30;
+
+/// The smallest code region asked for, in bytes (see [`REGION_RESERVE`]).
+pub const REGION_MIN: usize = 16 << 20;
 
 /// The process's range of code pages and the first page not yet taken.
 struct Region {
@@ -52,8 +57,14 @@ fn region() -> io::Result<&'static Region> {
     static REGION: OnceLock<Result<Region, String>> = OnceLock::new();
     REGION
         .get_or_init(|| {
-            let reservation = region::alloc(REGION_RESERVE, region::Protection::NONE)
-                .map_err(|e| format!("reserving the code region: {e}"))?;
+            let mut size = REGION_RESERVE;
+            let reservation = loop {
+                match region::alloc(size, region::Protection::NONE) {
+                    Ok(reservation) => break reservation,
+                    Err(_) if size / 2 >= REGION_MIN => size /= 2,
+                    Err(e) => return Err(format!("reserving the code region: {e}")),
+                }
+            };
             let start = reservation.as_ptr::<u8>() as usize;
             let end = start + reservation.len();
             // Code in the region may run until the process exits: never unmapped.
