@@ -277,6 +277,28 @@ fn anyhow_error(message: &str) -> anyhow::Error {
 mod tests {
     use super::*;
 
+    /// A region hands out its pages in order, grows a segment in place only at
+    /// its first free page, and refuses what would pass its end (the "full"
+    /// answer a compile turns into an error). Arithmetic only: no pages are
+    /// touched.
+    #[test]
+    fn a_region_refuses_what_passes_its_end() {
+        let page = 4096;
+        let region = Region {
+            end: 0x10_0000 + 4 * page,
+            next: AtomicUsize::new(0x10_0000),
+        };
+        assert_eq!(region.take(page), Some(0x10_0000));
+        assert_eq!(region.take(2 * page), Some(0x10_0000 + page));
+        // Not the first free page: no growth in place.
+        assert!(!region.take_at(0x10_0000 + page, page));
+        assert!(region.take_at(0x10_0000 + 3 * page, page));
+        assert_eq!(region.take(page), None, "full");
+        assert!(!region.take_at(0x10_0000 + 4 * page, page), "full");
+        assert!(!region.take_at(usize::MAX - 10, page), "no overflow");
+        assert_eq!(region.take(usize::MAX), None, "no overflow");
+    }
+
     /// Allocations of every use, size and alignment come out aligned, inside
     /// the region, writable until finalized, never overlapping, and a module's
     /// segments never share pages with another module's.
