@@ -16,8 +16,8 @@
 //! branches by low address bits, so hot branches at the same offset in two
 //! modules can share their predictions; that is our reading of the numbers
 //! (the VM they were measured on has no hardware counters to confirm it). In
-//! one range no two bytes of code share an address, and none share their low
-//! 30 bits.
+//! one range no two bytes of code share their address modulo the range's size
+//! (2^30 at the preferred [`REGION_RESERVE`], 2^24 at the least, [`REGION_MIN`]).
 //!
 //! A module's pages are its own: it writes them read-write while it compiles,
 //! and [`finalize`](JITMemoryProvider::finalize) makes its code pages
