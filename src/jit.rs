@@ -356,11 +356,13 @@ cfg_jit! {
         report(last.id, last.layout, u64::from(last.decodes), last.bytes, promote);
     }
 
+    #[inline]
     fn last() -> Option<Last> {
         // `try_with`: a decode may run from another thread-local's destructor.
         LAST.try_with(std::cell::Cell::get).ok().flatten()
     }
 
+    #[inline]
     fn set_last(last: Option<Last>) {
         let _ = LAST.try_with(|cell| cell.set(last));
     }
@@ -401,6 +403,30 @@ cfg_jit! {
     fn last_for(layout: &'static TypeLayout) -> Option<Last> {
         let last = last()?;
         (std::ptr::eq(last.layout, layout) || last.id == (layout.type_id)()).then_some(last)
+    }
+
+    /// The decode fast path: this thread's last decoder, if it decoded
+    /// `layout`'s type (in the optimising tier when `final_only`) and this
+    /// decode of `len` bytes is not the one that reports its counts; the decode
+    /// is then counted. `None`: ask [`compiled`] or [`compiled_or_queue`], which
+    /// look again and count it.
+    #[inline]
+    pub(crate) fn last_ready(
+        layout: &'static TypeLayout,
+        final_only: bool,
+        len: usize,
+    ) -> Option<&'static Compiled> {
+        let last = last_for(layout)?;
+        if final_only && !is_final(last.compiled) {
+            return None;
+        }
+        let decodes = last.decodes + 1;
+        let bytes = last.bytes.saturating_add(len as u64);
+        if decodes >= DRIFT_CHECK_EVERY || bytes >= FLUSH_BYTES {
+            return None;
+        }
+        set_last(Some(Last { decodes, bytes, ..last }));
+        Some(last.compiled)
     }
 
     /// The compiled decoder for `layout`, compiling it on the calling thread on
@@ -829,6 +855,7 @@ cfg_jit! {
 
     /// # Safety
     /// `compiled` was compiled for the type `dst` has room for.
+    #[inline]
     pub(crate) unsafe fn run(
         compiled: &Compiled,
         input: &[u8],
@@ -1051,6 +1078,10 @@ cfg_no_jit! {
 
     pub(crate) fn encoder_stats() -> (u64, std::time::Duration, u64, u64) {
         (0, std::time::Duration::ZERO, 0, 0)
+    }
+
+    pub(crate) fn last_ready(_layout: &'static TypeLayout, _final_only: bool, _len: usize) -> Option<&'static Compiled> {
+        None
     }
 
     pub(crate) fn compiled_or_queue(_layout: &'static TypeLayout, _len: usize) -> Tier {

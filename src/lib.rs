@@ -572,57 +572,57 @@ impl<T> Decoder<T> {
         T: HasLayout,
     {
         let len = prefix.unwrap_or(input.len());
+        // The path of a decode in a loop: the thread's last decoder is this
+        // type's, so no engine is chosen and no learner can exist.
+        if let Some(compiled) = self.last_compiled(len) {
+            return self.decode_compiled(compiled, input, validate_utf8, prefix);
+        }
+        self.decode_choosing(input, validate_utf8, prefix, len)
+    }
+
+    /// The thread's last decoder when it is this decoder's choice for `T` (the
+    /// compiled code `choose_engine` would pick, without a lookup), counting
+    /// this decode of `len` bytes; `None` when the choice needs
+    /// [`choose_engine`] (which then counts it).
+    #[inline]
+    fn last_compiled(&self, len: usize) -> Option<&'static jit::Compiled>
+    where
+        T: HasLayout,
+    {
+        let final_only = match (self.backend, self.tiering) {
+            (Backend::Interpreter, _) => return None,
+            (Backend::Auto, _) if jit_disabled_by_env() => return None,
+            (Backend::Auto, Tiering::Background) => false,
+            (_, Tiering::Wait) => true,
+            (Backend::Jit, Tiering::Background) => false,
+        };
+        jit::last_ready(T::LAYOUT, final_only, len)
+    }
+
+    /// [`decode_at_start`](Self::decode_at_start) after choosing the engine:
+    /// the first decode of a type on this thread, a type not compiled (yet),
+    /// the interpreter, or the decode that reports the thread's counts.
+    #[inline(never)]
+    fn decode_choosing(
+        &self,
+        input: &[u8],
+        validate_utf8: bool,
+        prefix: Option<usize>,
+        len: usize,
+    ) -> Result<(T, usize), Error>
+    where
+        T: HasLayout,
+    {
         let (engine, learner) = choose_engine(self.backend, self.tiering, T::LAYOUT, len)?;
+        if let Engine::Jit(compiled) = engine {
+            return self.decode_compiled(compiled, input, validate_utf8, prefix);
+        }
+        debug_assert_eq!(engine.name(), "interpreter");
         // Whatever this decode stashes and does not resume is gone when it returns
         // or unwinds; a decode run from a `Drop` inside another keeps its own.
         let _panics = jitson_core::panic::Scope::enter();
         let mut out = MaybeUninit::<T>::uninit();
         let dst: *mut u8 = out.as_mut_ptr().cast();
-        if let Engine::Jit(compiled) = engine {
-            // A root the JIT hands to the interpreter whole runs no compiled
-            // code of its own: the interpreter's decode.
-            counts::count(if jit::root_interpreted(compiled) {
-                counts::Count::Interpreter
-            } else {
-                counts::Count::Jit
-            });
-            let mut out_of_stack = false;
-            // SAFETY: `compiled` was compiled for `T::LAYOUT`, and `dst` is room for a T.
-            match unsafe { jit::run(compiled, input, self.depth_limit(), validate_utf8, dst) } {
-                Ok(end)
-                    if prefix.is_some()
-                        || jitson_core::text::skip_ws(input, end) == input.len() =>
-                {
-                    // SAFETY: the compiled decoder wrote a whole T.
-                    return Ok((unsafe { decoded(out) }, end));
-                }
-                Ok(_) => {
-                    // Trailing characters: the interpreter below reports them.
-                    // SAFETY: the decoder succeeded, so `out` holds a T, dropped
-                    // once; a panicking `Drop` is stashed and resumed below.
-                    jitson_core::panic::catch(|| unsafe { out.assume_init_drop() });
-                    jitson_core::panic::resume();
-                }
-                Err(failure) => {
-                    out_of_stack = failure.out_of_stack;
-                    jitson_core::panic::resume();
-                }
-            }
-            // The JIT only says that decoding failed; the interpreter, which it
-            // agrees with by construction, rebuilds the error with its path. Only a
-            // full stack is not the document's fault: from this shallower frame
-            // the interpreter may decode it.
-            let result = self.interpret(input, validate_utf8, dst, None, prefix.is_some());
-            debug_assert!(
-                result.is_err() || out_of_stack,
-                "the JIT rejected a document the interpreter accepts"
-            );
-            return result.map(|end| {
-                // SAFETY: the interpreter wrote a whole T.
-                (unsafe { decoded(out) }, end)
-            });
-        }
-        debug_assert_eq!(engine.name(), "interpreter");
         counts::count(counts::Count::Interpreter);
         // The first decode of a type waiting for its compile records the key
         // orders it sees; dropping the learner (after this decode, however it
@@ -637,6 +637,68 @@ impl<T> Decoder<T> {
         )?;
         // SAFETY: on success the interpreter has written a whole T.
         Ok((unsafe { decoded(out) }, end))
+    }
+
+    /// Decodes with `compiled`, the JIT's decoder for `T`; where it fails, the
+    /// interpreter decodes again to build the error (or, when only the stack ran
+    /// short, the value). Arguments as for
+    /// [`decode_at_start`](Self::decode_at_start).
+    #[inline]
+    fn decode_compiled(
+        &self,
+        compiled: &'static jit::Compiled,
+        input: &[u8],
+        validate_utf8: bool,
+        prefix: Option<usize>,
+    ) -> Result<(T, usize), Error>
+    where
+        T: HasLayout,
+    {
+        // As in `decode_choosing`.
+        let _panics = jitson_core::panic::Scope::enter();
+        let mut out = MaybeUninit::<T>::uninit();
+        let dst: *mut u8 = out.as_mut_ptr().cast();
+        // A root the JIT hands to the interpreter whole runs no compiled
+        // code of its own: the interpreter's decode.
+        counts::count(if jit::root_interpreted(compiled) {
+            counts::Count::Interpreter
+        } else {
+            counts::Count::Jit
+        });
+        let mut out_of_stack = false;
+        // SAFETY: `compiled` was compiled for `T::LAYOUT`, and `dst` is room for a T.
+        match unsafe { jit::run(compiled, input, self.depth_limit(), validate_utf8, dst) } {
+            Ok(end)
+                if prefix.is_some() || jitson_core::text::skip_ws(input, end) == input.len() =>
+            {
+                // SAFETY: the compiled decoder wrote a whole T.
+                return Ok((unsafe { decoded(out) }, end));
+            }
+            Ok(_) => {
+                // Trailing characters: the interpreter below reports them.
+                // SAFETY: the decoder succeeded, so `out` holds a T, dropped
+                // once; a panicking `Drop` is stashed and resumed below.
+                jitson_core::panic::catch(|| unsafe { out.assume_init_drop() });
+                jitson_core::panic::resume();
+            }
+            Err(failure) => {
+                out_of_stack = failure.out_of_stack;
+                jitson_core::panic::resume();
+            }
+        }
+        // The JIT only says that decoding failed; the interpreter, which it
+        // agrees with by construction, rebuilds the error with its path. Only a
+        // full stack is not the document's fault: from this shallower frame
+        // the interpreter may decode it.
+        let result = self.interpret(input, validate_utf8, dst, None, prefix.is_some());
+        debug_assert!(
+            result.is_err() || out_of_stack,
+            "the JIT rejected a document the interpreter accepts"
+        );
+        result.map(|end| {
+            // SAFETY: the interpreter wrote a whole T.
+            (unsafe { decoded(out) }, end)
+        })
     }
 
     /// Decodes with the interpreter into `dst` (room for a T): the whole input,

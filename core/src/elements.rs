@@ -109,6 +109,7 @@ pub struct Elements {
 }
 
 impl Default for Elements {
+    #[inline]
     fn default() -> Elements {
         Elements {
             top: std::ptr::null_mut(),
@@ -134,6 +135,7 @@ impl Elements {
     /// An empty stack for one decode. It takes the thread's cached chunks at its
     /// first push (a decode without vectors never touches the cache), and gives
     /// them back when the lease drops.
+    #[inline]
     pub fn lease() -> Leased {
         Leased(Elements::default())
     }
@@ -245,7 +247,23 @@ impl Elements {
     /// # Safety
     /// The stack holds exactly `n` such elements pushed since `mark`, and `out`
     /// is valid for writing `n * size` bytes and does not overlap the stack.
+    #[inline]
     pub unsafe fn finish(&mut self, mark: Mark, n: usize, size: usize, align: usize, out: *mut u8) {
+        if mark.chunk == self.current && n > 0 {
+            // The common case: the vector never left its chunk (a null mark
+            // means the first chunk, which is current).
+            let from = if mark.top.is_null() {
+                self.chunks[0].start
+            } else {
+                mark.top
+            };
+            // SAFETY: the `n` elements lie contiguously from the first aligned
+            // slot at the mark (each push aligns, and sizes are multiples of
+            // their alignment); `out` has room for them.
+            unsafe { std::ptr::copy_nonoverlapping(align_up(from, align), out, n * size) };
+            self.pop(mark);
+            return;
+        }
         let mut written = 0;
         self.for_each_segment(mark, n, size, align, |from, count| {
             // SAFETY: `from` holds `count` initialised elements (the segments
@@ -414,10 +432,19 @@ impl std::ops::DerefMut for Leased {
 }
 
 impl Drop for Leased {
+    #[inline]
     fn drop(&mut self) {
-        if self.0.chunks.is_empty() {
-            return;
+        // A decode that pushed nothing never took the cache.
+        if !self.0.chunks.is_empty() {
+            self.give_back();
         }
+    }
+}
+
+impl Leased {
+    /// Returns the chunks to the thread's cache, emptied.
+    #[inline(never)]
+    fn give_back(&mut self) {
         let mut elements = std::mem::take(&mut self.0);
         elements.reset();
         // Whichever of two stacks (this one, one put back by a decode nested in

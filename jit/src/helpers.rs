@@ -59,6 +59,7 @@ pub struct JitState {
 impl JitState {
     /// State for decoding `input` from its start, with the stack limit measured
     /// from the caller's frame.
+    #[inline]
     pub fn new(input: &[u8], max_depth: u32, validate_utf8: bool) -> JitState {
         JitState {
             input: input.as_ptr(),

@@ -153,6 +153,7 @@ impl Compiled {
     /// # Safety
     /// `state` describes a live input slice; `dst` is aligned, uninitialised room
     /// for the root type this was compiled for.
+    #[inline]
     pub unsafe fn call(&self, state: &mut JitState, dst: *mut u8) -> bool {
         // SAFETY: the function was compiled for this root layout and keeps the ABI
         // in the crate docs; the caller guarantees `state` and `dst`.
