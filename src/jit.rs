@@ -456,6 +456,7 @@ cfg_jit! {
     }
 
     /// Whether `compiled` is the optimising tier, or a forced lowering's.
+    #[inline]
     fn is_final(compiled: &Compiled) -> bool {
         forced_lowering().is_some() || compiled.structs == StructLowering::Unrolled
     }

@@ -121,8 +121,8 @@ impl Default for Elements {
 }
 
 thread_local! {
-    /// The stack the thread's last decode used, with its chunks, for the next.
-    static CACHED: Cell<Option<Elements>> = const { Cell::new(None) };
+    /// The chunks of the thread's last decode's stack, emptied, for the next.
+    static CACHED: Cell<Vec<Chunk>> = const { Cell::new(Vec::new()) };
 }
 
 /// `addr` rounded up to a multiple of `align` (a power of two).
@@ -172,8 +172,8 @@ impl Elements {
             // (none if another decode on this thread holds them, or the thread
             // is exiting). Nothing is pushed yet, so `top` stays null: marks
             // taken so far mean "before the first chunk", as they did.
-            if let Some(cached) = CACHED.try_with(Cell::take).ok().flatten() {
-                self.chunks = cached.chunks;
+            if let Ok(cached) = CACHED.try_with(Cell::take) {
+                self.chunks = cached;
             }
         }
         let index = if self.top.is_null() {
@@ -378,27 +378,6 @@ impl Elements {
             self.chunks[mark.chunk].end()
         };
     }
-
-    /// Empties the stack, keeping at most [`KEEP`] bytes of chunks.
-    fn reset(&mut self) {
-        let mut kept = 0usize;
-        let keep = self
-            .chunks
-            .iter()
-            .take_while(|c| {
-                kept += c.size;
-                kept <= KEEP
-            })
-            .count();
-        self.chunks.truncate(keep);
-        self.pop(Mark {
-            chunk: 0,
-            top: self
-                .chunks
-                .first()
-                .map_or(std::ptr::null_mut(), |c| c.start),
-        });
-    }
 }
 
 /// A leased [`Elements`]: dereferences to it, and gives it back to the thread's
@@ -445,17 +424,26 @@ impl Leased {
     /// Returns the chunks to the thread's cache, emptied.
     #[inline(never)]
     fn give_back(&mut self) {
-        let mut elements = std::mem::take(&mut self.0);
-        elements.reset();
-        // Whichever of two stacks (this one, one put back by a decode nested in
+        let mut chunks = std::mem::take(&mut self.0.chunks);
+        // Keep at most `KEEP` bytes of chunks.
+        let mut kept = 0usize;
+        let keep = chunks
+            .iter()
+            .take_while(|c| {
+                kept += c.size;
+                kept <= KEEP
+            })
+            .count();
+        chunks.truncate(keep);
+        // Whichever of two lists (this one, one put back by a decode nested in
         // this one) has more chunks stays; the other is freed.
-        let _ = CACHED.try_with(|cached| {
-            if let Some(other) = cached.take()
-                && other.chunks.len() > elements.chunks.len()
-            {
-                elements = other;
-            }
-            cached.set(Some(elements));
+        let _ = CACHED.try_with(move |cached| {
+            let other = cached.take();
+            cached.set(if other.len() > chunks.len() {
+                other
+            } else {
+                chunks
+            });
         });
     }
 }
