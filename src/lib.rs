@@ -613,7 +613,11 @@ impl<T> Decoder<T> {
     where
         T: HasLayout,
     {
-        let (engine, learner) = choose_engine(self.backend, self.tiering, T::LAYOUT, len)?;
+        let (engine, learner) = if self.backend == Backend::Interpreter {
+            (Engine::Interpreter, None)
+        } else {
+            choose_engine(self.backend, self.tiering, T::LAYOUT, len)?
+        };
         if let Engine::Jit(compiled) = engine {
             return self.decode_compiled(compiled, input, validate_utf8, prefix);
         }

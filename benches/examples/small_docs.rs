@@ -9,7 +9,11 @@
 //! Run: `cargo run --release -p jitson-benches --example small_docs -- [DATA] [ROUNDS]`
 //! where DATA is `user`, `order`, `account` (2,000 generated documents each),
 //! `package` or `geojson` (1,000 each), or omitted for all; ROUNDS defaults to
-//! 30.
+//! 30. `SMALL_DOCS_ONLY=jit`, `interpreter` or `serde_json` runs that contender
+//! alone (the others report 0), for counting its instructions where timings
+//! are too noisy to compare:
+//! `valgrind --tool=callgrind --smc-check=all-non-file` at two round counts,
+//! the difference over the extra rounds' decodes (5 × documents per round).
 
 use std::time::Instant;
 
@@ -44,9 +48,15 @@ fn race<T: Decode + DeserializeOwned>(name: &str, docs: &[Vec<u8>], rounds: usiz
             ))
         },
     ];
+    let only = std::env::var("SMALL_DOCS_ONLY").ok();
+    let names = ["jit", "interpreter", "serde_json"];
     let mut best = [f64::MAX; 3];
     for _ in 0..rounds {
-        for (decode, best) in decoders.iter().zip(&mut best) {
+        for ((decode, best), name) in decoders.iter().zip(&mut best).zip(names) {
+            if only.as_deref().is_some_and(|only| only != name) {
+                *best = 0.0;
+                continue;
+            }
             let start = Instant::now();
             for _ in 0..5 {
                 docs.iter().for_each(|doc| decode(doc));

@@ -51,6 +51,7 @@ pub fn has_room(limit: usize, reserve: usize) -> bool {
 /// may need beyond the red zone: values are built in stack temporaries on the way
 /// into place (an `Option`'s payload, a map's value), so twice the largest value
 /// the level holds, counted only when that is a sizeable part of the red zone.
+#[inline]
 pub fn level_reserve(layout: &TypeLayout) -> usize {
     let held = match &layout.kind {
         Kind::Map(m) => m.value.get().size + m.key.get().size,

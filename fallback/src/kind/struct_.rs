@@ -188,7 +188,10 @@ impl Parser<'_> {
             match self.end_map_member()? {
                 AfterMember::More => {}
                 AfterMember::End => {
-                    if let Some(e) = first_deferred(deferred) {
+                    // Nearly always empty: the cold call only when it is not.
+                    if !deferred.is_empty()
+                        && let Some(e) = first_deferred(deferred)
+                    {
                         return Err(e);
                     }
                     if let (Some(orders), Some(order)) = (self.key_orders.as_deref_mut(), order) {
