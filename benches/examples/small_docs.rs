@@ -8,7 +8,8 @@
 //!
 //! Run: `cargo run --release -p jitson-benches --example small_docs -- [DATA] [ROUNDS]`
 //! where DATA is `user`, `order`, `account` (2,000 generated documents each),
-//! `package` or `geojson` (1,000 each), or omitted for all; ROUNDS defaults to
+//! `package`, `geojson`, `tagged` (GeoJSON with tagged enums) or `webhook`
+//! (1,000 each), or omitted for all; ROUNDS defaults to
 //! 30. `SMALL_DOCS_ONLY=jit`, `interpreter` or `serde_json` runs that contender
 //! alone (the others report 0), for counting its instructions where timings
 //! are too noisy to compare:
@@ -19,7 +20,7 @@ use std::time::Instant;
 
 use jitson::{Backend, Decode, Decoder, Tiering};
 use jitson_benches::documents;
-use jitson_benches::everyday::{FeatureCollection, Package};
+use jitson_benches::everyday::{FeatureCollection, GeoJson, Package, Webhook};
 use jitson_benches::seed::{Account, Order, User};
 use serde::de::DeserializeOwned;
 
@@ -94,5 +95,11 @@ fn main() {
     if wanted("geojson") {
         let docs = documents(1000, 7, FeatureCollection::generate);
         race::<FeatureCollection>("geojson", &docs, rounds);
+    }
+    if wanted("tagged") {
+        race::<GeoJson>("tagged", &documents(1000, 8, GeoJson::generate), rounds);
+    }
+    if wanted("webhook") {
+        race::<Webhook>("webhook", &documents(1000, 9, Webhook::generate), rounds);
     }
 }

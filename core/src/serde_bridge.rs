@@ -143,7 +143,13 @@ fn build_value(text: &[u8]) -> Result<serde_json::Value, String> {
             text::StrText::Borrowed { start, end } => &text[start..end],
             text::StrText::Scratch => &scratch[..],
         };
-        Ok((String::from_utf8_lossy(bytes).into_owned(), end))
+        // The text was validated before it got here, so the lossy conversion
+        // (which walks it in chunks) is only the fallback of the plain check.
+        let owned = match core::str::from_utf8(bytes) {
+            Ok(s) => s.to_owned(),
+            Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+        };
+        Ok((owned, end))
     };
     let mut stack: Vec<Open> = Vec::new();
     let mut pos = 0;

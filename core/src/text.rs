@@ -177,9 +177,18 @@ impl Int128 for i128 {
 /// 38 always fit), where `str::parse` does a checked `u128` multiply per digit.
 fn u128_from_digits(digits: &[u8]) -> Option<u128> {
     const TEN_19: u128 = 10_000_000_000_000_000_000;
+    // At most 19 digits: whole words of eight (SWAR), then the rest one by one.
     let chunk = |part: &[u8]| {
-        part.iter()
-            .fold(0u64, |acc, &d| acc * 10 + u64::from(d.wrapping_sub(b'0')))
+        let mut words = part.chunks_exact(8);
+        let mut acc = 0u64;
+        for word in &mut words {
+            let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+            acc = acc * 100_000_000 + combine_eight_digits(w.wrapping_sub(0x3030_3030_3030_3030));
+        }
+        words
+            .remainder()
+            .iter()
+            .fold(acc, |acc, &d| acc * 10 + u64::from(d.wrapping_sub(b'0')))
     };
     if digits.len() > 39 {
         return None;
@@ -195,6 +204,22 @@ fn u128_from_digits(digits: &[u8]) -> Option<u128> {
         };
     }
     Some(value)
+}
+
+/// The position of the first byte at or after `pos` that is not an ASCII
+/// digit (or the input's length): eight bytes at a time while eight remain.
+#[inline]
+pub fn digits_end(input: &[u8], mut pos: usize) -> usize {
+    while let Some((k, _)) = digit_word(input, pos) {
+        pos += k;
+        if k < 8 {
+            return pos;
+        }
+    }
+    while input.get(pos).is_some_and(u8::is_ascii_digit) {
+        pos += 1;
+    }
+    pos
 }
 
 /// Scans the number starting at `pos` (which holds `-` or a digit).
@@ -1064,6 +1089,39 @@ mod tests {
                             assert_eq!(skip_ws(&input, pos), expected, "{input:?} from {pos}");
                             checked += 1;
                         }
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000);
+    }
+
+    /// `digits_end` against a byte loop: runs of 0 to 40 digits, ended by every
+    /// kind of byte next to a digit in ASCII (and one far from it) or by the
+    /// end of the input, from every start.
+    #[test]
+    fn digits_end_matches_a_byte_loop() {
+        let reference = |input: &[u8], mut pos: usize| {
+            while input.get(pos).is_some_and(u8::is_ascii_digit) {
+                pos += 1;
+            }
+            pos
+        };
+        let mut checked = 0;
+        for run in 0..=40 {
+            for end in [&b""[..], b"/", b":", b",", b"e", b".", b"\xff", b"0/"] {
+                let mut input: Vec<u8> = (0..run).map(|i| b'0' + (i * 7 % 10) as u8).collect();
+                input.extend(end);
+                input.extend(b"123");
+                for cut in [input.len(), run + end.len()] {
+                    let input = &input[..cut];
+                    for pos in 0..=input.len() {
+                        assert_eq!(
+                            super::digits_end(input, pos),
+                            reference(input, pos),
+                            "{input:?} from {pos}"
+                        );
+                        checked += 1;
                     }
                 }
             }

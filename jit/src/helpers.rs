@@ -365,18 +365,13 @@ pub(crate) unsafe extern "C" fn match_key(
     // SAFETY: generated code passes its own live state and the table it was
     // compiled with (alive as long as the code).
     let (input, start, table) = unsafe { ((*state).input(), (*state).pos + 1, &*table) };
-    let plain_end = input
-        .get(start..)
-        .and_then(|rest| {
-            rest.iter()
-                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
-        })
-        .map(|n| start + n)
-        .filter(|&end| input[end] == b'"');
-    if let Some(end) = plain_end {
+    // One pass (the interpreter's string scan) finds the key's end and whether
+    // a byte before it is not ASCII.
+    let (end, high) = jitson_core::text::scan_plain(input, start.min(input.len()));
+    if input.get(end) == Some(&b'"') {
         let key = &input[start..end];
         let index = table.get(key);
-        if index.is_some() || key.is_ascii() {
+        if index.is_some() || !high {
             // SAFETY: as above.
             let state = unsafe { &mut *state };
             state.pos = end + 1;
@@ -934,11 +929,7 @@ unsafe fn parse_int128<T: jitson_core::text::Int128>(
                 return 0;
             }
         }
-        Some(b'1'..=b'9') => {
-            while text.get(end).is_some_and(u8::is_ascii_digit) {
-                end += 1;
-            }
-        }
+        Some(b'1'..=b'9') => end = jitson_core::text::digits_end(text, end),
         _ => return 0,
     }
     match T::from_digits(negative, &text[usize::from(negative)..end]) {

@@ -127,11 +127,7 @@ impl Parser<'_> {
                     return Err(self.error(ErrorCode::InvalidNumber, p));
                 }
             }
-            Some(b'1'..=b'9') => {
-                while self.input.get(p).is_some_and(u8::is_ascii_digit) {
-                    p += 1;
-                }
-            }
+            Some(b'1'..=b'9') => p = jitson_core::text::digits_end(self.input, p),
             _ => return Err(self.error(ErrorCode::InvalidNumber, p)),
         }
         let negative = first == b'-';
