@@ -26,13 +26,14 @@
 //!
 //! The generated code handles the common shapes in IR: whitespace, `{` `}` `[` `]`
 //! `,` `:`, keys in declaration order (wide compares against the raw key bytes),
-//! other keys by a length switch, integers of up to 18 digits with exact range
+//! other keys through a hashed key table, integers of up to 18 digits with exact range
 //! checks, floats on Clinger's exact fast path, strings without escapes, `null`,
-//! booleans, and `Vec` element loops writing into reserved capacity. Anything else
+//! booleans, and `Vec` elements gathered on the element stack. Anything else
 //! — an escape, a long number, an error of any kind, a kind this backend does not
 //! lower — is handed to the interpreter *for that value*, from the value's start:
 //! the generated code drops what it wrote for the value, resets the position and
-//! calls [`helpers::interpret_value`]. Since the interpreter is the reference
+//! calls the `interpret_value` helper (a private item; docs/jit.md lists the
+//! helpers). Since the interpreter is the reference
 //! semantics and sees the same input, position and depth, results are identical by
 //! construction: the JIT only ever accepts, on its fast path, documents the
 //! interpreter accepts with the same value (the differential tests check it).
