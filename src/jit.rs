@@ -371,14 +371,29 @@ cfg_jit! {
     /// the counts to report once [`DRIFT_CHECK_EVERY`] decodes or [`FLUSH_BYTES`]
     /// have accumulated (the thread then looks its type up again).
     fn count_decode(last: Last, len: usize) -> Option<(u64, u64)> {
+        match counted(last, len) {
+            Ok(next) => {
+                set_last(Some(next));
+                None
+            }
+            Err(counts) => {
+                set_last(None);
+                Some(counts)
+            }
+        }
+    }
+
+    /// `last` with one more decode of `len` bytes counted, or, once that makes
+    /// [`DRIFT_CHECK_EVERY`] decodes or [`FLUSH_BYTES`], the counts to report.
+    #[inline]
+    fn counted(last: Last, len: usize) -> Result<Last, (u64, u64)> {
         let decodes = last.decodes + 1;
         let bytes = last.bytes.saturating_add(len as u64);
         if decodes < DRIFT_CHECK_EVERY && bytes < FLUSH_BYTES {
-            set_last(Some(Last { decodes, bytes, ..last }));
-            return None;
+            Ok(Last { decodes, bytes, ..last })
+        } else {
+            Err((u64::from(decodes), bytes))
         }
-        set_last(None);
-        Some((u64::from(decodes), bytes))
     }
 
     /// Remembers `compiled` as this thread's decoder of `slot`'s type `id`, with
@@ -420,12 +435,10 @@ cfg_jit! {
         if final_only && !is_final(last.compiled) {
             return None;
         }
-        let decodes = last.decodes + 1;
-        let bytes = last.bytes.saturating_add(len as u64);
-        if decodes >= DRIFT_CHECK_EVERY || bytes >= FLUSH_BYTES {
-            return None;
-        }
-        set_last(Some(Last { decodes, bytes, ..last }));
+        // Over the threshold, LAST stays as it is: the full path counts this
+        // decode and reports.
+        let next = counted(last, len).ok()?;
+        set_last(Some(next));
         Some(last.compiled)
     }
 

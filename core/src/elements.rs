@@ -217,11 +217,7 @@ impl Elements {
         mut each: impl FnMut(*mut u8, usize),
     ) {
         let mut remaining = n;
-        let (mut chunk, mut from) = if mark.top.is_null() {
-            (0, self.chunks.first().map_or(mark.top, |c| c.start))
-        } else {
-            (mark.chunk, mark.top)
-        };
+        let (mut chunk, mut from) = self.mark_position(mark);
         while remaining > 0 {
             from = align_up(from, align);
             let end = if chunk == self.current {
@@ -241,6 +237,17 @@ impl Elements {
         }
     }
 
+    /// The chunk and address where the elements pushed since `mark` begin
+    /// (before alignment): a mark taken before the first chunk means the
+    /// first chunk's start.
+    fn mark_position(&self, mark: Mark) -> (usize, *mut u8) {
+        if mark.top.is_null() {
+            (0, self.chunks.first().map_or(mark.top, |c| c.start))
+        } else {
+            (mark.chunk, mark.top)
+        }
+    }
+
     /// Moves the `n` elements of `size` bytes (not zero) aligned to `align` pushed
     /// since `mark` to `out` (room for `n` of them), and pops them.
     ///
@@ -249,14 +256,9 @@ impl Elements {
     /// is valid for writing `n * size` bytes and does not overlap the stack.
     #[inline]
     pub unsafe fn finish(&mut self, mark: Mark, n: usize, size: usize, align: usize, out: *mut u8) {
-        if mark.chunk == self.current && n > 0 {
-            // The common case: the vector never left its chunk (a null mark
-            // means the first chunk, which is current).
-            let from = if mark.top.is_null() {
-                self.chunks[0].start
-            } else {
-                mark.top
-            };
+        let (chunk, from) = self.mark_position(mark);
+        if chunk == self.current && n > 0 {
+            // The common case: the vector never left its chunk.
             // SAFETY: the `n` elements lie contiguously from the first aligned
             // slot at the mark (each push aligns, and sizes are multiples of
             // their alignment); `out` has room for them.
