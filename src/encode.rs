@@ -87,16 +87,19 @@ impl<T: Encode> Encoder<T> {
     }
 
     /// `<`, `>`, `&`, U+2028 and U+2029 escaped as `\u003c` and so on, as Go's
-    /// `encoding/json` writes them. Off by default. Values written through
-    /// serde (`serde_json::Value`) keep serde_json's escaping.
+    /// `encoding/json` writes them. Off by default. Applies to every string
+    /// of the output, those of values written through serde
+    /// (`serde_json::Value`, `with` fields) included: their text is
+    /// re-escaped after serde_json writes it.
     pub fn escape_html(mut self, on: bool) -> Self {
         self.options.escape.html = on;
         self
     }
 
-    /// Every non-ASCII character as `\uXXXX`. Off by default; as for
-    /// [`escape_html`](Self::escape_html), values written through serde keep
-    /// serde_json's escaping.
+    /// Every non-ASCII character as `\uXXXX` (a surrogate pair above U+FFFF),
+    /// so the output is ASCII. Off by default; as for
+    /// [`escape_html`](Self::escape_html), values written through serde are
+    /// escaped too.
     pub fn ascii_only(mut self, on: bool) -> Self {
         self.options.escape.ascii = on;
         self

@@ -250,6 +250,63 @@ fn sort_keys_and_escaping_options() {
 }
 
 #[derive(jitson::Encode, Serialize, Debug)]
+struct WithValue {
+    text: String,
+    value: serde_json::Value,
+    #[serde(flatten)]
+    rest: HashMap<String, serde_json::Value>,
+}
+
+/// A `serde_json::Value` (written through serde) takes the escaping options
+/// as the encoder's own strings do, keys and values, compact and pretty, on
+/// every backend.
+#[test]
+fn escaping_options_reach_values_written_through_serde() {
+    let w = WithValue {
+        text: "é<&>".into(),
+        value: serde_json::json!({"k": "é<&>\n", "é": ["<x>", 1, "😀\u{2028}"]}),
+        rest: HashMap::from([("é<".into(), serde_json::json!({"k": "é<&>"}))]),
+    };
+    let both = r#"{"text":"\u00e9\u003c\u0026\u003e","value":{"k":"\u00e9\u003c\u0026\u003e\n","\u00e9":["\u003cx\u003e",1,"\ud83d\ude00\u2028"]},"\u00e9\u003c":{"k":"\u00e9\u003c\u0026\u003e"}}"#;
+    let ascii = r#"{"text":"\u00e9<&>","value":{"k":"\u00e9<&>\n","\u00e9":["<x>",1,"\ud83d\ude00\u2028"]},"\u00e9<":{"k":"\u00e9<&>"}}"#;
+    for backend in backends() {
+        let encoder = Encoder::<WithValue>::with_backend(backend);
+        let got = encoder
+            .ascii_only(true)
+            .escape_html(true)
+            .encode(&w)
+            .unwrap();
+        assert_eq!(String::from_utf8(got).unwrap(), both, "{backend:?}");
+        let got = encoder.ascii_only(true).encode(&w).unwrap();
+        assert_eq!(String::from_utf8(got).unwrap(), ascii, "{backend:?}");
+        let pretty = encoder.ascii_only(true).pretty(true).encode(&w).unwrap();
+        let reparsed: serde_json::Value = serde_json::from_slice(&pretty).unwrap();
+        assert_eq!(reparsed, serde_json::to_value(&w).unwrap(), "{backend:?}");
+        assert!(pretty.is_ascii() && pretty.contains(&b'\n'), "{backend:?}");
+    }
+    // Raw text stays as written (its spacing too), with its strings escaped.
+    let raw: jitson::RawValue = jitson::from_str(r#"[ "é<", {"k" : "\n"} ]"#).unwrap();
+    let boxed: Box<serde_json::value::RawValue> = serde_json::from_str(r#"{ "é" : "<" }"#).unwrap();
+    for backend in backends() {
+        let got = Encoder::<jitson::RawValue>::with_backend(backend)
+            .ascii_only(true)
+            .escape_html(true)
+            .encode(&raw)
+            .unwrap();
+        assert_eq!(
+            got,
+            br#"[ "\u00e9\u003c", {"k" : "\n"} ]"#.to_vec(),
+            "{backend:?}"
+        );
+        let got = Encoder::<Box<serde_json::value::RawValue>>::with_backend(backend)
+            .ascii_only(true)
+            .encode(&boxed)
+            .unwrap();
+        assert_eq!(got, br#"{ "\u00e9" : "<" }"#.to_vec(), "{backend:?}");
+    }
+}
+
+#[derive(jitson::Encode, Serialize, Debug)]
 struct Inner {
     x: u8,
     #[serde(rename(serialize = "why", deserialize = "y"))]

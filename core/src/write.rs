@@ -723,45 +723,97 @@ pub fn write_newline_indent(out: &mut Vec<u8>, level: usize, unit: &[u8]) {
 /// gives it) pretty-printed as serde_json's pretty writer would write it at
 /// `level` units deep: each element and member on its own line, `": "` after
 /// keys, empty containers as `[]` and `{}`. Strings are copied unchanged.
-pub fn write_pretty_from_compact(out: &mut Vec<u8>, text: &[u8], mut level: usize, unit: &[u8]) {
+pub fn write_pretty_from_compact(out: &mut Vec<u8>, text: &[u8], level: usize, unit: &[u8]) {
+    write_from_compact(out, text, Some((level, unit)), Escape::JSON);
+}
+
+/// Appends compact JSON text (one valid value, as serde_json's compact writer
+/// gives it, e.g. a value written through serde) in this writer's form:
+/// pretty-printed at `level` units of `unit` when `pretty` is given (as
+/// [`write_pretty_from_compact`]), compact otherwise, and every string's
+/// characters escaped as `escape` asks (the escapes already in the text are
+/// kept; serde_json writes only the ones JSON requires, which every `Escape`
+/// writes alike). So a value written through serde obeys the encoder's
+/// options like any other.
+pub fn write_from_compact(
+    out: &mut Vec<u8>,
+    text: &[u8],
+    mut pretty: Option<(usize, &[u8])>,
+    escape: Escape,
+) {
     let mut i = 0;
     while i < text.len() {
         let b = text[i];
-        match b {
-            b'"' => {
-                // Copy the string, escapes included, through its closing quote.
+        match (b, pretty) {
+            (b'"', _) => {
+                // The string through its closing quote, escapes included.
                 let start = i;
                 i += 1;
                 while text[i] != b'"' {
                     i += if text[i] == b'\\' { 2 } else { 1 };
                 }
-                out.extend_from_slice(&text[start..=i]);
+                write_string_from_compact(out, &text[start..=i], escape);
             }
-            b'[' | b'{' => {
+            (b'[' | b'{', Some((level, unit))) => {
                 out.push(b);
                 let close = if b == b'[' { b']' } else { b'}' };
                 if text.get(i + 1) == Some(&close) {
                     out.push(close);
                     i += 1;
                 } else {
-                    level += 1;
-                    write_newline_indent(out, level, unit);
+                    pretty = Some((level + 1, unit));
+                    write_newline_indent(out, level + 1, unit);
                 }
             }
-            b']' | b'}' => {
-                level -= 1;
-                write_newline_indent(out, level, unit);
+            (b']' | b'}', Some((level, unit))) => {
+                pretty = Some((level - 1, unit));
+                write_newline_indent(out, level - 1, unit);
                 out.push(b);
             }
-            b',' => {
+            (b',', Some((level, unit))) => {
                 out.push(b',');
                 write_newline_indent(out, level, unit);
             }
-            b':' => out.extend_from_slice(b": "),
+            (b':', Some(_)) => out.extend_from_slice(b": "),
             _ => out.push(b),
         }
         i += 1;
     }
+}
+
+/// Appends one string literal of compact JSON text (quotes included) with
+/// `escape`'s escapes added to the characters between its escape sequences.
+fn write_string_from_compact(out: &mut Vec<u8>, literal: &[u8], escape: Escape) {
+    if escape.is_json() {
+        out.extend_from_slice(literal);
+        return;
+    }
+    let inner = &literal[1..literal.len() - 1];
+    out.push(b'"');
+    let mut from = 0;
+    while from < inner.len() {
+        // A run up to the next escape sequence: whole characters, since an
+        // escape starts with an ASCII byte.
+        let end = inner[from..]
+            .iter()
+            .position(|&b| b == b'\\')
+            .map_or(inner.len(), |at| from + at);
+        match core::str::from_utf8(&inner[from..end]) {
+            Ok(run) => write_str_contents_with(out, run, escape),
+            // Not text serde_json writes; kept as it is.
+            Err(_) => out.extend_from_slice(&inner[from..end]),
+        }
+        // The escape sequence itself: `\x`, or `\uXXXX` (its hex digits are
+        // ASCII that no option escapes).
+        let escape_end = if end < inner.len() {
+            (end + 2).min(inner.len())
+        } else {
+            end
+        };
+        out.extend_from_slice(&inner[end..escape_end]);
+        from = escape_end;
+    }
+    out.push(b'"');
 }
 
 #[cfg(test)]
@@ -987,6 +1039,60 @@ mod tests {
             out,
             br#""\u003ca\u0026b\u003e\u2028\u00e9\ud83d\ude00\n""#.to_vec()
         );
+    }
+
+    #[test]
+    fn compact_text_takes_the_options_as_strings_written_here_do() {
+        // Strings with every kind of character next to serde_json's own
+        // escapes, as keys and values, compact and pretty: re-escaping
+        // serde_json's text must give what writing the strings with the
+        // options gives.
+        let strings = [
+            "",
+            "plain",
+            "<a&b>",
+            "é\"ü\\😀",
+            "\n<\u{2028}\u{1f}é",
+            "\\u00e9 is text",
+            "\u{2029}\t&\u{7f}",
+        ];
+        for escape in [
+            Escape::JSON,
+            Escape {
+                html: true,
+                ascii: false,
+            },
+            Escape {
+                html: false,
+                ascii: true,
+            },
+            Escape {
+                html: true,
+                ascii: true,
+            },
+        ] {
+            for s in strings {
+                let mut expect = Vec::new();
+                write_str_escaped(&mut expect, s, escape);
+                let compact = serde_json::to_vec(s).unwrap();
+                let mut out = Vec::new();
+                write_from_compact(&mut out, &compact, None, escape);
+                assert_eq!(out, expect, "{s:?} {escape:?}");
+            }
+            let value = serde_json::json!({"<k>é": ["a\\\"&", {"😀": "\u{2028}"}], "n": [1, {}]});
+            let mut expect = Vec::new();
+            let compact = serde_json::to_vec(&value).unwrap();
+            let mut out = Vec::new();
+            write_from_compact(&mut out, &compact, Some((0, b"  ")), escape);
+            // The same text as serde_json's pretty writer, whose strings are
+            // then escaped one by one.
+            let pretty = serde_json::to_string_pretty(&value).unwrap();
+            write_from_compact(&mut expect, pretty.as_bytes(), None, escape);
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                String::from_utf8(expect).unwrap()
+            );
+        }
     }
 
     #[test]

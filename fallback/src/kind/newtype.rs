@@ -185,14 +185,15 @@ impl crate::encode::Emitter<'_> {
             return Err(self.not_encodable(layout));
         };
         let mut message = None;
-        let ok = if self.pretty {
+        // serde_json writes compact text with only JSON's escapes: anything
+        // else the options ask for is applied to a copy of it.
+        let ok = if self.pretty || !self.escape.is_json() {
             let mut text = Vec::new();
             // SAFETY: as the caller guarantees.
             let ok = unsafe { serialize(src, &raw mut text, &raw mut message) };
             if ok {
-                jitson_core::write::write_pretty_from_compact(
-                    self.out, &text, self.level, self.unit,
-                );
+                let pretty = self.pretty.then_some((self.level, self.unit));
+                jitson_core::write::write_from_compact(self.out, &text, pretty, self.escape);
             }
             ok
         } else {

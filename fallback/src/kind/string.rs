@@ -232,7 +232,14 @@ impl crate::encode::Emitter<'_> {
     ) -> Result<(), Error> {
         // SAFETY: as the caller guarantees.
         let text = unsafe { self.owned_text(layout, s, src)? };
-        self.out.extend_from_slice(text.as_bytes());
+        // Verbatim, as serde_json writes raw text, pretty or not; only the
+        // escaping options, which promise every string of the output, reach
+        // the strings inside it.
+        if self.escape.is_json() {
+            self.out.extend_from_slice(text.as_bytes());
+        } else {
+            jitson_core::write::write_from_compact(self.out, text.as_bytes(), None, self.escape);
+        }
         Ok(())
     }
 }
