@@ -249,6 +249,7 @@ fn sort_keys_and_escaping_options() {
     assert_eq!(got, b"[\n    1\n]");
 }
 
+#[cfg(feature = "serde")]
 #[derive(jitson::Encode, Serialize, Debug)]
 struct WithValue {
     text: String,
@@ -260,6 +261,7 @@ struct WithValue {
 /// A `serde_json::Value` (written through serde) takes the escaping options
 /// as the encoder's own strings do, keys and values, compact and pretty, on
 /// every backend.
+#[cfg(feature = "serde")]
 #[test]
 fn escaping_options_reach_values_written_through_serde() {
     let w = WithValue {
