@@ -467,6 +467,11 @@ fn serde_json_values_and_raw_values() {
         jitson::to_vec(&raw).unwrap(),
         serde_json::to_vec(&raw).unwrap()
     );
+    // Raw text keeps its spacing in pretty output too, as serde_json's pretty
+    // writer keeps it.
+    let boxed: Vec<Box<serde_json::value::RawValue>> =
+        serde_json::from_str(r#"[{ "a" : [1,2] }, "x"]"#).unwrap();
+    same(&boxed);
 }
 
 #[test]

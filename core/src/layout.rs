@@ -583,6 +583,11 @@ pub struct SerdeLayout {
     /// Runs the field's serializer (`serialize_with`, `with`, the type's
     /// `Serialize`); `None` in layouts built for decoding.
     pub encode: Option<SerializeFn>,
+    /// Whether what `encode` writes is raw JSON text kept as it was read
+    /// (`Box<RawValue>`): pretty output copies it unchanged, as serde_json's
+    /// pretty writer does, where other serde-written text is re-indented. The
+    /// escaping options reach its strings either way.
+    pub raw: bool,
 }
 
 /// A tuple or a tuple struct: element `i` of the JSON array is `elems[i]`.

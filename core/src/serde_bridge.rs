@@ -290,6 +290,7 @@ unsafe impl crate::decode::HasLayout for serde_json::Value {
             crate::layout::Kind::Serde(&crate::layout::SerdeLayout {
                 decode: write_value_direct,
                 encode: Some(crate::encode::serialize_fn::<serde_json::Value>),
+                raw: false,
             }),
         );
 }
@@ -368,6 +369,7 @@ unsafe impl crate::decode::HasLayout for Box<serde_json::value::RawValue> {
             crate::layout::Kind::Serde(&crate::layout::SerdeLayout {
                 decode: write_boxed_raw,
                 encode: Some(crate::encode::serialize_fn::<Box<serde_json::value::RawValue>>),
+                raw: true,
             }),
         );
 }

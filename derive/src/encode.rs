@@ -735,6 +735,7 @@ fn serde_field(
                 ::jitson::__private::Kind::Serde(&::jitson::__private::SerdeLayout {
                     decode: ::jitson::__private::never_serde_decode,
                     encode: ::core::option::Option::Some(Self::#encode_fn),
+                    raw: false,
                 }),
             );
         fn #layout_fn() -> &'static ::jitson::__private::TypeLayout {

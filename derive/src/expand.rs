@@ -582,6 +582,7 @@ fn serde_fns(input: &DeriveInput, field: &StructField<'_>) -> Vec<HelperFn> {
                     ::jitson::__private::Kind::Serde(&::jitson::__private::SerdeLayout {
                         decode: <Self as #helpers>::#decode_fn,
                         encode: ::core::option::Option::None,
+                        raw: false,
                     }),
                 )
             },

@@ -192,7 +192,7 @@ impl crate::encode::Emitter<'_> {
             // SAFETY: as the caller guarantees.
             let ok = unsafe { serialize(src, &raw mut text, &raw mut message) };
             if ok {
-                let pretty = self.pretty.then_some((self.level, self.unit));
+                let pretty = (self.pretty && !serde.raw).then_some((self.level, self.unit));
                 jitson_core::write::write_from_compact(self.out, &text, pretty, self.escape);
             }
             ok
