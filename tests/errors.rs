@@ -255,6 +255,61 @@ fn deep_paths() {
     assert_eq!(&doc[e.offset()..e.offset() + 3], "\"x\"");
 }
 
+#[derive(Decode, Debug, PartialEq)]
+struct Ports {
+    by_port: HashMap<u8, String>,
+    levels: std::collections::BTreeMap<Level, u8>,
+}
+
+#[derive(Decode, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Level {
+    Low,
+    High,
+}
+
+/// A map key that does not parse as its type is the last segment of the
+/// path (the value's own path once it parses), on every backend; a key
+/// string that is itself malformed has the map's path.
+#[test]
+fn unparsable_map_keys_are_named_in_the_path() {
+    let cases: [(&str, &str, ErrorKind); 6] = [
+        (
+            r#"{"by_port": {"1": "a", "300": "b"}, "levels": {}}"#,
+            "$.by_port[\"300\"]",
+            ErrorKind::NumberOutOfRange,
+        ),
+        (
+            r#"{"by_port": {"x1": "a"}, "levels": {}}"#,
+            "$.by_port.x1",
+            ErrorKind::Syntax,
+        ),
+        (
+            r#"{"by_port": {"7": 8}, "levels": {}}"#,
+            "$.by_port[\"7\"]",
+            ErrorKind::InvalidType,
+        ),
+        (
+            r#"{"by_port": {}, "levels": {"Low": 1, "Mid": 2}}"#,
+            "$.levels.Mid",
+            ErrorKind::InvalidValue,
+        ),
+        (
+            r#"{"by_port": {}, "levels": {"M\u0069d": 2}}"#,
+            "$.levels.Mid",
+            ErrorKind::InvalidValue,
+        ),
+        (
+            r#"{"by_port": {}, "levels": {"Lo"#,
+            "$.levels",
+            ErrorKind::UnexpectedEnd,
+        ),
+    ];
+    for (doc, path, kind) in cases {
+        let e = err::<Ports>(doc.as_bytes());
+        assert_eq!((e.kind(), e.path().as_str()), (kind, path), "{doc}");
+    }
+}
+
 #[test]
 fn invalid_utf8_is_reported_for_slices() {
     let mut doc = b"{\"id\": 1, \"name\": \"ab".to_vec();

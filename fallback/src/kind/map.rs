@@ -208,11 +208,30 @@ unsafe extern "C" fn decode_key_slot(ctx: *mut c_void, slot: *mut u8) -> bool {
                 true
             }
             Err(e) => {
-                ctx.error = Some(e);
+                ctx.error = Some(
+                    match key_text_at(parser.input, start, parser.validate_utf8) {
+                        Some(key) => at_segment(e, || PathSegment::Key(key)),
+                        None => e,
+                    },
+                );
                 false
             }
         }
     }
+}
+
+/// The text of the key string whose quote is at `quote`, for the path of an
+/// error in parsing it as its type (`$["300"]` for a `u8` key); `None` when the
+/// string itself is malformed, whose error is at the map's own path.
+fn key_text_at(input: &[u8], quote: usize, validate_utf8: bool) -> Option<Box<str>> {
+    let mut scratch = Vec::new();
+    let (text, _) =
+        jitson_core::text::parse_str(input, quote + 1, &mut scratch, validate_utf8).ok()?;
+    let bytes = match text {
+        StrText::Borrowed { start, end } => &input[start..end],
+        StrText::Scratch => &scratch[..],
+    };
+    Some(String::from_utf8_lossy(bytes).into())
 }
 
 /// The value callback: `:` and the value (nothing written if the colon fails).
