@@ -182,6 +182,29 @@ fn five_whitespace_everywhere() {
     }
 }
 
+/// Runs on both sides of sixteen bytes (the JIT tests a member's first
+/// sixteen in line and calls a helper for the rest), near the end of the
+/// input, and with a byte below `' '` that is not whitespace inside them.
+#[test]
+fn five_whitespace_runs_of_every_length() {
+    let doc = r#"{"a":1,"b":"bee","c":"sea","d":["x"],"e":"e"}"#;
+    let bytes = doc.as_bytes();
+    for len in 1..=40 {
+        let pattern = b"\n \t\r     ";
+        let run: Vec<u8> = (0..len).map(|i| pattern[i % pattern.len()]).collect();
+        let mut stray = run.clone();
+        stray[len / 2] = 0x0c;
+        for ws in [run, stray] {
+            for at in 0..=bytes.len() {
+                let mut d = bytes[..at].to_vec();
+                d.extend_from_slice(&ws);
+                d.extend_from_slice(&bytes[at..]);
+                check::<Five>(&d);
+            }
+        }
+    }
+}
+
 #[test]
 fn five_malformed_after_members() {
     for doc in [

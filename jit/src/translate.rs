@@ -173,6 +173,10 @@ pub(crate) struct FnTranslator<'a, 'm> {
     pub key_orders: &'m jitson_core::layout::KeyOrders,
     /// Where struct functions count keys that missed their speculation.
     pub miss_counter: Option<*const std::sync::atomic::AtomicU64>,
+    /// Set after a member's `:`: the next [`Self::peek_or`] (the value's
+    /// first) tests for the one space of `"key": value` in its cold block
+    /// before calling `skip_ws_run`. A hint only: the test is right anywhere.
+    pub space_expected: bool,
 }
 
 impl<'a, 'm> FnTranslator<'a, 'm> {
@@ -210,6 +214,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             data: ModuleData::default(),
             key_orders: speculation.key_orders,
             miss_counter: speculation.miss_counter,
+            space_expected: false,
         }
     }
 
@@ -394,12 +399,140 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         // citm (runs of 20+ spaces): docs/jit.md, "Fast paths in IR".
         self.b.switch_to_block(test);
         self.b.set_cold_block(test);
+        if std::mem::take(&mut self.space_expected) {
+            self.emit_one_space(p, c, done);
+        }
         let q = self
             .call_addr(
                 helpers::skip_ws_run as *const () as usize,
                 &[PTR, PTR, PTR],
                 Some(PTR),
                 &[self.input, self.len, p],
+            )
+            .expect("returns the offset");
+        self.set_pos(q);
+        let after = self.b.create_block();
+        self.b.set_cold_block(after);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, q, self.len);
+        self.b.ins().brif(inside, after, &[], on_end, &[]);
+        self.b.switch_to_block(after);
+        let c = self.byte_at(q);
+        self.b.ins().jump(done, &[BlockArg::Value(c)]);
+
+        self.b.switch_to_block(done);
+        byte
+    }
+
+    /// In a whitespace test's block, `c` the byte at `p`: when `c` is a space
+    /// and the byte after it is above `' '`, jumps to `done` with that byte,
+    /// past the space; else continues in a new block.
+    fn emit_one_space(&mut self, p: Value, c: Value, done: Block) {
+        let (space, value, other) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let next = self.b.ins().iadd_imm_s(p, 1);
+        let is_space = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b' '));
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, next, self.len);
+        let both = self.b.ins().band(is_space, inside);
+        self.b.ins().brif(both, space, &[], other, &[]);
+        self.b.switch_to_block(space);
+        let c = self.byte_at(next);
+        let above = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedGreaterThan, c, i64::from(b' '));
+        self.b.ins().brif(above, value, &[], other, &[]);
+        self.b.switch_to_block(value);
+        self.set_pos(next);
+        self.b.ins().jump(done, &[BlockArg::Value(c)]);
+        self.b.switch_to_block(other);
+    }
+
+    /// As [`Self::peek_or`], for the sites where pretty-printed input puts a
+    /// newline and an indentation (a member function's `,` and `}`): the
+    /// first sixteen bytes of a run are tested in line with one vector
+    /// compare per whitespace byte, and only a longer run, or one within
+    /// sixteen bytes of the end, calls `skip_ws_run`. Every site costs about
+    /// twenty instructions, so only these few use it.
+    pub(crate) fn peek_or_indented(&mut self, on_end: Block) -> Value {
+        let (check, run, vector, found, call, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let byte = self.b.append_block_param(done, types::I32);
+        let from = self.b.append_block_param(call, PTR);
+        let p = self.get_pos();
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
+        self.b.ins().brif(inside, check, &[], on_end, &[]);
+
+        self.b.switch_to_block(check);
+        let c = self.byte_at(p);
+        let maybe_ws = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, c, 0x20);
+        self.b
+            .ins()
+            .brif(maybe_ws, run, &[], done, &[BlockArg::Value(c)]);
+
+        self.b.switch_to_block(run);
+        let end = self.b.ins().iadd_imm_s(p, 16);
+        let fits = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, end, self.len);
+        self.b
+            .ins()
+            .brif(fits, vector, &[], call, &[BlockArg::Value(p)]);
+
+        self.b.switch_to_block(vector);
+        let addr = self.b.ins().iadd(self.input, p);
+        let v = self.b.ins().load(types::I8X16, input_flags(), addr, 0);
+        let mut ws: Option<Value> = None;
+        for w in [b' ', b'\n', b'\r', b'\t'] {
+            let bytes = self.b.func.dfg.constants.insert([w; 16].to_vec().into());
+            let splat = self.b.ins().vconst(types::I8X16, bytes);
+            let is = self.b.ins().icmp(IntCC::Equal, v, splat);
+            ws = Some(match ws {
+                None => is,
+                Some(any) => self.b.ins().bor(any, is),
+            });
+        }
+        let bits = self
+            .b
+            .ins()
+            .vhigh_bits(types::I32, ws.expect("four compares"));
+        // The first byte that is not whitespace; 16 when all sixteen are.
+        let other = self.b.ins().bnot(bits);
+        let other = self.b.ins().bor_imm_s(other, 1 << 16);
+        let n = self.b.ins().ctz(other);
+        let n = self.b.ins().uextend(PTR, n);
+        let q = self.b.ins().iadd(p, n);
+        let whole = self.b.ins().icmp_imm_s(IntCC::Equal, n, 16);
+        self.b
+            .ins()
+            .brif(whole, call, &[BlockArg::Value(q)], found, &[]);
+
+        // The byte after the run is in the input (the vector held it).
+        self.b.switch_to_block(found);
+        self.set_pos(q);
+        let c = self.byte_at(q);
+        self.b.ins().jump(done, &[BlockArg::Value(c)]);
+
+        self.b.switch_to_block(call);
+        self.b.set_cold_block(call);
+        let q = self
+            .call_addr(
+                helpers::skip_ws_run as *const () as usize,
+                &[PTR, PTR, PTR],
+                Some(PTR),
+                &[self.input, self.len, from],
             )
             .expect("returns the offset");
         self.set_pos(q);

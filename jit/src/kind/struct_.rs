@@ -677,11 +677,12 @@ impl FnTranslator<'_, '_> {
         );
         self.emit_colon(unwritten);
         self.emit_value(layout, dst, failed);
-        let c = self.peek_or(written_bail);
+        self.space_expected = false;
+        let c = self.peek_or_indented(written_bail);
         self.branch_if_byte(c, b'}', close);
         self.expect_byte(c, b',', written_bail);
         self.advance(1);
-        let c = self.peek_or(written_bail);
+        let c = self.peek_or_indented(written_bail);
         self.expect_byte(c, b'"', written_bail);
         self.store_pos();
         self.ret_status(MemberStatus::Next);
@@ -704,11 +705,14 @@ impl FnTranslator<'_, '_> {
         self.b.ins().return_(&[v]);
     }
 
-    /// `:` after a key, or `bail`.
+    /// `:` after a key, or `bail`; the value's whitespace test then looks for
+    /// the one space pretty printers put there first
+    /// ([`space_expected`](crate::translate::FnTranslator::space_expected)).
     fn emit_colon(&mut self, bail: Block) {
         let c = self.peek_or(bail);
         self.expect_byte(c, b':', bail);
         self.advance(1);
+        self.space_expected = true;
     }
 
     /// Fills what the object did not name: a missing required field goes to
