@@ -372,6 +372,20 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
     /// Skips whitespace and returns the next byte (i32, not consumed); jumps to
     /// `on_end` at the end of input.
     pub(crate) fn peek_or(&mut self, on_end: Block) -> Value {
+        self.peek_with(on_end, false)
+    }
+
+    /// As [`Self::peek_or`], for the sites where pretty-printed input puts a
+    /// newline and an indentation (a member function's `,` and `}`): the
+    /// first sixteen bytes of a run are tested in line with one vector
+    /// compare per whitespace byte, and only a longer run, or one within
+    /// sixteen bytes of the end, calls `skip_ws_run`. Every site costs about
+    /// twenty instructions, so only these few use it.
+    pub(crate) fn peek_or_indented(&mut self, on_end: Block) -> Value {
+        self.peek_with(on_end, true)
+    }
+
+    fn peek_with(&mut self, on_end: Block, indented: bool) -> Value {
         let check = self.b.create_block();
         let test = self.b.create_block();
         let done = self.b.create_block();
@@ -398,16 +412,23 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         // the call measured faster on canada and twitter, and within noise on
         // citm (runs of 20+ spaces): docs/jit.md, "Fast paths in IR".
         self.b.switch_to_block(test);
-        self.b.set_cold_block(test);
+        if !indented {
+            self.b.set_cold_block(test);
+        }
         if std::mem::take(&mut self.space_expected) {
             self.emit_one_space(p, c, done);
         }
+        let from = if indented {
+            self.emit_sixteen_spaces(p, done)
+        } else {
+            p
+        };
         let q = self
             .call_addr(
                 helpers::skip_ws_run as *const () as usize,
                 &[PTR, PTR, PTR],
                 Some(PTR),
-                &[self.input, self.len, p],
+                &[self.input, self.len, from],
             )
             .expect("returns the offset");
         self.set_pos(q);
@@ -450,38 +471,17 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         self.b.switch_to_block(other);
     }
 
-    /// As [`Self::peek_or`], for the sites where pretty-printed input puts a
-    /// newline and an indentation (a member function's `,` and `}`): the
-    /// first sixteen bytes of a run are tested in line with one vector
-    /// compare per whitespace byte, and only a longer run, or one within
-    /// sixteen bytes of the end, calls `skip_ws_run`. Every site costs about
-    /// twenty instructions, so only these few use it.
-    pub(crate) fn peek_or_indented(&mut self, on_end: Block) -> Value {
-        let (check, run, vector, found, call, done) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
+    /// In a whitespace test's block, a run starting at `p`: when sixteen bytes
+    /// remain and not all are whitespace, jumps to `done` with the first
+    /// other byte, past the run. Else continues in a new cold block and
+    /// returns where `skip_ws_run` must go on from (`p`, or `p + 16`).
+    fn emit_sixteen_spaces(&mut self, p: Value, done: Block) -> Value {
+        let (vector, found, call) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
         );
-        let byte = self.b.append_block_param(done, types::I32);
         let from = self.b.append_block_param(call, PTR);
-        let p = self.get_pos();
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
-        self.b.ins().brif(inside, check, &[], on_end, &[]);
-
-        self.b.switch_to_block(check);
-        let c = self.byte_at(p);
-        let maybe_ws = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, c, 0x20);
-        self.b
-            .ins()
-            .brif(maybe_ws, run, &[], done, &[BlockArg::Value(c)]);
-
-        self.b.switch_to_block(run);
         let end = self.b.ins().iadd_imm_s(p, 16);
         let fits = self
             .b
@@ -527,25 +527,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
 
         self.b.switch_to_block(call);
         self.b.set_cold_block(call);
-        let q = self
-            .call_addr(
-                helpers::skip_ws_run as *const () as usize,
-                &[PTR, PTR, PTR],
-                Some(PTR),
-                &[self.input, self.len, from],
-            )
-            .expect("returns the offset");
-        self.set_pos(q);
-        let after = self.b.create_block();
-        self.b.set_cold_block(after);
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, q, self.len);
-        self.b.ins().brif(inside, after, &[], on_end, &[]);
-        self.b.switch_to_block(after);
-        let c = self.byte_at(q);
-        self.b.ins().jump(done, &[BlockArg::Value(c)]);
-
-        self.b.switch_to_block(done);
-        byte
+        from
     }
 
     /// Branches to `yes` if `c == ch`, else continues in a new block.
