@@ -678,7 +678,7 @@ impl FnTranslator<'_, '_> {
         self.emit_colon(unwritten);
         self.emit_value(layout, dst, failed);
         self.space_expected = false;
-        let c = self.peek_or_indented(written_bail);
+        let c = self.peek_or(written_bail);
         self.branch_if_byte(c, b'}', close);
         self.expect_byte(c, b',', written_bail);
         self.advance(1);
