@@ -375,12 +375,13 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         self.peek_with(on_end, false)
     }
 
-    /// As [`Self::peek_or`], for the sites where pretty-printed input puts a
-    /// newline and an indentation (a member function's `,` and `}`): the
-    /// first sixteen bytes of a run are tested in line with one vector
-    /// compare per whitespace byte, and only a longer run, or one within
-    /// sixteen bytes of the end, calls `skip_ws_run`. Every site costs about
-    /// twenty instructions, so only these few use it.
+    /// As [`Self::peek_or`], for the site where pretty-printed input puts a
+    /// newline and an indentation on every member (after a member's `,`):
+    /// the first sixteen bytes of a run are classified in line with one
+    /// vector load, and only a longer run, or one within sixteen bytes of the
+    /// end, calls `skip_ws_run`. Each site adds about fifteen IR instructions
+    /// and 7 % to the twitter model's compile, so only that one uses it
+    /// (docs/jit.md, "Fast paths in IR").
     pub(crate) fn peek_or_indented(&mut self, on_end: Block) -> Value {
         self.peek_with(on_end, true)
     }
