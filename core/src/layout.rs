@@ -467,11 +467,31 @@ pub struct Field {
 /// the predicate panicked (the payload is stashed).
 pub type SkipFn = unsafe extern "C" fn(field: *const u8, skip: *mut bool) -> bool;
 
+/// `a == b` for the short names of fields and variants, without a call to
+/// `memcmp`: names of 4 to 16 bytes are compared as two overlapping words,
+/// shorter ones byte by byte. The interpreter compares every key with a field
+/// name this way (a `memcmp` call was 2.5 % of a small struct's decode).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word8 = |s: &[u8], at: usize| s[at..at + 8].try_into().ok().map(u64::from_ne_bytes);
+    let word4 = |s: &[u8], at: usize| s[at..at + 4].try_into().ok().map(u32::from_ne_bytes);
+    match n {
+        0..=3 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
+        8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
+        _ => a == b,
+    }
+}
+
 impl Field {
     /// Whether `key` names this field.
     #[inline]
     pub fn matches(&self, key: &[u8]) -> bool {
-        self.name.as_bytes() == key || self.aliases.iter().any(|a| a.as_bytes() == key)
+        same_bytes(self.name.as_bytes(), key) || self.aliases.iter().any(|a| a.as_bytes() == key)
     }
 
     /// The keys this field accepts as serde lists them in messages: its name
@@ -753,7 +773,7 @@ impl Variant {
     /// Whether `s` names this variant.
     #[inline]
     pub fn matches(&self, s: &[u8]) -> bool {
-        self.name.as_bytes() == s || self.aliases.iter().any(|a| a.as_bytes() == s)
+        same_bytes(self.name.as_bytes(), s) || self.aliases.iter().any(|a| a.as_bytes() == s)
     }
 
     /// The strings this variant accepts as serde lists them in messages (see
@@ -1084,6 +1104,24 @@ pub struct Alternates {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every length up to 40 (each of the word paths and the fallback),
+    /// equal, and differing at each position in turn or in length.
+    #[test]
+    fn same_bytes_is_slice_equality() {
+        for n in 0..40usize {
+            let a: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(same_bytes(&a, &a.clone()), "{n}");
+            for at in 0..n {
+                let mut b = a.clone();
+                b[at] ^= 0x20;
+                assert!(!same_bytes(&a, &b), "{n} at {at}");
+            }
+            let mut longer = a.clone();
+            longer.push(b'a');
+            assert!(!same_bytes(&a, &longer), "{n}");
+        }
+    }
 
     const FIELDS: [Field; 4] = {
         const fn field(name: &'static str) -> Field {
