@@ -57,6 +57,16 @@ impl Seen {
     fn clear(&mut self, i: usize) {
         self.words()[i / 64] &= !(1 << (i % 64));
     }
+
+    /// Whether bits `0..n` are all set; `false` when they spill (the caller
+    /// then looks bit by bit).
+    fn all_below(&self, n: usize) -> bool {
+        let low = |bits: usize| u64::MAX.checked_shr(64 - bits as u32).unwrap_or(0);
+        self.spill.is_empty()
+            && n <= 128
+            && self.inline[0] & low(n.min(64)) == low(n.min(64))
+            && self.inline[1] & low(n.saturating_sub(64)) == low(n.saturating_sub(64))
+    }
 }
 
 impl Parser<'_> {
@@ -214,6 +224,10 @@ impl Parser<'_> {
         dst: *mut u8,
         seen: &mut Seen,
     ) -> Result<(), Error> {
+        // The common case: every field named, none skipped.
+        if st.skipped.is_empty() && seen.all_below(st.fields.len()) {
+            return Ok(());
+        }
         for (i, field) in st.fields.iter().enumerate() {
             if seen.get(i) {
                 continue;
@@ -921,6 +935,34 @@ impl crate::encode::Emitter<'_> {
                     )
                     .into_boxed_str(),
                 ))),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Seen;
+
+    /// `all_below(n)` against setting and reading bits one by one, for every
+    /// count the inline words hold and a spilled set.
+    #[test]
+    fn all_below_agrees_with_each_bit() {
+        for bits in [0usize, 1, 5, 63, 64, 65, 100, 127, 128, 129, 200] {
+            for n in 0..=bits {
+                for missing in (0..n).chain([usize::MAX]) {
+                    let mut seen = Seen::new(bits);
+                    for i in (0..n).filter(|&i| i != missing) {
+                        seen.set(i);
+                    }
+                    let each = (0..n).all(|i| seen.get(i));
+                    let all = seen.all_below(n);
+                    // `all_below` may say no for a spilled set; never yes wrongly.
+                    assert!(!all || each, "bits {bits} n {n} missing {missing}");
+                    if bits <= 128 {
+                        assert_eq!(all, each, "bits {bits} n {n} missing {missing}");
+                    }
+                }
             }
         }
     }
