@@ -4,7 +4,7 @@ use std::io::BufRead;
 use std::sync::Arc;
 
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema};
-use jitson_core::text::{self, StrText};
+use jitson_core::text;
 
 /// A JSON type seen so far at one place in the records.
 #[derive(Clone, Debug, PartialEq)]
@@ -225,11 +225,7 @@ fn value(input: &[u8], pos: &mut usize, scratch: &mut Vec<u8>, depth: u32) -> Re
                 }
                 let (located, end) =
                     text::parse_str(input, *pos + 1, scratch, true).map_err(lex)?;
-                let name = match located {
-                    StrText::Borrowed { start, end } => &input[start..end],
-                    StrText::Scratch => &scratch[..],
-                };
-                let name = String::from_utf8_lossy(name).into_owned();
+                let name = String::from_utf8_lossy(located.bytes(input, scratch)).into_owned();
                 *pos = text::skip_ws(input, end);
                 if input.get(*pos) != Some(&b':') {
                     return Err(format!("expected `:` at byte {pos}"));

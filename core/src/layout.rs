@@ -491,7 +491,8 @@ impl Field {
     /// Whether `key` names this field.
     #[inline]
     pub fn matches(&self, key: &[u8]) -> bool {
-        same_bytes(self.name.as_bytes(), key) || self.aliases.iter().any(|a| a.as_bytes() == key)
+        same_bytes(self.name.as_bytes(), key)
+            || self.aliases.iter().any(|a| same_bytes(a.as_bytes(), key))
     }
 
     /// The keys this field accepts as serde lists them in messages: its name
@@ -773,7 +774,8 @@ impl Variant {
     /// Whether `s` names this variant.
     #[inline]
     pub fn matches(&self, s: &[u8]) -> bool {
-        same_bytes(self.name.as_bytes(), s) || self.aliases.iter().any(|a| a.as_bytes() == s)
+        same_bytes(self.name.as_bytes(), s)
+            || self.aliases.iter().any(|a| same_bytes(a.as_bytes(), s))
     }
 
     /// The strings this variant accepts as serde lists them in messages (see

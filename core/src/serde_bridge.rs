@@ -139,10 +139,7 @@ fn build_value(text: &[u8]) -> Result<serde_json::Value, String> {
     let mut scratch = Vec::new();
     let key_text = |pos: usize, scratch: &mut Vec<u8>| -> Result<(String, usize), String> {
         let (located, end) = text::parse_str(text, pos + 1, scratch, false).map_err(lex)?;
-        let bytes = match located {
-            text::StrText::Borrowed { start, end } => &text[start..end],
-            text::StrText::Scratch => &scratch[..],
-        };
+        let bytes = located.bytes(text, scratch);
         // The text was validated before it got here, so the lossy conversion
         // (which walks it in chunks) is only the fallback of the plain check.
         let owned = match core::str::from_utf8(bytes) {

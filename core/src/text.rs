@@ -603,6 +603,18 @@ pub enum StrText {
     Scratch,
 }
 
+impl StrText {
+    /// The unescaped text: `input[start..end]` for a string without escapes,
+    /// else `scratch`, the buffer the string was parsed with.
+    #[inline]
+    pub fn bytes<'a>(self, input: &'a [u8], scratch: &'a [u8]) -> &'a [u8] {
+        match self {
+            StrText::Borrowed { start, end } => &input[start..end],
+            StrText::Scratch => scratch,
+        }
+    }
+}
+
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 

@@ -492,11 +492,7 @@ impl<'a> Parser<'a> {
                 let mut scratch = Vec::new();
                 text::parse_str(input, start + 1, &mut scratch, self.validate_utf8).map(
                     |(located, _)| {
-                        let bytes = match located {
-                            text::StrText::Borrowed { start, end } => &input[start..end],
-                            text::StrText::Scratch => &scratch[..],
-                        };
-                        let text = String::from_utf8_lossy(bytes);
+                        let text = String::from_utf8_lossy(located.bytes(input, &scratch));
                         (Found::String, Some(format!("{text:?}").into_boxed_str()))
                     },
                 )

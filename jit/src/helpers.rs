@@ -253,10 +253,7 @@ fn string_at<'a>(
     validate: bool,
 ) -> Option<(&'a [u8], usize)> {
     let (located, end) = jitson_core::text::parse_str(input, quote + 1, scratch, validate).ok()?;
-    let text = match located {
-        jitson_core::text::StrText::Borrowed { start, end } => &input[start..end],
-        jitson_core::text::StrText::Scratch => &scratch[..],
-    };
+    let text = located.bytes(input, scratch);
     Some((text, end))
 }
 

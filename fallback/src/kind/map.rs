@@ -227,11 +227,7 @@ fn key_text_at(input: &[u8], quote: usize, validate_utf8: bool) -> Option<Box<st
     let mut scratch = Vec::new();
     let (text, _) =
         jitson_core::text::parse_str(input, quote + 1, &mut scratch, validate_utf8).ok()?;
-    let bytes = match text {
-        StrText::Borrowed { start, end } => &input[start..end],
-        StrText::Scratch => &scratch[..],
-    };
-    Some(String::from_utf8_lossy(bytes).into())
+    Some(String::from_utf8_lossy(text.bytes(input, &scratch)).into())
 }
 
 /// The value callback: `:` and the value (nothing written if the colon fails).

@@ -26,10 +26,7 @@ impl Parser<'_> {
     /// valid until the next string is parsed.
     #[inline]
     pub(crate) fn str_bytes(&self, located: StrText) -> &[u8] {
-        match located {
-            StrText::Borrowed { start, end } => &self.input[start..end],
-            StrText::Scratch => &self.scratch,
-        }
+        located.bytes(self.input, &self.scratch)
     }
 
     /// Parses the string at `self.pos` (an opening quote) and returns its unescaped
