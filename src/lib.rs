@@ -55,11 +55,13 @@
 //! assert_eq!(partial.paging, None);
 //! ```
 //!
-//! A field whose type jitson cannot describe is a compile error whose first
-//! lines say what to add (`#[diagnostic::on_unimplemented]` on the layout
-//! traits): "jitson cannot decode `Money`: it has no `#[derive(jitson::Decode)]`
-//! … add `#[derive(jitson::Decode)]` to `Money`, or, if it implements serde's
-//! `Deserialize`, mark the field `#[jitson(serde)]`"; `Encode` says the same
+//! A field whose type has jitson's traits goes through jitson's own layout;
+//! one whose type has only serde's (`url::Url`, a type with hand-written serde
+//! impls) goes through its serde impl, with no attribute, inside otherwise
+//! compiled code (see "The escape hatch" in the README). A field whose type has
+//! neither is a compile error at the field, whose first lines say what to add
+//! (`#[diagnostic::on_unimplemented]`): "jitson cannot decode `Money`: it has
+//! neither jitson's `Decode` nor serde's `Deserialize`"; `Encode` says the same
 //! for encoding.
 //!
 //! ```compile_fail
@@ -194,6 +196,9 @@ pub mod __private {
     };
     pub use jitson_core::error::{ErrorCode, Found};
     pub use jitson_core::layout::*;
+    pub use jitson_core::route::{
+        DecodeViaLayout, DecodeViaSerde, DecodeViaSerdeOption, EncodeViaLayout, EncodeViaSerde, Via,
+    };
     pub use std::boxed::Box;
     pub use std::string::ToString;
     pub use std::vec::Vec;

@@ -33,8 +33,9 @@ use crate::layout::{
 #[diagnostic::on_unimplemented(
     message = "jitson cannot decode `{Self}`: it has no `#[derive(jitson::Decode)]`",
     label = "`{Self}` is not a type jitson decodes",
-    note = "add `#[derive(jitson::Decode)]` to `{Self}`, or, if it implements serde's \
-            `Deserialize`, mark the field `#[jitson(serde)]` to decode it through serde"
+    note = "add `#[derive(jitson::Decode)]` to `{Self}`; a field whose type has only serde's \
+            `Deserialize` needs nothing, but a type parameter of a derived type needs jitson's \
+            traits unless the container's `#[serde(bound(...))]` names serde's instead"
 )]
 pub unsafe trait HasLayout: Sized {
     /// `Self` with every lifetime `'static`: the type's identity (one per type,
@@ -54,8 +55,9 @@ pub unsafe trait HasLayout: Sized {
 #[diagnostic::on_unimplemented(
     message = "jitson cannot decode `{Self}`: it has no `#[derive(jitson::Decode)]`",
     label = "`{Self}` is not a type jitson decodes",
-    note = "add `#[derive(jitson::Decode)]` to `{Self}`, or, if it implements serde's \
-            `Deserialize`, mark the field `#[jitson(serde)]` to decode it through serde"
+    note = "add `#[derive(jitson::Decode)]` to `{Self}`; a field whose type has only serde's \
+            `Deserialize` needs nothing, but a type parameter of a derived type needs jitson's \
+            traits unless the container's `#[serde(bound(...))]` names serde's instead"
 )]
 pub unsafe trait DecodeBorrowed<'de>: HasLayout {}
 
@@ -282,14 +284,18 @@ unsafe impl<'de: 'a, 'a> DecodeBorrowed<'de> for Cow<'a, str> {}
 
 /// # Safety
 /// `dst` is valid for an `Option<T>` write.
-unsafe extern "C" fn option_write_none<T>(dst: *mut u8) {
+pub(crate) unsafe extern "C" fn option_write_none<T>(dst: *mut u8) {
     // SAFETY: as the caller guarantees.
     unsafe { dst.cast::<Option<T>>().write(None) }
 }
 
 /// # Safety
 /// `dst` is valid for an `Option<T>` write; `decode` keeps the [`SlotFn`] contract.
-unsafe extern "C" fn option_decode_some<T>(dst: *mut u8, decode: SlotFn, ctx: *mut c_void) -> bool {
+pub(crate) unsafe extern "C" fn option_decode_some<T>(
+    dst: *mut u8,
+    decode: SlotFn,
+    ctx: *mut c_void,
+) -> bool {
     let mut slot = MaybeUninit::<T>::uninit();
     // SAFETY: `slot` is aligned, uninitialised room for a T; by the SlotFn contract a
     // `true` return means it holds a valid T, which we then move out exactly once.

@@ -51,8 +51,9 @@ use crate::layout::{
 #[diagnostic::on_unimplemented(
     message = "jitson cannot encode `{Self}`: it has no `#[derive(jitson::Encode)]`",
     label = "`{Self}` is not a type jitson encodes",
-    note = "add `#[derive(jitson::Encode)]` to `{Self}`, or, if it implements serde's \
-            `Serialize`, mark the field `#[jitson(serde)]` to encode it through serde"
+    note = "add `#[derive(jitson::Encode)]` to `{Self}`; a field whose type has only serde's \
+            `Serialize` needs nothing, but a type parameter of a derived type needs jitson's \
+            traits unless the container's `#[serde(bound(...))]` names serde's instead"
 )]
 pub unsafe trait Encode {
     /// `Self` with every lifetime `'static`: the type's identity.

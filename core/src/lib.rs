@@ -27,6 +27,8 @@ pub mod keys;
 pub mod layout;
 pub mod panic;
 pub mod raw;
+#[doc(hidden)]
+pub mod route;
 #[cfg(feature = "serde")]
 pub mod serde_bridge;
 pub mod stack;

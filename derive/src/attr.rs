@@ -16,7 +16,8 @@ use std::fmt;
 
 use proc_macro2::TokenTree;
 use syn::meta::ParseNestedMeta;
-use syn::{Attribute, ExprPath, LitStr, Token};
+use syn::punctuated::Punctuated;
+use syn::{Attribute, ExprPath, LitStr, Token, WherePredicate};
 
 use crate::case::RenameRule;
 
@@ -83,12 +84,11 @@ impl Place {
     /// that only concern fields of enum variants, which jitson rejects anyway.
     fn serde_only(self) -> &'static [&'static str] {
         match self {
-            Place::Container => &["bound", "crate", "into"],
+            Place::Container => &["crate", "into"],
             Place::Field => &[
                 "skip_serializing",
                 "skip_serializing_if",
                 "serialize_with",
-                "bound",
                 "getter",
             ],
             Place::Variant => &["skip_serializing", "serialize_with", "bound"],
@@ -143,6 +143,9 @@ pub(crate) struct ContainerAttrs {
     pub(crate) from: Option<syn::Type>,
     /// `try_from = "Type"`: decode a `Type`, then `TryFrom::try_from` it.
     pub(crate) try_from: Option<syn::Type>,
+    /// `bound = "..."` / `bound(deserialize = "...")`: the impl's where
+    /// predicates, replacing every bound the derive would infer (as serde's).
+    pub(crate) bound: Option<Vec<WherePredicate>>,
 }
 
 impl ContainerAttrs {
@@ -163,6 +166,7 @@ impl ContainerAttrs {
             rename_all_fields: jitson.rename_all_fields.or(serde.rename_all_fields),
             from: jitson.from.or(serde.from),
             try_from: jitson.try_from.or(serde.try_from),
+            bound: jitson.bound.or(serde.bound),
         }
     }
 
@@ -181,6 +185,7 @@ impl ContainerAttrs {
                 "from" => set_once(&mut out.from, Some(parse_type(meta)?), meta)?,
                 "try_from" => set_once(&mut out.try_from, Some(parse_type(meta)?), meta)?,
                 "transparent" => out.transparent = true,
+                "bound" => set_once(&mut out.bound, parse_bound(meta)?, meta)?,
                 "rename_all_fields" => {
                     set_once(&mut out.rename_all_fields, parse_rename_all(meta)?, meta)?
                 }
@@ -228,6 +233,10 @@ pub(crate) struct FieldAttrs {
     /// `flatten`: a struct whose keys join the container's, or a map that
     /// collects the keys no field claims.
     pub(crate) flatten: bool,
+    /// `bound = "..."` / `bound(deserialize = "...")`: where predicates added
+    /// to the impl in place of those the derive would infer from this field's
+    /// type (as serde's).
+    pub(crate) bound: Option<Vec<WherePredicate>>,
 }
 
 impl FieldAttrs {
@@ -240,8 +249,14 @@ impl FieldAttrs {
             aliases: merge_aliases(jitson.aliases, serde.aliases),
             default: jitson.default.or(serde.default),
             skip: jitson.skip || serde.skip,
-            serde_with: jitson.serde_with.or(serde.serde_with),
+            serde_with: match (jitson.serde_with, serde.serde_with) {
+                // The field's own function wins over `#[jitson(serde)]`, which
+                // only chooses the type's impl where the field names none.
+                (Some(SerdeWith::Trait), Some(own)) => Some(own),
+                (jitson, serde) => jitson.or(serde),
+            },
             flatten: jitson.flatten || serde.flatten,
+            bound: jitson.bound.or(serde.bound),
         }
     }
 
@@ -254,6 +269,7 @@ impl FieldAttrs {
                 "default" => set_once(&mut out.default, Some(parse_default(meta)?), meta)?,
                 "skip" | "skip_deserializing" => out.skip = true,
                 "flatten" => out.flatten = true,
+                "bound" => set_once(&mut out.bound, parse_bound(meta)?, meta)?,
                 // jitson borrows `&str` and `Cow<str>` whenever it can, as serde
                 // does with `borrow`; the attribute changes nothing here.
                 "borrow" => skip_value(meta)?,
@@ -465,6 +481,16 @@ fn parse_rename_all(meta: &ParseNestedMeta<'_>) -> syn::Result<Option<RenameRule
         )
     })?;
     Ok(Some(rule))
+}
+
+/// `bound = "T: Trait, ..."` or `bound(deserialize = "...")`: where
+/// predicates (none for `""`). `None` for a serialize-only bound.
+fn parse_bound(meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Vec<WherePredicate>>> {
+    let Some(lit) = parse_de_str(meta)? else {
+        return Ok(None);
+    };
+    let predicates = lit.parse_with(Punctuated::<WherePredicate, Token![,]>::parse_terminated)?;
+    Ok(Some(predicates.into_iter().collect()))
 }
 
 /// `key = "path::to::item"`.

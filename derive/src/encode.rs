@@ -57,6 +57,10 @@ struct SerAttrs {
     content: Option<String>,
     untagged: bool,
     rename_all_fields: Option<RenameRule>,
+    /// `bound = "..."` / `bound(serialize = "...")`: where predicates, in
+    /// place of the inferred ones (container) or of those the field's type
+    /// would infer (field).
+    bound: Option<Vec<syn::WherePredicate>>,
 }
 
 impl SerAttrs {
@@ -121,7 +125,22 @@ impl SerAttrs {
                 let lit: LitStr = meta.value()?.parse()?;
                 self.ser_with = Some(SerWith::Module(lit.parse()?));
             }
-            "serde" => self.ser_with = Some(SerWith::Trait),
+            // Only where the field names no function of its own: a
+            // `serialize_with` or `with` always wins in its direction.
+            "serde" => {
+                if self.ser_with.is_none() {
+                    self.ser_with = Some(SerWith::Trait);
+                }
+            }
+            "bound" => {
+                if let Some(text) = ser_str(meta)? {
+                    let lit = LitStr::new(&text, meta.path.span());
+                    let predicates = lit.parse_with(
+                        syn::punctuated::Punctuated::<syn::WherePredicate, Token![,]>::parse_terminated,
+                    )?;
+                    self.bound = Some(predicates.into_iter().collect());
+                }
+            }
             "into" => {
                 let lit: LitStr = meta.value()?.parse()?;
                 self.into = Some(lit.parse()?);
@@ -200,16 +219,7 @@ fn items(input: &DeriveInput, view: bool) -> syn::Result<TokenStream> {
     };
     let ident = &input.ident;
     let static_self = crate::expand::static_self(input);
-    let mut generics = input.generics.clone();
-    let type_params: Vec<_> = generics.type_params().map(|p| p.ident.clone()).collect();
-    {
-        let where_clause = generics.make_where_clause();
-        for param in &type_params {
-            where_clause
-                .predicates
-                .push(syn::parse_quote!(#param: ::jitson::__private::Encode + 'static));
-        }
-    }
+    let generics = bounded_generics(input, &container)?;
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let helpers = if fns.is_empty() {
         quote!()
@@ -268,9 +278,7 @@ fn struct_kind(
         if let Some((_, layout)) = serde_fields.iter().find(|(j, _)| *j == i) {
             return layout.clone();
         }
-        quote_spanned! {ty.span()=>
-            ::jitson::__private::LayoutRef::Lazy(::jitson::__private::encode_layout_of::<#ty>)
-        }
+        routed_edge(ty, view)
     };
     match fields {
         Fields::Unit => Ok((
@@ -592,10 +600,13 @@ fn view_type(
                 } else {
                     Vec::new()
                 };
+                // Spanned at the field's type, so that an error about it (a
+                // type with neither `Encode` nor `Serialize`) names the field.
                 let ty = &f.ty;
+                let ty = quote_spanned!(ty.span()=> &'__jitson_v #ty);
                 match &f.ident {
-                    Some(id) => quote!(#(#kept)* #id: &'__jitson_v #ty),
-                    None => quote!(#(#kept)* &'__jitson_v #ty),
+                    Some(id) => quote!(#(#kept)* #id: #ty),
+                    None => quote!(#(#kept)* #ty),
                 }
             })
             .collect()
@@ -650,16 +661,22 @@ fn view_type(
         fields
     };
     let read_body = body(with_marker(field_list(true), true));
+    // The enum's `bound` replaces the view's inferred bounds as the enum's.
+    let bound = container.bound.as_ref().map(|bound| {
+        let bound = quote!(#(#bound),*).to_string();
+        quote!(#[serde(bound(serialize = #bound))])
+    });
     let view_def: DeriveInput = syn::parse2(quote! {
         #[serde(rename = #message_name)]
         #rename_all
         #transparent
+        #bound
         struct #view_ident<'__jitson_v, #params> #where_named #read_body
     })?;
     let body = body(with_marker(field_list(false), false));
     let view_items = items(&view_def, true)?;
     extra.push(quote! {
-        #[allow(non_camel_case_types, dead_code)]
+        #[allow(non_camel_case_types, dead_code, clippy::all)]
         #[doc(hidden)]
         struct #view_ident<'__jitson_v, #params> #where_named #body
         #view_items
@@ -690,6 +707,94 @@ fn view_type(
     });
     let view_static = quote!(#view_ident<'static, #(#static_args),*>);
     Ok((view_ty, view_static))
+}
+
+/// `input`'s generics with the bounds the impl needs: `T: Encode + 'static`
+/// for each type parameter, or, as serde's derive honours `bound`, only `T:
+/// 'static` and the container's predicates where the container has a `bound`,
+/// and `T: 'static` alone for a parameter that only fields with a `bound` of
+/// their own (whose predicates are added) name. A field whose bounds give its
+/// type no `Encode` is written through serde (see `routed_edge`).
+fn bounded_generics(input: &DeriveInput, container: &SerAttrs) -> syn::Result<syn::Generics> {
+    let (mut field_bounds, mut any_field_bound) = (Vec::new(), false);
+    let mut inferring = Vec::new();
+    let fields: Vec<&syn::Field> = match &input.data {
+        Data::Struct(data) => data.fields.iter().collect(),
+        Data::Enum(data) => data.variants.iter().flat_map(|v| &v.fields).collect(),
+        Data::Union(_) => Vec::new(),
+    };
+    for field in fields {
+        let attrs = SerAttrs::parse(&field.attrs)?;
+        match attrs.bound {
+            Some(bound) => {
+                field_bounds.extend(bound);
+                any_field_bound = true;
+            }
+            None => inferring.push(&field.ty),
+        }
+    }
+    let mut generics = input.generics.clone();
+    let type_params: Vec<Ident> = generics.type_params().map(|p| p.ident.clone()).collect();
+    let where_clause = generics.make_where_clause();
+    for param in &type_params {
+        let named = inferring
+            .iter()
+            .any(|ty| quote!(#ty).into_iter().any(|t| names(&t, param)));
+        let param = crate::expand::generated(param);
+        if container.bound.is_none() && (named || !any_field_bound) {
+            where_clause
+                .predicates
+                .push(syn::parse_quote!(#param: ::jitson::__private::Encode + 'static));
+        } else {
+            where_clause
+                .predicates
+                .push(syn::parse_quote!(#param: 'static));
+        }
+    }
+    where_clause.predicates.extend(field_bounds);
+    where_clause
+        .predicates
+        .extend(container.bound.iter().flatten().cloned());
+    Ok(generics)
+}
+
+/// Whether `token` is, or holds, the identifier `name`.
+fn names(token: &proc_macro2::TokenTree, name: &Ident) -> bool {
+    match token {
+        proc_macro2::TokenTree::Ident(ident) => ident == name,
+        proc_macro2::TokenTree::Group(group) => group.stream().into_iter().any(|t| names(&t, name)),
+        _ => false,
+    }
+}
+
+/// The encode layout edge of a field of type `ty`, by the field's route
+/// (jitson-core's `route` module): the type's own encode layout where it has
+/// one, otherwise a layout running its `Serialize` impl; a type with neither
+/// is a compile error at `ty`.
+/// `view`: `ty` is `&X`, a field of an enum variant's view, whose serde
+/// route encodes `X` through the reference.
+fn routed_edge(ty: &Type, view: bool) -> TokenStream {
+    // Spanned at the type: an unmet bound is reported at the method's name.
+    let layout = Ident::new(
+        if view {
+            "encode_view_layout"
+        } else {
+            "encode_layout"
+        },
+        ty.span(),
+    );
+    // The imports are the derive's (call site), the call the field's (so an
+    // error names the field's type).
+    let call = quote_spanned! {ty.span()=>
+        (&::jitson::__private::Via::<#ty>::new()).encode_route().#layout()
+    };
+    quote! {
+        ::jitson::__private::LayoutRef::Lazy(|| {
+            #[allow(unused_imports)]
+            use ::jitson::__private::{EncodeViaLayout as _, EncodeViaSerde as _};
+            #call
+        })
+    }
 }
 
 /// The layout of a field written by serde: a `Kind::Serde` layout (under an

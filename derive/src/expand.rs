@@ -73,7 +73,7 @@ fn expand_convert(input: &DeriveInput, container: &ContainerAttrs) -> syn::Resul
         .clone()
         .unwrap_or_else(|| input.ident.unraw().to_string());
     let expecting = container.expecting.clone().unwrap_or(name);
-    let mut generics = bounded_generics(&input.generics, [], []);
+    let mut generics = bounded_generics(&input.generics, Bounds::of(container, []), [], []);
     generics
         .make_where_clause()
         .predicates
@@ -189,9 +189,7 @@ impl StructField<'_> {
             let (helpers, (_, layout_fn, _)) = (helpers_trait(), self.serde_helper_names());
             return quote!(::jitson::__private::LayoutRef::Lazy(<Self as #helpers>::#layout_fn));
         }
-        quote_spanned! {ty.span()=>
-            ::jitson::__private::LayoutRef::Lazy(::jitson::__private::layout_of::<#ty>)
-        }
+        routed_edge(ty)
     }
 
     /// Whether the field's type must implement `Default`.
@@ -201,6 +199,28 @@ impl StructField<'_> {
             Some(DefaultAttr::Path(_)) => false,
             None => self.attrs.skip,
         }
+    }
+}
+
+/// The layout edge of a field of type `ty`, by the field's route (jitson-core's
+/// `route` module): the type's own layout where it has one, otherwise a layout
+/// running its serde impl. The choice is made by method resolution on the
+/// concrete type (or under the bounds in scope, in a generic item); a type
+/// with neither is a compile error at `ty`.
+fn routed_edge(ty: &Type) -> TokenStream {
+    // The imports are the derive's (call site), the call the field's (so an
+    // error names the field's type).
+    let call = quote_spanned! {ty.span()=>
+        (&&::jitson::__private::Via::<#ty>::new()).decode_route().layout()
+    };
+    quote! {
+        ::jitson::__private::LayoutRef::Lazy(|| {
+            #[allow(unused_imports)]
+            use ::jitson::__private::{
+                DecodeViaLayout as _, DecodeViaSerde as _, DecodeViaSerdeOption as _,
+            };
+            #call
+        })
     }
 }
 
@@ -268,17 +288,21 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
 
     let mut generics = bounded_generics(
         &input.generics,
+        Bounds::of(&container, fields.iter().map(|field| &field.attrs)),
         decoded
             .iter()
             .chain(&flattened)
-            .filter(|field| field.attrs.serde_with.is_none())
+            .filter(|field| field.attrs.serde_with.is_none() && field.attrs.bound.is_none())
             .map(|field| field.ty),
         fields
             .iter()
             .filter(|field| field.needs_default())
             .map(|field| field.ty),
     );
-    if matches!(container.default, Some(DefaultAttr::Trait)) && !input.generics.params.is_empty() {
+    if matches!(container.default, Some(DefaultAttr::Trait))
+        && !input.generics.params.is_empty()
+        && container.bound.is_none()
+    {
         let (ident, (_, ty_generics, _)) = (&input.ident, input.generics.split_for_impl());
         generics
             .make_where_clause()
@@ -657,8 +681,10 @@ struct EnumVariant<'a> {
 /// A variant's payload.
 enum PayloadShape<'a> {
     Unit,
-    /// One unnamed field: the payload is the field's type.
-    Newtype(&'a Type),
+    /// One unnamed field: the payload is the field's type (or, with `with`,
+    /// `deserialize_with` or `#[jitson(serde)]`, its serde layout). The field
+    /// is named after the variant, so that its helpers are the variant's.
+    Newtype(Box<StructField<'a>>),
     /// Several unnamed fields: a hidden tuple struct.
     Tuple(Ident),
     /// Named fields: a hidden struct.
@@ -712,7 +738,12 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
         let payload = match &variant.fields {
             Fields::Unit => PayloadShape::Unit,
             Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
-                PayloadShape::Newtype(&fields.unnamed[0].ty)
+                PayloadShape::Newtype(Box::new(StructField {
+                    member: Member::Named(variant.ident.clone()),
+                    index: variants.len(),
+                    ty: &fields.unnamed[0].ty,
+                    attrs: FieldAttrs::parse(&fields.unnamed[0].attrs, &mut errors),
+                }))
             }
             Fields::Unnamed(_) if internal => {
                 errors.push(syn::Error::new_spanned(
@@ -784,11 +815,10 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
         });
         let payload = match &v.payload {
             PayloadShape::Unit => quote!(::jitson::__private::Payload::Unit),
-            PayloadShape::Newtype(ty) => quote_spanned! {ty.span()=>
-                ::jitson::__private::Payload::Newtype(
-                    ::jitson::__private::LayoutRef::Lazy(::jitson::__private::layout_of::<#ty>)
-                )
-            },
+            PayloadShape::Newtype(field) => {
+                let edge = field.layout();
+                quote!(::jitson::__private::Payload::Newtype(#edge))
+            }
             PayloadShape::Tuple(hidden) | PayloadShape::Struct(hidden) => {
                 hidden_types.extend(hidden_payload_type(input, &container, v, hidden, &name)?);
                 let shape = match v.payload {
@@ -829,13 +859,35 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
 
     let payload_types: Vec<&Type> = variants
         .iter()
-        .flat_map(|v| v.variant.fields.iter().map(|field| &field.ty))
+        .filter_map(|v| match &v.payload {
+            PayloadShape::Newtype(field)
+                if field.attrs.serde_with.is_some() || field.attrs.bound.is_some() =>
+            {
+                None
+            }
+            _ => Some(v.variant.fields.iter().map(|field| &field.ty)),
+        })
+        .flatten()
         .collect();
-    let generics = bounded_generics(&input.generics, payload_types, []);
-    let fns = [
+    let field_attrs = variants.iter().filter_map(|v| match &v.payload {
+        PayloadShape::Newtype(field) => Some(&field.attrs),
+        _ => None,
+    });
+    let generics = bounded_generics(
+        &input.generics,
+        Bounds::of(&container, field_attrs),
+        payload_types,
+        [],
+    );
+    let mut fns = vec![
         write_variant_fn(&variants),
         decode_variant_fn(&variants, &ty_generics),
     ];
+    for v in &variants {
+        if let PayloadShape::Newtype(field) = &v.payload {
+            fns.extend(serde_fns(input, field));
+        }
+    }
     let helpers = helpers(input, &generics, &fns);
     let helpers_trait = helpers_trait();
 
@@ -860,7 +912,11 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
         .iter()
         .filter_map(|v| match &v.payload {
             PayloadShape::Unit => None,
-            PayloadShape::Newtype(ty) => Some(quote!(#ty)),
+            PayloadShape::Newtype(field) if field.attrs.serde_with.is_some() => None,
+            PayloadShape::Newtype(field) => {
+                let ty = field.ty;
+                Some(quote!(#ty))
+            }
             PayloadShape::Tuple(hidden) | PayloadShape::Struct(hidden) => {
                 Some(quote!(#hidden #ty_generics))
             }
@@ -923,6 +979,10 @@ fn hidden_payload_type(
     }
     if container.deny_unknown_fields {
         attrs.push(quote!(#[jitson(deny_unknown_fields)]));
+    }
+    if let Some(bound) = &container.bound {
+        let bound = quote!(#(#bound),*).to_string();
+        attrs.push(quote!(#[jitson(bound = #bound)]));
     }
     let definition = match &v.payload {
         PayloadShape::Tuple(_) => {
@@ -995,7 +1055,10 @@ fn decode_variant_fn(variants: &[EnumVariant<'_>], ty_generics: &TypeGenerics<'_
             let ident = &v.variant.ident;
             let (payload_ty, build) = match &v.payload {
                 PayloadShape::Unit => return None,
-                PayloadShape::Newtype(ty) => (quote!(#ty), quote!(Self::#ident(payload))),
+                PayloadShape::Newtype(field) => {
+                    let ty = field.ty;
+                    (quote!(#ty), quote!(Self::#ident(payload)))
+                }
                 PayloadShape::Tuple(hidden) => {
                     let members = (0..v.variant.fields.len()).map(Index::from);
                     (
@@ -1103,8 +1166,15 @@ fn decode_impl(
 
             #[allow(dead_code, non_snake_case, clippy::extra_unused_lifetimes)]
             fn __jitson_check_borrows #borrow_impl () #borrow_where {
-                fn borrows_for<'d, X: ::jitson::__private::DecodeBorrowed<'d>>() {}
-                #(borrows_for::<#de, #borrowing>();)*
+                #[allow(unused_imports)]
+                use ::jitson::__private::{
+                    DecodeViaLayout as _, DecodeViaSerde as _, DecodeViaSerdeOption as _,
+                };
+                #(
+                    (&&::jitson::__private::Via::<#borrowing>::new())
+                        .decode_route()
+                        .borrows(::jitson::__private::core::marker::PhantomData::<&#de ()>);
+                )*
             }
         };
     }
@@ -1234,7 +1304,67 @@ fn helpers(input: &DeriveInput, generics: &Generics, fns: &[HelperFn]) -> TokenS
 ///
 /// Bounding the parameters rather than the field types keeps recursive generic types
 /// (`struct Tree<T> { children: Vec<Tree<T>> }`) from requiring themselves.
+///
+/// serde's `bound` attribute is honoured as serde's derive honours it: a field's
+/// `bound` predicates are added and its type infers nothing (the caller leaves
+/// it out of `decoded`); a container's `bound` replaces every inferred bound but
+/// `T: 'static`, which a layout's identity needs. A field whose bounds give its
+/// type no `Decode` is decoded through serde (see `routed_edge`).
 fn bounded_generics<'a>(
+    generics: &Generics,
+    bounds: Bounds<'a>,
+    decoded: impl IntoIterator<Item = &'a Type>,
+    need_default: impl IntoIterator<Item = &'a Type>,
+) -> Generics {
+    let Bounds { container, fields } = bounds;
+    let mut generics = match container {
+        Some(predicates) => {
+            let mut generics = generics.clone();
+            let statics: Vec<WherePredicate> = generics
+                .type_params()
+                .map(|param| {
+                    let param = generated(&param.ident);
+                    parse_quote!(#param: 'static)
+                })
+                .collect();
+            let clause = generics.make_where_clause();
+            clause.predicates.extend(statics);
+            clause.predicates.extend(predicates.iter().cloned());
+            generics
+        }
+        None => inferred_generics(generics, decoded, need_default),
+    };
+    let fields: Vec<&WherePredicate> = fields.into_iter().collect();
+    if !fields.is_empty() {
+        generics
+            .make_where_clause()
+            .predicates
+            .extend(fields.into_iter().cloned());
+    }
+    generics
+}
+
+/// The `bound` attributes of a container and its fields.
+struct Bounds<'a> {
+    container: Option<&'a [WherePredicate]>,
+    fields: Vec<&'a WherePredicate>,
+}
+
+impl<'a> Bounds<'a> {
+    /// Those of a container whose fields carry `attrs`.
+    fn of(container: &'a ContainerAttrs, attrs: impl IntoIterator<Item = &'a FieldAttrs>) -> Self {
+        Bounds {
+            container: container.bound.as_deref(),
+            fields: attrs
+                .into_iter()
+                .flat_map(|attrs| attrs.bound.iter().flatten())
+                .collect(),
+        }
+    }
+}
+
+/// [`bounded_generics`] without `bound` attributes.
+fn inferred_generics<'a>(
     generics: &Generics,
     decoded: impl IntoIterator<Item = &'a Type>,
     need_default: impl IntoIterator<Item = &'a Type>,
@@ -1250,7 +1380,9 @@ fn bounded_generics<'a>(
     let mut predicates: Vec<WherePredicate> = type_params
         .iter()
         .map(|param| {
-            if decoded.iter().any(|ty| names_any(ty, &[*param])) {
+            let named = decoded.iter().any(|ty| names_any(ty, &[*param]));
+            let param = generated(param);
+            if named {
                 parse_quote!(#param: ::jitson::__private::Decode)
             } else {
                 parse_quote!(#param: 'static)
@@ -1271,6 +1403,13 @@ fn bounded_generics<'a>(
         generics.make_where_clause().predicates.extend(predicates);
     }
     generics
+}
+
+/// A type parameter's name as the derive's own token (call-site span), for
+/// the predicates the derive adds: lints on bounds (clippy's
+/// `multiple_bound_locations`) then see generated code, not the user's.
+pub(crate) fn generated(param: &Ident) -> Ident {
+    Ident::new(&param.to_string(), proc_macro2::Span::call_site())
 }
 
 /// Whether the tokens of `ty` contain one of the identifiers `names`. A token-level

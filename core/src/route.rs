@@ -1,0 +1,365 @@
+//! Which impl a field's type goes through: jitson's own layout where the type
+//! has one, otherwise its serde impl. Chosen by the derives, per field, on the
+//! concrete type, with no attribute.
+//!
+//! Stable Rust has no specialisation, so the choice is made by method
+//! resolution ("autoref specialisation", David Tolnay's case study of 2019):
+//! the derive writes
+//!
+//! ```ignore
+//! use ::jitson::__private::{DecodeViaLayout as _, DecodeViaSerdeOption as _, DecodeViaSerde as _};
+//! (&&Via::<FieldTy>::new()).decode_route().layout()
+//! ```
+//!
+//! Method lookup on a receiver `&&Via<T>` (methods taking `&self`) tries the
+//! impls for `&Via<T>`, then for `&&Via<T>` (the autoref), then for `Via<T>`
+//! (the deref). [`DecodeViaLayout`] is implemented for `&Via<T>` when `T:
+//! HasLayout`, so it matches first and gives a [`LayoutRoute`]; then
+//! [`DecodeViaSerdeOption`], for `&&Via<Option<X>>`, gives jitson's `Option`
+//! over `X`'s serde impl ([`SerdeOptionRoute`]: an absent key is `None`, as
+//! for serde); last [`DecodeViaSerde`], for `Via<T>` with no bound, gives a
+//! [`SerdeRoute`]. The serde routes' methods ask for serde's trait, so a type
+//! with neither is a compile error naming the field's type, with
+//! [`SerdeDecode`]'s message. Encoding has two steps: [`EncodeViaLayout`] for
+//! `Via<T>` and [`EncodeViaSerde`] for `&Via<T>`, tried on a receiver
+//! `&Via<T>`.
+//!
+//! In a generic item the choice is made with the bounds in scope, not with the
+//! type a caller later substitutes: a field `T` under `T: Decode` takes
+//! jitson's layout, under `T: DeserializeOwned` only (a `#[serde(bound)]`)
+//! serde's.
+//!
+//! Each route gives the field's layout edge and, for decoding, the proof that
+//! the field type may be decoded from input that lives for `'de`
+//! ([`LayoutRoute::borrows`]); a type decoded through serde owns its data.
+
+use core::marker::PhantomData;
+
+use crate::decode::{DecodeBorrowed, HasLayout};
+use crate::encode::Encode;
+use crate::layout::TypeLayout;
+
+/// Invariant in `T`: were it covariant, `Via<&'static str>` could become
+/// `Via<&'de str>` and the borrow check of a `&'static str` field would pass.
+type Invariant<T> = PhantomData<fn(PhantomData<T>) -> PhantomData<T>>;
+
+/// The probe whose method resolution picks a route for `T` (see the module
+/// docs).
+pub struct Via<T: ?Sized>(Invariant<T>);
+
+impl<T: ?Sized> Via<T> {
+    /// The probe.
+    pub const fn new() -> Self {
+        Via(PhantomData)
+    }
+}
+
+impl<T: ?Sized> Default for Via<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// `T` goes through jitson's own layout.
+pub struct LayoutRoute<T: ?Sized>(Invariant<T>);
+
+/// `T` goes through its serde impl.
+pub struct SerdeRoute<T: ?Sized>(Invariant<T>);
+
+/// The first choice when decoding: jitson's layout.
+pub trait DecodeViaLayout {
+    /// The field's type.
+    type Field: ?Sized;
+    /// The route taken.
+    fn decode_route(&self) -> LayoutRoute<Self::Field>;
+}
+
+impl<T: HasLayout> DecodeViaLayout for &Via<T> {
+    type Field = T;
+    fn decode_route(&self) -> LayoutRoute<T> {
+        LayoutRoute(PhantomData)
+    }
+}
+
+/// The second choice when decoding: an `Option` of a type decoded through
+/// serde, as jitson's `Option` (so that an absent key is `None`, as serde's
+/// derive makes it for an `Option` field).
+pub trait DecodeViaSerdeOption {
+    /// The payload's type.
+    type Payload;
+    /// The route taken.
+    fn decode_route(&self) -> SerdeOptionRoute<Self::Payload>;
+}
+
+impl<X> DecodeViaSerdeOption for &&Via<Option<X>> {
+    type Payload = X;
+    fn decode_route(&self) -> SerdeOptionRoute<X> {
+        SerdeOptionRoute(PhantomData)
+    }
+}
+
+/// The last choice when decoding: serde's `Deserialize`.
+pub trait DecodeViaSerde {
+    /// The field's type.
+    type Field: ?Sized;
+    /// The route taken.
+    fn decode_route(&self) -> SerdeRoute<Self::Field>;
+}
+
+impl<T: ?Sized> DecodeViaSerde for Via<T> {
+    type Field = T;
+    fn decode_route(&self) -> SerdeRoute<T> {
+        SerdeRoute(PhantomData)
+    }
+}
+
+/// `Option<X>` goes through jitson's `Option` over `X`'s serde impl.
+pub struct SerdeOptionRoute<X>(Invariant<X>);
+
+impl<X> SerdeOptionRoute<X> {
+    /// jitson's `Option` layout over a layout running `X`'s `Deserialize`.
+    pub fn layout(self) -> &'static TypeLayout
+    where
+        X: SerdeDecode,
+    {
+        X::SERDE_DECODE_OPTION
+    }
+
+    /// Always compiles: an `Option` of a type decoded through serde owns its
+    /// data.
+    pub fn borrows(self, _input: PhantomData<&()>)
+    where
+        X: SerdeDecode,
+    {
+    }
+}
+
+/// The first choice when encoding: jitson's encode layout.
+pub trait EncodeViaLayout {
+    /// The field's type.
+    type Field: ?Sized;
+    /// The route taken.
+    fn encode_route(&self) -> LayoutRoute<Self::Field>;
+}
+
+impl<T: Encode> EncodeViaLayout for Via<T> {
+    type Field = T;
+    fn encode_route(&self) -> LayoutRoute<T> {
+        LayoutRoute(PhantomData)
+    }
+}
+
+/// The second choice when encoding: serde's `Serialize`.
+pub trait EncodeViaSerde {
+    /// The field's type.
+    type Field: ?Sized;
+    /// The route taken.
+    fn encode_route(&self) -> SerdeRoute<Self::Field>;
+}
+
+impl<T: ?Sized> EncodeViaSerde for &Via<T> {
+    type Field = T;
+    fn encode_route(&self) -> SerdeRoute<T> {
+        SerdeRoute(PhantomData)
+    }
+}
+
+impl<T: HasLayout> LayoutRoute<T> {
+    /// `T`'s own layout.
+    pub fn layout(self) -> &'static TypeLayout {
+        T::LAYOUT
+    }
+
+    /// Compiles only where `T` may be decoded from input living for `'de`:
+    /// what makes the container's `DecodeBorrowed<'de>` impl sound.
+    pub fn borrows<'de>(self, _input: PhantomData<&'de ()>)
+    where
+        T: DecodeBorrowed<'de>,
+    {
+    }
+}
+
+impl<T: Encode> LayoutRoute<T> {
+    /// `T`'s own encode layout.
+    pub fn encode_layout(self) -> &'static TypeLayout {
+        T::ENCODE
+    }
+}
+
+impl<T: ?Sized> SerdeRoute<T> {
+    /// A layout decoding `T` with its `Deserialize` impl, through serde_json
+    /// over the value's text (`Kind::Serde`).
+    pub fn layout(self) -> &'static TypeLayout
+    where
+        T: SerdeDecode,
+    {
+        T::SERDE_DECODE
+    }
+
+    /// Always compiles for a type decoded through serde: it owns its data.
+    pub fn borrows(self, _input: PhantomData<&()>)
+    where
+        T: SerdeDecode,
+    {
+    }
+
+    /// A layout encoding `T` with its `Serialize` impl, through serde_json.
+    pub fn encode_layout(self) -> &'static TypeLayout
+    where
+        T: SerdeEncode,
+    {
+        T::SERDE_ENCODE
+    }
+}
+
+impl<T: Encode> LayoutRoute<T> {
+    /// A field of an enum variant's view (a reference to the variant's field,
+    /// `T = &X`): `T`'s own encode layout.
+    pub fn encode_view_layout(self) -> &'static TypeLayout {
+        T::ENCODE
+    }
+}
+
+impl<X: ?Sized> SerdeRoute<&X> {
+    /// A field of an enum variant's view, `&X` where `X` has no `Encode`: a
+    /// layout reading the reference and encoding `X` with its `Serialize`
+    /// impl.
+    pub fn encode_view_layout(self) -> &'static TypeLayout
+    where
+        X: SerdeEncode,
+    {
+        X::SERDE_ENCODE_BY_REF
+    }
+}
+
+/// A type decoded through its serde `Deserialize` impl: every
+/// `DeserializeOwned + 'static` type (with the feature `serde`; without it,
+/// none).
+#[diagnostic::on_unimplemented(
+    message = "jitson cannot decode `{Self}`: it has neither jitson's `Decode` nor serde's \
+               `Deserialize`",
+    label = "`{Self}` has no impl jitson can decode it with",
+    note = "add `#[derive(jitson::Decode)]` (or serde's `Deserialize`) to `{Self}`; without \
+            jitson's feature `serde`, only jitson's own impls count"
+)]
+pub trait SerdeDecode: Sized + 'static {
+    /// The layout that runs the `Deserialize` impl.
+    const SERDE_DECODE: &'static TypeLayout;
+    /// jitson's layout of `Option<Self>` over [`Self::SERDE_DECODE`].
+    const SERDE_DECODE_OPTION: &'static TypeLayout;
+}
+
+/// A type encoded through its serde `Serialize` impl: every `Serialize +
+/// 'static` type (with the feature `serde`; without it, none).
+#[diagnostic::on_unimplemented(
+    message = "jitson cannot encode `{Self}`: it has neither jitson's `Encode` nor serde's \
+               `Serialize`",
+    label = "`{Self}` has no impl jitson can encode it with",
+    note = "add `#[derive(jitson::Encode)]` (or serde's `Serialize`) to `{Self}`; without \
+            jitson's feature `serde`, only jitson's own impls count"
+)]
+pub trait SerdeEncode: Sized + 'static {
+    /// The layout that runs the `Serialize` impl.
+    const SERDE_ENCODE: &'static TypeLayout;
+    /// The same for a `&Self` (the layout's memory is the reference).
+    const SERDE_ENCODE_BY_REF: &'static TypeLayout;
+}
+
+#[cfg(feature = "serde")]
+mod through_serde {
+    use super::{SerdeDecode, SerdeEncode};
+    use crate::layout::{Kind, LayoutRef, OptionLayout, SerdeLayout, TypeLayout};
+
+    /// The identities of `T`'s serde layouts, one per direction: never `T`'s
+    /// own, which a jitson layout of the other direction may hold.
+    struct Deserialized<T>(core::marker::PhantomData<T>);
+    struct Serialized<T>(core::marker::PhantomData<T>);
+    struct SerializedByRef<T>(core::marker::PhantomData<T>);
+
+    /// The [`SerializeFn`](crate::layout::SerializeFn) of a `&T`.
+    ///
+    /// # Safety
+    /// `src` points to a live `&T`; `out` and `message` are valid for writes.
+    unsafe extern "C" fn serialize_by_ref<T: serde::Serialize>(
+        src: *const u8,
+        out: *mut Vec<u8>,
+        message: *mut Option<Box<str>>,
+    ) -> bool {
+        // SAFETY: as the caller guarantees.
+        unsafe {
+            crate::encode::serialize_with(out, message, |ser| T::serialize(*src.cast::<&T>(), ser))
+        }
+    }
+
+    /// The [`SerdeFn`](crate::layout::SerdeFn) running `T`'s `Deserialize`.
+    ///
+    /// # Safety
+    /// As [`decode_with_serde`](crate::serde_bridge::decode_with_serde).
+    unsafe extern "C" fn deserialize<T: serde::de::DeserializeOwned>(
+        dst: *mut u8,
+        ptr: *const u8,
+        len: usize,
+        message: *mut Option<Box<str>>,
+    ) -> bool {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            crate::serde_bridge::decode_with_serde::<T>(dst, ptr, len, message, |de| {
+                T::deserialize(de)
+            })
+        }
+    }
+
+    impl<T: serde::de::DeserializeOwned + 'static> SerdeDecode for T {
+        // SAFETY (of the layout): size, alignment and drop are `T`'s, and
+        // `deserialize::<T>` writes a whole `T`.
+        const SERDE_DECODE: &'static TypeLayout = &TypeLayout::with_identity::<T, Deserialized<T>>(
+            "a value decoded through serde",
+            Kind::Serde(&SerdeLayout {
+                decode: deserialize::<T>,
+                encode: None,
+                raw: false,
+            }),
+        );
+        // SAFETY (of the layout): the functions are `Option<T>`'s own, as in
+        // jitson's `HasLayout for Option<T>`; `some` is `T`'s serde layout.
+        const SERDE_DECODE_OPTION: &'static TypeLayout =
+            &TypeLayout::with_identity::<Option<T>, Deserialized<Option<T>>>(
+                "an option",
+                Kind::Option(&OptionLayout {
+                    some: LayoutRef::Lazy(serde_decode_layout::<T>),
+                    write_none: crate::decode::option_write_none::<T>,
+                    decode_some: crate::decode::option_decode_some::<T>,
+                    get: crate::decode::option_get::<T>,
+                }),
+            );
+    }
+
+    /// [`SerdeDecode::SERDE_DECODE`] as a layout edge.
+    fn serde_decode_layout<T: SerdeDecode>() -> &'static TypeLayout {
+        T::SERDE_DECODE
+    }
+
+    impl<T: serde::Serialize + 'static> SerdeEncode for T {
+        // SAFETY (of the layout): `serialize_fn::<T>` reads a live `T`; the
+        // decode slot is never called on an encode layout.
+        const SERDE_ENCODE: &'static TypeLayout = &TypeLayout::with_identity::<T, Serialized<T>>(
+            "a value written by serde",
+            Kind::Serde(&SerdeLayout {
+                decode: crate::encode::never_serde_decode,
+                encode: Some(crate::encode::serialize_fn::<T>),
+                raw: false,
+            }),
+        );
+        // SAFETY (of the layout): size, alignment and drop (none) are those of
+        // `&T`; `serialize_by_ref::<T>` reads a live `&T`.
+        const SERDE_ENCODE_BY_REF: &'static TypeLayout =
+            &TypeLayout::with_identity::<&'static T, SerializedByRef<T>>(
+                "a value written by serde",
+                Kind::Serde(&SerdeLayout {
+                    decode: crate::encode::never_serde_decode,
+                    encode: Some(serialize_by_ref::<T>),
+                    raw: false,
+                }),
+            );
+    }
+}

@@ -1,0 +1,317 @@
+//! Field types without jitson's traits go through their serde impls with no
+//! attribute (issue 37): models whose fields hold types with hand-written serde
+//! impls, or types that only derive serde's traits, take jitson's derives
+//! unchanged and decode and encode as serde_json does, on every backend, with
+//! their structs still compiled. Also: a field's own `with` /
+//! `serialize_with` / `deserialize_with` wins over `#[jitson(serde)]` in its
+//! direction, serde's `bound` is honoured, and `#[jitson(serde)]` reaches a
+//! newtype variant's field.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fmt::{self, Debug};
+
+use common::{backends, decode, err};
+use jitson::{Backend, Decoder, Encode, Encoder};
+use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+
+/// An id newtype whose serde impls are written by hand (as a macro in an API
+/// crate would write them): a number on the wire, refused when zero.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct RepositoryId(u64);
+
+impl Serialize for RepositoryId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for RepositoryId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let id = u64::deserialize(d)?;
+        if id == 0 {
+            return Err(de::Error::custom("a repository id is never 0"));
+        }
+        Ok(RepositoryId(id))
+    }
+}
+
+/// A hand-written string form, as `url::Url` or a timestamp has: `"#rrggbb"`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Color(u8, u8, u8);
+
+impl Serialize for Color {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2))
+    }
+}
+
+impl<'de> Deserialize<'de> for Color {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Hex;
+        impl Visitor<'_> for Hex {
+            type Value = Color;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a color as \"#rrggbb\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Color, E> {
+                let digits = v
+                    .strip_prefix('#')
+                    .filter(|d| d.len() == 6 && d.is_ascii())
+                    .ok_or_else(|| E::invalid_value(de::Unexpected::Str(v), &self))?;
+                let byte = |i: usize| {
+                    u8::from_str_radix(&digits[i..i + 2], 16)
+                        .map_err(|_| E::invalid_value(de::Unexpected::Str(v), &self))
+                };
+                Ok(Color(byte(0)?, byte(2)?, byte(4)?))
+            }
+        }
+        d.deserialize_str(Hex)
+    }
+}
+
+/// A type that derives serde's traits only.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct Label {
+    label_name: String,
+    color: Color,
+}
+
+/// A model as an API crate writes it, with jitson's derives added and nothing
+/// else.
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Repository {
+    id: RepositoryId,
+    name: String,
+    color: Color,
+    parent: Option<RepositoryId>,
+    labels: Vec<Label>,
+    by_name: BTreeMap<String, Color>,
+    stars: u32,
+    owner: Owner,
+}
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Owner {
+    login: String,
+    favourite: Color,
+}
+
+/// Enum payloads: a newtype variant, a tuple variant and a struct variant of
+/// types without jitson's traits.
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+enum Event {
+    Created(RepositoryId),
+    Painted(Color, u8),
+    Labelled { label: Label, by: RepositoryId },
+    Deleted,
+}
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "type")]
+enum Tagged {
+    Labelled { label: Label },
+    Plain { n: u8 },
+}
+
+const REPOSITORY: &str = r##"{"id":7,"name":"jitson","color":"#0a0b0c","parent":null,
+  "labels":[{"labelName":"bug","color":"#ff0000"},{"labelName":"ok","color":"#00ff00"}],
+  "by_name":{"bug":"#ff0000"},"stars":12,"owner":{"login":"ada","favourite":"#123456"}}"##;
+
+/// Asserts every backend's bytes, compact and pretty, equal serde_json's.
+#[track_caller]
+fn encodes_as_serde_json<T: Encode + Serialize + Debug>(value: &T) {
+    let compact = serde_json::to_string(value).unwrap();
+    let pretty = serde_json::to_string_pretty(value).unwrap();
+    for backend in [Backend::Interpreter, Backend::Jit, Backend::Auto] {
+        if backend == Backend::Jit && !Backend::Jit.is_available() {
+            continue;
+        }
+        let encoder = Encoder::<T>::with_backend(backend);
+        let got = String::from_utf8(encoder.encode(value).unwrap()).unwrap();
+        assert_eq!(got, compact, "{backend:?}");
+        let got = String::from_utf8(encoder.pretty(true).encode(value).unwrap()).unwrap();
+        assert_eq!(got, pretty, "{backend:?} pretty");
+    }
+}
+
+/// Decodes `json` on every backend (they must agree), asserts serde_json
+/// gives the same value, and that the value encodes as serde_json encodes it.
+#[track_caller]
+fn round_trips<T>(json: &str) -> T
+where
+    T: jitson::Decode + Encode + Serialize + DeserializeOwned + PartialEq + Debug,
+{
+    let ours: T = decode(json.as_bytes()).unwrap();
+    let theirs: T = serde_json::from_str(json).unwrap();
+    assert_eq!(ours, theirs);
+    encodes_as_serde_json(&ours);
+    ours
+}
+
+#[test]
+fn types_with_only_serde_impls_need_no_attribute() {
+    let repo: Repository = round_trips(REPOSITORY);
+    assert_eq!(repo.id, RepositoryId(7));
+    assert_eq!(repo.labels[1].color, Color(0, 255, 0));
+    let with_parent = REPOSITORY.replace(r#""parent":null"#, r#""parent":3"#);
+    let repo: Repository = round_trips(&with_parent);
+    assert_eq!(repo.parent, Some(RepositoryId(3)));
+    // An absent `Option` of a serde-only type is `None`, as for serde.
+    let absent = REPOSITORY.replace(r#""parent":null,"#, "");
+    assert_eq!(round_trips::<Repository>(&absent).parent, None);
+}
+
+#[test]
+fn enum_payloads_of_serde_only_types() {
+    for json in [
+        r#"{"Created":5}"#,
+        r##"{"Painted":["#010203",9]}"##,
+        r##"{"Labelled":{"label":{"labelName":"x","color":"#abcdef"},"by":2}}"##,
+        r#""Deleted""#,
+    ] {
+        round_trips::<Event>(json);
+    }
+    round_trips::<Tagged>(r##"{"type":"Labelled","label":{"labelName":"x","color":"#abcdef"}}"##);
+    round_trips::<Tagged>(r#"{"type":"Plain","n":3}"#);
+}
+
+#[test]
+fn a_serde_impl_refusing_gives_its_message_and_the_path() {
+    let zero = REPOSITORY.replace(r#""id":7"#, r#""id":0"#);
+    let e = err::<Repository>(zero.as_bytes());
+    assert!(e.to_string().contains("a repository id is never 0"), "{e}");
+    assert_eq!(e.path(), "$.id");
+    let bad = REPOSITORY.replace("#123456", "#12345g");
+    let e = err::<Repository>(bad.as_bytes());
+    assert!(e.to_string().contains("expected a color"), "{e}");
+    assert_eq!(e.path(), "$.owner.favourite");
+    // Invalid JSON inside the field is reported by jitson, as any syntax error.
+    let broken = REPOSITORY.replace(r#""parent":null"#, r#""parent":nul"#);
+    let e = err::<Repository>(broken.as_bytes());
+    assert!(serde_json::from_str::<Repository>(&broken).is_err());
+    assert_eq!(e.kind(), jitson::ErrorKind::Syntax, "{e}");
+}
+
+#[test]
+fn structs_holding_serde_fields_stay_compiled() {
+    if !Backend::Jit.is_available() {
+        return;
+    }
+    jitson::warm_up::<Repository>().unwrap();
+    jitson::warm_up::<Event>().unwrap();
+    jitson::warm_up_encode::<Repository>().unwrap();
+    common::assert_compiled(&["Repository", "Owner", "Event"]);
+    let repo = Decoder::<Repository>::with_backend(Backend::Jit)
+        .decode_str(REPOSITORY)
+        .unwrap();
+    assert_eq!(repo.owner.favourite, Color(0x12, 0x34, 0x56));
+}
+
+// ---------------------------------------------------------------------------
+// A field's own functions win over `#[jitson(serde)]` (fault 1 of issue 37).
+
+fn one<S: Serializer>(map: &BTreeMap<String, Vec<String>>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(map.len() as u64)
+}
+
+fn null_as_empty<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, String>, D::Error> {
+    Ok(Option::<BTreeMap<String, String>>::deserialize(d)?.unwrap_or_default())
+}
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+struct OwnFunctions {
+    #[jitson(serde)]
+    #[serde(serialize_with = "one", default)]
+    q: BTreeMap<String, Vec<String>>,
+    #[jitson(serde)]
+    #[serde(deserialize_with = "null_as_empty")]
+    r: BTreeMap<String, String>,
+}
+
+#[test]
+fn own_functions_win_over_jitson_serde_in_their_direction() {
+    let value: OwnFunctions = decode(br#"{"q":{"k":["v"]},"r":null}"#).unwrap();
+    assert_eq!(value.r, BTreeMap::new());
+    assert_eq!(
+        value,
+        serde_json::from_str(r#"{"q":{"k":["v"]},"r":null}"#).unwrap()
+    );
+    encodes_as_serde_json(&value);
+    assert_eq!(jitson::to_string(&value).unwrap(), r#"{"q":1,"r":{}}"#);
+}
+
+// ---------------------------------------------------------------------------
+// serde's `bound` (fault 2) and `#[jitson(serde)]` on a variant's field (fault 3).
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+#[serde(bound(deserialize = "T: DeserializeOwned", serialize = "T: Serialize"))]
+struct Envelope<T> {
+    id: u64,
+    payload: T,
+}
+
+/// serde's pattern for a field whose bounds the struct states itself: the
+/// field's empty `bound` infers nothing from `items` (no `P: Decode`), and
+/// the field takes the route its bounds allow: serde's.
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+struct Page<P: Serialize + DeserializeOwned> {
+    #[serde(default = "Vec::new", bound = "")]
+    items: Vec<P>,
+    next: Option<String>,
+}
+
+#[test]
+fn serde_bound_replaces_the_inferred_bounds() {
+    // `T` only has serde's traits: under the container's bound it goes through serde.
+    let value: Envelope<Color> = round_trips(r##"{"id":1,"payload":"#102030"}"##);
+    assert_eq!(value.payload, Color(16, 32, 48));
+    let value: Envelope<Vec<RepositoryId>> = round_trips(r#"{"id":2,"payload":[4,5]}"#);
+    assert_eq!(value.payload, vec![RepositoryId(4), RepositoryId(5)]);
+    let page: Page<Label> =
+        round_trips(r##"{"items":[{"labelName":"a","color":"#000000"}],"next":null}"##);
+    assert_eq!(page.items.len(), 1);
+    let page: Page<Label> = round_trips(r#"{"next":"x"}"#);
+    assert!(page.items.is_empty());
+}
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+enum Wrapped {
+    Hex(
+        #[jitson(serde)]
+        #[serde(with = "hex_u32")]
+        u32,
+    ),
+    Plain(#[jitson(serde)] u32),
+    Two(#[serde(with = "hex_u32")] u32, u8),
+}
+
+mod hex_u32 {
+    use serde::{Deserialize, Deserializer, Serializer};
+    pub fn serialize<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("{v:x}"))
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+        let text = String::deserialize(d)?;
+        u32::from_str_radix(&text, 16).map_err(serde::de::Error::custom)
+    }
+}
+
+#[test]
+fn variant_fields_take_their_own_functions() {
+    assert_eq!(round_trips::<Wrapped>(r#"{"Hex":"ff"}"#), Wrapped::Hex(255));
+    assert_eq!(round_trips::<Wrapped>(r#"{"Plain":7}"#), Wrapped::Plain(7));
+    assert_eq!(
+        round_trips::<Wrapped>(r#"{"Two":["1a",1]}"#),
+        Wrapped::Two(26, 1)
+    );
+    for backend in backends() {
+        let e = Decoder::<Wrapped>::with_backend(backend)
+            .decode_str(r#"{"Hex":"zz"}"#)
+            .unwrap_err();
+        assert!(e.to_string().contains("invalid digit"), "{backend:?}: {e}");
+    }
+}
