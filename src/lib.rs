@@ -888,7 +888,10 @@ pub struct Stats {
     /// refused), or a layout that failed to compile; with the reason's text.
     pub auto_fallbacks: Vec<(String, u64)>,
     /// Layouts the JIT hands to the interpreter whole, as (Rust type name from
-    /// `core::any::type_name`, reason): kinds it does not lower yet.
+    /// `core::any::type_name`, reason): kinds it does not lower yet, and the
+    /// types of fields decoded or encoded by their serde impls (only that
+    /// field's value leaves the compiled code; the struct holding it is not
+    /// listed unless it is itself handed over).
     pub interpreted_layouts: Vec<(String, String)>,
     /// Layouts the JIT failed to compile (type, error).
     pub compile_failures: Vec<(String, String)>,

@@ -14,13 +14,15 @@
 //!
 //! # Supported (this version)
 //!
-//! Structs with named fields, tuple structs, newtype and `transparent` structs,
-//! unit structs, and enums whose variants are all unit variants (in all four
-//! representations). Attributes: `rename`, `rename_all`, `skip`,
-//! `skip_serializing`, `skip_serializing_if`, `flatten`, `transparent`, `tag`,
-//! `content`, `untagged`; decode-only attributes are ignored. Enums with data,
-//! `serialize_with`/`with`, `into` and variant `skip_serializing` are compile
-//! errors naming the attribute or the variant, not silent differences.
+//! Structs of every shape and enums of every representation (a data
+//! variant is written through a view type of references to its fields).
+//! Attributes: `rename`, `rename_all`, `skip`, `skip_serializing`,
+//! `skip_serializing_if`, `flatten`, `transparent`, `tag`, `content`,
+//! `untagged`, `into`, `serialize_with`/`with`/`#[jitson(serde)]` (a field's
+//! own function wins) and `bound`; decode-only attributes are ignored.
+//! `getter` and `remote` are compile errors. Each field's edge is chosen by
+//! its type's route (`routed_edge`): its `Encode` layout, else its serde
+//! `Serialize` impl.
 
 use proc_macro2::Ident;
 use proc_macro2::TokenStream;

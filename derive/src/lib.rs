@@ -36,11 +36,19 @@
 //!   `__jitson_container_default_<field>` for fields filled from a container
 //!   `default`; each runs user code through `init_with` (catching panics, as
 //!   every `InitFn` must).
+//! - Each field's layout edge is chosen on the field's type by
+//!   jitson-core's `route` module (autoref specialisation): the type's own
+//!   layout where it implements jitson's traits, otherwise a `Kind::Serde`
+//!   layout running its serde impl (an `Option` of such a type: jitson's
+//!   `Option` over it), otherwise a compile error at the field.
 //! - Generics: each type parameter named by a decoded field's type is bounded by
 //!   `Decode`, every other one by `'static`; the type of a field filled by
 //!   `Default::default()` gets a `FieldTy: Default` predicate when it names a generic
-//!   parameter. Existing bounds and where clauses are kept. Type parameters must
-//!   be owned types (`Decode`); lifetime parameters are supported (see below).
+//!   parameter. Existing bounds and where clauses are kept. serde's `bound`
+//!   replaces these as it replaces serde's own (a container's: every inferred
+//!   predicate but `T: 'static`; a field's: what its type would infer). Type
+//!   parameters must be owned types (`'static`); lifetime parameters are
+//!   supported (see below).
 //!
 //! Generated code names items only through `::jitson::__private`, which the facade
 //! re-exports from `jitson-core`.
@@ -118,7 +126,8 @@ use syn::{DeriveInput, parse_macro_input};
 /// | field | `default` | an absent key gives `Default::default()` |
 /// | field | `default = "path"` | an absent key gives `path()` |
 /// | field | `with = "module"`, `deserialize_with = "path"` | decoded by `module::deserialize` / `path` over the value's text (feature `serde`) |
-/// | field | `#[jitson(serde)]` | decoded by the field type's serde `Deserialize` (feature `serde`) |
+/// | field | `#[jitson(serde)]` | decoded by the field type's serde `Deserialize` (feature `serde`), unless the field names its own function |
+/// | container, field | `bound = "..."`, `bound(deserialize = "...")` | the impl's where predicates, as serde's (a container's replace every inferred bound) |
 /// | field | `flatten` | a struct whose keys are read as the container's, an `Option` of such a struct (`None` when the struct cannot be built from the keys), or a map that collects every key no field claims (keys parsed from their text for non-string keys) |
 /// | field | `skip`, `skip_deserializing` | never read: always `Default::default()`, or `path()` with `default = "path"`; the type needs `Default`, not `Decode` |
 /// | variant | `rename = "name"` | the JSON string |
@@ -134,8 +143,11 @@ use syn::{DeriveInput, parse_macro_input};
 /// Without `default`, a field whose key is absent is an error, except that an
 /// `Option` field becomes `None` (as in serde).
 ///
+/// A field whose type has serde's `Deserialize` but no `Decode` needs no
+/// attribute: it is decoded by its serde impl.
+///
 /// serde attributes that only affect serialization or serde's own code are ignored
-/// in `#[serde(...)]` (and rejected in `#[jitson(...)]`): `bound`, `crate`, `into`,
+/// in `#[serde(...)]` (and rejected in `#[jitson(...)]`): `crate`, `into`,
 /// `skip_serializing`, `skip_serializing_if`, `serialize_with` and `getter`. serde
 /// attributes that change deserialization in ways jitson does not support yet are
 /// compile errors: `remote`, `field_identifier`, `variant_identifier`, and a
@@ -165,11 +177,12 @@ pub fn derive_decode(input: TokenStream) -> TokenStream {
 ///
 /// Reads `#[serde(...)]` and `#[jitson(...)]` (which wins): `rename` and
 /// `rename_all` (the plain and `serialize = "..."` forms), `skip`,
-/// `skip_serializing`, `skip_serializing_if`, `flatten`, `transparent`, and for
-/// enums of unit variants `tag`, `content`, `untagged` and variant
-/// `skip_serializing`. Attributes that concern decoding only are ignored.
-/// Enums with data, `serialize_with`, `with`, `into` and `#[jitson(serde)]` are
-/// compile errors in this version.
+/// `skip_serializing`, `skip_serializing_if`, `flatten`, `transparent`, `into`,
+/// `tag`, `content`, `untagged`, `serialize_with` and `with` (which win over
+/// `#[jitson(serde)]`), `#[jitson(serde)]`, and `bound` (plain or `serialize =
+/// "..."`). Attributes that concern decoding only are ignored. A field whose
+/// type has serde's `Serialize` but no `Encode` is written by its serde impl
+/// with no attribute; `getter` and `remote` are compile errors.
 #[proc_macro_derive(Encode, attributes(jitson, serde))]
 pub fn derive_encode(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -1343,7 +1343,9 @@ impl EncodeTranslator<'_, '_> {
 fn interpreted_reason(layout: &TypeLayout) -> &'static str {
     match &layout.kind {
         Kind::Convert(_) => "conversions are encoded by the interpreter",
-        Kind::Serde(_) => "serde fields are encoded by the interpreter",
+        Kind::Serde(_) => {
+            "a field written by its serde impl (the interpreter calls it; the struct around it stays compiled)"
+        }
         _ => "not lowered by the JIT's encoder",
     }
 }
