@@ -315,3 +315,49 @@ fn variant_fields_take_their_own_functions() {
         assert!(e.to_string().contains("invalid digit"), "{backend:?}: {e}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// A flattened `Option` of a map (fault 5): decoded as serde decodes it, and
+// accepted by `warm_up`.
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+enum Reaction {
+    Heart,
+    Rocket,
+}
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+struct Comment {
+    id: u64,
+    #[serde(flatten)]
+    reactions: Option<BTreeMap<Reaction, u64>>,
+}
+
+#[test]
+fn flattened_option_of_a_map() {
+    jitson::warm_up::<Comment>().unwrap();
+    for json in [
+        r#"{"id":1}"#,
+        r#"{"id":1,"heart":2,"rocket":3}"#,
+        r#"{"heart":2,"id":1}"#,
+        // An entry the map refuses makes the option `None`, as for serde.
+        r#"{"id":1,"heart":"many"}"#,
+        r#"{"id":1,"laugh":1}"#,
+        r#"{"id":1,"heart":2,"heart":5}"#,
+    ] {
+        let ours: Comment = decode(json.as_bytes()).unwrap();
+        let theirs: Comment = serde_json::from_str(json).unwrap();
+        assert_eq!(ours, theirs, "{json}");
+    }
+    // Errors that are not the map's refusal still fail the decode.
+    for json in [r#"{"heart":2}"#, r#"{"id":1,"heart":2"#, r#"{"id":"x"}"#] {
+        let e = err::<Comment>(json.as_bytes());
+        let theirs = serde_json::from_str::<Comment>(json).unwrap_err();
+        assert_eq!(
+            e.classify(),
+            common::oracle::category(&theirs),
+            "{json}: {e}"
+        );
+    }
+}

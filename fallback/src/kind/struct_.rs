@@ -424,7 +424,19 @@ fn fails_option(e: &Error) -> bool {
 pub(crate) fn flattenable(layout: &TypeLayout) -> bool {
     match &layout.kind {
         Kind::Struct(_) => true,
-        Kind::Option(o) => matches!(o.some.get().kind, Kind::Struct(_)),
+        Kind::Option(o) => flattenable_option(o.some.get()),
+        Kind::Map(map) => flattenable_map(map),
+        _ => false,
+    }
+}
+
+/// Whether a flattened `Option<T>` can be decoded: `T` a struct (`None` when
+/// it cannot be built from the object's keys) or a map with owned keys
+/// (`None` when one of the entries it collects is refused), as serde's
+/// flattened options.
+fn flattenable_option(some: &TypeLayout) -> bool {
+    match &some.kind {
+        Kind::Struct(_) => true,
         Kind::Map(map) => flattenable_map(map),
         _ => false,
     }
@@ -442,7 +454,7 @@ fn flattenable_map(map: &MapLayout) -> bool {
 #[cold]
 pub(crate) fn unflattenable(st: &StructLayout, field: &str) -> String {
     format!(
-        "can only flatten structs, options of structs and maps with owned keys \
+        "can only flatten structs, maps with owned keys and options of either \
          (field `{field}` of {})",
         st.name
     )
@@ -507,9 +519,9 @@ unsafe fn flatten_targets(
             }),
             Kind::Option(option) => {
                 let some = option.some.get();
-                let Kind::Struct(inner) = &some.kind else {
+                if !flattenable_option(some) {
                     return Err(f.name);
-                };
+                }
                 let temp = Temp::new(some);
                 let base = temp.ptr;
                 groups.push(OptionGroup {
@@ -520,8 +532,21 @@ unsafe fn flatten_targets(
                     failed: false,
                 });
                 let g = Some(groups.len() - 1);
-                // SAFETY: `base` is room for the option's struct.
-                unsafe { flatten_targets(inner, base, g, targets, maps, groups)? }
+                match &some.kind {
+                    // SAFETY: `base` is room for the option's struct.
+                    Kind::Struct(inner) => unsafe {
+                        flatten_targets(inner, base, g, targets, maps, groups)?
+                    },
+                    // A map under an option collects what a map would; the
+                    // option is `None` if one of its entries is refused.
+                    Kind::Map(map) => maps.push(RestMap {
+                        map,
+                        layout: some,
+                        at: base,
+                        group: g,
+                    }),
+                    _ => unreachable!("checked by flattenable_option"),
+                }
             }
             _ => return Err(f.name),
         }
