@@ -361,3 +361,30 @@ fn flattened_option_of_a_map() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// serde_with's `#[serde_as]` rewrites its fields into `with` attributes before
+// the derives run: they take jitson's derives as they take serde's.
+
+#[serde_with::serde_as]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+struct WithAs {
+    #[serde_as(as = "serde_with::DisplayFromStr")]
+    n: u64,
+    #[serde_as(as = "Option<serde_with::DisplayFromStr>")]
+    m: Option<u32>,
+    #[serde_as(as = "Vec<serde_with::DisplayFromStr>")]
+    v: Vec<u8>,
+    plain: Color,
+}
+
+#[test]
+fn serde_as_fields() {
+    let value: WithAs = round_trips(r##"{"n":"12","m":"7","v":["1","2"],"plain":"#000001"}"##);
+    assert_eq!((value.n, value.m), (12, Some(7)));
+    // serde_as gives an `Option` field `default`: absent is `None`.
+    let value: WithAs = round_trips(r##"{"n":"12","v":[],"plain":"#000001"}"##);
+    assert_eq!(value.m, None);
+    let e = err::<WithAs>(br##"{"n":12,"v":[],"plain":"#000001"}"##);
+    assert_eq!(e.path(), "$.n", "{e}");
+}
