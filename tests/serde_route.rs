@@ -388,3 +388,75 @@ fn serde_as_fields() {
     let e = err::<WithAs>(br##"{"n":12,"v":[],"plain":"#000001"}"##);
     assert_eq!(e.path(), "$.n", "{e}");
 }
+
+// ---------------------------------------------------------------------------
+// serde's `remote` and identifier enums (issue 37, item 4).
+
+/// Another crate's type, without serde's or jitson's traits.
+mod elsewhere {
+    #[derive(Debug, PartialEq)]
+    pub struct Span {
+        pub start: u32,
+        pub end: u32,
+    }
+}
+
+/// serde's `remote` derive: inherent functions for `with`, no trait impl; so
+/// jitson's derives add nothing, and a field naming it goes through them.
+#[derive(Serialize, Deserialize, jitson::Decode, jitson::Encode)]
+#[serde(remote = "elsewhere::Span")]
+struct SpanDef {
+    start: u32,
+    #[serde(getter = "span_end")]
+    end: u32,
+}
+
+fn span_end(span: &elsewhere::Span) -> u32 {
+    span.end
+}
+
+/// serde builds the remote type through `From` when a field has a `getter`.
+impl From<SpanDef> for elsewhere::Span {
+    fn from(def: SpanDef) -> Self {
+        elsewhere::Span {
+            start: def.start,
+            end: def.end,
+        }
+    }
+}
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+struct Token {
+    #[serde(with = "SpanDef")]
+    span: elsewhere::Span,
+    text: String,
+}
+
+#[derive(Deserialize, jitson::Decode, Debug, PartialEq)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum Key {
+    Secs,
+    Nanos,
+}
+
+#[test]
+fn remote_types_and_identifiers() {
+    let token: Token = round_trips(r#"{"span":{"start":1,"end":4},"text":"let"}"#);
+    assert_eq!(token.span, elsewhere::Span { start: 1, end: 4 });
+    for json in [r#""secs""#, r#""nanos""#] {
+        let ours: Key = decode(json.as_bytes()).unwrap();
+        assert_eq!(ours, serde_json::from_str::<Key>(json).unwrap());
+    }
+    // (A number is refused too, but serde_json classes its refusal of a
+    // number for an identifier as data and for an enum as syntax, where
+    // jitson reads both as enums: docs/semantics.md, difference 16.)
+    for json in [r#""minutes""#, r#"{"secs":1}"#] {
+        let e = err::<Key>(json.as_bytes());
+        let theirs = serde_json::from_str::<Key>(json).unwrap_err();
+        assert_eq!(
+            e.classify(),
+            common::oracle::category(&theirs),
+            "{json}: {e}"
+        );
+    }
+}

@@ -98,7 +98,7 @@ impl Place {
     /// serde keys that change deserialization in ways jitson does not support.
     fn unsupported(self) -> &'static [&'static str] {
         match self {
-            Place::Container => &["remote", "field_identifier", "variant_identifier"],
+            Place::Container => &[],
             Place::Field => &[],
             Place::Variant => &["deserialize_with", "with", "borrow"],
         }
@@ -146,6 +146,12 @@ pub(crate) struct ContainerAttrs {
     /// `bound = "..."` / `bound(deserialize = "...")`: the impl's where
     /// predicates, replacing every bound the derive would infer (as serde's).
     pub(crate) bound: Option<Vec<WherePredicate>>,
+    /// `remote = "Type"`: the type describes another one, for serde's `with`
+    /// (serde generates inherent functions, no trait impl).
+    pub(crate) remote: bool,
+    /// `field_identifier` / `variant_identifier`: an enum of names, read from
+    /// a string as an enum of unit variants.
+    pub(crate) identifier: bool,
 }
 
 impl ContainerAttrs {
@@ -167,6 +173,8 @@ impl ContainerAttrs {
             from: jitson.from.or(serde.from),
             try_from: jitson.try_from.or(serde.try_from),
             bound: jitson.bound.or(serde.bound),
+            remote: jitson.remote || serde.remote,
+            identifier: jitson.identifier || serde.identifier,
         }
     }
 
@@ -186,6 +194,11 @@ impl ContainerAttrs {
                 "try_from" => set_once(&mut out.try_from, Some(parse_type(meta)?), meta)?,
                 "transparent" => out.transparent = true,
                 "bound" => set_once(&mut out.bound, parse_bound(meta)?, meta)?,
+                "remote" => {
+                    parse_type(meta)?;
+                    out.remote = true;
+                }
+                "field_identifier" | "variant_identifier" => out.identifier = true,
                 "rename_all_fields" => {
                     set_once(&mut out.rename_all_fields, parse_rename_all(meta)?, meta)?
                 }

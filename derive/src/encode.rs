@@ -63,6 +63,8 @@ struct SerAttrs {
     /// place of the inferred ones (container) or of those the field's type
     /// would infer (field).
     bound: Option<Vec<syn::WherePredicate>>,
+    /// `remote = "Type"`: no impl is generated (see `read`).
+    remote: bool,
 }
 
 impl SerAttrs {
@@ -147,12 +149,14 @@ impl SerAttrs {
                 let lit: LitStr = meta.value()?.parse()?;
                 self.into = Some(lit.parse()?);
             }
-            "getter" | "remote" => {
-                return Err(meta.error(format!(
-                    "`{key}` is not supported by `#[derive(jitson::Encode)]`; \
-                     encode this type with serde_json"
-                )));
+            // serde's `remote` derive gives the type an inherent `serialize`
+            // for fields to name with `with`, and no trait impl: jitson's
+            // derive then has nothing to add. `getter` only serves `remote`.
+            "remote" => {
+                meta.value()?.parse::<LitStr>()?;
+                self.remote = true;
             }
+            "getter" => skip_value(meta)?,
             _ => skip_value(meta)?,
         }
         Ok(())
@@ -186,6 +190,9 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 
 /// The expansion of `#[derive(Encode)]`.
 pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
+    if SerAttrs::parse(&input.attrs)?.remote {
+        return Ok(TokenStream::new());
+    }
     let items = items(input, false)?;
     Ok(quote! {
         const _: () = {

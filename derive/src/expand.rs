@@ -28,6 +28,13 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
     let container = ContainerAttrs::parse(&input.attrs, &mut errors);
     errors.finish()?;
+    if container.remote {
+        // serde's derive gives a `remote` type inherent `deserialize` and
+        // `serialize` functions that fields name with `with`, and no trait
+        // impl: jitson's field then calls them (through serde), and the type
+        // itself needs nothing.
+        return Ok(TokenStream::new());
+    }
     if container.from.is_some() || container.try_from.is_some() {
         return expand_convert(input, &container);
     }
@@ -733,6 +740,16 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
         let attrs = VariantAttrs::parse(&variant.attrs, &mut errors);
         if attrs.skip {
             continue;
+        }
+        // A `field_identifier` / `variant_identifier` enum is a name read from
+        // a string (serde_json has no other identifier): an enum of unit
+        // variants, with `other` for the names it does not list.
+        if container.identifier && !matches!(variant.fields, Fields::Unit) {
+            errors.push(syn::Error::new_spanned(
+                &variant.ident,
+                "jitson reads a `field_identifier` or `variant_identifier` enum of unit \
+                 variants only (use `#[serde(other)]` for the names it does not list)",
+            ));
         }
         let hidden = format_ident!("__JitsonVariant_{}", variant.ident);
         let payload = match &variant.fields {

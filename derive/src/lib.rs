@@ -148,9 +148,11 @@ use syn::{DeriveInput, parse_macro_input};
 ///
 /// serde attributes that only affect serialization or serde's own code are ignored
 /// in `#[serde(...)]` (and rejected in `#[jitson(...)]`): `crate`, `into`,
-/// `skip_serializing`, `skip_serializing_if`, `serialize_with` and `getter`. serde
-/// attributes that change deserialization in ways jitson does not support yet are
-/// compile errors: `remote`, `field_identifier`, `variant_identifier`, and a
+/// `skip_serializing`, `skip_serializing_if`, `serialize_with` and `getter`. A
+/// `remote` container gets no impl (serde's gives it inherent functions that
+/// fields name with `with`); `field_identifier` and `variant_identifier` enums
+/// are read as enums of unit variants. serde attributes that change
+/// deserialization in ways jitson does not support yet are compile errors: a
 /// variant's `with` or `deserialize_with`. So are unknown keys.
 #[proc_macro_derive(Decode, attributes(jitson, serde))]
 pub fn derive_decode(input: TokenStream) -> TokenStream {
