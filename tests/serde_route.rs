@@ -460,3 +460,96 @@ fn remote_types_and_identifiers() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// Flattened enums, in each representation, and options of them (issue 37,
+// item 4): decoded from the members no field claims, encoded into the
+// enclosing object, as serde does.
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+#[serde(tag = "kind")]
+enum Internal {
+    Push { branch: String },
+    Star,
+    Wrapped(Owner),
+}
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+#[serde(tag = "t", content = "c")]
+enum Adjacent {
+    Count(u32),
+    Nothing,
+    Pair { a: u8, b: u8 },
+}
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+#[serde(untagged)]
+enum Untagged {
+    Named { name: String },
+    Numbered { number: u64 },
+}
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+enum External {
+    Hex(Color),
+    Plain { value: u8 },
+    Off,
+}
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+struct Envelopes {
+    id: u64,
+    #[serde(flatten)]
+    internal: Internal,
+    #[serde(flatten)]
+    adjacent: Option<Adjacent>,
+}
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+struct Others {
+    id: u64,
+    #[serde(flatten)]
+    untagged: Untagged,
+    #[serde(flatten)]
+    external: External,
+}
+
+#[test]
+fn flattened_enums() {
+    jitson::warm_up::<Envelopes>().unwrap();
+    jitson::warm_up::<Others>().unwrap();
+    jitson::warm_up_encode::<Envelopes>().unwrap();
+    jitson::warm_up_encode::<Others>().unwrap();
+    for json in [
+        r#"{"id":1,"kind":"Push","branch":"main","t":"Count","c":3}"#,
+        r#"{"kind":"Star","id":2,"t":"Nothing"}"#,
+        r##"{"id":3,"kind":"Wrapped","login":"ada","favourite":"#010203","t":"Pair","c":{"a":1,"b":2}}"##,
+        // No adjacent tag: the option is `None`; a bad content: `None` too.
+        r#"{"id":4,"kind":"Star"}"#,
+        r#"{"id":4,"kind":"Star","t":"Count","c":"x"}"#,
+    ] {
+        round_trips::<Envelopes>(json);
+    }
+    for json in [
+        r#"{"id":1,"name":"n","Plain":{"value":3}}"#,
+        r#"{"number":7,"id":1,"Off":null}"#,
+        r##"{"Hex":"#ffffff","id":1,"name":"n","number":2}"##,
+    ] {
+        round_trips::<Others>(json);
+    }
+    // Refused as serde refuses: no variant's key, no tag, an untagged
+    // payload that matches no variant.
+    for json in [
+        r#"{"id":1,"name":"n"}"#,
+        r#"{"id":1,"t":"Count","c":1}"#,
+        r#"{"id":1,"Off":null}"#,
+    ] {
+        if let Ok(ours) = serde_json::from_str::<Others>(json) {
+            panic!("serde_json took {json}: {ours:?}");
+        }
+        let e = err::<Others>(json.as_bytes());
+        assert_eq!(e.classify(), jitson::Category::Data, "{json}: {e}");
+    }
+    let e = err::<Envelopes>(br#"{"id":1,"t":"Count","c":1}"#);
+    assert_eq!(e.classify(), jitson::Category::Data, "{e}");
+}

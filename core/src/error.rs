@@ -485,6 +485,20 @@ impl Error {
         self
     }
 
+    /// The same error (code and path), at byte `offset` of `input`: for a
+    /// value decoded from text assembled apart from the input (a flattened
+    /// enum, from the members its object left over), reported where the
+    /// object that held them ends.
+    #[cold]
+    pub fn relocated(mut self, input: &[u8], offset: usize) -> Error {
+        let offset = offset.min(input.len());
+        let (line, column) = line_column(input, offset);
+        self.inner.offset = offset;
+        self.inner.line = line;
+        self.inner.column = column;
+        self
+    }
+
     /// An error not tied to input (an unavailable backend).
     #[cold]
     pub fn without_position(code: ErrorCode) -> Error {

@@ -63,9 +63,9 @@ impl Default for Options {
 }
 
 /// Why no backend decodes `root`, if something reachable from it has a shape
-/// the backends refuse (a flattened field that is neither a struct, an
-/// `Option` of a struct, nor a map with owned keys; serde flattens more,
-/// through its buffer). Decoding such a
+/// the backends refuse (a flattened field that is neither a struct, a map
+/// with owned keys, an enum that borrows nothing, nor an `Option` of those;
+/// serde flattens more, through its buffer). Decoding such a
 /// type fails on every document with [`ErrorCode::UnsupportedType`]; the facade's
 /// `warm_up` asks this first, so that a service learns it at start-up.
 pub fn unsupported(root: &'static TypeLayout) -> Option<String> {
@@ -80,7 +80,7 @@ pub fn unsupported(root: &'static TypeLayout) -> Option<String> {
 /// refuses, in `why`'s words.
 fn refused_flatten(
     root: &'static TypeLayout,
-    takes: fn(&TypeLayout) -> bool,
+    takes: fn(&'static TypeLayout) -> bool,
     why: fn(&StructLayout, &str) -> String,
 ) -> Option<String> {
     let mut refused = None;

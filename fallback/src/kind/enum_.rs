@@ -970,6 +970,44 @@ impl crate::encode::Emitter<'_> {
         }
     }
 
+    /// A flattened enum's members, written into the enclosing object, as
+    /// serde's `FlatMapSerializer` writes them: a tagged variant's members
+    /// (an externally tagged unit variant as its name with `null`), an
+    /// untagged variant's payload's members (nothing for a unit variant; a
+    /// payload that is no struct or map is refused, as serde refuses it).
+    ///
+    /// # Safety
+    /// `src` points to a value of the enum.
+    pub(crate) unsafe fn encode_flattened_enum(
+        &mut self,
+        layout: &'static TypeLayout,
+        e: &EnumLayout,
+        src: *const u8,
+        first: &mut bool,
+    ) -> Result<(), Error> {
+        let Some(variant_of) = e.variant_of else {
+            return Err(self.not_encodable(layout));
+        };
+        let mut view =
+            core::mem::MaybeUninit::<[u64; jitson_core::layout::VARIANT_VIEW_SIZE / 8]>::uninit();
+        let view = view.as_mut_ptr().cast::<u8>();
+        // SAFETY: as the caller guarantees; the view is room for any payload view.
+        let (variant, tagging) = unsafe { variant_to_write(e, variant_of, src, view) }?;
+        // SAFETY (all arms): the view holds a live value of the payload's layout.
+        unsafe {
+            match (tagging, variant.payload.layout()) {
+                (Tagging::External, None) => {
+                    self.member(*first, variant.name);
+                    *first = false;
+                    self.encode_unit()
+                }
+                (Tagging::Untagged, None) => Ok(()),
+                (Tagging::Untagged, Some(payload)) => self.encode_flattened(payload, view, first),
+                _ => self.encode_variant_members(e, variant, tagging, view, first),
+            }
+        }
+    }
+
     /// The members a tagged variant writes into its object (its own, or an
     /// internally tagged parent's): an internally tagged variant's tag and
     /// its payload's content; an adjacently tagged one's tag and content; an

@@ -11,7 +11,8 @@
 
 use jitson_core::error::{Category, Error, ErrorCode, PathSegment, expected_names};
 use jitson_core::layout::{
-    DuplicateKeys, Field, Kind, MapLayout, OptionLayout, SkippedField, StructLayout, TypeLayout,
+    DuplicateKeys, Field, Kind, MapLayout, OptionLayout, SkippedField, StructLayout, Tagging,
+    TypeLayout,
 };
 use jitson_core::text::StrText;
 
@@ -355,6 +356,20 @@ struct RestMap {
     group: Option<usize>,
 }
 
+/// A flattened enum: decoded, once the object is read, from the members no
+/// field claimed, as serde decodes it from the entries it buffered (an
+/// externally tagged one from the first member named after a variant; the
+/// others from all of them, as an object).
+struct RestEnum {
+    layout: &'static TypeLayout,
+    at: *mut u8,
+    /// As [`Target::group`].
+    group: Option<usize>,
+    /// Whether a value was written at `at` (dropped with its group's, or on
+    /// an error).
+    decoded: bool,
+}
+
 /// A flattened `Option<T>` of a struct `T`: `T` is decoded into `temp` with
 /// the object's other keys; the option is `Some` if that succeeds, `None` if
 /// it fails on the data (a wrong type, a missing or repeated field), as serde
@@ -421,25 +436,37 @@ fn fails_option(e: &Error) -> bool {
 
 /// Whether a flattened field of `layout` can be decoded: a struct, an
 /// `Option` of a struct, or a map whose keys are owned.
-pub(crate) fn flattenable(layout: &TypeLayout) -> bool {
+pub(crate) fn flattenable(layout: &'static TypeLayout) -> bool {
     match &layout.kind {
         Kind::Struct(_) => true,
         Kind::Option(o) => flattenable_option(o.some.get()),
         Kind::Map(map) => flattenable_map(map),
+        Kind::Enum(_) => flattenable_enum(layout),
         _ => false,
     }
 }
 
 /// Whether a flattened `Option<T>` can be decoded: `T` a struct (`None` when
-/// it cannot be built from the object's keys) or a map with owned keys
-/// (`None` when one of the entries it collects is refused), as serde's
-/// flattened options.
-fn flattenable_option(some: &TypeLayout) -> bool {
+/// it cannot be built from the object's keys), a map with owned keys (`None`
+/// when one of the entries it collects is refused) or an enum (`None` when it
+/// cannot be decoded from them), as serde's flattened options.
+fn flattenable_option(some: &'static TypeLayout) -> bool {
     match &some.kind {
         Kind::Struct(_) => true,
         Kind::Map(map) => flattenable_map(map),
+        Kind::Enum(_) => flattenable_enum(some),
         _ => false,
     }
+}
+
+/// A flattened enum is decoded from text assembled from the object's
+/// members, which does not outlive the decode: nothing in it may borrow.
+fn flattenable_enum(layout: &'static TypeLayout) -> bool {
+    let mut borrows = false;
+    jitson_core::layout::visit_reachable(layout, |l| {
+        borrows |= matches!(l.kind, Kind::BorrowedStr(_));
+    });
+    !borrows
 }
 
 /// A flattened map collects keys the input does not keep: borrowed keys
@@ -454,17 +481,17 @@ fn flattenable_map(map: &MapLayout) -> bool {
 #[cold]
 pub(crate) fn unflattenable(st: &StructLayout, field: &str) -> String {
     format!(
-        "can only flatten structs, maps with owned keys and options of either \
-         (field `{field}` of {})",
+        "can only flatten structs, maps with owned keys, enums that borrow nothing \
+         and options of those (field `{field}` of {})",
         st.name
     )
 }
 
 /// Whether the encoder writes a flattened field of `layout` as members of the
 /// enclosing object (the kinds `encode_flattened` takes).
-pub(crate) fn encode_flattenable(layout: &TypeLayout) -> bool {
+pub(crate) fn encode_flattenable(layout: &'static TypeLayout) -> bool {
     match &layout.kind {
-        Kind::Struct(_) | Kind::Map(_) | Kind::Unit => true,
+        Kind::Struct(_) | Kind::Map(_) | Kind::Unit | Kind::Enum(_) => true,
         Kind::Newtype(n) => encode_flattenable(n.inner.get()),
         Kind::Box(b) => encode_flattenable(b.inner.get()),
         Kind::Option(o) => encode_flattenable(o.some.get()),
@@ -477,7 +504,7 @@ pub(crate) fn encode_flattenable(layout: &TypeLayout) -> bool {
 #[cold]
 pub(crate) fn unencodable_flatten(st: &StructLayout, field: &str) -> String {
     format!(
-        "can only flatten structs, options of structs and maps (field `{field}` of {})",
+        "can only flatten structs, maps, enums and options of those (field `{field}` of {})",
         st.name
     )
 }
@@ -494,6 +521,7 @@ unsafe fn flatten_targets(
     group: Option<usize>,
     targets: &mut Vec<Target>,
     maps: &mut Vec<RestMap>,
+    enums: &mut Vec<RestEnum>,
     groups: &mut Vec<OptionGroup>,
 ) -> Result<(), &'static str> {
     targets.push(Target {
@@ -509,13 +537,19 @@ unsafe fn flatten_targets(
         match &layout.kind {
             // SAFETY: `at` is room for the flattened struct.
             Kind::Struct(inner) => unsafe {
-                flatten_targets(inner, at, group, targets, maps, groups)?
+                flatten_targets(inner, at, group, targets, maps, enums, groups)?
             },
             Kind::Map(map) if flattenable_map(map) => maps.push(RestMap {
                 map,
                 layout,
                 at,
                 group,
+            }),
+            Kind::Enum(_) if flattenable_enum(layout) => enums.push(RestEnum {
+                layout,
+                at,
+                group,
+                decoded: false,
             }),
             Kind::Option(option) => {
                 let some = option.some.get();
@@ -535,8 +569,14 @@ unsafe fn flatten_targets(
                 match &some.kind {
                     // SAFETY: `base` is room for the option's struct.
                     Kind::Struct(inner) => unsafe {
-                        flatten_targets(inner, base, g, targets, maps, groups)?
+                        flatten_targets(inner, base, g, targets, maps, enums, groups)?
                     },
+                    Kind::Enum(_) => enums.push(RestEnum {
+                        layout: some,
+                        at: base,
+                        group: g,
+                        decoded: false,
+                    }),
                     // A map under an option collects what a map would; the
                     // option is `None` if one of its entries is refused.
                     Kind::Map(map) => maps.push(RestMap {
@@ -588,8 +628,19 @@ impl Parser<'_> {
     ) -> Result<(), Error> {
         let skip_key = self.skip_key.take();
         let (mut targets, mut maps, mut groups) = (Vec::new(), Vec::new(), Vec::new());
+        let mut enums = Vec::new();
         // SAFETY: `dst` is room for the struct (caller).
-        let found = unsafe { flatten_targets(st, dst, None, &mut targets, &mut maps, &mut groups) };
+        let found = unsafe {
+            flatten_targets(
+                st,
+                dst,
+                None,
+                &mut targets,
+                &mut maps,
+                &mut enums,
+                &mut groups,
+            )
+        };
         if let Err(field) = found {
             self.peek_value()?;
             let why = unflattenable(st, field).into();
@@ -609,17 +660,20 @@ impl Parser<'_> {
         let result = if made < maps.len() {
             Err(self.error(ErrorCode::Panicked, self.pos))
         } else if empty {
-            Ok(())
+            Ok(Vec::new())
         } else {
             let mut flat = Flattened {
                 targets: &mut targets,
                 maps: &maps,
                 groups: &mut groups,
+                collected: (!enums.is_empty()).then(Vec::new),
             };
             // SAFETY: forwarded from the caller; `targets` record what was written.
-            unsafe { self.decode_flattened_members(&mut flat, skip_key, st, object_start) }
+            let read =
+                unsafe { self.decode_flattened_members(&mut flat, skip_key, st, object_start) };
+            read.map(|()| flat.collected.unwrap_or_default())
         };
-        let result = result.and_then(|()| {
+        let result = result.and_then(|collected| {
             for t in &mut targets {
                 if dead(&groups, t.group) {
                     continue;
@@ -633,12 +687,26 @@ impl Parser<'_> {
                     },
                 }
             }
+            for e in &mut enums {
+                if dead(&groups, e.group) {
+                    continue;
+                }
+                // SAFETY: `at` is room for the enum (in the struct or a temporary).
+                match unsafe { self.decode_flattened_enum(e.layout, e.at, &collected) } {
+                    Ok(()) => e.decoded = true,
+                    Err(err) => match e.group {
+                        Some(g) if fails_option(&err) => groups[g].failed = true,
+                        _ => return Err(err),
+                    },
+                }
+            }
             Ok(())
         });
         self.leave();
         match result {
-            // SAFETY: every target and map is written as `seen` and `made` say.
-            Ok(()) => unsafe { resolve_options(&mut targets, &maps, &groups) },
+            // SAFETY: every target, map and enum is written as `seen`, `made`
+            // and `decoded` say.
+            Ok(()) => unsafe { resolve_options(&mut targets, &maps, &enums, &groups) },
             Err(_) => {
                 for t in &mut targets {
                     // SAFETY: exactly the fields marked in `seen` are live.
@@ -647,6 +715,10 @@ impl Parser<'_> {
                 for m in &maps[..made] {
                     // SAFETY: the map was created above and is dropped once.
                     unsafe { drop_value(m.layout, m.at) };
+                }
+                for e in enums.iter().filter(|e| e.decoded) {
+                    // SAFETY: the enum was decoded above and is dropped once.
+                    unsafe { drop_value(e.layout, e.at) };
                 }
             }
         }
@@ -737,9 +809,20 @@ impl Parser<'_> {
             } else if is_tag {
                 skipped_tag = true;
                 self.ignore_value()?;
-            } else if !flat.maps.is_empty() {
-                // SAFETY: forwarded from the caller.
-                unsafe { self.insert_rest(flat, &key, key_start, value_start, object_start)? };
+            } else if !flat.maps.is_empty() || flat.collected.is_some() {
+                if flat.maps.is_empty() {
+                    self.ignore_member_value_as_parsed(key_start)?;
+                } else {
+                    // SAFETY: forwarded from the caller.
+                    unsafe { self.insert_rest(flat, &key, key_start, value_start, object_start)? };
+                }
+                // The member, for the flattened enums (`pos` is after its value).
+                if let Some(collected) = &mut flat.collected {
+                    collected.push(Member {
+                        key: key.into_boxed_slice(),
+                        text: key_start..self.pos,
+                    });
+                }
             } else if st.deny_unknown_fields {
                 // serde lists no fields for a struct with flattened ones.
                 let name = String::from_utf8_lossy(&key).into();
@@ -817,6 +900,73 @@ struct Flattened<'f> {
     targets: &'f mut [Target],
     maps: &'f [RestMap],
     groups: &'f mut [OptionGroup],
+    /// The members no field claimed, in order, when an enum is flattened.
+    collected: Option<Vec<Member>>,
+}
+
+/// A member of an object: its key (unescaped) and its text in the input,
+/// from the key's quote to the end of its value.
+struct Member {
+    key: Box<[u8]>,
+    text: core::ops::Range<usize>,
+}
+
+impl Parser<'_> {
+    /// A flattened enum, from the members its object left over: the first one
+    /// named after a variant for an externally tagged enum (serde's
+    /// `FlatMapDeserializer::deserialize_enum`), all of them as one object
+    /// for the other representations (its `deserialize_map`), decoded from
+    /// that text as the enum decodes any. An error is reported at the end of
+    /// the object, where serde reports what it decodes from its buffer.
+    ///
+    /// # Safety
+    /// `at` is room for a value of `layout`, an enum.
+    unsafe fn decode_flattened_enum(
+        &mut self,
+        layout: &'static TypeLayout,
+        at: *mut u8,
+        members: &[Member],
+    ) -> Result<(), Error> {
+        let Kind::Enum(en) = &layout.kind else {
+            unreachable!("flatten_targets collects enums only")
+        };
+        let chosen: Vec<&Member> = match en.tagging {
+            Tagging::External => {
+                let named = |m: &&Member| en.variants.iter().any(|v| v.matches(&m.key));
+                match members.iter().find(named) {
+                    Some(member) => vec![member],
+                    None => {
+                        let text =
+                            format!("no variant of enum {} found in flattened data", en.name);
+                        return Err(self.error(ErrorCode::Conversion(text.into()), self.pos));
+                    }
+                }
+            }
+            _ => members.iter().collect(),
+        };
+        let mut text =
+            Vec::with_capacity(2 + chosen.iter().map(|m| m.text.len() + 1).sum::<usize>());
+        text.push(b'{');
+        for (i, member) in chosen.iter().enumerate() {
+            if i > 0 {
+                text.push(b',');
+            }
+            text.extend_from_slice(&self.input[member.text.clone()]);
+        }
+        text.push(b'}');
+        let options = crate::Options {
+            max_depth: self.remaining_depth,
+            // Validated as the object was read.
+            validate_utf8: false,
+        };
+        let mut buffer = Parser::new(&text, &options, self.stack_limit);
+        buffer.buffered = self.buffered + 1;
+        // SAFETY: as the caller guarantees; `text` is valid UTF-8 (members of
+        // a validated object, joined by ASCII) and nothing decoded borrows
+        // from it (`flattenable_enum`).
+        let result = unsafe { buffer.decode_value(layout, at) };
+        result.map_err(|e| e.relocated(self.input, self.pos))
+    }
 }
 
 /// Once the object is read: each flattened option becomes `Some` (its struct
@@ -827,7 +977,12 @@ struct Flattened<'f> {
 /// # Safety
 /// Every target holds exactly the fields its `seen` marks, every map is live,
 /// and every target of a group that is not dead is complete.
-unsafe fn resolve_options(targets: &mut [Target], maps: &[RestMap], groups: &[OptionGroup]) {
+unsafe fn resolve_options(
+    targets: &mut [Target],
+    maps: &[RestMap],
+    enums: &[RestEnum],
+    groups: &[OptionGroup],
+) {
     for (g, group) in groups.iter().enumerate().rev() {
         // SAFETY (both arms): as the caller guarantees; `at` is room for the
         // option.
@@ -838,6 +993,9 @@ unsafe fn resolve_options(targets: &mut [Target], maps: &[RestMap], groups: &[Op
                 }
                 for m in maps.iter().filter(|m| m.group == Some(g)) {
                     drop_value(m.layout, m.at);
+                }
+                for e in enums.iter().filter(|e| e.group == Some(g) && e.decoded) {
+                    drop_value(e.layout, e.at);
                 }
                 (group.option.write_none)(group.at);
             } else {
@@ -951,11 +1109,12 @@ impl crate::encode::Emitter<'_> {
                     }
                 }
                 Kind::Unit => Ok(()),
+                Kind::Enum(e) => self.encode_flattened_enum(layout, e, src, first),
                 // Refused by `warm_up_encode` before any value
                 // (`unsupported_encode`); here for a caller that skipped it.
                 _ => Err(crate::encode::encode_error(ErrorCode::UnsupportedType(
                     format!(
-                        "can only flatten structs, options of structs and maps (got {})",
+                        "can only flatten structs, maps, enums and options of those (got {})",
                         layout.expecting
                     )
                     .into_boxed_str(),
