@@ -6,6 +6,7 @@
 //! `serialize_with` / `deserialize_with` wins over `#[jitson(serde)]` in its
 //! direction, serde's `bound` is honoured, and `#[jitson(serde)]` reaches a
 //! newtype variant's field.
+#![cfg(feature = "serde")]
 
 mod common;
 
