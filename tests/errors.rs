@@ -109,9 +109,9 @@ fn syntax_errors() {
     check::<User>(
         "{\"id\": 1, \"name\": \"\\ud800\"}",
         Syntax,
-        19,
+        25,
         1,
-        20,
+        26,
         "$.name",
     );
     check::<User>(

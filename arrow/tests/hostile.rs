@@ -415,7 +415,7 @@ fn invalid_utf8_is_an_error() {
         b"{\"a\": \"ok\"}\n{\"a\": \"x\xe2\x82\"}\n",
     ] {
         let e = both(&s, input).unwrap_err();
-        assert_eq!(e.message, "invalid UTF-8 in string", "{input:?}");
+        assert_eq!(e.message, "invalid unicode code point", "{input:?}");
         let line_start = input[..e.byte as usize]
             .iter()
             .rposition(|&b| b == b'\n')

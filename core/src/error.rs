@@ -111,7 +111,11 @@ pub enum ErrorCode {
     InvalidNumber,
     FloatOutOfRange,
     ControlCharacterWhileParsingString,
+    /// A `\u` escape with an unpaired surrogate (serde_json's "lone leading
+    /// surrogate", which it says of a lone trailing one too).
     LoneSurrogate,
+    /// A leading surrogate's escape followed by something other than `\u`.
+    UnexpectedEndOfHexEscape,
     TrailingComma,
     TrailingCharacters,
     /// A 128-bit integer too large for its type (serde_json files it under syntax).
@@ -132,12 +136,6 @@ pub enum ErrorCode {
     /// `value` is the scalar found, as serde writes it in messages (`"2"` for a
     /// string, `` `5` `` for a number or bool), `None` for null, arrays, objects.
     InvalidType {
-        found: Found,
-        expected: &'static str,
-        value: Option<Box<str>>,
-    },
-    /// A value that cannot start an enum (serde_json files this under syntax).
-    InvalidEnumType {
         found: Found,
         expected: &'static str,
         value: Option<Box<str>>,
@@ -233,6 +231,7 @@ impl ErrorCode {
             | InvalidNumber
             | ControlCharacterWhileParsingString
             | LoneSurrogate
+            | UnexpectedEndOfHexEscape
             | TrailingComma
             | TrailingCharacters
             | ExpectedNumericKey
@@ -245,7 +244,7 @@ impl ErrorCode {
             }
             InvalidUtf8 => ErrorKind::InvalidUtf8,
             DepthLimitExceeded | ValueTooDeep | StackExhausted => ErrorKind::DepthLimit,
-            InvalidType { .. } | InvalidEnumType { .. } => ErrorKind::InvalidType,
+            InvalidType { .. } => ErrorKind::InvalidType,
             NotOneChar { .. }
             | UnknownVariant { .. }
             | NoMatchingVariant { .. }
@@ -264,10 +263,6 @@ impl ErrorCode {
     }
 
     fn category(&self) -> Category {
-        // serde_json reports these while parsing, before any type sees the value.
-        if matches!(self, ErrorCode::InvalidEnumType { .. }) {
-            return Category::Syntax;
-        }
         match self.kind() {
             ErrorKind::UnexpectedEnd => Category::Eof,
             ErrorKind::Syntax | ErrorKind::DepthLimit | ErrorKind::InvalidUtf8 => Category::Syntax,
@@ -294,11 +289,13 @@ impl fmt::Display for ErrorCode {
             EofWhileParsingString => f.write_str("EOF while parsing a string"),
             EofWhileParsingList => f.write_str("EOF while parsing a list"),
             EofWhileParsingObject => f.write_str("EOF while parsing an object"),
-            EofWhileParsingNumber => f.write_str("EOF while parsing a number"),
+            // serde_json's words for any number cut short (the code stays apart:
+            // in a skipped number serde_json says `invalid number`, difference 4).
+            EofWhileParsingNumber => f.write_str("EOF while parsing a value"),
             ExpectedColon => f.write_str("expected `:`"),
             ExpectedListCommaOrEnd => f.write_str("expected `,` or `]`"),
             ExpectedObjectCommaOrEnd => f.write_str("expected `,` or `}`"),
-            ExpectedSomeIdent => f.write_str("expected ident (`null`, `true` or `false`)"),
+            ExpectedSomeIdent => f.write_str("expected ident"),
             ExpectedSomeValue => f.write_str("expected value"),
             KeyMustBeAString => f.write_str("key must be a string"),
             InvalidEscape => f.write_str("invalid escape"),
@@ -307,14 +304,15 @@ impl fmt::Display for ErrorCode {
             ControlCharacterWhileParsingString => {
                 f.write_str("control character (\\u0000-\\u001F) found while parsing a string")
             }
-            LoneSurrogate => f.write_str("lone surrogate in hex escape"),
+            LoneSurrogate => f.write_str("lone leading surrogate in hex escape"),
+            UnexpectedEndOfHexEscape => f.write_str("unexpected end of hex escape"),
             TrailingComma => f.write_str("trailing comma"),
             TrailingCharacters => f.write_str("trailing characters"),
             ExpectedNumericKey => {
                 f.write_str("invalid value: expected key to be a number in quotes")
             }
             ExpectedDoubleQuote => f.write_str("expected `\"`"),
-            InvalidUtf8 => f.write_str("invalid UTF-8 in string"),
+            InvalidUtf8 => f.write_str("invalid unicode code point"),
             DepthLimitExceeded => f.write_str("recursion limit exceeded"),
             ValueTooDeep => write!(
                 f,
@@ -325,11 +323,6 @@ impl fmt::Display for ErrorCode {
                 f.write_str("recursion limit exceeded: the thread's stack is nearly full")
             }
             InvalidType {
-                found,
-                expected,
-                value,
-            }
-            | InvalidEnumType {
                 found,
                 expected,
                 value,

@@ -714,7 +714,8 @@ fn hex4(input: &[u8], pos: usize) -> Result<u16, LexError> {
             b'0'..=b'9' => b - b'0',
             b'a'..=b'f' => b - b'a' + 10,
             b'A'..=b'F' => b - b'A' + 10,
-            _ => return Err((ErrorCode::InvalidEscape, pos + i)),
+            // serde_json reads all four bytes first, then reports the escape.
+            _ => return Err((ErrorCode::InvalidEscape, pos + 3)),
         };
         v = (v << 4) | u16::from(d);
     }
@@ -741,24 +742,30 @@ fn parse_escape(input: &[u8], pos: usize, out: Option<&mut Vec<u8>>) -> Result<u
             let (c, next) = match first {
                 0xD800..=0xDBFF => {
                     // A high surrogate must be followed by `\u` and a low surrogate.
+                    // Errors at serde_json's positions: the byte that is not
+                    // `\` or `u`, the last hex digit of the second escape.
                     let after = pos + 6;
                     match (input.get(after), input.get(after + 1)) {
                         (Some(b'\\'), Some(b'u')) => {}
                         (None, _) | (Some(b'\\'), None) => {
                             return Err((ErrorCode::EofWhileParsingString, input.len()));
                         }
-                        _ => return Err((ErrorCode::LoneSurrogate, pos)),
+                        (Some(b'\\'), Some(_)) => {
+                            return Err((ErrorCode::UnexpectedEndOfHexEscape, after + 1));
+                        }
+                        (Some(_), _) => return Err((ErrorCode::UnexpectedEndOfHexEscape, after)),
                     }
                     let second = hex4(input, after + 2)?;
                     if !(0xDC00..=0xDFFF).contains(&second) {
-                        return Err((ErrorCode::LoneSurrogate, pos));
+                        return Err((ErrorCode::LoneSurrogate, after + 5));
                     }
                     let c = 0x10000
                         + ((u32::from(first) - 0xD800) << 10)
                         + (u32::from(second) - 0xDC00);
                     (char::from_u32(c).expect("valid surrogate pair"), after + 6)
                 }
-                0xDC00..=0xDFFF => return Err((ErrorCode::LoneSurrogate, pos)),
+                // serde_json calls a lone trailing surrogate a leading one too.
+                0xDC00..=0xDFFF => return Err((ErrorCode::LoneSurrogate, pos + 5)),
                 _ => (
                     char::from_u32(u32::from(first)).expect("not a surrogate"),
                     pos + 6,
@@ -976,12 +983,16 @@ fn skip_value(
             Some(b'[') => {
                 enter(&mut depth, pos)?;
                 pos = skip_ws(input, pos + 1);
-                if input.get(pos) == Some(&b']') {
-                    pos += 1;
-                    depth -= 1;
-                } else {
-                    stack.push(false);
-                    continue 'value;
+                match input.get(pos) {
+                    Some(b']') => {
+                        pos += 1;
+                        depth -= 1;
+                    }
+                    None => return Err((ErrorCode::EofWhileParsingList, input.len())),
+                    Some(_) => {
+                        stack.push(false);
+                        continue 'value;
+                    }
                 }
             }
             Some(b'{') => {
@@ -1010,23 +1021,33 @@ fn skip_value(
             };
             pos = skip_ws(input, pos);
             match (input.get(pos), is_object) {
+                // After a comma, serde_json's words differ between a value it
+                // parses (its `SeqAccess`/`MapAccess`: `trailing comma`, and
+                // end of input is inside a value) and one it ignores
+                // (`ignore_value`: `]` cannot start a value, `}` is not a key,
+                // end of input is inside the object).
                 (Some(b','), false) => {
                     pos = skip_ws(input, pos + 1);
-                    if input.get(pos) == Some(&b']') {
+                    if parsed.is_some() && input.get(pos) == Some(&b']') {
                         return Err((ErrorCode::TrailingComma, pos));
                     }
                     continue 'value;
                 }
                 (Some(b','), true) => {
                     pos = skip_ws(input, pos + 1);
-                    match input.get(pos) {
-                        Some(b'"') => {
+                    match (input.get(pos), parsed.is_some()) {
+                        (Some(b'"'), _) => {
                             pos = ignore_key_colon(input, pos, validate_utf8)?;
                             continue 'value;
                         }
-                        Some(b'}') => return Err((ErrorCode::TrailingComma, pos)),
-                        None => return Err((ErrorCode::EofWhileParsingObject, input.len())),
-                        Some(_) => return Err((ErrorCode::KeyMustBeAString, pos)),
+                        (Some(b'}'), true) => return Err((ErrorCode::TrailingComma, pos)),
+                        (None, true) => {
+                            return Err((ErrorCode::EofWhileParsingValue, input.len()));
+                        }
+                        (None, false) => {
+                            return Err((ErrorCode::EofWhileParsingObject, input.len()));
+                        }
+                        (Some(_), _) => return Err((ErrorCode::KeyMustBeAString, pos)),
                     }
                 }
                 (Some(b']'), false) | (Some(b'}'), true) => {

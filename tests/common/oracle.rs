@@ -97,7 +97,11 @@ pub fn ends_inside_skipped_number(ours: &Error, theirs: Option<&serde_json::Erro
 
 /// Whether `e` is one serde_json does not raise for skipped strings.
 pub fn validates_skipped_text(e: &Error) -> bool {
-    e.kind() == ErrorKind::InvalidUtf8 || *e.code() == ErrorCode::LoneSurrogate
+    e.kind() == ErrorKind::InvalidUtf8
+        || matches!(
+            e.code(),
+            ErrorCode::LoneSurrogate | ErrorCode::UnexpectedEndOfHexEscape
+        )
 }
 
 /// Whether `e` rejects an array given for a struct, a struct variant, or an

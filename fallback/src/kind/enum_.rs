@@ -89,28 +89,10 @@ impl Parser<'_> {
                 self.leave();
                 r
             }
-            // serde_json reads nothing more here: whatever the token, the error is
-            // at its first byte and is a syntax error, even for a token that is
-            // cut short (`t`, `nul`, `-`, `1.` are not "end of input").
-            _ => Err(self.invalid_enum_type(layout.expecting)),
-        }
-    }
-
-    /// The error for a value at `pos` that cannot start an enum: the JSON type when
-    /// the token is complete and well-formed, `expected value` otherwise.
-    #[cold]
-    fn invalid_enum_type(&mut self, expected: &'static str) -> Error {
-        let start = self.pos;
-        let error = self.invalid_type_code(expected, |found, expected, value| {
-            ErrorCode::InvalidEnumType {
-                found,
-                expected,
-                value,
-            }
-        });
-        match error.code() {
-            ErrorCode::InvalidEnumType { .. } => error,
-            _ => self.error(ErrorCode::ExpectedSomeValue, start),
+            // serde_json reads nothing more here: whatever the token, `expected
+            // value` at its first byte, even for a token that is cut short (`t`,
+            // `nul`, `-`, `1.` are not "end of input").
+            _ => Err(self.error(ErrorCode::ExpectedSomeValue, self.pos)),
         }
     }
 
@@ -145,7 +127,7 @@ impl Parser<'_> {
         match self.peek_value()? {
             b'"' => self.parse_variant(en),
             b'{' if adjacent => self.parse_tag_object(en),
-            _ if adjacent => Err(self.invalid_enum_type("variant identifier")),
+            _ if adjacent => Err(self.error(ErrorCode::ExpectedSomeValue, self.pos)),
             _ => Err(self.invalid_type("variant identifier")),
         }
     }
@@ -169,20 +151,37 @@ impl Parser<'_> {
     /// [`parse_tag_object`](Self::parse_tag_object) after its `{`.
     fn parse_tag_object_members(&mut self, en: &EnumLayout) -> Result<usize, Error> {
         // serde_json reads the variant as a map key.
-        match self.parse_whitespace() {
-            Some(b'"') => {}
-            Some(_) => return Err(self.error(ErrorCode::KeyMustBeAString, self.pos)),
-            None => return Err(self.error(ErrorCode::EofWhileParsingValue, self.input.len())),
-        }
+        self.variant_key()?;
         let index = self.parse_variant(en)?;
         self.parse_object_colon()?;
         self.parse_unit("unit")?;
+        self.end_variant_object()?;
+        Ok(index)
+    }
+
+    /// The start of the key naming a variant after an enum's `{`, as
+    /// serde_json's `VariantAccess` checks it: a string, else `expected value`
+    /// at a `}` and `key must be a string` at anything else.
+    fn variant_key(&mut self) -> Result<(), Error> {
+        match self.parse_whitespace() {
+            Some(b'"') => Ok(()),
+            Some(b'}') => Err(self.error(ErrorCode::ExpectedSomeValue, self.pos)),
+            Some(_) => Err(self.error(ErrorCode::KeyMustBeAString, self.pos)),
+            None => Err(self.error(ErrorCode::EofWhileParsingObject, self.input.len())),
+        }
+    }
+
+    /// The `}` after an enum object's one member, as serde_json's
+    /// `deserialize_enum` checks it: anything else is `expected value`, which
+    /// serde_json places before the byte it found (its `error`, not
+    /// `peek_error`), so here at the byte before.
+    fn end_variant_object(&mut self) -> Result<(), Error> {
         match self.parse_whitespace() {
             Some(b'}') => {
                 self.pos += 1;
-                Ok(index)
+                Ok(())
             }
-            Some(_) => Err(self.error(ErrorCode::ExpectedSomeValue, self.pos)),
+            Some(_) => Err(self.error(ErrorCode::ExpectedSomeValue, self.pos - 1)),
             None => Err(self.error(ErrorCode::EofWhileParsingObject, self.input.len())),
         }
     }
@@ -198,24 +197,15 @@ impl Parser<'_> {
         dst: *mut u8,
     ) -> Result<(), Error> {
         self.pos += 1;
-        match self.parse_whitespace() {
-            Some(b'"') => {}
-            Some(_) => return Err(self.error(ErrorCode::KeyMustBeAString, self.pos)),
-            None => return Err(self.error(ErrorCode::EofWhileParsingObject, self.input.len())),
-        }
+        self.variant_key()?;
         let index = self.parse_variant(en)?;
         self.parse_object_colon()?;
         let variant = &en.variants[index];
         // SAFETY: forwarded from the caller.
         unsafe { self.decode_variant_value(en, index, dst) }
             .map_err(|e| at_segment(e, || PathSegment::Field(variant.name)))?;
-        let end = match self.parse_whitespace() {
-            Some(b'}') => {
-                self.pos += 1;
-                return Ok(());
-            }
-            Some(_) => self.error(ErrorCode::ExpectedObjectCommaOrEnd, self.pos),
-            None => self.error(ErrorCode::EofWhileParsingObject, self.input.len()),
+        let Err(end) = self.end_variant_object() else {
+            return Ok(());
         };
         // SAFETY: the variant was written above and is dropped once.
         unsafe { drop_value(layout, dst) };

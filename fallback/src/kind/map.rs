@@ -63,7 +63,9 @@ impl Parser<'_> {
                     Some(b'"') => Ok(AfterMember::More),
                     Some(b'}') => Err(self.error(ErrorCode::TrailingComma, self.pos)),
                     Some(_) => Err(self.error(ErrorCode::KeyMustBeAString, self.pos)),
-                    None => Err(self.error(ErrorCode::EofWhileParsingObject, self.input.len())),
+                    // serde_json's `MapAccess`: a key must follow, so the
+                    // input ended inside a value.
+                    None => Err(self.error(ErrorCode::EofWhileParsingValue, self.input.len())),
                 }
             }
             Some(b'}') => {
@@ -310,7 +312,8 @@ impl Parser<'_> {
             kind if kind.is_number() => {
                 self.pos += 1;
                 if !matches!(self.input.get(self.pos), Some(b'0'..=b'9' | b'-')) {
-                    return Err(self.error(ErrorCode::ExpectedNumericKey, self.pos));
+                    // serde_json reports it before the byte it peeked: at the quote.
+                    return Err(self.error(ErrorCode::ExpectedNumericKey, self.pos - 1));
                 }
                 // SAFETY: as the caller guarantees; scalars need no drop.
                 unsafe { self.decode_value(layout, dst)? };
