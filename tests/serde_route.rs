@@ -554,3 +554,46 @@ fn flattened_enums() {
     let e = err::<Envelopes>(br#"{"id":1,"t":"Count","c":1}"#);
     assert_eq!(e.classify(), jitson::Category::Data, "{e}");
 }
+
+/// An externally tagged enum inside a value serde buffers (an internally
+/// tagged payload) is read by serde's `ContentDeserializer`: a string or a
+/// map with one key, other values named in its words.
+#[test]
+fn enum_inside_a_buffered_value() {
+    #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+    enum Inner {
+        A(u8),
+        B,
+    }
+    #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+    #[serde(tag = "t")]
+    enum Outer {
+        S { x: Inner },
+    }
+    for json in [
+        r#"{"t":"S","x":[]}"#,
+        r#"{"t":"S","x":5}"#,
+        r#"{"t":"S","x":{}}"#,
+        r#"{"t":"S","x":{"A":1,"B":null}}"#,
+    ] {
+        let theirs = serde_json::from_str::<Outer>(json).unwrap_err();
+        let e = err::<Outer>(json.as_bytes());
+        assert_eq!(
+            e.classify(),
+            common::oracle::category(&theirs),
+            "{json}: {e}"
+        );
+        let words = theirs.to_string();
+        let words = words.split(" at line").next().unwrap_or_default();
+        assert!(e.to_string().starts_with(words), "{json}: {e} / {theirs}");
+    }
+    round_trips_decode::<Outer>(r#"{"t":"S","x":{"A":1}}"#);
+    round_trips_decode::<Outer>(r#"{"x":"B","t":"S"}"#);
+}
+
+/// Decodes on every backend and compares with serde_json.
+#[track_caller]
+fn round_trips_decode<T: jitson::Decode + DeserializeOwned + PartialEq + Debug>(json: &str) {
+    let ours: T = decode(json.as_bytes()).unwrap();
+    assert_eq!(ours, serde_json::from_str::<T>(json).unwrap(), "{json}");
+}

@@ -89,11 +89,21 @@ impl Parser<'_> {
                 self.leave();
                 r
             }
+            // A value serde buffered is read by its `ContentDeserializer`,
+            // which takes a string or a map and names anything else.
+            _ if self.buffered > 0 => Err(self.invalid_type("string or map")),
             // serde_json reads nothing more here: whatever the token, `expected
             // value` at its first byte, even for a token that is cut short (`t`,
             // `nul`, `-`, `1.` are not "end of input").
             _ => Err(self.error(ErrorCode::ExpectedSomeValue, self.pos)),
         }
+    }
+
+    /// What serde's `ContentDeserializer` says of an enum's object in a value
+    /// it buffered when the object has no member or more than one.
+    fn not_a_single_key(&self) -> Error {
+        let text = "invalid value: map, expected map with a single key";
+        self.error(ErrorCode::Conversion(text.into()), self.pos)
     }
 
     /// The variant named by the string at `pos` (or the `other` variant).
@@ -165,6 +175,7 @@ impl Parser<'_> {
     fn variant_key(&mut self) -> Result<(), Error> {
         match self.parse_whitespace() {
             Some(b'"') => Ok(()),
+            Some(b'}') if self.buffered > 0 => Err(self.not_a_single_key()),
             Some(b'}') => Err(self.error(ErrorCode::ExpectedSomeValue, self.pos)),
             Some(_) => Err(self.error(ErrorCode::KeyMustBeAString, self.pos)),
             None => Err(self.error(ErrorCode::EofWhileParsingObject, self.input.len())),
@@ -181,6 +192,7 @@ impl Parser<'_> {
                 self.pos += 1;
                 Ok(())
             }
+            Some(b',') if self.buffered > 0 => Err(self.not_a_single_key()),
             Some(_) => Err(self.error(ErrorCode::ExpectedSomeValue, self.pos - 1)),
             None => Err(self.error(ErrorCode::EofWhileParsingObject, self.input.len())),
         }
