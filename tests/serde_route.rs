@@ -597,3 +597,118 @@ fn round_trips_decode<T: jitson::Decode + DeserializeOwned + PartialEq + Debug>(
     let ours: T = decode(json.as_bytes()).unwrap();
     assert_eq!(ours, serde_json::from_str::<T>(json).unwrap(), "{json}");
 }
+
+// ---------------------------------------------------------------------------
+// What three crates of API models needed (scripts/real_models.sh), each as
+// the smallest model that failed to compile or warned.
+
+/// A type through serde that has a lifetime parameter (it borrows nothing).
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+struct WithCow<'a> {
+    bytes: std::borrow::Cow<'a, [u8]>,
+    name: &'a str,
+}
+
+/// A generic body behind a reference, encoded.
+#[derive(jitson::Encode, Serialize, Debug)]
+struct Request<'r, B: Serialize + Debug + ?Sized> {
+    body: Option<&'r B>,
+    page: u32,
+}
+
+/// serde bounds `P: Default` for a `default` field, even under the field's own
+/// `bound`, and `Inner<P>`'s serde impl counts on it.
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+struct WithDefaultBound<P: DeserializeOwned> {
+    #[serde(default, bound = "")]
+    inner: Inner<P>,
+}
+
+#[derive(Default, Deserialize, Debug, PartialEq)]
+struct Inner<P> {
+    #[serde(default)]
+    payload: Option<P>,
+}
+
+fn extensions<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, u32>, D::Error> {
+    let all = BTreeMap::<String, serde_json::Value>::deserialize(d)?;
+    Ok(all
+        .into_iter()
+        .filter(|(k, _)| k.starts_with("x-"))
+        .map(|(k, v)| (k, v.as_u64().unwrap_or(0) as u32))
+        .collect())
+}
+
+fn write_extensions<S: Serializer>(map: &BTreeMap<String, u32>, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(map.iter().map(|(k, v)| (format!("x-{k}"), v)))
+}
+
+/// A flattened field with its own functions: they read the members no field
+/// claims as a map, and write theirs into the enclosing object.
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+struct WithExtensions {
+    title: String,
+    #[serde(
+        flatten,
+        deserialize_with = "extensions",
+        serialize_with = "write_extensions"
+    )]
+    extensions: BTreeMap<String, u32>,
+}
+
+#[deny(deprecated)]
+mod deprecated_fields {
+    /// serde's derives allow a deprecated field; so must jitson's.
+    #[derive(jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize)]
+    pub struct Old {
+        #[deprecated]
+        pub old: u32,
+    }
+}
+
+#[test]
+fn what_real_models_needed() {
+    let value: WithCow<'_> = round_trips_borrowed(r#"{"bytes":[1,2],"name":"n"}"#);
+    assert_eq!(&*value.bytes, &[1, 2]);
+    encodes_as_serde_json(&Request::<u32> {
+        body: Some(&5),
+        page: 2,
+    });
+    for json in [r#"{}"#, r#"{"inner":{"payload":3}}"#, r#"{"inner":{}}"#] {
+        let ours: WithDefaultBound<u8> = decode(json.as_bytes()).unwrap();
+        assert_eq!(ours, serde_json::from_str(json).unwrap(), "{json}");
+    }
+    for json in [
+        r#"{"title":"t","x-a":1,"y":2}"#,
+        r#"{"x-b":7,"title":"t"}"#,
+        r#"{"title":"t"}"#,
+    ] {
+        let ours: WithExtensions = decode(json.as_bytes()).unwrap();
+        assert_eq!(ours, serde_json::from_str(json).unwrap(), "{json}");
+        encodes_as_serde_json(&ours);
+    }
+    jitson::warm_up::<deprecated_fields::Old>().unwrap();
+}
+
+/// `round_trips` for a type that borrows: decoded on every backend from the
+/// same input, compared with serde_json, and encoded as serde_json encodes it.
+#[track_caller]
+fn round_trips_borrowed<'de, T>(json: &'de str) -> T
+where
+    T: jitson::DecodeBorrowed<'de> + Encode + Serialize + Deserialize<'de> + PartialEq + Debug,
+{
+    let mut first = None;
+    for backend in backends() {
+        let ours = Decoder::<T>::with_backend(backend)
+            .decode_str(json)
+            .unwrap();
+        assert_eq!(
+            ours,
+            serde_json::from_str::<T>(json).unwrap(),
+            "{backend:?}"
+        );
+        encodes_as_serde_json(&ours);
+        first.get_or_insert(ours);
+    }
+    first.expect("at least one backend")
+}

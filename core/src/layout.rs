@@ -112,10 +112,7 @@ impl TypeLayout {
     /// describes a `T` decoded differently from `T`'s own (a field with a serde
     /// deserializer), so that caches keyed by identity keep the two apart. The
     /// derive uses `(Container, [(); field index])` as `Id`.
-    pub const fn with_identity<T: 'static, Id: 'static>(
-        expecting: &'static str,
-        kind: Kind,
-    ) -> TypeLayout {
+    pub const fn with_identity<T, Id: 'static>(expecting: &'static str, kind: Kind) -> TypeLayout {
         TypeLayout {
             expecting,
             size: size_of::<T>(),

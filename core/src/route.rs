@@ -117,12 +117,14 @@ impl<T: ?Sized> DecodeViaSerde for Via<T> {
 pub struct SerdeOptionRoute<X>(Invariant<X>);
 
 impl<X> SerdeOptionRoute<X> {
-    /// jitson's `Option` layout over a layout running `X`'s `Deserialize`.
-    pub fn layout(self) -> &'static TypeLayout
+    /// jitson's `Option` layout over a layout running `X`'s `Deserialize`;
+    /// `S` is the field's type with its lifetimes `'static` (the layout's
+    /// identity).
+    pub fn layout<S: 'static>(self) -> &'static TypeLayout
     where
         X: SerdeDecode,
     {
-        X::SERDE_DECODE_OPTION
+        X::serde_decode_option_layout::<S>()
     }
 
     /// Always compiles: an `Option` of a type decoded through serde owns its
@@ -165,8 +167,9 @@ impl<T: ?Sized> EncodeViaSerde for &Via<T> {
 }
 
 impl<T: HasLayout> LayoutRoute<T> {
-    /// `T`'s own layout.
-    pub fn layout(self) -> &'static TypeLayout {
+    /// `T`'s own layout (`S`, the field's type with its lifetimes `'static`,
+    /// serves the serde routes only).
+    pub fn layout<S: 'static>(self) -> &'static TypeLayout {
         T::LAYOUT
     }
 
@@ -181,19 +184,27 @@ impl<T: HasLayout> LayoutRoute<T> {
 
 impl<T: Encode> LayoutRoute<T> {
     /// `T`'s own encode layout.
-    pub fn encode_layout(self) -> &'static TypeLayout {
+    pub fn encode_layout<S: 'static>(self) -> &'static TypeLayout {
+        T::ENCODE
+    }
+
+    /// A field of an enum variant's view (a reference to the variant's field,
+    /// `T = &X`): `T`'s own encode layout.
+    pub fn encode_view_layout<S: 'static>(self) -> &'static TypeLayout {
         T::ENCODE
     }
 }
 
-impl<T: ?Sized> SerdeRoute<T> {
+impl<T> SerdeRoute<T> {
     /// A layout decoding `T` with its `Deserialize` impl, through serde_json
-    /// over the value's text (`Kind::Serde`).
-    pub fn layout(self) -> &'static TypeLayout
+    /// over the value's text (`Kind::Serde`); `S` is `T` with its lifetimes
+    /// `'static`, the layout's identity (`T` itself may borrow nothing from
+    /// the input, but may have lifetime parameters: `Cow<'a, [u8]>`).
+    pub fn layout<S: 'static>(self) -> &'static TypeLayout
     where
         T: SerdeDecode,
     {
-        T::SERDE_DECODE
+        T::serde_decode_layout::<S>()
     }
 
     /// Always compiles for a type decoded through serde: it owns its data.
@@ -203,38 +214,30 @@ impl<T: ?Sized> SerdeRoute<T> {
     {
     }
 
-    /// A layout encoding `T` with its `Serialize` impl, through serde_json.
-    pub fn encode_layout(self) -> &'static TypeLayout
+    /// A layout encoding `T` with its `Serialize` impl, through serde_json;
+    /// `S` as for [`layout`](Self::layout).
+    pub fn encode_layout<S: 'static>(self) -> &'static TypeLayout
     where
         T: SerdeEncode,
     {
-        T::SERDE_ENCODE
-    }
-}
-
-impl<T: Encode> LayoutRoute<T> {
-    /// A field of an enum variant's view (a reference to the variant's field,
-    /// `T = &X`): `T`'s own encode layout.
-    pub fn encode_view_layout(self) -> &'static TypeLayout {
-        T::ENCODE
+        T::serde_encode_layout::<S>()
     }
 }
 
 impl<X: ?Sized> SerdeRoute<&X> {
     /// A field of an enum variant's view, `&X` where `X` has no `Encode`: a
     /// layout reading the reference and encoding `X` with its `Serialize`
-    /// impl.
-    pub fn encode_view_layout(self) -> &'static TypeLayout
+    /// impl; `S` is `&X` with its lifetimes `'static`.
+    pub fn encode_view_layout<S: 'static>(self) -> &'static TypeLayout
     where
         X: SerdeEncode,
     {
-        X::SERDE_ENCODE_BY_REF
+        X::serde_encode_by_ref_layout::<S>()
     }
 }
 
 /// A type decoded through its serde `Deserialize` impl: every
-/// `DeserializeOwned + 'static` type (with the feature `serde`; without it,
-/// none).
+/// `DeserializeOwned` type (with the feature `serde`; without it, none).
 #[diagnostic::on_unimplemented(
     message = "jitson cannot decode `{Self}`: it has neither jitson's `Decode` nor serde's \
                `Deserialize`",
@@ -242,15 +245,15 @@ impl<X: ?Sized> SerdeRoute<&X> {
     note = "add `#[derive(jitson::Decode)]` (or serde's `Deserialize`) to `{Self}`; without \
             jitson's feature `serde`, only jitson's own impls count"
 )]
-pub trait SerdeDecode: Sized + 'static {
-    /// The layout that runs the `Deserialize` impl.
-    const SERDE_DECODE: &'static TypeLayout;
-    /// jitson's layout of `Option<Self>` over [`Self::SERDE_DECODE`].
-    const SERDE_DECODE_OPTION: &'static TypeLayout;
+pub trait SerdeDecode: Sized {
+    /// The layout running the `Deserialize` impl, under the identity of `S`.
+    fn serde_decode_layout<S: 'static>() -> &'static TypeLayout;
+    /// jitson's `Option<Self>` over it.
+    fn serde_decode_option_layout<S: 'static>() -> &'static TypeLayout;
 }
 
-/// A type encoded through its serde `Serialize` impl: every `Serialize +
-/// 'static` type (with the feature `serde`; without it, none).
+/// A type encoded through its serde `Serialize` impl: every `Serialize` type
+/// (with the feature `serde`; without it, none).
 #[diagnostic::on_unimplemented(
     message = "jitson cannot encode `{Self}`: it has neither jitson's `Encode` nor serde's \
                `Serialize`",
@@ -258,38 +261,51 @@ pub trait SerdeDecode: Sized + 'static {
     note = "add `#[derive(jitson::Encode)]` (or serde's `Serialize`) to `{Self}`; without \
             jitson's feature `serde`, only jitson's own impls count"
 )]
-pub trait SerdeEncode: Sized + 'static {
-    /// The layout that runs the `Serialize` impl.
-    const SERDE_ENCODE: &'static TypeLayout;
+pub trait SerdeEncode {
+    /// The layout running the `Serialize` impl, under the identity of `S`.
+    fn serde_encode_layout<S: 'static>() -> &'static TypeLayout
+    where
+        Self: Sized;
     /// The same for a `&Self` (the layout's memory is the reference).
-    const SERDE_ENCODE_BY_REF: &'static TypeLayout;
+    fn serde_encode_by_ref_layout<S: 'static>() -> &'static TypeLayout;
 }
+
+/// The serde layouts of `T`, under the identity of `S` (`T` with its
+/// lifetimes `'static`; one per direction, never `S`'s own, which a jitson
+/// layout of the other direction may hold).
+struct SerdeLayouts<T: ?Sized, S: ?Sized>(PhantomData<(Invariant<T>, Invariant<S>)>);
 
 #[cfg(feature = "serde")]
 mod through_serde {
-    use super::{SerdeDecode, SerdeEncode};
+    use super::{SerdeDecode, SerdeEncode, SerdeLayouts};
     use crate::layout::{Kind, LayoutRef, OptionLayout, SerdeLayout, TypeLayout};
 
-    /// The identities of `T`'s serde layouts, one per direction: never `T`'s
-    /// own, which a jitson layout of the other direction may hold.
-    struct Deserialized<T>(core::marker::PhantomData<T>);
-    struct Serialized<T>(core::marker::PhantomData<T>);
-    struct SerializedByRef<T>(core::marker::PhantomData<T>);
-
-    /// The [`SerializeFn`](crate::layout::SerializeFn) of a `&T`.
-    ///
-    /// # Safety
-    /// `src` points to a live `&T`; `out` and `message` are valid for writes.
-    unsafe extern "C" fn serialize_by_ref<T: serde::Serialize>(
-        src: *const u8,
-        out: *mut Vec<u8>,
-        message: *mut Option<Box<str>>,
-    ) -> bool {
-        // SAFETY: as the caller guarantees.
-        unsafe {
-            crate::encode::serialize_with(out, message, |ser| T::serialize(*src.cast::<&T>(), ser))
+    impl<T: serde::de::DeserializeOwned> SerdeDecode for T {
+        fn serde_decode_layout<S: 'static>() -> &'static TypeLayout {
+            SerdeLayouts::<T, S>::DECODE
+        }
+        fn serde_decode_option_layout<S: 'static>() -> &'static TypeLayout {
+            SerdeLayouts::<T, S>::DECODE_OPTION
         }
     }
+
+    impl<T: serde::Serialize + ?Sized> SerdeEncode for T {
+        fn serde_encode_layout<S: 'static>() -> &'static TypeLayout
+        where
+            T: Sized,
+        {
+            SerdeLayouts::<T, S>::ENCODE
+        }
+        fn serde_encode_by_ref_layout<S: 'static>() -> &'static TypeLayout {
+            SerdeLayouts::<T, S>::ENCODE_BY_REF
+        }
+    }
+
+    /// The identities of the layouts, one per direction and form.
+    struct Deserialized<S: ?Sized>(core::marker::PhantomData<S>);
+    struct DeserializedOption<S: ?Sized>(core::marker::PhantomData<S>);
+    struct Serialized<S: ?Sized>(core::marker::PhantomData<S>);
+    struct SerializedByRef<S: ?Sized>(core::marker::PhantomData<S>);
 
     /// The [`SerdeFn`](crate::layout::SerdeFn) running `T`'s `Deserialize`.
     ///
@@ -309,24 +325,46 @@ mod through_serde {
         }
     }
 
-    impl<T: serde::de::DeserializeOwned + 'static> SerdeDecode for T {
-        // SAFETY (of the layout): size, alignment and drop are `T`'s, and
-        // `deserialize::<T>` writes a whole `T`.
-        const SERDE_DECODE: &'static TypeLayout = &TypeLayout::with_identity::<T, Deserialized<T>>(
-            "a value decoded through serde",
-            Kind::Serde(&SerdeLayout {
-                decode: deserialize::<T>,
-                encode: None,
-                raw: false,
-            }),
-        );
+    /// The [`SerializeFn`](crate::layout::SerializeFn) of a `&T`.
+    ///
+    /// # Safety
+    /// `src` points to a live `&T`; `out` and `message` are valid for writes.
+    unsafe extern "C" fn serialize_by_ref<T: serde::Serialize + ?Sized>(
+        src: *const u8,
+        out: *mut Vec<u8>,
+        message: *mut Option<Box<str>>,
+    ) -> bool {
+        // SAFETY: as the caller guarantees.
+        unsafe {
+            crate::encode::serialize_with(out, message, |ser| T::serialize(*src.cast::<&T>(), ser))
+        }
+    }
+
+    impl<T: serde::de::DeserializeOwned, S: 'static> SerdeLayouts<T, S> {
+        /// [`Self::DECODE`] as a layout edge.
+        fn decode_edge() -> &'static TypeLayout {
+            Self::DECODE
+        }
+
+        // SAFETY (of the layout): size, alignment and drop are `T`'s (`S`
+        // differs only in lifetimes), and `deserialize::<T>` writes a whole `T`.
+        pub(super) const DECODE: &'static TypeLayout =
+            &TypeLayout::with_identity::<T, Deserialized<S>>(
+                "a value decoded through serde",
+                Kind::Serde(&SerdeLayout {
+                    decode: deserialize::<T>,
+                    encode: None,
+                    raw: false,
+                }),
+            );
+
         // SAFETY (of the layout): the functions are `Option<T>`'s own, as in
         // jitson's `HasLayout for Option<T>`; `some` is `T`'s serde layout.
-        const SERDE_DECODE_OPTION: &'static TypeLayout =
-            &TypeLayout::with_identity::<Option<T>, Deserialized<Option<T>>>(
+        pub(super) const DECODE_OPTION: &'static TypeLayout =
+            &TypeLayout::with_identity::<Option<T>, DeserializedOption<S>>(
                 "an option",
                 Kind::Option(&OptionLayout {
-                    some: LayoutRef::Lazy(serde_decode_layout::<T>),
+                    some: LayoutRef::Lazy(Self::decode_edge),
                     write_none: crate::decode::option_write_none::<T>,
                     decode_some: crate::decode::option_decode_some::<T>,
                     get: crate::decode::option_get::<T>,
@@ -334,15 +372,10 @@ mod through_serde {
             );
     }
 
-    /// [`SerdeDecode::SERDE_DECODE`] as a layout edge.
-    fn serde_decode_layout<T: SerdeDecode>() -> &'static TypeLayout {
-        T::SERDE_DECODE
-    }
-
-    impl<T: serde::Serialize + 'static> SerdeEncode for T {
+    impl<T: serde::Serialize, S: 'static> SerdeLayouts<T, S> {
         // SAFETY (of the layout): `serialize_fn::<T>` reads a live `T`; the
         // decode slot is never called on an encode layout.
-        const SERDE_ENCODE: &'static TypeLayout = &TypeLayout::with_identity::<T, Serialized<T>>(
+        pub(super) const ENCODE: &'static TypeLayout = &TypeLayout::with_identity::<T, Serialized<S>>(
             "a value written by serde",
             Kind::Serde(&SerdeLayout {
                 decode: crate::encode::never_serde_decode,
@@ -350,10 +383,13 @@ mod through_serde {
                 raw: false,
             }),
         );
+    }
+
+    impl<T: serde::Serialize + ?Sized, S: 'static> SerdeLayouts<T, S> {
         // SAFETY (of the layout): size, alignment and drop (none) are those of
         // `&T`; `serialize_by_ref::<T>` reads a live `&T`.
-        const SERDE_ENCODE_BY_REF: &'static TypeLayout =
-            &TypeLayout::with_identity::<&'static T, SerializedByRef<T>>(
+        pub(super) const ENCODE_BY_REF: &'static TypeLayout =
+            &TypeLayout::with_identity::<&T, SerializedByRef<S>>(
                 "a value written by serde",
                 Kind::Serde(&SerdeLayout {
                     decode: crate::encode::never_serde_decode,

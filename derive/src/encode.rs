@@ -195,6 +195,7 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
     }
     let items = items(input, false)?;
     Ok(quote! {
+        #[allow(deprecated)]
         const _: () = {
             #items
         };
@@ -287,7 +288,7 @@ fn struct_kind(
         if let Some((_, layout)) = serde_fields.iter().find(|(j, _)| *j == i) {
             return layout.clone();
         }
-        routed_edge(ty, view)
+        routed_edge(ty, &crate::expand::static_type(input, ty), view)
     };
     match fields {
         Fields::Unit => Ok((
@@ -782,7 +783,9 @@ fn names(token: &proc_macro2::TokenTree, name: &Ident) -> bool {
 /// is a compile error at `ty`.
 /// `view`: `ty` is `&X`, a field of an enum variant's view, whose serde
 /// route encodes `X` through the reference.
-fn routed_edge(ty: &Type, view: bool) -> TokenStream {
+/// `static_ty` is `ty` with the container's lifetimes `'static` (see the
+/// decode side's `routed_edge`).
+fn routed_edge(ty: &Type, static_ty: &TokenStream, view: bool) -> TokenStream {
     // Spanned at the type: an unmet bound is reported at the method's name.
     let layout = Ident::new(
         if view {
@@ -795,7 +798,7 @@ fn routed_edge(ty: &Type, view: bool) -> TokenStream {
     // The imports are the derive's (call site), the call the field's (so an
     // error names the field's type).
     let call = quote_spanned! {ty.span()=>
-        (&::jitson::__private::Via::<#ty>::new()).encode_route().#layout()
+        (&::jitson::__private::Via::<#ty>::new()).encode_route().#layout::<#static_ty>()
     };
     quote! {
         ::jitson::__private::LayoutRef::Lazy(|| {

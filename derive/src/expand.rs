@@ -190,13 +190,13 @@ impl StructField<'_> {
 
     /// The field's layout edge: its type's own layout, or for a field decoded
     /// through serde the `Kind::Serde` layout generated for it.
-    fn layout(&self) -> TokenStream {
+    fn layout(&self, input: &DeriveInput) -> TokenStream {
         let ty = self.ty;
         if self.attrs.serde_with.is_some() {
             let (helpers, (_, layout_fn, _)) = (helpers_trait(), self.serde_helper_names());
             return quote!(::jitson::__private::LayoutRef::Lazy(<Self as #helpers>::#layout_fn));
         }
-        routed_edge(ty)
+        routed_edge(ty, &static_type(input, ty))
     }
 
     /// Whether the field's type must implement `Default`.
@@ -214,11 +214,14 @@ impl StructField<'_> {
 /// running its serde impl. The choice is made by method resolution on the
 /// concrete type (or under the bounds in scope, in a generic item); a type
 /// with neither is a compile error at `ty`.
-fn routed_edge(ty: &Type) -> TokenStream {
+///
+/// `static_ty` is `ty` with the container's lifetimes `'static`: the identity
+/// of a serde layout, whose type may have lifetime parameters.
+fn routed_edge(ty: &Type, static_ty: &TokenStream) -> TokenStream {
     // The imports are the derive's (call site), the call the field's (so an
     // error names the field's type).
     let call = quote_spanned! {ty.span()=>
-        (&&::jitson::__private::Via::<#ty>::new()).decode_route().layout()
+        (&&::jitson::__private::Via::<#ty>::new()).decode_route().layout::<#static_ty>()
     };
     quote! {
         ::jitson::__private::LayoutRef::Lazy(|| {
@@ -317,7 +320,12 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
             .push(parse_quote!(#ident #ty_generics: ::jitson::__private::core::default::Default));
     }
     let mut fns = default_fns(&fields);
-    fns.extend(decoded.iter().flat_map(|field| serde_fns(input, field)));
+    fns.extend(
+        decoded
+            .iter()
+            .chain(&flattened)
+            .flat_map(|field| serde_fns(input, field)),
+    );
     if let Some(default) = &container.default {
         fns.extend(
             decoded
@@ -333,7 +341,7 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
         // field's offset is `offset_of!` and its layout that of its type; the other
         // fields are listed as skipped with initialisers of their own types.
         let field = decoded[0];
-        let (member, layout) = (&field.member, field.layout());
+        let (member, layout) = (&field.member, field.layout(input));
         let transparent = container.transparent;
         quote! {
             ::jitson::__private::Kind::Newtype(&::jitson::__private::NewtypeLayout {
@@ -347,7 +355,7 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
         // SAFETY (of the generated impl, with `decode_impl`'s): as for a newtype,
         // for each decoded field in order.
         let elems = decoded.iter().map(|field| {
-            let (member, layout) = (&field.member, field.layout());
+            let (member, layout) = (&field.member, field.layout(input));
             quote! {
                 ::jitson::__private::TupleElem {
                     offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
@@ -379,9 +387,9 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
         let deny_unknown_fields = container.deny_unknown_fields;
         let decoded_entries = decoded
             .iter()
-            .map(|field| field_entry(field, &container, field.layout()));
+            .map(|field| field_entry(field, &container, field.layout(input)));
         let flatten_entries = flattened.iter().map(|field| {
-            let (name, member, layout) = (field.rust_name(), &field.member, field.layout());
+            let (name, member, layout) = (field.rust_name(), &field.member, field.layout(input));
             let position = decoded.iter().filter(|d| d.index < field.index).count();
             quote! {
                 ::jitson::__private::FlattenField {
@@ -445,6 +453,12 @@ fn read_field<'a>(index: usize, field: &'a Field, errors: &mut Errors) -> Struct
         ty: &field.ty,
         attrs: FieldAttrs::parse(&field.attrs, errors),
     }
+}
+
+/// Whether `ty` is spelled `PhantomData<..>` (any path).
+fn is_phantom(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident == "PhantomData"))
 }
 
 /// Whether `ty` is spelled `Option<..>` (also `std::option::Option<..>`).
@@ -833,7 +847,7 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
         let payload = match &v.payload {
             PayloadShape::Unit => quote!(::jitson::__private::Payload::Unit),
             PayloadShape::Newtype(field) => {
-                let edge = field.layout();
+                let edge = field.layout(input);
                 quote!(::jitson::__private::Payload::Newtype(#edge))
             }
             PayloadShape::Tuple(hidden) | PayloadShape::Struct(hidden) => {
@@ -941,7 +955,7 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
         .collect();
     let mut out = decode_impl(input, &generics, &expecting, &kind, &helpers, &borrowing);
     // The hidden payload types go inside the anonymous const, before the impl.
-    out = quote!(const _: () = { #hidden_types #out };);
+    out = quote!(#[allow(deprecated)] const _: () = { #hidden_types #out };);
     Ok(out)
 }
 
@@ -1163,6 +1177,7 @@ fn decode_impl(
     // by `'de` and `__jitson_check_borrows` proves, under the same bounds, that
     // every type the layout decodes is `DecodeBorrowed<'de>` itself.
     quote! {
+        #[allow(deprecated)]
         const _: () = {
             #helpers
 
@@ -1195,6 +1210,12 @@ fn decode_impl(
             }
         };
     }
+}
+
+/// A field type of `input` with the container's lifetime parameters `'static`
+/// and `Self` spelled out (outside an impl, and `'static` too).
+pub(crate) fn static_type(input: &DeriveInput, ty: &Type) -> TokenStream {
+    replace_self(to_static(quote!(#ty), &input.generics), &static_self(input))
 }
 
 /// The input type with its lifetime parameters `'static`: its `HasLayout::Static`.
@@ -1406,12 +1427,29 @@ fn inferred_generics<'a>(
             }
         })
         .collect();
+    let need_default: Vec<&Type> = need_default.into_iter().collect();
     predicates.extend(
         need_default
-            .into_iter()
+            .iter()
             .filter(|ty| names_any(ty, &all_params))
             .map(|ty| -> WherePredicate {
                 parse_quote!(#ty: ::jitson::__private::core::default::Default)
+            }),
+    );
+    // serde's derive also bounds each type parameter such a field names by
+    // `Default` (not through `PhantomData`), and a serde impl the field goes
+    // through may count on it (`Inner<P>: Deserialize` when `P: Default`).
+    predicates.extend(
+        type_params
+            .iter()
+            .filter(|param| {
+                need_default
+                    .iter()
+                    .any(|ty| !is_phantom(ty) && names_any(ty, &[**param]))
+            })
+            .map(|param| -> WherePredicate {
+                let param = generated(param);
+                parse_quote!(#param: ::jitson::__private::core::default::Default)
             }),
     );
 

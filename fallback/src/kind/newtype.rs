@@ -206,4 +206,61 @@ impl crate::encode::Emitter<'_> {
             (false, None) => Err(crate::encode::encode_error(ErrorCode::Panicked)),
         }
     }
+
+    /// A flattened field written by serde (`with`, `serialize_with`): the
+    /// members of the object its serializer writes, written into the
+    /// enclosing object (serde's `FlatMapSerializer` takes only maps and
+    /// structs, and so does this: anything else is refused with its words).
+    ///
+    /// # Safety
+    /// `src` points to a value of the field's type.
+    pub(crate) unsafe fn encode_flattened_serde(
+        &mut self,
+        layout: &'static TypeLayout,
+        serde: &SerdeLayout,
+        src: *const u8,
+        first: &mut bool,
+    ) -> Result<(), Error> {
+        let Some(serialize) = serde.encode else {
+            return Err(self.not_encodable(layout));
+        };
+        let (mut compact, mut message) = (Vec::new(), None);
+        // SAFETY: as the caller guarantees.
+        if !unsafe { serialize(src, &raw mut compact, &raw mut message) } {
+            let code = message.map_or(ErrorCode::Panicked, ErrorCode::Conversion);
+            return Err(crate::encode::encode_error(code));
+        }
+        if compact.first() != Some(&b'{') {
+            let text = "can only flatten structs and maps";
+            return Err(crate::encode::encode_error(ErrorCode::Conversion(
+                text.into(),
+            )));
+        }
+        // serde_json's compact text of one object: `"key":value` members
+        // separated by `,`, no whitespace.
+        let mut scratch = Vec::new();
+        let mut pos = 1;
+        while compact.get(pos) == Some(&b'"') {
+            let lexed = text::parse_str(&compact, pos + 1, &mut scratch, false).and_then(
+                |(key, key_end)| {
+                    let key = String::from_utf8_lossy(key.bytes(&compact, &scratch)).into_owned();
+                    let end = text::ignore_value(&compact, key_end + 1, false)?;
+                    Ok((key, key_end + 1, end))
+                },
+            );
+            let Ok((key, value_start, value_end)) = lexed else {
+                let text = "a serializer wrote invalid JSON";
+                return Err(crate::encode::encode_error(ErrorCode::Conversion(
+                    text.into(),
+                )));
+            };
+            self.member(*first, &key);
+            *first = false;
+            let pretty = self.pretty.then_some((self.level, self.unit));
+            let value = &compact[value_start..value_end];
+            jitson_core::write::write_from_compact(self.out, value, pretty, self.escape);
+            pos = value_end + usize::from(compact.get(value_end) == Some(&b','));
+        }
+        Ok(())
+    }
 }

@@ -356,9 +356,10 @@ struct RestMap {
     group: Option<usize>,
 }
 
-/// A flattened enum: decoded, once the object is read, from the members no
+/// A flattened enum, or a flattened field decoded by serde (`with`,
+/// `deserialize_with`): decoded, once the object is read, from the members no
 /// field claimed, as serde decodes it from the entries it buffered (an
-/// externally tagged one from the first member named after a variant; the
+/// externally tagged enum from the first member named after a variant; the
 /// others from all of them, as an object).
 struct RestEnum {
     layout: &'static TypeLayout,
@@ -438,7 +439,9 @@ fn fails_option(e: &Error) -> bool {
 /// `Option` of a struct, or a map whose keys are owned.
 pub(crate) fn flattenable(layout: &'static TypeLayout) -> bool {
     match &layout.kind {
-        Kind::Struct(_) => true,
+        // A field's own serde function reads what serde's flatten hands it:
+        // the members no field claims, as a map.
+        Kind::Struct(_) | Kind::Serde(_) => true,
         Kind::Option(o) => flattenable_option(o.some.get()),
         Kind::Map(map) => flattenable_map(map),
         Kind::Enum(_) => flattenable_enum(layout),
@@ -491,7 +494,7 @@ pub(crate) fn unflattenable(st: &StructLayout, field: &str) -> String {
 /// enclosing object (the kinds `encode_flattened` takes).
 pub(crate) fn encode_flattenable(layout: &'static TypeLayout) -> bool {
     match &layout.kind {
-        Kind::Struct(_) | Kind::Map(_) | Kind::Unit | Kind::Enum(_) => true,
+        Kind::Struct(_) | Kind::Map(_) | Kind::Unit | Kind::Enum(_) | Kind::Serde(_) => true,
         Kind::Newtype(n) => encode_flattenable(n.inner.get()),
         Kind::Box(b) => encode_flattenable(b.inner.get()),
         Kind::Option(o) => encode_flattenable(o.some.get()),
@@ -544,6 +547,12 @@ unsafe fn flatten_targets(
                 layout,
                 at,
                 group,
+            }),
+            Kind::Serde(_) => enums.push(RestEnum {
+                layout,
+                at,
+                group,
+                decoded: false,
             }),
             Kind::Enum(_) if flattenable_enum(layout) => enums.push(RestEnum {
                 layout,
@@ -920,18 +929,15 @@ impl Parser<'_> {
     /// the object, where serde reports what it decodes from its buffer.
     ///
     /// # Safety
-    /// `at` is room for a value of `layout`, an enum.
+    /// `at` is room for a value of `layout`, an enum or a serde layout.
     unsafe fn decode_flattened_enum(
         &mut self,
         layout: &'static TypeLayout,
         at: *mut u8,
         members: &[Member],
     ) -> Result<(), Error> {
-        let Kind::Enum(en) = &layout.kind else {
-            unreachable!("flatten_targets collects enums only")
-        };
-        let chosen: Vec<&Member> = match en.tagging {
-            Tagging::External => {
+        let chosen: Vec<&Member> = match &layout.kind {
+            Kind::Enum(en) if matches!(en.tagging, Tagging::External) => {
                 let named = |m: &&Member| en.variants.iter().any(|v| v.matches(&m.key));
                 match members.iter().find(named) {
                     Some(member) => vec![member],
@@ -942,6 +948,7 @@ impl Parser<'_> {
                     }
                 }
             }
+            // Other enums and serde's functions read every member.
             _ => members.iter().collect(),
         };
         let mut text =
@@ -1110,6 +1117,7 @@ impl crate::encode::Emitter<'_> {
                 }
                 Kind::Unit => Ok(()),
                 Kind::Enum(e) => self.encode_flattened_enum(layout, e, src, first),
+                Kind::Serde(s) => self.encode_flattened_serde(layout, s, src, first),
                 // Refused by `warm_up_encode` before any value
                 // (`unsupported_encode`); here for a caller that skipped it.
                 _ => Err(crate::encode::encode_error(ErrorCode::UnsupportedType(
