@@ -194,13 +194,14 @@ pub mod __private {
         Encode, encode_layout_of, into_with, never_convert, never_serde_decode,
         never_write_variant, skip_with,
     };
-    pub use jitson_core::error::{ErrorCode, Found};
+    pub use jitson_core::error::{ErrorCode, Found, expected_names};
     pub use jitson_core::layout::*;
     pub use jitson_core::route::{
         DecodeViaLayout, DecodeViaSerde, DecodeViaSerdeOption, EncodeViaLayout, EncodeViaSerde, Via,
     };
     pub use std::boxed::Box;
-    pub use std::string::ToString;
+    pub use std::format;
+    pub use std::string::{String, ToString};
     pub use std::vec::Vec;
     #[cfg(feature = "serde")]
     pub use {jitson_core::serde_bridge::decode_with_serde, serde};

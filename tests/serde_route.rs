@@ -440,6 +440,15 @@ enum Key {
     Nanos,
 }
 
+#[derive(Deserialize, jitson::Decode, Debug, PartialEq)]
+#[serde(field_identifier)]
+enum Name {
+    #[serde(rename = "a", alias = "b")]
+    A,
+    #[serde(other)]
+    Other,
+}
+
 #[test]
 fn remote_types_and_identifiers() {
     let token: Token = round_trips(r#"{"span":{"start":1,"end":4},"text":"let"}"#);
@@ -448,10 +457,8 @@ fn remote_types_and_identifiers() {
         let ours: Key = decode(json.as_bytes()).unwrap();
         assert_eq!(ours, serde_json::from_str::<Key>(json).unwrap());
     }
-    // (A number is refused too, but serde_json classes its refusal of a
-    // number for an identifier as data and for an enum as syntax, where
-    // jitson reads both as enums: docs/semantics.md, difference 16.)
-    for json in [r#""minutes""#, r#"{"secs":1}"#] {
+    // What serde refuses: an unknown name (in its words), a map, a number.
+    for json in [r#""minutes""#, r#"{"secs":null}"#, "0", "null"] {
         let e = err::<Key>(json.as_bytes());
         let theirs = serde_json::from_str::<Key>(json).unwrap_err();
         assert_eq!(
@@ -459,6 +466,16 @@ fn remote_types_and_identifiers() {
             common::oracle::category(&theirs),
             "{json}: {e}"
         );
+    }
+    let e = err::<Key>(br#""minutes""#);
+    assert!(
+        e.to_string()
+            .starts_with("unknown field `minutes`, expected `secs` or `nanos`"),
+        "{e}"
+    );
+    for json in [r#""a""#, r#""b""#, r#""zz""#] {
+        let ours: Name = decode(json.as_bytes()).unwrap();
+        assert_eq!(ours, serde_json::from_str::<Name>(json).unwrap(), "{json}");
     }
 }
 
@@ -711,4 +728,123 @@ where
         first.get_or_insert(ours);
     }
     first.expect("at least one backend")
+}
+
+// ---------------------------------------------------------------------------
+// What a hostile pass found (each as serde_json does it).
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct SerdeOnly {
+    a: u8,
+}
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+struct FlattensSerdeOnly {
+    id: u32,
+    #[serde(flatten)]
+    s: SerdeOnly,
+    #[serde(flatten)]
+    o: Option<Label>,
+}
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+#[serde(tag = "t")]
+enum TaggedSerdeOnly {
+    V(SerdeOnly),
+    W(Color),
+}
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+struct OptionalAdjacent {
+    #[serde(flatten)]
+    a: Option<Adjacent>,
+}
+
+#[test]
+fn serde_only_types_flattened_and_tagged() {
+    for json in [
+        r#"{"id":1,"a":2}"#,
+        r##"{"a":2,"labelName":"x","color":"#000000","id":1}"##,
+    ] {
+        round_trips::<FlattensSerdeOnly>(json);
+    }
+    round_trips::<TaggedSerdeOnly>(r#"{"t":"V","a":1}"#);
+    // serde refuses to write a string under a tag, in its words.
+    let value = TaggedSerdeOnly::W(Color(1, 2, 3));
+    let theirs = serde_json::to_string(&value).unwrap_err().to_string();
+    for backend in [Backend::Interpreter, Backend::Jit, Backend::Auto] {
+        if backend == Backend::Jit && !Backend::Jit.is_available() {
+            continue;
+        }
+        let e = Encoder::<TaggedSerdeOnly>::with_backend(backend)
+            .encode(&value)
+            .unwrap_err();
+        assert!(
+            e.to_string().starts_with(&theirs),
+            "{backend:?}: {e} / {theirs}"
+        );
+    }
+    // A tag that is no string, in a flattened adjacently tagged enum: the
+    // option is `None`, as serde's buffer refuses it as data.
+    for json in [r#"{"t":7}"#, r#"{"t":null}"#, r#"{"t":[]}"#] {
+        round_trips_decode::<OptionalAdjacent>(json);
+    }
+}
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+enum Ext {
+    A { p: u32 },
+    C(u32),
+    D,
+}
+
+/// An externally or adjacently tagged enum takes its members from the
+/// flattened map, as serde takes them from its buffer.
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+struct ExtAndRest {
+    #[serde(flatten)]
+    x: Ext,
+    #[serde(flatten)]
+    rest: BTreeMap<String, u32>,
+}
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+struct AdjAndRest {
+    #[serde(flatten)]
+    a: Adjacent,
+    #[serde(flatten)]
+    rest: BTreeMap<String, serde_json::Value>,
+}
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct DeniesUnknown {
+    #[serde(flatten)]
+    e: Ext,
+}
+
+#[test]
+fn flattened_enums_take_their_members() {
+    for json in [
+        r#"{"C":1}"#,
+        r#"{"A":{"p":1},"z":2}"#,
+        r#"{"z":2,"D":null,"C":3}"#,
+    ] {
+        round_trips_decode::<ExtAndRest>(json);
+    }
+    round_trips_decode::<AdjAndRest>(r#"{"t":"Count","c":1,"z":2}"#);
+    round_trips_decode::<DeniesUnknown>(r#"{"D":null}"#);
+    for json in [r#"{"D":null,"zzz":1}"#, r#"{"zzz":1,"C":2}"#] {
+        let theirs = serde_json::from_str::<DeniesUnknown>(json).unwrap_err();
+        let e = err::<DeniesUnknown>(json.as_bytes());
+        assert_eq!(
+            e.classify(),
+            common::oracle::category(&theirs),
+            "{json}: {e}"
+        );
+        assert!(
+            e.to_string().starts_with("unknown field `zzz`"),
+            "{json}: {e}"
+        );
+    }
 }

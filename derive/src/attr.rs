@@ -150,8 +150,9 @@ pub(crate) struct ContainerAttrs {
     /// (serde generates inherent functions, no trait impl).
     pub(crate) remote: bool,
     /// `field_identifier` / `variant_identifier`: an enum of names, read from
-    /// a string as an enum of unit variants.
-    pub(crate) identifier: bool,
+    /// a string; `"field"` or `"variant"`, serde's word for a name it does
+    /// not know.
+    pub(crate) identifier: Option<&'static str>,
 }
 
 impl ContainerAttrs {
@@ -174,7 +175,7 @@ impl ContainerAttrs {
             try_from: jitson.try_from.or(serde.try_from),
             bound: jitson.bound.or(serde.bound),
             remote: jitson.remote || serde.remote,
-            identifier: jitson.identifier || serde.identifier,
+            identifier: jitson.identifier.or(serde.identifier),
         }
     }
 
@@ -198,7 +199,8 @@ impl ContainerAttrs {
                     parse_type(meta)?;
                     out.remote = true;
                 }
-                "field_identifier" | "variant_identifier" => out.identifier = true,
+                "field_identifier" => out.identifier = Some("field"),
+                "variant_identifier" => out.identifier = Some("variant"),
                 "rename_all_fields" => {
                     set_once(&mut out.rename_all_fields, parse_rename_all(meta)?, meta)?
                 }

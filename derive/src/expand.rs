@@ -38,6 +38,9 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
     if container.from.is_some() || container.try_from.is_some() {
         return expand_convert(input, &container);
     }
+    if let (Some(word), Data::Enum(data)) = (container.identifier, &input.data) {
+        return expand_identifier(input, &container, data, word);
+    }
     match &input.data {
         Data::Struct(data) => expand_struct(input, &data.fields),
         Data::Enum(data) => expand_enum(input, data),
@@ -127,6 +130,116 @@ fn expand_convert(input: &DeriveInput, container: &ContainerAttrs) -> syn::Resul
         &kind,
         &helpers,
         &[quote!(#source)],
+    ))
+}
+
+// ---------------------------------------------------------------------------
+// `field_identifier` and `variant_identifier`
+
+/// An enum of names (`field_identifier`, `variant_identifier`): serde reads
+/// one with `deserialize_identifier`, which serde_json reads as a string, so
+/// the layout is `Kind::Convert` from a `String` to the variant it names (an
+/// `other` variant for any other name), refusing an unknown name in serde's
+/// words ("unknown field `x`, expected ..."). Only unit variants.
+fn expand_identifier(
+    input: &DeriveInput,
+    container: &ContainerAttrs,
+    data: &DataEnum,
+    word: &str,
+) -> syn::Result<TokenStream> {
+    let mut errors = Errors::default();
+    let mut arms = Vec::new();
+    let mut listed = Vec::new();
+    let mut other = None;
+    for variant in &data.variants {
+        let attrs = VariantAttrs::parse(&variant.attrs, &mut errors);
+        if !matches!(variant.fields, Fields::Unit) {
+            errors.push(syn::Error::new_spanned(
+                &variant.ident,
+                "jitson reads a `field_identifier` or `variant_identifier` enum of unit \
+                 variants only (use `#[serde(other)]` for the names it does not list)",
+            ));
+            continue;
+        }
+        if attrs.skip {
+            continue;
+        }
+        let ident = &variant.ident;
+        if attrs.other {
+            other = Some(quote!(::core::result::Result::Ok(Self::#ident)));
+            continue;
+        }
+        let name = attrs.rename.clone().unwrap_or_else(|| {
+            let rust_name = ident.unraw().to_string();
+            match container.rename_all {
+                Some(rule) => rule.apply_to_variant(&rust_name),
+                None => rust_name,
+            }
+        });
+        let names = std::iter::once(&name).chain(&attrs.aliases);
+        arms.push(quote!(#(#names)|* => ::core::result::Result::Ok(Self::#ident),));
+        listed.push(name);
+    }
+    errors.finish()?;
+    let what = format!("{word}s");
+    let unknown = other.unwrap_or_else(|| {
+        quote! {
+            ::core::result::Result::Err(::jitson::__private::format!(
+                "unknown {} `{}`, {}",
+                #word,
+                name,
+                ::jitson::__private::expected_names([#(#listed),*], #what),
+            ))
+        }
+    });
+    let name = input.ident.unraw().to_string();
+    let expecting = container.expecting.clone().unwrap_or(name);
+    let generics = bounded_generics(&input.generics, Bounds::of(container, []), [], []);
+    let convert_fn = HelperFn {
+        constant: false,
+        signature: quote! {
+            unsafe extern "C" fn __jitson_convert(
+                dst: *mut u8,
+                decode: ::jitson::__private::SlotFn,
+                ctx: *mut ::jitson::__private::core::ffi::c_void,
+                message: *mut ::jitson::__private::core::option::Option<
+                    ::jitson::__private::Box<str>,
+                >,
+            ) -> bool
+        },
+        // SAFETY (of the generated block): as for `expand_convert`'s.
+        body: quote! {
+            unsafe {
+                ::jitson::__private::convert_with::<::jitson::__private::String, Self>(
+                    dst, decode, ctx, message,
+                    |name| match name.as_str() {
+                        #(#arms)*
+                        _ => #unknown,
+                    },
+                )
+            }
+        },
+    };
+    let helpers = helpers(input, &generics, &[convert_fn]);
+    let helpers_trait = helpers_trait();
+    // SAFETY (of the generated impl, with `decode_impl`'s): `convert` writes a
+    // whole `Self` (one of its unit variants).
+    let kind = quote! {
+        ::jitson::__private::Kind::Convert(&::jitson::__private::ConvertLayout {
+            from: ::jitson::__private::LayoutRef::Lazy(
+                ::jitson::__private::layout_of::<::jitson::__private::String>,
+            ),
+            convert: <Self as #helpers_trait>::__jitson_convert,
+            into: ::core::option::Option::None,
+        })
+    };
+    Ok(decode_impl(
+        input,
+        &generics,
+        &expecting,
+        &kind,
+        &helpers,
+        &[],
     ))
 }
 
@@ -758,7 +871,7 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
         // A `field_identifier` / `variant_identifier` enum is a name read from
         // a string (serde_json has no other identifier): an enum of unit
         // variants, with `other` for the names it does not list.
-        if container.identifier && !matches!(variant.fields, Fields::Unit) {
+        if container.identifier.is_some() && !matches!(variant.fields, Fields::Unit) {
             errors.push(syn::Error::new_spanned(
                 &variant.ident,
                 "jitson reads a `field_identifier` or `variant_identifier` enum of unit \

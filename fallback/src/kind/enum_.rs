@@ -137,6 +137,8 @@ impl Parser<'_> {
         match self.peek_value()? {
             b'"' => self.parse_variant(en),
             b'{' if adjacent => self.parse_tag_object(en),
+            // serde's `ContentDeserializer` for a tag it buffered.
+            _ if adjacent && self.buffered > 0 => Err(self.invalid_type("string or map")),
             _ if adjacent => Err(self.error(ErrorCode::ExpectedSomeValue, self.pos)),
             _ => Err(self.invalid_type("variant identifier")),
         }
@@ -1092,6 +1094,12 @@ impl crate::encode::Emitter<'_> {
                 Kind::Unit => Ok(()),
                 Kind::Enum(inner) => {
                     self.encode_tagged_enum(e, variant, payload, inner, src, first)
+                }
+                // A value written by serde: the members of the object its
+                // serializer writes, as serde's tagged serializer takes them.
+                Kind::Serde(s) => {
+                    let refuse = |shape: &str| tagged_refusal(e, variant, shape);
+                    self.encode_serde_members(payload, s, src, first, refuse)
                 }
                 _ => Err(tagged_refusal(e, variant, serde_shape(payload))),
             }

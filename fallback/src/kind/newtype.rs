@@ -221,6 +221,29 @@ impl crate::encode::Emitter<'_> {
         src: *const u8,
         first: &mut bool,
     ) -> Result<(), Error> {
+        let refuse = |shape: &str| {
+            let text = format!("can only flatten structs and maps (got {shape})");
+            crate::encode::encode_error(ErrorCode::Conversion(text.into()))
+        };
+        // SAFETY: as the caller guarantees.
+        unsafe { self.encode_serde_members(layout, serde, src, first, refuse) }
+    }
+
+    /// The members of the object a serde serializer writes for the value at
+    /// `src`, written into the object being written (a flattened field, an
+    /// internally tagged variant's content); `refuse` names serde's refusal
+    /// of anything else, given serde's word for what was written.
+    ///
+    /// # Safety
+    /// `src` points to a value of the layout's type.
+    pub(crate) unsafe fn encode_serde_members(
+        &mut self,
+        layout: &'static TypeLayout,
+        serde: &SerdeLayout,
+        src: *const u8,
+        first: &mut bool,
+        refuse: impl FnOnce(&str) -> Error,
+    ) -> Result<(), Error> {
         let Some(serialize) = serde.encode else {
             return Err(self.not_encodable(layout));
         };
@@ -230,11 +253,19 @@ impl crate::encode::Emitter<'_> {
             let code = message.map_or(ErrorCode::Panicked, ErrorCode::Conversion);
             return Err(crate::encode::encode_error(code));
         }
-        if compact.first() != Some(&b'{') {
-            let text = "can only flatten structs and maps";
-            return Err(crate::encode::encode_error(ErrorCode::Conversion(
-                text.into(),
-            )));
+        let shape = match compact.first() {
+            Some(b'{') => None,
+            // A unit or `None`: serde's flattening and tagged serializers
+            // write no member for it.
+            Some(b'n') => return Ok(()),
+            Some(b'"') => Some("a string"),
+            Some(b'[') => Some("a sequence"),
+            Some(b't' | b'f') => Some("a boolean"),
+            Some(_) if compact.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) => Some("a float"),
+            _ => Some("an integer"),
+        };
+        if let Some(shape) = shape {
+            return Err(refuse(shape));
         }
         // serde_json's compact text of one object: `"key":value` members
         // separated by `,`, no whitespace.

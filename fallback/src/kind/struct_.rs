@@ -455,7 +455,7 @@ pub(crate) fn flattenable(layout: &'static TypeLayout) -> bool {
 /// cannot be decoded from them), as serde's flattened options.
 fn flattenable_option(some: &'static TypeLayout) -> bool {
     match &some.kind {
-        Kind::Struct(_) => true,
+        Kind::Struct(_) | Kind::Serde(_) => true,
         Kind::Map(map) => flattenable_map(map),
         Kind::Enum(_) => flattenable_enum(some),
         _ => false,
@@ -580,7 +580,7 @@ unsafe fn flatten_targets(
                     Kind::Struct(inner) => unsafe {
                         flatten_targets(inner, base, g, targets, maps, enums, groups)?
                     },
-                    Kind::Enum(_) => enums.push(RestEnum {
+                    Kind::Enum(_) | Kind::Serde(_) => enums.push(RestEnum {
                         layout: some,
                         at: base,
                         group: g,
@@ -676,6 +676,8 @@ impl Parser<'_> {
                 maps: &maps,
                 groups: &mut groups,
                 collected: (!enums.is_empty()).then(Vec::new),
+                enums: &enums,
+                taken: vec![false; enums.len()],
             };
             // SAFETY: forwarded from the caller; `targets` record what was written.
             let read =
@@ -819,7 +821,13 @@ impl Parser<'_> {
                 skipped_tag = true;
                 self.ignore_value()?;
             } else if !flat.maps.is_empty() || flat.collected.is_some() {
-                if flat.maps.is_empty() {
+                let taken = flat.take(&key);
+                if !taken && flat.maps.is_empty() && !flat.reads_all() && st.deny_unknown_fields {
+                    let name = String::from_utf8_lossy(&key).into();
+                    let expected = Box::default();
+                    return Err(self.error(ErrorCode::UnknownField { name, expected }, key_start));
+                }
+                if taken || flat.maps.is_empty() {
                     self.ignore_member_value_as_parsed(key_start)?;
                 } else {
                     // SAFETY: forwarded from the caller.
@@ -911,6 +919,48 @@ struct Flattened<'f> {
     groups: &'f mut [OptionGroup],
     /// The members no field claimed, in order, when an enum is flattened.
     collected: Option<Vec<Member>>,
+    /// The flattened enums (and serde functions), and which externally
+    /// tagged ones took their member.
+    enums: &'f [RestEnum],
+    taken: Vec<bool>,
+}
+
+impl Flattened<'_> {
+    /// Whether a flattened externally or adjacently tagged enum takes the
+    /// member named `key` from the maps, as serde's `flat_map_take_entry`
+    /// takes it from its buffer: an adjacently tagged one every member named
+    /// as its tag or content, an externally tagged one the first member named
+    /// after one of its variants.
+    fn take(&mut self, key: &[u8]) -> bool {
+        for (e, taken) in self.enums.iter().zip(&mut self.taken) {
+            let Kind::Enum(en) = &e.layout.kind else {
+                continue;
+            };
+            match en.tagging {
+                Tagging::External if !*taken && en.variants.iter().any(|v| v.matches(key)) => {
+                    *taken = true;
+                    return true;
+                }
+                Tagging::Adjacent { tag, content }
+                    if tag.as_bytes() == key || content.as_bytes() == key =>
+                {
+                    return true;
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// Whether a flattened value reads every member no field claims (an
+    /// internally tagged or untagged enum, a serde function): then no member
+    /// is unknown.
+    fn reads_all(&self) -> bool {
+        self.enums.iter().any(|e| match &e.layout.kind {
+            Kind::Enum(en) => matches!(en.tagging, Tagging::Internal { .. } | Tagging::Untagged),
+            _ => true,
+        })
+    }
 }
 
 /// A member of an object: its key (unescaped) and its text in the input,
@@ -937,6 +987,15 @@ impl Parser<'_> {
         members: &[Member],
     ) -> Result<(), Error> {
         let chosen: Vec<&Member> = match &layout.kind {
+            // serde reads an adjacently tagged enum as a struct of its two
+            // members (`deserialize_struct`), so it sees no other member.
+            Kind::Enum(en) if matches!(en.tagging, Tagging::Adjacent { .. }) => {
+                let Tagging::Adjacent { tag, content } = en.tagging else {
+                    unreachable!("matched above")
+                };
+                let ours = |m: &&Member| *m.key == *tag.as_bytes() || *m.key == *content.as_bytes();
+                members.iter().filter(ours).collect()
+            }
             Kind::Enum(en) if matches!(en.tagging, Tagging::External) => {
                 let named = |m: &&Member| en.variants.iter().any(|v| v.matches(&m.key));
                 match members.iter().find(named) {
