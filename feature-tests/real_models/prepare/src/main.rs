@@ -33,8 +33,9 @@ fn main() -> ExitCode {
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["fetch", work, jitson] => fetch(Path::new(work), Path::new(jitson)),
         ["errors", name, file] => errors(name, Path::new(file)),
+        ["warnings", name, file] => warnings(name, Path::new(file)),
         _ => {
-            eprintln!("usage: prepare fetch WORK JITSON | prepare errors NAME CARGO-JSON");
+            eprintln!("usage: prepare fetch WORK JITSON | prepare errors|warnings NAME CARGO-JSON");
             ExitCode::from(2)
         }
     }
@@ -339,6 +340,16 @@ fn rewrite_derives(text: &str, other: &mut Vec<String>) -> (String, (usize, usiz
 
 /// Summarises the errors of package `name` in cargo's JSON messages.
 fn errors(name: &str, file: &Path) -> ExitCode {
+    summarise(name, file, "error", |_| true)
+}
+
+/// Summarises the warnings of package `name` that come from jitson's derives
+/// (the crate's own warnings are left out).
+fn warnings(name: &str, file: &Path) -> ExitCode {
+    summarise(name, file, "warning", |rendered| rendered.contains("jitson"))
+}
+
+fn summarise(name: &str, file: &Path, level: &str, keep: impl Fn(&str) -> bool) -> ExitCode {
     let text = fs::read_to_string(file).expect("the cargo JSON output");
     let mut kinds: BTreeMap<String, (usize, Vec<String>)> = BTreeMap::new();
     let mut total = 0;
@@ -352,7 +363,7 @@ fn errors(name: &str, file: &Path) -> ExitCode {
             continue;
         }
         let m = &msg["message"];
-        if m["level"] != "error" {
+        if m["level"] != level || !keep(m["rendered"].as_str().unwrap_or("")) {
             continue;
         }
         let message = m["message"].as_str().unwrap_or("");
@@ -370,7 +381,11 @@ fn errors(name: &str, file: &Path) -> ExitCode {
             entry.1.push(short.join("\n"));
         }
     }
-    println!("{name}: {total} errors, {} kinds", kinds.len());
+    if total == 0 && level == "warning" {
+        return ExitCode::SUCCESS;
+    }
+    let what = if level == "warning" { "warnings from jitson's derives" } else { "errors" };
+    println!("{name}: {total} {what}, {} kinds", kinds.len());
     let mut sorted: Vec<_> = kinds.into_iter().collect();
     sorted.sort_by(|a, b| b.1.0.cmp(&a.1.0));
     for (key, (count, examples)) in sorted {
