@@ -270,15 +270,17 @@ pub trait SerdeEncode {
     fn serde_encode_by_ref_layout<S: 'static>() -> &'static TypeLayout;
 }
 
-/// The serde layouts of `T`, under the identity of `S` (`T` with its
-/// lifetimes `'static`; one per direction, never `S`'s own, which a jitson
-/// layout of the other direction may hold).
-struct SerdeLayouts<T: ?Sized, S: ?Sized>(PhantomData<(Invariant<T>, Invariant<S>)>);
-
 #[cfg(feature = "serde")]
 mod through_serde {
-    use super::{SerdeDecode, SerdeEncode, SerdeLayouts};
+    use super::{Invariant, SerdeDecode, SerdeEncode};
     use crate::layout::{Kind, LayoutRef, OptionLayout, SerdeLayout, TypeLayout};
+
+    /// The serde layouts of `T`, under the identity of `S` (`T` with its
+    /// lifetimes `'static`; one per direction, never `S`'s own, which a jitson
+    /// layout of the other direction may hold).
+    struct SerdeLayouts<T: ?Sized, S: ?Sized>(
+        core::marker::PhantomData<(Invariant<T>, Invariant<S>)>,
+    );
 
     impl<T: serde::de::DeserializeOwned> SerdeDecode for T {
         fn serde_decode_layout<S: 'static>() -> &'static TypeLayout {
