@@ -88,6 +88,29 @@ fn expand_convert(input: &DeriveInput, container: &ContainerAttrs) -> syn::Resul
         .make_where_clause()
         .predicates
         .push(parse_quote!(#source: ::jitson::__private::Decode));
+    // SAFETY (of the generated impl): `convert` writes a whole `Self`, made by
+    // the user's `From`/`TryFrom` from a source decoded with the source
+    // type's own layout.
+    Ok(convert_impl(
+        input,
+        &generics,
+        &expecting,
+        &quote!(#source),
+        &convert,
+    ))
+}
+
+/// The `Decode` impl of a type read as a `source` and built from it by the
+/// closure `convert` (`FnOnce(source) -> Result<Self, String>`): a
+/// `Kind::Convert` layout over `source`'s, whose `ConvertFn` is a helper
+/// running `convert_with`.
+fn convert_impl(
+    input: &DeriveInput,
+    generics: &Generics,
+    expecting: &str,
+    source: &TokenStream,
+    convert: &TokenStream,
+) -> TokenStream {
     let convert_fn = HelperFn {
         constant: false,
         signature: quote! {
@@ -111,11 +134,10 @@ fn expand_convert(input: &DeriveInput, container: &ContainerAttrs) -> syn::Resul
             }
         },
     };
-    let helpers = helpers(input, &generics, &[convert_fn]);
+    let helpers = helpers(input, generics, &[convert_fn]);
     let helpers_trait = helpers_trait();
-    // SAFETY (of the generated impl, with `decode_impl`'s): `convert` writes a whole
-    // `Self`, made by the user's `From`/`TryFrom` from a source decoded with the
-    // source type's own layout.
+    // SAFETY (of the generated impl, with `decode_impl`'s): `convert` writes a
+    // whole `Self` (the callers say how).
     let kind = quote! {
         ::jitson::__private::Kind::Convert(&::jitson::__private::ConvertLayout {
             from: ::jitson::__private::LayoutRef::Lazy(::jitson::__private::layout_of::<#source>),
@@ -123,14 +145,14 @@ fn expand_convert(input: &DeriveInput, container: &ContainerAttrs) -> syn::Resul
             into: ::core::option::Option::None,
         })
     };
-    Ok(decode_impl(
+    decode_impl(
         input,
-        &generics,
-        &expecting,
+        generics,
+        expecting,
         &kind,
         &helpers,
-        &[quote!(#source)],
-    ))
+        std::slice::from_ref(source),
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -195,51 +217,17 @@ fn expand_identifier(
     let name = input.ident.unraw().to_string();
     let expecting = container.expecting.clone().unwrap_or(name);
     let generics = bounded_generics(&input.generics, Bounds::of(container, []), [], []);
-    let convert_fn = HelperFn {
-        constant: false,
-        signature: quote! {
-            unsafe extern "C" fn __jitson_convert(
-                dst: *mut u8,
-                decode: ::jitson::__private::SlotFn,
-                ctx: *mut ::jitson::__private::core::ffi::c_void,
-                message: *mut ::jitson::__private::core::option::Option<
-                    ::jitson::__private::Box<str>,
-                >,
-            ) -> bool
-        },
-        // SAFETY (of the generated block): as for `expand_convert`'s.
-        body: quote! {
-            unsafe {
-                ::jitson::__private::convert_with::<::jitson::__private::String, Self>(
-                    dst, decode, ctx, message,
-                    |name| match name.as_str() {
-                        #(#arms)*
-                        _ => #unknown,
-                    },
-                )
-            }
-        },
+    // SAFETY (of the generated impl): `convert` writes one of `Self`'s unit
+    // variants.
+    let convert = quote! {
+        |name: ::jitson::__private::String| match name.as_str() {
+            #(#arms)*
+            _ => #unknown,
+        }
     };
-    let helpers = helpers(input, &generics, &[convert_fn]);
-    let helpers_trait = helpers_trait();
-    // SAFETY (of the generated impl, with `decode_impl`'s): `convert` writes a
-    // whole `Self` (one of its unit variants).
-    let kind = quote! {
-        ::jitson::__private::Kind::Convert(&::jitson::__private::ConvertLayout {
-            from: ::jitson::__private::LayoutRef::Lazy(
-                ::jitson::__private::layout_of::<::jitson::__private::String>,
-            ),
-            convert: <Self as #helpers_trait>::__jitson_convert,
-            into: ::core::option::Option::None,
-        })
-    };
-    Ok(decode_impl(
-        input,
-        &generics,
-        &expecting,
-        &kind,
-        &helpers,
-        &[],
+    let source = quote!(::jitson::__private::String);
+    Ok(convert_impl(
+        input, &generics, &expecting, &source, &convert,
     ))
 }
 
