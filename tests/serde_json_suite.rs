@@ -18,7 +18,6 @@
 //! project's own. Tests are named after the serde_json test they port; the
 //! ones not ported are listed at the end of the file with the reason.
 #![cfg(feature = "serde")]
-
 // The case data keeps serde_json's spelling (byte lists, float literals).
 #![allow(clippy::byte_char_slices, clippy::excessive_precision)]
 

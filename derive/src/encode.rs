@@ -898,3 +898,49 @@ fn into_kind(
         },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::{TokenStream, TokenTree};
+
+    /// Where the idents named `name` in `tokens` start, as (line, column).
+    fn starts(tokens: TokenStream, name: &str, out: &mut Vec<(usize, usize)>) {
+        for token in tokens {
+            match token {
+                TokenTree::Ident(ident) if ident == name => {
+                    let start = ident.span().start();
+                    out.push((start.line, start.column));
+                }
+                TokenTree::Group(group) => starts(group.stream(), name, out),
+                _ => {}
+            }
+        }
+    }
+
+    /// An unmet bound on a route's method is reported at the method's name:
+    /// it must carry the span of the field's type, in a struct and in an
+    /// enum's struct variant (issue 37, fault 6: the variant's was the
+    /// derive's), on both derives.
+    #[test]
+    fn a_field_without_impls_is_reported_at_its_type() {
+        // Each source with the (line, column) of `Money` in it, 0-based columns.
+        let cases: [(&str, (usize, usize)); 2] = [
+            ("enum E {\n    V { price: Money, n: u8 },\n}", (2, 15)),
+            ("struct S {\n    price: Money,\n}", (2, 11)),
+        ];
+        for (source, at) in cases {
+            let input: syn::DeriveInput = syn::parse_str(source).unwrap();
+            let mut found = Vec::new();
+            starts(
+                super::derive(&input).unwrap(),
+                "encode_view_layout",
+                &mut found,
+            );
+            starts(super::derive(&input).unwrap(), "encode_layout", &mut found);
+            assert!(found.contains(&at), "encode: {found:?}, expected {at:?}");
+            let mut found = Vec::new();
+            starts(crate::expand::derive(&input).unwrap(), "layout", &mut found);
+            assert!(found.contains(&at), "decode: {found:?}, expected {at:?}");
+        }
+    }
+}
