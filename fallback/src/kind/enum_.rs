@@ -943,15 +943,9 @@ impl crate::encode::Emitter<'_> {
         e: &EnumLayout,
         src: *const u8,
     ) -> Result<(), Error> {
-        let Some(variant_of) = e.variant_of else {
-            return Err(self.not_encodable(layout));
-        };
-        // Room for the view, left uninitialised: `variant_of` writes what it uses.
-        let mut view =
-            core::mem::MaybeUninit::<[u64; jitson_core::layout::VARIANT_VIEW_SIZE / 8]>::uninit();
-        let view = view.as_mut_ptr().cast::<u8>();
-        // SAFETY: as the caller guarantees; the view is room for any payload view.
-        let (variant, tagging) = unsafe { variant_to_write(e, variant_of, src, view) }?;
+        let mut room = ViewRoom::new();
+        // SAFETY: as the caller guarantees.
+        let (variant, tagging, view) = unsafe { self.written_variant(layout, e, src, &mut room) }?;
         let payload = variant.payload.layout();
         // SAFETY (all arms): the view holds a live value of the payload's layout.
         unsafe {
@@ -989,14 +983,9 @@ impl crate::encode::Emitter<'_> {
         src: *const u8,
         first: &mut bool,
     ) -> Result<(), Error> {
-        let Some(variant_of) = e.variant_of else {
-            return Err(self.not_encodable(layout));
-        };
-        let mut view =
-            core::mem::MaybeUninit::<[u64; jitson_core::layout::VARIANT_VIEW_SIZE / 8]>::uninit();
-        let view = view.as_mut_ptr().cast::<u8>();
-        // SAFETY: as the caller guarantees; the view is room for any payload view.
-        let (variant, tagging) = unsafe { variant_to_write(e, variant_of, src, view) }?;
+        let mut room = ViewRoom::new();
+        // SAFETY: as the caller guarantees.
+        let (variant, tagging, view) = unsafe { self.written_variant(layout, e, src, &mut room) }?;
         // SAFETY (all arms): the view holds a live value of the payload's layout.
         unsafe {
             match (tagging, variant.payload.layout()) {
@@ -1125,14 +1114,10 @@ impl crate::encode::Emitter<'_> {
         src: *const u8,
         first: &mut bool,
     ) -> Result<(), Error> {
-        let Some(variant_of) = inner.variant_of else {
-            return Err(self.not_encodable(outer));
-        };
-        let mut view =
-            core::mem::MaybeUninit::<[u64; jitson_core::layout::VARIANT_VIEW_SIZE / 8]>::uninit();
-        let view = view.as_mut_ptr().cast::<u8>();
-        // SAFETY: as the caller guarantees; the view is room for any payload view.
-        let (variant, tagging) = unsafe { variant_to_write(inner, variant_of, src, view) }?;
+        let mut room = ViewRoom::new();
+        // SAFETY: as the caller guarantees.
+        let (variant, tagging, view) =
+            unsafe { self.written_variant(outer, inner, src, &mut room) }?;
         let payload = variant.payload.layout();
         // SAFETY (all arms): the view holds a live value of the payload's layout.
         unsafe {
@@ -1154,6 +1139,40 @@ impl crate::encode::Emitter<'_> {
                 _ => self.encode_variant_members(inner, variant, tagging, view, first),
             }
         }
+    }
+}
+
+/// Room for the view of any variant's payload (`VARIANT_VIEW_SIZE` bytes,
+/// 8-aligned), left uninitialised: `variant_of` writes what it uses.
+struct ViewRoom(core::mem::MaybeUninit<[u64; jitson_core::layout::VARIANT_VIEW_SIZE / 8]>);
+
+impl ViewRoom {
+    fn new() -> Self {
+        ViewRoom(core::mem::MaybeUninit::uninit())
+    }
+}
+
+impl crate::encode::Emitter<'_> {
+    /// The variant the enum value at `src` is written as, its tagging, and
+    /// its payload's view, filled in `room` ([`variant_to_write`]); `layout`
+    /// names the enum when it cannot say its variant (no `variant_of`).
+    ///
+    /// # Safety
+    /// `src` points to a value of the enum `e`.
+    unsafe fn written_variant(
+        &self,
+        layout: &'static TypeLayout,
+        e: &EnumLayout,
+        src: *const u8,
+        room: &mut ViewRoom,
+    ) -> Result<(&'static jitson_core::layout::Variant, Tagging, *const u8), Error> {
+        let Some(variant_of) = e.variant_of else {
+            return Err(self.not_encodable(layout));
+        };
+        let view = room.0.as_mut_ptr().cast::<u8>();
+        // SAFETY: as the caller guarantees; the room fits any payload view.
+        let (variant, tagging) = unsafe { variant_to_write(e, variant_of, src, view) }?;
+        Ok((variant, tagging, view))
     }
 }
 

@@ -184,26 +184,18 @@ impl crate::encode::Emitter<'_> {
         let Some(serialize) = serde.encode else {
             return Err(self.not_encodable(layout));
         };
-        let mut message = None;
         // serde_json writes compact text with only JSON's escapes: anything
         // else the options ask for is applied to a copy of it.
-        let ok = if self.pretty || !self.escape.is_json() {
+        if self.pretty || !self.escape.is_json() {
             let mut text = Vec::new();
             // SAFETY: as the caller guarantees.
-            let ok = unsafe { serialize(src, &raw mut text, &raw mut message) };
-            if ok {
-                let pretty = (self.pretty && !serde.raw).then_some((self.level, self.unit));
-                jitson_core::write::write_from_compact(self.out, &text, pretty, self.escape);
-            }
-            ok
+            unsafe { run_serializer(serialize, src, &mut text) }?;
+            let pretty = (self.pretty && !serde.raw).then_some((self.level, self.unit));
+            jitson_core::write::write_from_compact(self.out, &text, pretty, self.escape);
+            Ok(())
         } else {
             // SAFETY: as the caller guarantees.
-            unsafe { serialize(src, &raw mut *self.out, &raw mut message) }
-        };
-        match (ok, message) {
-            (true, _) => Ok(()),
-            (false, Some(text)) => Err(crate::encode::encode_error(ErrorCode::Conversion(text))),
-            (false, None) => Err(crate::encode::encode_error(ErrorCode::Panicked)),
+            unsafe { run_serializer(serialize, src, self.out) }
         }
     }
 
@@ -247,12 +239,9 @@ impl crate::encode::Emitter<'_> {
         let Some(serialize) = serde.encode else {
             return Err(self.not_encodable(layout));
         };
-        let (mut compact, mut message) = (Vec::new(), None);
+        let mut compact = Vec::new();
         // SAFETY: as the caller guarantees.
-        if !unsafe { serialize(src, &raw mut compact, &raw mut message) } {
-            let code = message.map_or(ErrorCode::Panicked, ErrorCode::Conversion);
-            return Err(crate::encode::encode_error(code));
-        }
+        unsafe { run_serializer(serialize, src, &mut compact) }?;
         let shape = match compact.first() {
             Some(b'{') => None,
             // A unit or `None`: serde's flattening and tagged serializers
@@ -294,4 +283,24 @@ impl crate::encode::Emitter<'_> {
         }
         Ok(())
     }
+}
+
+/// Runs a layout's serde serializer on the value at `src`, appending
+/// serde_json's compact text to `out`; its refusal is a `Conversion` error
+/// with its message, a caught panic `Panicked`.
+///
+/// # Safety
+/// `src` points to a value of the type `serialize` serializes.
+unsafe fn run_serializer(
+    serialize: jitson_core::layout::SerializeFn,
+    src: *const u8,
+    out: &mut Vec<u8>,
+) -> Result<(), Error> {
+    let mut message = None;
+    // SAFETY: as the caller guarantees; `out` and `message` are live.
+    if unsafe { serialize(src, out, &raw mut message) } {
+        return Ok(());
+    }
+    let code = message.map_or(ErrorCode::Panicked, ErrorCode::Conversion);
+    Err(crate::encode::encode_error(code))
 }

@@ -361,7 +361,7 @@ struct RestMap {
 /// field claimed, as serde decodes it from the entries it buffered (an
 /// externally tagged enum from the first member named after a variant; the
 /// others from all of them, as an object).
-struct RestEnum {
+struct RestValue {
     layout: &'static TypeLayout,
     at: *mut u8,
     /// As [`Target::group`].
@@ -524,7 +524,7 @@ unsafe fn flatten_targets(
     group: Option<usize>,
     targets: &mut Vec<Target>,
     maps: &mut Vec<RestMap>,
-    enums: &mut Vec<RestEnum>,
+    rest_values: &mut Vec<RestValue>,
     groups: &mut Vec<OptionGroup>,
 ) -> Result<(), &'static str> {
     targets.push(Target {
@@ -540,7 +540,7 @@ unsafe fn flatten_targets(
         match &layout.kind {
             // SAFETY: `at` is room for the flattened struct.
             Kind::Struct(inner) => unsafe {
-                flatten_targets(inner, at, group, targets, maps, enums, groups)?
+                flatten_targets(inner, at, group, targets, maps, rest_values, groups)?
             },
             Kind::Map(map) if flattenable_map(map) => maps.push(RestMap {
                 map,
@@ -548,13 +548,13 @@ unsafe fn flatten_targets(
                 at,
                 group,
             }),
-            Kind::Serde(_) => enums.push(RestEnum {
+            Kind::Serde(_) => rest_values.push(RestValue {
                 layout,
                 at,
                 group,
                 decoded: false,
             }),
-            Kind::Enum(_) if flattenable_enum(layout) => enums.push(RestEnum {
+            Kind::Enum(_) if flattenable_enum(layout) => rest_values.push(RestValue {
                 layout,
                 at,
                 group,
@@ -578,9 +578,9 @@ unsafe fn flatten_targets(
                 match &some.kind {
                     // SAFETY: `base` is room for the option's struct.
                     Kind::Struct(inner) => unsafe {
-                        flatten_targets(inner, base, g, targets, maps, enums, groups)?
+                        flatten_targets(inner, base, g, targets, maps, rest_values, groups)?
                     },
-                    Kind::Enum(_) | Kind::Serde(_) => enums.push(RestEnum {
+                    Kind::Enum(_) | Kind::Serde(_) => rest_values.push(RestValue {
                         layout: some,
                         at: base,
                         group: g,
@@ -637,7 +637,7 @@ impl Parser<'_> {
     ) -> Result<(), Error> {
         let skip_key = self.skip_key.take();
         let (mut targets, mut maps, mut groups) = (Vec::new(), Vec::new(), Vec::new());
-        let mut enums = Vec::new();
+        let mut rest_values = Vec::new();
         // SAFETY: `dst` is room for the struct (caller).
         let found = unsafe {
             flatten_targets(
@@ -646,7 +646,7 @@ impl Parser<'_> {
                 None,
                 &mut targets,
                 &mut maps,
-                &mut enums,
+                &mut rest_values,
                 &mut groups,
             )
         };
@@ -675,9 +675,9 @@ impl Parser<'_> {
                 targets: &mut targets,
                 maps: &maps,
                 groups: &mut groups,
-                collected: (!enums.is_empty()).then(Vec::new),
-                enums: &enums,
-                taken: vec![false; enums.len()],
+                collected: (!rest_values.is_empty()).then(Vec::new),
+                rest_values: &rest_values,
+                taken: vec![false; rest_values.len()],
             };
             // SAFETY: forwarded from the caller; `targets` record what was written.
             let read =
@@ -698,12 +698,12 @@ impl Parser<'_> {
                     },
                 }
             }
-            for e in &mut enums {
+            for e in &mut rest_values {
                 if dead(&groups, e.group) {
                     continue;
                 }
                 // SAFETY: `at` is room for the enum (in the struct or a temporary).
-                match unsafe { self.decode_flattened_enum(e.layout, e.at, &collected) } {
+                match unsafe { self.decode_rest_value(e.layout, e.at, &collected) } {
                     Ok(()) => e.decoded = true,
                     Err(err) => match e.group {
                         Some(g) if fails_option(&err) => groups[g].failed = true,
@@ -717,7 +717,7 @@ impl Parser<'_> {
         match result {
             // SAFETY: every target, map and enum is written as `seen`, `made`
             // and `decoded` say.
-            Ok(()) => unsafe { resolve_options(&mut targets, &maps, &enums, &groups) },
+            Ok(()) => unsafe { resolve_options(&mut targets, &maps, &rest_values, &groups) },
             Err(_) => {
                 for t in &mut targets {
                     // SAFETY: exactly the fields marked in `seen` are live.
@@ -727,7 +727,7 @@ impl Parser<'_> {
                     // SAFETY: the map was created above and is dropped once.
                     unsafe { drop_value(m.layout, m.at) };
                 }
-                for e in enums.iter().filter(|e| e.decoded) {
+                for e in rest_values.iter().filter(|e| e.decoded) {
                     // SAFETY: the enum was decoded above and is dropped once.
                     unsafe { drop_value(e.layout, e.at) };
                 }
@@ -833,7 +833,7 @@ impl Parser<'_> {
                     // SAFETY: forwarded from the caller.
                     unsafe { self.insert_rest(flat, &key, key_start, value_start, object_start)? };
                 }
-                // The member, for the flattened enums (`pos` is after its value).
+                // The member, for the rest values (`pos` is after its value).
                 if let Some(collected) = &mut flat.collected {
                     collected.push(Member {
                         key: key.into_boxed_slice(),
@@ -919,9 +919,9 @@ struct Flattened<'f> {
     groups: &'f mut [OptionGroup],
     /// The members no field claimed, in order, when an enum is flattened.
     collected: Option<Vec<Member>>,
-    /// The flattened enums (and serde functions), and which externally
+    /// The rest values (flattened enums and serde functions), and which externally
     /// tagged ones took their member.
-    enums: &'f [RestEnum],
+    rest_values: &'f [RestValue],
     taken: Vec<bool>,
 }
 
@@ -932,7 +932,7 @@ impl Flattened<'_> {
     /// as its tag or content, an externally tagged one the first member named
     /// after one of its variants.
     fn take(&mut self, key: &[u8]) -> bool {
-        for (e, taken) in self.enums.iter().zip(&mut self.taken) {
+        for (e, taken) in self.rest_values.iter().zip(&mut self.taken) {
             let Kind::Enum(en) = &e.layout.kind else {
                 continue;
             };
@@ -956,7 +956,7 @@ impl Flattened<'_> {
     /// internally tagged or untagged enum, a serde function): then no member
     /// is unknown.
     fn reads_all(&self) -> bool {
-        self.enums.iter().any(|e| match &e.layout.kind {
+        self.rest_values.iter().any(|e| match &e.layout.kind {
             Kind::Enum(en) => matches!(en.tagging, Tagging::Internal { .. } | Tagging::Untagged),
             _ => true,
         })
@@ -971,16 +971,17 @@ struct Member {
 }
 
 impl Parser<'_> {
-    /// A flattened enum, from the members its object left over: the first one
-    /// named after a variant for an externally tagged enum (serde's
-    /// `FlatMapDeserializer::deserialize_enum`), all of them as one object
-    /// for the other representations (its `deserialize_map`), decoded from
-    /// that text as the enum decodes any. An error is reported at the end of
-    /// the object, where serde reports what it decodes from its buffer.
+    /// A [`RestValue`], from the members its object left over: for an
+    /// externally tagged enum the first one named after a variant (serde's
+    /// `FlatMapDeserializer::deserialize_enum`), for an adjacently tagged one
+    /// its tag and content (`deserialize_struct`), for the others all of
+    /// them (`deserialize_map`); decoded from that text, as one object, as
+    /// the layout decodes any. An error is reported at the end of the
+    /// object, where serde reports what it decodes from its buffer.
     ///
     /// # Safety
     /// `at` is room for a value of `layout`, an enum or a serde layout.
-    unsafe fn decode_flattened_enum(
+    unsafe fn decode_rest_value(
         &mut self,
         layout: &'static TypeLayout,
         at: *mut u8,
@@ -1046,7 +1047,7 @@ impl Parser<'_> {
 unsafe fn resolve_options(
     targets: &mut [Target],
     maps: &[RestMap],
-    enums: &[RestEnum],
+    rest_values: &[RestValue],
     groups: &[OptionGroup],
 ) {
     for (g, group) in groups.iter().enumerate().rev() {
@@ -1060,7 +1061,10 @@ unsafe fn resolve_options(
                 for m in maps.iter().filter(|m| m.group == Some(g)) {
                     drop_value(m.layout, m.at);
                 }
-                for e in enums.iter().filter(|e| e.group == Some(g) && e.decoded) {
+                for e in rest_values
+                    .iter()
+                    .filter(|e| e.group == Some(g) && e.decoded)
+                {
                     drop_value(e.layout, e.at);
                 }
                 (group.option.write_none)(group.at);
