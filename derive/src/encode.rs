@@ -749,7 +749,7 @@ fn bounded_generics(input: &DeriveInput, container: &SerAttrs) -> syn::Result<sy
     for param in &type_params {
         let named = inferring
             .iter()
-            .any(|ty| quote!(#ty).into_iter().any(|t| names(&t, param)));
+            .any(|ty| crate::expand::names_any(ty, &[param]));
         let param = crate::expand::generated(param);
         if container.bound.is_none() && (named || !any_field_bound) {
             where_clause
@@ -766,15 +766,6 @@ fn bounded_generics(input: &DeriveInput, container: &SerAttrs) -> syn::Result<sy
         .predicates
         .extend(container.bound.iter().flatten().cloned());
     Ok(generics)
-}
-
-/// Whether `token` is, or holds, the identifier `name`.
-fn names(token: &proc_macro2::TokenTree, name: &Ident) -> bool {
-    match token {
-        proc_macro2::TokenTree::Ident(ident) => ident == name,
-        proc_macro2::TokenTree::Group(group) => group.stream().into_iter().any(|t| names(&t, name)),
-        _ => false,
-    }
 }
 
 /// The encode layout edge of a field of type `ty`, by the field's route

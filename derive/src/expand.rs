@@ -1571,7 +1571,7 @@ pub(crate) fn generated(param: &Ident) -> Ident {
 /// Whether the tokens of `ty` contain one of the identifiers `names`. A token-level
 /// check: it may also match a path segment spelled like a parameter (`other::T`),
 /// which only adds a bound.
-fn names_any(ty: &Type, names: &[&Ident]) -> bool {
+pub(crate) fn names_any(ty: &Type, names: &[&Ident]) -> bool {
     fn scan(tokens: TokenStream, names: &[&Ident]) -> bool {
         tokens.into_iter().any(|token| match token {
             TokenTree::Ident(ident) => names.iter().any(|name| **name == ident),
