@@ -364,7 +364,8 @@ pub fn warm_up_encode<T: Encode>() -> Result<(), Error> {
             Kind::Enum(e) => e.variant_of.is_some(),
             Kind::Convert(c) => c.into.is_some(),
             Kind::Serde(s) => s.encode.is_some(),
-            Kind::Column(_) | Kind::Parsed(_) => false,
+            Kind::Parsed(p) => p.format.is_some(),
+            Kind::Column(_) => false,
             _ => true,
         };
         if !encodable && missing.is_none() {

@@ -21,6 +21,7 @@ pub(crate) const fn timestamp_layout(nanos_per_unit: u64, offset: i32) -> Parsed
         from_number: Some(parse_i64),
         from_bool: None,
         arg: nanos_per_unit | ((offset as u32 as u64) << 32),
+        format: None,
     }
 }
 
@@ -54,6 +55,7 @@ pub(crate) static DATE32: ParsedLayout = ParsedLayout {
     from_number: Some(parse_i32),
     from_bool: None,
     arg: 0,
+    format: None,
 };
 
 /// Float16: a JSON number, rounded to f32 and then to f16 (as arrow-json does).
@@ -62,6 +64,7 @@ pub(crate) static FLOAT16: ParsedLayout = ParsedLayout {
     from_number: Some(float16),
     from_bool: None,
     arg: 0,
+    format: None,
 };
 
 /// Text columns with `with_coerce_primitive(true)`: numbers and booleans are
@@ -71,6 +74,7 @@ pub(crate) static COERCED_TEXT: ParsedLayout = ParsedLayout {
     from_number: Some(append_text),
     from_bool: Some(append_text),
     arg: 0,
+    format: None,
 };
 
 /// `arg` of a decimal parser: `precision << 8 | scale` (scale as `i8`).
@@ -84,6 +88,7 @@ pub(crate) const DECIMAL: ParsedLayout = ParsedLayout {
     from_number: Some(decimal128),
     from_bool: None,
     arg: 0,
+    format: None,
 };
 
 /// Integer parsers for a column with `with_coerce_primitive(true)`: a string is
@@ -94,6 +99,7 @@ pub(crate) fn coerced_number(from_number: jitson_core::column::ParseFn) -> Parse
         from_number: Some(from_number),
         from_bool: None,
         arg: 0,
+        format: None,
     }
 }
 
@@ -107,6 +113,7 @@ pub(crate) const fn lenient_integer(from_string: ParseFn, from_number: ParseFn) 
         from_number: Some(from_number),
         from_bool: None,
         arg: 0,
+        format: None,
     }
 }
 
@@ -118,6 +125,7 @@ pub(crate) static LENIENT_F32: ParsedLayout = ParsedLayout {
     from_number: Some(f32_from_number),
     from_bool: None,
     arg: 0,
+    format: None,
 };
 
 /// As [`LENIENT_F32`], in `f64`.
@@ -126,6 +134,7 @@ pub(crate) static LENIENT_F64: ParsedLayout = ParsedLayout {
     from_number: Some(f64_from_number),
     from_bool: None,
     arg: 0,
+    format: None,
 };
 
 /// Float16 as arrow-json reads it: numbers, and strings holding numbers,
@@ -135,6 +144,7 @@ pub(crate) static LENIENT_FLOAT16: ParsedLayout = ParsedLayout {
     from_number: Some(f16_from_number),
     from_bool: None,
     arg: 0,
+    format: None,
 };
 
 /// Date32 as arrow-json reads it: see [`arrow_date32`] for strings; numbers as
@@ -144,6 +154,7 @@ pub(crate) static LENIENT_DATE32: ParsedLayout = ParsedLayout {
     from_number: Some(i32_from_number),
     from_bool: None,
     arg: 0,
+    format: None,
 };
 
 /// Decimal32 / Decimal64 / Decimal256 as [`DECIMAL`] (exact), into their widths.
@@ -152,6 +163,7 @@ pub(crate) const DECIMAL32: ParsedLayout = ParsedLayout {
     from_number: Some(decimal32),
     from_bool: None,
     arg: 0,
+    format: None,
 };
 /// See [`DECIMAL32`].
 pub(crate) const DECIMAL64: ParsedLayout = ParsedLayout {
@@ -159,6 +171,7 @@ pub(crate) const DECIMAL64: ParsedLayout = ParsedLayout {
     from_number: Some(decimal64),
     from_bool: None,
     arg: 0,
+    format: None,
 };
 /// See [`DECIMAL32`].
 pub(crate) const DECIMAL256: ParsedLayout = ParsedLayout {
@@ -166,6 +179,7 @@ pub(crate) const DECIMAL256: ParsedLayout = ParsedLayout {
     from_number: Some(decimal256),
     from_bool: None,
     arg: 0,
+    format: None,
 };
 
 /// arrow-json's reading of a decimal column's value, the default second
@@ -186,6 +200,7 @@ const fn arrow_decimal_layout(parse: ParseFn) -> ParsedLayout {
         from_number: Some(parse),
         from_bool: None,
         arg: 0,
+        format: None,
     }
 }
 
@@ -205,6 +220,7 @@ pub(crate) const fn unit_count(from_string: ParseFn, wide: bool, strict: bool) -
         from_number: Some(from_number),
         from_bool: None,
         arg: 0,
+        format: None,
     }
 }
 
@@ -218,6 +234,7 @@ pub(crate) const fn binary_layout(width: u64) -> ParsedLayout {
         from_number: None,
         from_bool: None,
         arg: width,
+        format: None,
     }
 }
 
@@ -234,6 +251,7 @@ pub(crate) const fn lenient_timestamp_layout(nanos_per_unit: u64, offset: i32) -
         from_number: Some(timestamp_from_number),
         from_bool: None,
         arg: nanos_per_unit | ((offset as u32 as u64) << 32),
+        format: None,
     }
 }
 

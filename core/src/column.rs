@@ -563,6 +563,35 @@ pub struct ParsedLayout {
     /// Passed to every function: what varies between columns of one type (a
     /// timestamp's unit, a decimal's precision and scale).
     pub arg: u64,
+    /// How a value is written back as JSON text (typed values of other crates'
+    /// types: timestamps, UUIDs, decimals); `None` where the layout only decodes
+    /// (run-time columns).
+    pub format: Option<&'static FormatLayout>,
+}
+
+/// Writes the JSON text of the value at `src` (quotes included when it is a
+/// string) into `out`, room for [`FormatLayout::max_len`] bytes. Returns the
+/// number of bytes written, or 0 when this value needs
+/// [`FormatLayout::write`] (a rare form, or an error). Pure: no allocation, no
+/// unwinding; the JIT's encoder calls it in place.
+pub type FormatFn = unsafe extern "C" fn(src: *const u8, out: *mut u8) -> usize;
+
+/// Appends the JSON text of any value at `src` to `*out`; on `false` (the
+/// type's serializer refuses the value) `*message` says why.
+pub type WriteFn =
+    unsafe extern "C" fn(src: *const u8, out: *mut Vec<u8>, message: *mut Option<Box<str>>) -> bool;
+
+/// The encoding of a [`ParsedLayout`]'s values: a bounded fast path in place
+/// and a general writer for what it declines. Both write exactly the bytes the
+/// type's serde impl makes serde_json write.
+#[derive(Debug)]
+pub struct FormatLayout {
+    /// The most bytes [`fast`](Self::fast) writes.
+    pub max_len: usize,
+    /// The fast path, into reserved room.
+    pub fast: FormatFn,
+    /// Every value, [`fast`](Self::fast)'s refusals included.
+    pub write: WriteFn,
 }
 
 /// Builds the [`TypeLayout`] of a run-time node: no Rust type, so its identity is

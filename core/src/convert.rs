@@ -23,11 +23,11 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use crate::decode::{Decode, DecodeBorrowed, HasLayout, convert_with, layout_of};
+use crate::decode::{Decode, HasLayout, convert_with, layout_of};
 use crate::layout::{ConvertLayout, Field, Kind, LayoutRef, SlotFn, StructLayout, TypeLayout};
 
 /// A type read as `Source` and converted.
-trait ConvertFrom: Sized + 'static {
+pub(crate) trait ConvertFrom: Sized + 'static {
     /// What is decoded from JSON.
     type Source: Decode;
     /// Builds the value, or says why the source is refused (serde's message).
@@ -49,7 +49,7 @@ unsafe extern "C" fn convert_fn<T: ConvertFrom>(
 }
 
 /// The layout of a [`ConvertFrom`] type.
-const fn converted<T: ConvertFrom>(expecting: &'static str) -> TypeLayout {
+pub(crate) const fn converted<T: ConvertFrom>(expecting: &'static str) -> TypeLayout {
     TypeLayout::of::<T>(
         expecting,
         Kind::Convert(&ConvertLayout {
@@ -65,15 +65,18 @@ macro_rules! decode_by_conversion {
     ($([$($generics:tt)*] $ty:ty => $expecting:literal;)*) => {$(
         // SAFETY: `convert_fn` writes a whole value of the type, built by
         // `ConvertFrom::convert` from a source decoded with its own layout.
-        unsafe impl<$($generics)*> HasLayout for $ty {
+        unsafe impl<$($generics)*> $crate::decode::HasLayout for $ty {
             type Static = Self;
-            const LAYOUT: &'static TypeLayout = &converted::<$ty>($expecting);
+            const LAYOUT: &'static $crate::layout::TypeLayout =
+                &$crate::convert::converted::<$ty>($expecting);
         }
 
         // SAFETY: the type and its source own their data.
-        unsafe impl<'de, $($generics)*> DecodeBorrowed<'de> for $ty {}
+        unsafe impl<'de, $($generics)*> $crate::decode::DecodeBorrowed<'de> for $ty {}
     )*};
 }
+#[allow(unused_imports)]
+pub(crate) use decode_by_conversion;
 
 // ---------------------------------------------------------------------------
 // Collections, from a JSON array (duplicates in sets: the last one stays, as in

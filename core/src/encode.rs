@@ -36,8 +36,8 @@ use std::time::Duration;
 
 use crate::decode::{HasLayout, deref_get, map_for_each, option_get, read_text, slice_of};
 use crate::layout::{
-    ArrayLayout, BoxLayout, ConvertLayout, EncodeSlotFn, Kind, LayoutRef, MapLayout, OptionLayout,
-    SlotFn, StringLayout, TypeLayout, VecLayout,
+    ArrayLayout, BoxLayout, EncodeSlotFn, Kind, LayoutRef, MapLayout, OptionLayout, SlotFn,
+    StringLayout, TypeLayout, VecLayout,
 };
 
 /// A type jitson can encode: serde's `Serialize` in jitson's terms.
@@ -373,7 +373,7 @@ pub unsafe extern "C" fn into_fn<S: IntoTarget>(
 /// `Encode` for types written as another: `[generics] Type => Target, |value| target`.
 macro_rules! converted {
     ($([$($generics:tt)*] $ty:ty => $target:ty, $expecting:literal, $make:expr;)*) => {$(
-        impl<$($generics)*> IntoTarget for $ty {
+        impl<$($generics)*> $crate::encode::IntoTarget for $ty {
             type Target = $target;
             fn make(&self) -> Result<$target, String> {
                 ($make)(self)
@@ -381,19 +381,21 @@ macro_rules! converted {
         }
 
         // SAFETY: `into_fn` builds the target from a shared reference to the value.
-        unsafe impl<$($generics)*> Encode for $ty {
+        unsafe impl<$($generics)*> $crate::encode::Encode for $ty {
             type Static = $ty;
-            const ENCODE: &'static TypeLayout = &TypeLayout::of::<$ty>(
+            const ENCODE: &'static $crate::layout::TypeLayout = &$crate::layout::TypeLayout::of::<$ty>(
                 $expecting,
-                Kind::Convert(&ConvertLayout {
-                    from: LayoutRef::Lazy(encode_layout_of::<$target>),
-                    convert: never_convert,
-                    into: Some(into_fn::<$ty>),
+                $crate::layout::Kind::Convert(&$crate::layout::ConvertLayout {
+                    from: $crate::layout::LayoutRef::Lazy($crate::encode::encode_layout_of::<$target>),
+                    convert: $crate::encode::never_convert,
+                    into: Some($crate::encode::into_fn::<$ty>),
                 }),
             );
         }
     )*};
 }
+#[allow(unused_imports)]
+pub(crate) use converted;
 
 converted! {
     [T: Encode<Static = T> + Copy + 'static] Cell<T> => T, "a value", |c: &Cell<T>| Ok(c.get());

@@ -23,6 +23,8 @@ pub mod decode;
 pub mod elements;
 pub mod encode;
 pub mod error;
+#[cfg(feature = "chrono")]
+mod foreign;
 pub mod keys;
 pub mod layout;
 pub mod panic;

@@ -152,7 +152,8 @@ impl Emitter<'_> {
                 Kind::Convert(c) => self.encode_convert(layout, c, src),
                 Kind::Serde(s) => self.encode_serde(layout, s, src),
                 Kind::Enum(e) => self.encode_enum(layout, e, src),
-                Kind::Column(_) | Kind::Parsed(_) => Err(self.not_encodable(layout)),
+                Kind::Parsed(p) => self.encode_parsed(layout, p, src),
+                Kind::Column(_) => Err(self.not_encodable(layout)),
             }
         }
     }

@@ -1330,6 +1330,10 @@ impl EncodeTranslator<'_, '_> {
             Kind::Struct(_) => self.emit_call_function(layout, src, fail),
             Kind::Enum(e) => self.emit_encode_enum(layout, e, src, fail),
             Kind::Map(map) => self.emit_encode_map(layout, map, src, fail),
+            Kind::Parsed(p) if p.format.is_some() => {
+                let format = p.format.expect("checked");
+                self.emit_encode_parsed(layout, format, src, fail);
+            }
             _ => {
                 self.interpreted
                     .push(((layout.type_name)(), interpreted_reason(layout)));

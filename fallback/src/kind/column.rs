@@ -5,13 +5,14 @@
 //! decoded by its own kind, with the code every other destination uses (see
 //! `jitson_core::column`).
 
-use jitson_core::column::{Column, ColumnLayout, Conflict, ParsedLayout, Store};
+use jitson_core::column::{Column, ColumnLayout, Conflict, FormatLayout, ParsedLayout, Store};
 use jitson_core::error::{Category, Error, ErrorCode, PathSegment};
 use jitson_core::layout::TypeLayout;
 use jitson_core::text;
 
 use crate::Parser;
 use crate::at_segment;
+use crate::encode::{Emitter, encode_error};
 use crate::kind::seq::AfterElement;
 
 impl Parser<'_> {
@@ -194,4 +195,64 @@ impl Parser<'_> {
         };
         Err(self.error(ErrorCode::Conversion(text), start))
     }
+}
+
+impl Emitter<'_> {
+    /// A scalar written from its text (another crate's type: a timestamp, a
+    /// UUID, a decimal): the layout's fast path into reserved room, its general
+    /// writer for what the fast path declines.
+    ///
+    /// # Safety
+    /// `src` points to a live value of the layout's type.
+    pub(crate) unsafe fn encode_parsed(
+        &mut self,
+        layout: &'static TypeLayout,
+        parsed: &ParsedLayout,
+        src: *const u8,
+    ) -> Result<(), Error> {
+        let Some(format) = parsed.format else {
+            return Err(self.not_encodable(layout));
+        };
+        if !self.escape.is_json() {
+            // The options' escapes apply to a copy (the texts these types
+            // write are ASCII, so this is rarely more than a copy).
+            let mut text = Vec::new();
+            // SAFETY: as the caller guarantees.
+            unsafe { write_formatted(format, src, &mut text) }?;
+            jitson_core::write::write_from_compact(self.out, &text, None, self.escape);
+            return Ok(());
+        }
+        // SAFETY: as the caller guarantees.
+        unsafe { write_formatted(format, src, self.out) }
+    }
+}
+
+/// Appends the text of the value at `src` to `out` through `format`.
+///
+/// # Safety
+/// `src` points to a live value of the type `format` describes.
+unsafe fn write_formatted(
+    format: &FormatLayout,
+    src: *const u8,
+    out: &mut Vec<u8>,
+) -> Result<(), Error> {
+    out.reserve(format.max_len);
+    let len = out.len();
+    // SAFETY: `reserve` made room for `max_len` bytes after `len`, which is what
+    // `fast` may write; `src` as the caller guarantees.
+    let n = unsafe { (format.fast)(src, out.as_mut_ptr().add(len)) };
+    if n != 0 {
+        debug_assert!(n <= format.max_len);
+        // SAFETY: `fast` initialised `n <= max_len` bytes after `len`.
+        unsafe { out.set_len(len + n) };
+        return Ok(());
+    }
+    let mut message = None;
+    // SAFETY: as the caller guarantees; `out` and `message` are live.
+    if unsafe { (format.write)(src, out, &raw mut message) } {
+        return Ok(());
+    }
+    out.truncate(len);
+    let code = message.map_or(ErrorCode::Panicked, ErrorCode::Conversion);
+    Err(encode_error(code))
 }

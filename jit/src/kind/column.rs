@@ -10,8 +10,8 @@
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
 use jitson_core::column::{
-    Column, ColumnLayout, Conflict, ParsedLayout, Store, column_push_null, column_reserve_row,
-    column_truncate,
+    Column, ColumnLayout, Conflict, FormatLayout, ParsedLayout, Store, column_push_null,
+    column_reserve_row, column_truncate,
 };
 use jitson_core::layout::TypeLayout;
 
@@ -249,5 +249,40 @@ impl FnTranslator<'_, '_> {
 
         self.b.switch_to_block(done);
         self.store_depth(depth);
+    }
+}
+
+impl crate::encode::EncodeTranslator<'_, '_> {
+    /// A scalar written from its text: the layout's pure fast path called on
+    /// room reserved for its longest text; a value it declines (0 bytes: a
+    /// rare form or an error) goes to the interpreter, which runs the general
+    /// writer. Not part of a bounded run: the interpreter may grow the output.
+    pub(crate) fn emit_encode_parsed(
+        &mut self,
+        layout: &'static TypeLayout,
+        format: &FormatLayout,
+        src: Value,
+        fail: Block,
+    ) {
+        self.ensure_const(format.max_len, fail);
+        let at = self.cursor();
+        let n = self
+            .call_addr(
+                format.fast as *const () as usize,
+                &[PTR, PTR],
+                Some(PTR),
+                &[src, at],
+            )
+            .expect("the formatter returns a length");
+        // Declined is 0 bytes: advancing by it leaves the output as it was.
+        self.advance(n);
+        let (slow, done) = (self.b.create_block(), self.b.create_block());
+        let declined = self.b.ins().icmp_imm_s(IntCC::Equal, n, 0);
+        self.b.ins().brif(declined, slow, &[], done, &[]);
+        self.b.switch_to_block(slow);
+        self.b.set_cold_block(slow);
+        self.emit_interpret(layout, src, fail);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
     }
 }

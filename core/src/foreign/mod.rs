@@ -1,0 +1,208 @@
+//! Other crates' types, each behind a cargo feature named after its crate (off
+//! by default), read and written exactly as that crate's serde impl has
+//! serde_json read and write them: the same texts accepted and refused, the
+//! same bytes out.
+//!
+//! One module a crate, as serde keeps its foreign impls together, holding that
+//! crate's layouts, decode functions and encode functions side by side. Most
+//! of these types are scalars read from a JSON string ([`Kind::Parsed`]): the
+//! JIT scans a string without escapes and calls the type's parse function on
+//! it in place (`emit_parsed` in `jit/src/kind/column.rs`), and its encoder
+//! calls the type's bounded formatter on reserved room (`emit_encode_parsed`,
+//! beside it). Both hand what they decline — an escaped string, a refusal
+//! that needs its message, a rare form — to the interpreter, which calls the
+//! same functions (`fallback/src/kind/column.rs`), so the two backends agree
+//! by construction.
+//!
+//! A fast path may only accept a form the crate's own parser accepts with the
+//! same value, and may only write what the crate's serializer writes; anything
+//! else goes to the crate itself (its `FromStr`, its formatter). The
+//! differential tests (`tests/foreign.rs`) hold each module to its crate's
+//! serde impl.
+
+use core::fmt::Display;
+use core::mem::MaybeUninit;
+
+use crate::column::{FormatLayout, ParsedLayout};
+use crate::layout::{Kind, TypeLayout};
+
+#[cfg(feature = "chrono")]
+mod chrono;
+
+/// A type read from the (unescaped) text of a JSON string.
+pub(crate) trait FromText: Sized {
+    /// What a refusal says (the crate's own error, displayed as serde's
+    /// `Error::custom` displays it); formatted only when a message is asked for.
+    type Error: Display;
+    /// Parses `text`: a fast path for the common forms, the crate's parser for
+    /// the rest.
+    fn from_text(text: &str) -> Result<Self, Self::Error>;
+}
+
+/// A type written as one JSON scalar (a string, quotes included, or a number).
+pub(crate) trait ToText {
+    /// The most bytes [`fast`](Self::fast) writes.
+    const MAX_LEN: usize;
+    /// Writes the value's JSON text into `room`, or declines (returns `false`,
+    /// having written anything) for forms only [`write`](Self::write) writes.
+    fn fast(&self, room: &mut Room<'_>) -> bool;
+    /// Appends the JSON text of any value, or the serializer's refusal.
+    fn write(&self, out: &mut Vec<u8>) -> Result<(), String>;
+}
+
+/// Reserved, uninitialised output room of a fixed size, written front to back.
+/// Writing past its end panics (a bug in a [`ToText::MAX_LEN`]), which the
+/// callers catch.
+pub(crate) struct Room<'a> {
+    buf: &'a mut [MaybeUninit<u8>],
+    len: usize,
+}
+
+impl Room<'_> {
+    #[inline]
+    pub(crate) fn push(&mut self, byte: u8) {
+        self.buf[self.len].write(byte);
+        self.len += 1;
+    }
+
+    /// `value` as exactly `width` decimal digits (the high ones dropped).
+    #[inline]
+    pub(crate) fn digits(&mut self, mut value: u32, width: usize) {
+        let end = self.len + width;
+        for i in (self.len..end).rev() {
+            self.buf[i].write(b'0' + (value % 10) as u8);
+            value /= 10;
+        }
+        self.len = end;
+    }
+}
+
+/// The [`ParseFn`](crate::column::ParseFn) of a [`FromText`] type.
+///
+/// # Safety
+/// `dst` is valid for a write of a `T`; `ptr[..len]` is readable; `message`
+/// is null or valid for writes.
+unsafe extern "C" fn parse_fn<T: FromText>(
+    dst: *mut u8,
+    ptr: *const u8,
+    len: usize,
+    _arg: u64,
+    message: *mut Option<Box<str>>,
+) -> bool {
+    // SAFETY: as the caller guarantees.
+    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
+    // The interpreter hands validated text; the JIT's fast path an unescaped
+    // string it has not validated yet, which the interpreter then reads.
+    let Ok(text) = core::str::from_utf8(bytes) else {
+        return false;
+    };
+    let mut result = None;
+    if !crate::panic::catch(|| result = Some(T::from_text(text))) {
+        return false;
+    }
+    match result {
+        Some(Ok(value)) => {
+            // SAFETY: `dst` is valid for a write of a `T`.
+            unsafe { dst.cast::<T>().write(value) };
+            true
+        }
+        Some(Err(e)) => {
+            if !message.is_null() {
+                // SAFETY: non-null, so valid for writes as the caller guarantees.
+                unsafe { message.write(Some(e.to_string().into_boxed_str())) };
+            }
+            false
+        }
+        None => false,
+    }
+}
+
+/// The [`FormatFn`](crate::column::FormatFn) of a [`ToText`] type.
+///
+/// # Safety
+/// `src` points to a live `T`; `out` is valid for writes of `T::MAX_LEN` bytes.
+unsafe extern "C" fn fast_fn<T: ToText>(src: *const u8, out: *mut u8) -> usize {
+    // SAFETY: as the caller guarantees.
+    let (value, buf) = unsafe {
+        (
+            &*src.cast::<T>(),
+            core::slice::from_raw_parts_mut(out.cast::<MaybeUninit<u8>>(), T::MAX_LEN),
+        )
+    };
+    let mut room = Room { buf, len: 0 };
+    let mut written = false;
+    if crate::panic::catch(|| written = value.fast(&mut room)) && written {
+        room.len
+    } else {
+        0
+    }
+}
+
+/// The [`WriteFn`](crate::column::WriteFn) of a [`ToText`] type.
+///
+/// # Safety
+/// `src` points to a live `T`; `out` and `message` are valid for writes.
+unsafe extern "C" fn write_fn<T: ToText>(
+    src: *const u8,
+    out: *mut Vec<u8>,
+    message: *mut Option<Box<str>>,
+) -> bool {
+    // SAFETY: as the caller guarantees.
+    let (value, out) = unsafe { (&*src.cast::<T>(), &mut *out) };
+    let mut result = Ok(());
+    if !crate::panic::catch(|| result = value.write(out)) {
+        return false;
+    }
+    match result {
+        Ok(()) => true,
+        Err(text) => {
+            // SAFETY: as the caller guarantees.
+            unsafe { message.write(Some(text.into_boxed_str())) };
+            false
+        }
+    }
+}
+
+/// The layout of a type read from a JSON string and written as one scalar.
+pub(crate) const fn text_scalar<T: FromText + ToText + 'static>(
+    expecting: &'static str,
+) -> TypeLayout {
+    TypeLayout::of::<T>(
+        expecting,
+        Kind::Parsed(&ParsedLayout {
+            from_string: Some(parse_fn::<T>),
+            from_number: None,
+            from_bool: None,
+            arg: 0,
+            format: Some(&FormatLayout {
+                max_len: T::MAX_LEN,
+                fast: fast_fn::<T>,
+                write: write_fn::<T>,
+            }),
+        }),
+    )
+}
+
+/// `HasLayout`, `DecodeBorrowed` and `Encode` for types laid out by
+/// [`text_scalar`]: `Type => "what serde's visitor expects"`.
+macro_rules! text_scalars {
+    ($($ty:ty => $expecting:literal;)*) => {$(
+        // SAFETY: `parse_fn` writes a whole value of the type; the formatter
+        // reads it through its own API.
+        unsafe impl $crate::decode::HasLayout for $ty {
+            type Static = Self;
+            const LAYOUT: &'static $crate::layout::TypeLayout =
+                &$crate::foreign::text_scalar::<$ty>($expecting);
+        }
+        // SAFETY: the type owns its data.
+        unsafe impl<'de> $crate::decode::DecodeBorrowed<'de> for $ty {}
+        // SAFETY: as for `HasLayout`: one layout serves both directions.
+        unsafe impl $crate::encode::Encode for $ty {
+            type Static = Self;
+            const ENCODE: &'static $crate::layout::TypeLayout =
+                <$ty as $crate::decode::HasLayout>::LAYOUT;
+        }
+    )*};
+}
+#[allow(unused_imports)]
+pub(crate) use text_scalars;

@@ -1,0 +1,293 @@
+//! chrono's types (feature `chrono`, issue 38), held to chrono's own serde
+//! impls through serde_json on every backend: generated values decode to the
+//! same value and encode to the same bytes, hostile texts are accepted and
+//! refused alike (with chrono's message), and structs of them stay compiled.
+
+mod common;
+
+use chrono::{
+    DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone, Utc,
+};
+use common::{backends, oracle};
+use jitson::{Backend, Encode, Encoder};
+use proptest::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct Stamps {
+    utc: DateTime<Utc>,
+    fixed: DateTime<FixedOffset>,
+    naive: NaiveDateTime,
+    date: NaiveDate,
+    time: NaiveTime,
+    later: Option<DateTime<Utc>>,
+    days: Vec<NaiveDate>,
+    took: TimeDelta,
+}
+
+/// One field of `T`, for texts tried alone.
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq, Clone)]
+struct One<T> {
+    t: T,
+}
+
+/// Asserts every backend writes `value` as serde_json does, compact and pretty.
+#[track_caller]
+fn encodes_as_serde_json<T: Encode + Serialize + Debug>(value: &T) {
+    let compact = serde_json::to_string(value).unwrap();
+    let pretty = serde_json::to_string_pretty(value).unwrap();
+    for backend in backends() {
+        let encoder = Encoder::<T>::with_backend(backend);
+        let got = String::from_utf8(encoder.encode(value).unwrap()).unwrap();
+        assert_eq!(got, compact, "{backend:?}: {value:?}");
+        let got = String::from_utf8(encoder.pretty(true).encode(value).unwrap()).unwrap();
+        assert_eq!(got, pretty, "{backend:?} pretty: {value:?}");
+    }
+}
+
+/// Asserts `text` (a JSON string's content) is read by every backend as
+/// serde_json reads it into a `T`, and refused with chrono's message.
+#[track_caller]
+fn reads_as_chrono<T>(text: &str)
+where
+    T: jitson::Decode + for<'de> Deserialize<'de> + PartialEq + Debug,
+{
+    let doc = format!(r#"{{"t":{}}}"#, serde_json::to_string(text).unwrap());
+    let ours = common::decode::<One<T>>(doc.as_bytes());
+    let theirs = serde_json::from_str::<One<T>>(&doc);
+    if let (Err(a), Err(b)) = (&ours, &theirs) {
+        let reason = b.to_string();
+        let reason = reason.split(" at line").next().unwrap();
+        assert!(
+            a.to_string().contains(reason),
+            "{doc}: jitson says {a}, serde_json {b}"
+        );
+    }
+    let _ = oracle::compare(doc.as_bytes(), ours, theirs, |a, b| a == b);
+}
+
+fn sample() -> Stamps {
+    Stamps {
+        utc: Utc.with_ymd_and_hms(2024, 2, 29, 23, 59, 58).unwrap(),
+        fixed: FixedOffset::west_opt(5 * 3600 + 30 * 60)
+            .unwrap()
+            .with_ymd_and_hms(1999, 12, 31, 1, 2, 3)
+            .unwrap(),
+        naive: NaiveDate::from_ymd_opt(2020, 1, 1)
+            .unwrap()
+            .and_hms_micro_opt(0, 0, 0, 5)
+            .unwrap(),
+        date: NaiveDate::from_ymd_opt(-44, 3, 15).unwrap(),
+        time: NaiveTime::from_hms_milli_opt(23, 59, 59, 1_500).unwrap(),
+        later: None,
+        days: vec![NaiveDate::MIN, NaiveDate::MAX],
+        took: TimeDelta::new(-3, 5).unwrap(),
+    }
+}
+
+#[test]
+fn a_struct_of_chrono_types_round_trips_as_serde_json() {
+    let value = sample();
+    encodes_as_serde_json(&value);
+    let json = serde_json::to_string(&value).unwrap();
+    let back = oracle::agree::<Stamps>(json.as_bytes()).unwrap();
+    assert_eq!(back, value);
+    let mut later = value.clone();
+    later.later = Some(value.utc);
+    encodes_as_serde_json(&later);
+}
+
+#[test]
+fn structs_of_chrono_types_stay_compiled() {
+    if !Backend::Jit.is_available() {
+        return;
+    }
+    jitson::warm_up::<One<DateTime<Utc>>>().unwrap();
+    jitson::warm_up_encode::<One<DateTime<Utc>>>().unwrap();
+    let interpreted = jitson::stats().interpreted_layouts;
+    assert!(
+        !interpreted.iter().any(|(ty, _)| ty.contains("DateTime")),
+        "{interpreted:?}"
+    );
+    common::assert_compiled(&["One<chrono::datetime::DateTime<chrono::offset::utc::Utc>>"]);
+}
+
+/// Texts chrono's RFC 3339 reader accepts or refuses, the strict forms the
+/// fast path reads and every relaxed or broken form around them.
+const DATETIMES: &[&str] = &[
+    "2024-01-02T03:04:05Z",
+    "2024-01-02T03:04:05.1Z",
+    "2024-01-02T03:04:05.123456789Z",
+    "2024-01-02T03:04:05.1234567891234Z",
+    "2024-01-02T03:04:05.Z",
+    "2024-01-02T03:04:05+01:00",
+    "2024-01-02T03:04:05-23:59",
+    "2024-01-02T03:04:05+24:00",
+    "2024-01-02T03:04:05+01:60",
+    "2024-01-02T03:04:05+0100",
+    "2024-01-02T03:04:05+01",
+    "2024-01-02T03:04:05z",
+    "2024-01-02T03:04:05 UTC",
+    "2024-01-02t03:04:05Z",
+    "2024-01-02 03:04:05Z",
+    "2024-01-02T03:04:60Z",
+    "2016-12-31T23:59:60.5Z",
+    "2024-01-02T03:04:61Z",
+    "2024-01-02T24:00:00Z",
+    "2023-02-29T00:00:00Z",
+    "2024-02-29T00:00:00Z",
+    "2024-13-01T00:00:00Z",
+    "2024-00-10T00:00:00Z",
+    "0000-01-01T00:00:00+01:00",
+    "9999-12-31T23:59:59-01:00",
+    "+10000-01-01T00:00:00Z",
+    "-0001-01-01T00:00:00Z",
+    "24-01-02T03:04:05Z",
+    "2024-1-02T03:04:05Z",
+    "2024-01-02T03:04Z",
+    "2024-01-02T03:04:05",
+    "2024-01-02T03:04:05Z ",
+    " 2024-01-02T03:04:05Z",
+    "2024-01-02T03:04:05ZZ",
+    "2024-01-02",
+    "",
+    "T",
+    "2024-01-02T03:04:05\u{00e9}",
+    "\u{0661}\u{0662}\u{0663}\u{0664}-01-02T03:04:05Z",
+];
+
+#[test]
+fn datetime_texts_are_read_as_chrono_reads_them() {
+    for text in DATETIMES {
+        reads_as_chrono::<DateTime<Utc>>(text);
+        reads_as_chrono::<DateTime<FixedOffset>>(text);
+        reads_as_chrono::<DateTime<Local>>(text);
+        reads_as_chrono::<NaiveDateTime>(text);
+        reads_as_chrono::<NaiveDateTime>(text.trim_end_matches(['Z', 'z']));
+        reads_as_chrono::<NaiveDate>(text);
+        reads_as_chrono::<NaiveDate>(text.get(..10).unwrap_or(text));
+        reads_as_chrono::<NaiveTime>(text.get(11..).unwrap_or(text));
+        reads_as_chrono::<NaiveTime>(text.get(11..19).unwrap_or(text));
+    }
+    for text in [
+        "12:34",
+        "12:34:56.5",
+        "1:02:03",
+        "12:34:5",
+        "12 : 34",
+        "23:59:60.999999999",
+    ] {
+        reads_as_chrono::<NaiveTime>(text);
+    }
+}
+
+#[test]
+fn escaped_texts_and_other_json_types() {
+    for doc in [
+        r#"{"t":"2024-01-02T03:04:05\u005a"}"#,
+        r#"{"t":"2024-01-02\u005403:04:05Z"}"#,
+        r#"{"t":20240102}"#,
+        r#"{"t":null}"#,
+        r#"{"t":["2024-01-02T03:04:05Z"]}"#,
+        r#"{"t":"2024-01-02T03:04:05Z"#,
+    ] {
+        let ours = common::decode::<One<DateTime<Utc>>>(doc.as_bytes());
+        let theirs = serde_json::from_str::<One<DateTime<Utc>>>(doc);
+        let _ = oracle::compare(doc.as_bytes(), ours, theirs, |a, b| a == b);
+    }
+}
+
+#[test]
+fn time_deltas_are_serdes_tuples() {
+    for doc in [
+        "[0,0]",
+        "[-1,999999999]",
+        "[5,-1]",
+        "[5,1000000000]",
+        "[9223372036854775807,0]",
+        "[1]",
+        "[1,2,3]",
+        "\"1s\"",
+    ] {
+        let doc = format!(r#"{{"t":{doc}}}"#);
+        let ours = common::decode::<One<TimeDelta>>(doc.as_bytes());
+        let theirs = serde_json::from_str::<One<TimeDelta>>(&doc);
+        if let Ok(v) = &ours {
+            encodes_as_serde_json(v);
+        }
+        let _ = oracle::compare(doc.as_bytes(), ours, theirs, |a, b| a == b);
+    }
+    for d in [
+        TimeDelta::MIN,
+        TimeDelta::MAX,
+        TimeDelta::milliseconds(-1500),
+        TimeDelta::zero(),
+    ] {
+        encodes_as_serde_json(&One { t: d });
+    }
+}
+
+/// Any instant chrono can hold, at any offset chrono allows, with fractions
+/// of every precision (and leap seconds).
+fn datetimes() -> impl Strategy<Value = DateTime<FixedOffset>> {
+    let secs = NaiveDateTime::MIN.and_utc().timestamp()..=NaiveDateTime::MAX.and_utc().timestamp();
+    let nanos = prop_oneof![
+        Just(0u32),
+        (0u32..1000).prop_map(|n| n * 1_000_000),
+        (0u32..1_000_000).prop_map(|n| n * 1000),
+        0u32..2_000_000_000,
+    ];
+    let offset = prop_oneof![
+        Just(0i32),
+        -86_399i32..86_400,
+        (-1439i32..1440).prop_map(|m| m * 60)
+    ];
+    (secs, nanos, offset).prop_filter_map("in range", |(secs, nanos, offset)| {
+        let utc = DateTime::from_timestamp(secs, nanos)?;
+        Some(utc.with_timezone(&FixedOffset::east_opt(offset)?))
+    })
+}
+
+/// Mostly years chrono writes plainly.
+fn common_datetimes() -> impl Strategy<Value = DateTime<FixedOffset>> {
+    (0i64..253_402_300_799, datetimes()).prop_filter_map("in range", |(secs, dt)| {
+        let utc = DateTime::from_timestamp(secs, dt.timestamp_subsec_nanos())?;
+        Some(utc.with_timezone(dt.offset()))
+    })
+}
+
+proptest! {
+    #[test]
+    fn generated_values_agree_with_chrono(
+        dt in prop_oneof![datetimes(), common_datetimes()],
+        other in common_datetimes(),
+        secs in any::<i64>(),
+        nanos in 0u32..1_000_000_000,
+    ) {
+        let took = TimeDelta::new(secs / 1000, nanos).unwrap_or_default();
+        let value = Stamps {
+            utc: dt.with_timezone(&Utc),
+            fixed: dt,
+            naive: dt.naive_local(),
+            date: other.date_naive(),
+            time: dt.time(),
+            later: Some(other.to_utc()),
+            days: vec![dt.date_naive(), other.date_naive()],
+            took,
+        };
+        encodes_as_serde_json(&value);
+        // The reading is compared with serde_json's, not with `value`: an
+        // offset with seconds is written rounded to the minute, by chrono too.
+        let json = serde_json::to_string(&value).unwrap();
+        prop_assert!(oracle::agree::<Stamps>(json.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn generated_texts_agree_with_chrono(
+        text in "[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{0,12})?(Z|z|[+-][0-9]{2}:?[0-9]{2}|)"
+    ) {
+        reads_as_chrono::<DateTime<FixedOffset>>(&text);
+        reads_as_chrono::<NaiveDateTime>(&text);
+    }
+}
