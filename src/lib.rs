@@ -197,7 +197,8 @@ pub mod __private {
     pub use jitson_core::error::{ErrorCode, Found, expected_names};
     pub use jitson_core::layout::*;
     pub use jitson_core::route::{
-        DecodeViaLayout, DecodeViaSerde, DecodeViaSerdeOption, EncodeViaLayout, EncodeViaSerde, Via,
+        self, DecodeViaLayout, DecodeViaSerde, DecodeViaSerdeOption, EncodeViaLayout,
+        EncodeViaSerde, Via,
     };
     pub use std::boxed::Box;
     pub use std::format;

@@ -21,6 +21,7 @@ pub(crate) const fn timestamp_layout(nanos_per_unit: u64, offset: i32) -> Parsed
         from_number: Some(parse_i64),
         from_bool: None,
         arg: nanos_per_unit | ((offset as u32 as u64) << 32),
+        number_messages: false,
         format: None,
     }
 }
@@ -55,6 +56,7 @@ pub(crate) static DATE32: ParsedLayout = ParsedLayout {
     from_number: Some(parse_i32),
     from_bool: None,
     arg: 0,
+    number_messages: false,
     format: None,
 };
 
@@ -64,6 +66,7 @@ pub(crate) static FLOAT16: ParsedLayout = ParsedLayout {
     from_number: Some(float16),
     from_bool: None,
     arg: 0,
+    number_messages: false,
     format: None,
 };
 
@@ -74,6 +77,7 @@ pub(crate) static COERCED_TEXT: ParsedLayout = ParsedLayout {
     from_number: Some(append_text),
     from_bool: Some(append_text),
     arg: 0,
+    number_messages: false,
     format: None,
 };
 
@@ -88,6 +92,7 @@ pub(crate) const DECIMAL: ParsedLayout = ParsedLayout {
     from_number: Some(decimal128),
     from_bool: None,
     arg: 0,
+    number_messages: false,
     format: None,
 };
 
@@ -99,6 +104,7 @@ pub(crate) fn coerced_number(from_number: jitson_core::column::ParseFn) -> Parse
         from_number: Some(from_number),
         from_bool: None,
         arg: 0,
+        number_messages: false,
         format: None,
     }
 }
@@ -113,6 +119,7 @@ pub(crate) const fn lenient_integer(from_string: ParseFn, from_number: ParseFn) 
         from_number: Some(from_number),
         from_bool: None,
         arg: 0,
+        number_messages: false,
         format: None,
     }
 }
@@ -125,6 +132,7 @@ pub(crate) static LENIENT_F32: ParsedLayout = ParsedLayout {
     from_number: Some(f32_from_number),
     from_bool: None,
     arg: 0,
+    number_messages: false,
     format: None,
 };
 
@@ -134,6 +142,7 @@ pub(crate) static LENIENT_F64: ParsedLayout = ParsedLayout {
     from_number: Some(f64_from_number),
     from_bool: None,
     arg: 0,
+    number_messages: false,
     format: None,
 };
 
@@ -144,6 +153,7 @@ pub(crate) static LENIENT_FLOAT16: ParsedLayout = ParsedLayout {
     from_number: Some(f16_from_number),
     from_bool: None,
     arg: 0,
+    number_messages: false,
     format: None,
 };
 
@@ -154,6 +164,7 @@ pub(crate) static LENIENT_DATE32: ParsedLayout = ParsedLayout {
     from_number: Some(i32_from_number),
     from_bool: None,
     arg: 0,
+    number_messages: false,
     format: None,
 };
 
@@ -163,6 +174,7 @@ pub(crate) const DECIMAL32: ParsedLayout = ParsedLayout {
     from_number: Some(decimal32),
     from_bool: None,
     arg: 0,
+    number_messages: false,
     format: None,
 };
 /// See [`DECIMAL32`].
@@ -171,6 +183,7 @@ pub(crate) const DECIMAL64: ParsedLayout = ParsedLayout {
     from_number: Some(decimal64),
     from_bool: None,
     arg: 0,
+    number_messages: false,
     format: None,
 };
 /// See [`DECIMAL32`].
@@ -179,6 +192,7 @@ pub(crate) const DECIMAL256: ParsedLayout = ParsedLayout {
     from_number: Some(decimal256),
     from_bool: None,
     arg: 0,
+    number_messages: false,
     format: None,
 };
 
@@ -200,6 +214,7 @@ const fn arrow_decimal_layout(parse: ParseFn) -> ParsedLayout {
         from_number: Some(parse),
         from_bool: None,
         arg: 0,
+        number_messages: false,
         format: None,
     }
 }
@@ -220,6 +235,7 @@ pub(crate) const fn unit_count(from_string: ParseFn, wide: bool, strict: bool) -
         from_number: Some(from_number),
         from_bool: None,
         arg: 0,
+        number_messages: false,
         format: None,
     }
 }
@@ -234,6 +250,7 @@ pub(crate) const fn binary_layout(width: u64) -> ParsedLayout {
         from_number: None,
         from_bool: None,
         arg: width,
+        number_messages: false,
         format: None,
     }
 }
@@ -251,6 +268,7 @@ pub(crate) const fn lenient_timestamp_layout(nanos_per_unit: u64, offset: i32) -
         from_number: Some(timestamp_from_number),
         from_bool: None,
         arg: nanos_per_unit | ((offset as u32 as u64) << 32),
+        number_messages: false,
         format: None,
     }
 }

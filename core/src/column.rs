@@ -563,6 +563,11 @@ pub struct ParsedLayout {
     /// Passed to every function: what varies between columns of one type (a
     /// timestamp's unit, a decimal's precision and scale).
     pub arg: u64,
+    /// Whether a refusal of a number keeps the function's message (a type's
+    /// own words, as its serde visitor gives them: `value is not a legal
+    /// timestamp`); otherwise a refused number is named as serde names one
+    /// (`invalid value: integer `5`, expected ...`).
+    pub number_messages: bool,
     /// How a value is written back as JSON text (typed values of other crates'
     /// types: timestamps, UUIDs, decimals); `None` where the layout only decodes
     /// (run-time columns).

@@ -401,3 +401,86 @@ mod through_serde {
             );
     }
 }
+
+// ---------------------------------------------------------------------------
+// Known `with` modules.
+
+/// The key of a `with` module's path (`chrono::serde::ts_seconds`, no
+/// leading `::`, no spaces): its 64-bit FNV-1a hash. The derive writes
+/// `With::<{ module_key("path") }, FieldTy>` for every field with `with`,
+/// `deserialize_with` or `serialize_with` (the function's module), and the
+/// modules jitson reads natively implement [`WithNative`] for their key.
+pub const fn module_key(path: &str) -> u64 {
+    let bytes = path.as_bytes();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < bytes.len() {
+        hash ^= bytes[i] as u64;
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        i += 1;
+    }
+    hash
+}
+
+/// The probe for a field read or written by a `with` module: `MODULE` is the
+/// module's [`module_key`], `T` the field's type (lifetimes `'static`).
+/// Probed on `&&With` as [`Via`] is: [`WithNative`], implemented for
+/// `&With<KEY, T>` by the module's native support (a foreign type's feature,
+/// `core/src/foreign/`), wins; otherwise [`WithSerde`] says there is none and
+/// the field keeps the layout that calls the module's functions.
+pub struct With<const MODULE: u64, T: ?Sized>(Invariant<T>);
+
+impl<const MODULE: u64, T: ?Sized> With<MODULE, T> {
+    /// The probe.
+    pub const fn new() -> Self {
+        With(PhantomData)
+    }
+}
+
+impl<const MODULE: u64, T: ?Sized> Default for With<MODULE, T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The first choice for a `with` module: jitson reads and writes its form.
+pub trait WithNative {
+    /// The layout decoding the module's form into the field's type.
+    fn with_decode(&self) -> Option<&'static TypeLayout>;
+    /// The layout encoding the field's type in the module's form.
+    fn with_encode(&self) -> Option<&'static TypeLayout>;
+}
+
+/// The fallback for a `with` module: its own functions, through serde.
+pub trait WithSerde {
+    /// `None`: no native layout.
+    fn with_decode(&self) -> Option<&'static TypeLayout> {
+        None
+    }
+    /// `None`: no native layout.
+    fn with_encode(&self) -> Option<&'static TypeLayout> {
+        None
+    }
+}
+
+impl<const MODULE: u64, T: ?Sized> WithSerde for With<MODULE, T> {}
+
+/// Declares the native layouts of `with` modules:
+/// `"path::of::module" => FieldType: decode_layout, encode_layout;`.
+#[allow(unused_macros)]
+macro_rules! native_with {
+    ($($path:literal => $ty:ty: $decode:expr, $encode:expr;)*) => {$(
+        impl $crate::route::WithNative
+            for &$crate::route::With<{ $crate::route::module_key($path) }, $ty>
+        {
+            fn with_decode(&self) -> Option<&'static $crate::layout::TypeLayout> {
+                Some($decode)
+            }
+            fn with_encode(&self) -> Option<&'static $crate::layout::TypeLayout> {
+                Some($encode)
+            }
+        }
+    )*};
+}
+#[allow(unused_imports)]
+pub(crate) use native_with;

@@ -822,6 +822,17 @@ fn serde_field(
     let layout_const = format_ident!("__JITSON_ENCODE_SERDE_LAYOUT_{}", index);
     let layout_fn = format_ident!("__jitson_encode_serde_layout_{}", index);
     let static_ty = crate::expand::to_static(quote!(#ty), &input.generics);
+    let module = match with {
+        SerWith::Module(path) => crate::expand::module_path(path, None),
+        SerWith::Function(path) => crate::expand::module_path(path, Some("serialize")),
+        SerWith::Trait => None,
+    };
+    let native = crate::expand::native_with_or(
+        module,
+        &static_ty,
+        quote!(with_encode),
+        quote!(Self::#layout_const),
+    );
     fns.push(quote! {
         unsafe extern "C" fn #encode_fn(
             src: *const u8,
@@ -847,7 +858,7 @@ fn serde_field(
                 }),
             );
         fn #layout_fn() -> &'static ::jitson::__private::TypeLayout {
-            Self::#layout_const
+            #native
         }
     });
     quote!(::jitson::__private::LayoutRef::Lazy(Self::#layout_fn))

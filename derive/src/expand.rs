@@ -736,7 +736,12 @@ fn serde_fns(input: &DeriveInput, field: &StructField<'_>) -> Vec<HelperFn> {
         HelperFn {
             constant: false,
             signature: quote!(fn #layout_fn() -> &'static ::jitson::__private::TypeLayout),
-            body: quote!(<Self as #helpers>::#layout_const),
+            body: native_with_or(
+                with_module(with),
+                &static_ty,
+                quote!(with_decode),
+                quote!(<Self as #helpers>::#layout_const),
+            ),
         },
         HelperFn {
             constant: false,
@@ -762,6 +767,60 @@ fn serde_fns(input: &DeriveInput, field: &StructField<'_>) -> Vec<HelperFn> {
             },
         },
     ]
+}
+
+/// The module a field's serde functions come from, as the path text its
+/// [`module_key`](jitson_core's `route::module_key`) hashes: `with`'s module,
+/// or the module of a `deserialize_with` / `serialize_with` function named
+/// `deserialize` / `serialize`.
+pub(crate) fn module_path(path: &syn::ExprPath, function: Option<&str>) -> Option<String> {
+    let mut segments: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    if let Some(function) = function
+        && segments.pop().as_deref() != Some(function)
+    {
+        return None;
+    }
+    (!segments.is_empty()).then(|| segments.join("::"))
+}
+
+fn with_module(with: &SerdeWith) -> Option<String> {
+    match with {
+        SerdeWith::Module(path) => module_path(path, None),
+        SerdeWith::Function(path) => module_path(path, Some("deserialize")),
+        SerdeWith::Trait => None,
+    }
+}
+
+/// The body of a field's layout function when serde functions are named:
+/// the module's native layout where jitson has one for the field's type
+/// (`route::With`, probed by autoref), else `fallback`.
+pub(crate) fn native_with_or(
+    module: Option<String>,
+    static_ty: &TokenStream,
+    method: TokenStream,
+    fallback: TokenStream,
+) -> TokenStream {
+    let Some(module) = module else {
+        return fallback;
+    };
+    quote! {
+        #[allow(unused_imports)]
+        use ::jitson::__private::route::{WithNative as _, WithSerde as _};
+        match (&&::jitson::__private::route::With::<
+            { ::jitson::__private::route::module_key(#module) },
+            #static_ty,
+        >::new())
+            .#method()
+        {
+            ::jitson::__private::core::option::Option::Some(native) => native,
+            ::jitson::__private::core::option::Option::None => #fallback,
+        }
+    }
 }
 
 /// The helper `InitFn` filling an absent field from the container's default value

@@ -323,3 +323,120 @@ crate::encode::converted! {
         Ok(if nanos < 0 { (secs - 1, nanos + 1_000_000_000) } else { (secs, nanos) })
     };
 }
+
+// ---------------------------------------------------------------------------
+// `chrono::serde::ts_*`: `DateTime<Utc>` as a Unix timestamp, a JSON integer.
+
+/// A JSON integer's text as chrono's timestamp visitors receive it through
+/// serde_json: `Ok(Ok(i64))` for a negative one, `Ok(Err(u64))` for another;
+/// `Err` for a float, `-0` or an integer beyond 64 bits (serde_json reads
+/// these as floats), with serde's words.
+fn integer(text: &str, expecting: &str) -> Result<Result<i64, u64>, String> {
+    let parsed = if text.starts_with('-') {
+        // serde_json reads `-0` as the float -0.0.
+        text.parse::<i64>().ok().filter(|&v| v != 0).map(Ok)
+    } else {
+        text.parse::<u64>().map(Err).ok()
+    };
+    parsed.ok_or_else(|| super::not_an_integer(text, expecting))
+}
+
+/// chrono's refusal of a timestamp out of its range.
+fn not_legal(value: impl core::fmt::Display) -> String {
+    format!("value is not a legal timestamp: {value}")
+}
+
+macro_rules! timestamps {
+    ($(
+        $(#[$doc:meta])*
+        $form:ident, $module:literal, $option:literal, $expecting:literal,
+        read: |$v:ident: i64| $from_i64:expr,
+        per_second: $per_second:expr,
+        write: |$dt:ident| $to_i64:expr;
+    )*) => {$(
+        $(#[$doc])*
+        #[repr(transparent)]
+        struct $form(DateTime<Utc>);
+
+        impl FromText for $form {
+            type Error = String;
+            fn from_text(text: &str) -> Result<Self, String> {
+                let dt = match integer(text, $expecting)? {
+                    Ok($v) => ($from_i64).ok_or_else(|| not_legal($v)),
+                    // serde_json visits a non-negative integer as a u64,
+                    // which chrono splits into seconds and a remainder.
+                    Err(v) => {
+                        let per_second: u64 = $per_second;
+                        let nanos = (v % per_second) * (1_000_000_000 / per_second);
+                        i64::try_from(v / per_second)
+                            .ok()
+                            .and_then(|secs| DateTime::from_timestamp(secs, nanos as u32))
+                            .ok_or_else(|| not_legal(v))
+                    }
+                }?;
+                Ok($form(dt))
+            }
+        }
+
+        impl ToText for $form {
+            const MAX_LEN: usize = 20;
+            fn fast(&self, room: &mut Room<'_>) -> bool {
+                let $dt = &self.0;
+                match $to_i64 {
+                    Ok(n) => {
+                        room.int(n);
+                        true
+                    }
+                    Err(_) => false,
+                }
+            }
+            fn write(&self, out: &mut Vec<u8>) -> Result<(), String> {
+                let $dt = &self.0;
+                let n: i64 = ($to_i64)?;
+                out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+                Ok(())
+            }
+        }
+
+        impl super::NumberForm for $form {
+            type Field = DateTime<Utc>;
+            const EXPECTING: &'static str = $expecting;
+        }
+
+        crate::route::native_with! {
+            $module => DateTime<Utc>:
+                super::NumberLayouts::<$form>::VALUE, super::NumberLayouts::<$form>::VALUE;
+            $option => Option<DateTime<Utc>>:
+                super::NumberLayouts::<$form>::OPTION, super::NumberLayouts::<$form>::OPTION;
+        }
+    )*};
+}
+
+timestamps! {
+    /// `chrono::serde::ts_seconds`.
+    TsSeconds, "chrono::serde::ts_seconds", "chrono::serde::ts_seconds_option",
+        "a unix timestamp in seconds",
+        read: |v: i64| DateTime::from_timestamp(v, 0),
+        per_second: 1,
+        write: |dt| Ok::<i64, String>(dt.timestamp());
+    /// `chrono::serde::ts_milliseconds`.
+    TsMilliseconds, "chrono::serde::ts_milliseconds", "chrono::serde::ts_milliseconds_option",
+        "a unix timestamp in milliseconds",
+        read: |v: i64| DateTime::from_timestamp_millis(v),
+        per_second: 1_000,
+        write: |dt| Ok::<i64, String>(dt.timestamp_millis());
+    /// `chrono::serde::ts_microseconds`.
+    TsMicroseconds, "chrono::serde::ts_microseconds", "chrono::serde::ts_microseconds_option",
+        "a unix timestamp in microseconds",
+        read: |v: i64| DateTime::from_timestamp_micros(v),
+        per_second: 1_000_000,
+        write: |dt| Ok::<i64, String>(dt.timestamp_micros());
+    /// `chrono::serde::ts_nanoseconds`.
+    TsNanoseconds, "chrono::serde::ts_nanoseconds", "chrono::serde::ts_nanoseconds_option",
+        "a unix timestamp in nanoseconds",
+        read: |v: i64| Some(DateTime::from_timestamp_nanos(v)),
+        per_second: 1_000_000_000,
+        write: |dt| dt.timestamp_nanos_opt().ok_or_else(|| {
+            "value out of range for a timestamp with nanosecond precision".to_owned()
+        });
+}

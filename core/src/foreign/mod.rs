@@ -65,6 +65,19 @@ impl Room<'_> {
         self.len += 1;
     }
 
+    #[inline]
+    pub(crate) fn extend(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.push(b);
+        }
+    }
+
+    /// An integer as serde_json writes one (itoa's digits).
+    #[inline]
+    pub(crate) fn int(&mut self, value: i64) {
+        self.extend(itoa::Buffer::new().format(value).as_bytes());
+    }
+
     /// `value` as exactly `width` decimal digits (the high ones dropped).
     #[inline]
     pub(crate) fn digits(&mut self, mut value: u32, width: usize) {
@@ -174,6 +187,7 @@ pub(crate) const fn text_scalar<T: FromText + ToText + 'static>(
             from_number: None,
             from_bool: None,
             arg: 0,
+            number_messages: false,
             format: Some(&FormatLayout {
                 max_len: T::MAX_LEN,
                 fast: fast_fn::<T>,
@@ -181,6 +195,76 @@ pub(crate) const fn text_scalar<T: FromText + ToText + 'static>(
             }),
         }),
     )
+}
+
+/// A form read from a JSON number's text (a `with` module's:
+/// `chrono::serde::ts_seconds`): a `#[repr(transparent)]` wrapper of the
+/// field's type, so that its layouts are the field type's under an identity
+/// of their own.
+#[allow(dead_code)]
+pub(crate) trait NumberForm: FromText + ToText + 'static {
+    /// The field's type.
+    type Field: 'static;
+    /// What serde's visitor says it expects.
+    const EXPECTING: &'static str;
+}
+
+/// The layouts of a [`NumberForm`]: the value, and an `Option` of it (the
+/// module's `_option` twin; `null` is `None`).
+#[allow(dead_code)]
+pub(crate) struct NumberLayouts<F>(core::marker::PhantomData<F>);
+
+#[allow(dead_code)]
+impl<F: NumberForm> NumberLayouts<F> {
+    /// The form's value: refusals keep their own messages.
+    pub(crate) const VALUE: &'static TypeLayout = &TypeLayout::of::<F>(
+        F::EXPECTING,
+        Kind::Parsed(&ParsedLayout {
+            from_string: None,
+            from_number: Some(parse_fn::<F>),
+            from_bool: None,
+            arg: 0,
+            number_messages: true,
+            format: Some(&FormatLayout {
+                max_len: F::MAX_LEN,
+                fast: fast_fn::<F>,
+                write: write_fn::<F>,
+            }),
+        }),
+    );
+
+    /// `Option<F::Field>`, its payload read and written as the form.
+    pub(crate) const OPTION: &'static TypeLayout =
+        &TypeLayout::with_identity::<Option<F::Field>, Option<F>>(
+            "an option",
+            Kind::Option(&crate::layout::OptionLayout {
+                some: crate::layout::LayoutRef::Lazy(Self::value),
+                write_none: crate::decode::option_write_none::<F::Field>,
+                decode_some: crate::decode::option_decode_some::<F::Field>,
+                get: crate::decode::option_get::<F::Field>,
+            }),
+        );
+
+    fn value() -> &'static TypeLayout {
+        Self::VALUE
+    }
+}
+
+/// serde_json's words for a JSON number a visitor of integers does not take:
+/// `floating point `1.5`` (the float as serde_json writes it), or its refusal
+/// of a number beyond `f64`.
+#[allow(dead_code)]
+pub(crate) fn not_an_integer(text: &str, expecting: &str) -> String {
+    match text.parse::<f64>() {
+        Ok(f) if f.is_finite() => {
+            // serde_json names the float as it writes one.
+            let mut shown = Vec::new();
+            crate::write::write_f64(&mut shown, f);
+            let shown = String::from_utf8_lossy(&shown);
+            format!("invalid type: floating point `{shown}`, expected {expecting}")
+        }
+        _ => "number out of range".to_owned(),
+    }
 }
 
 /// `HasLayout`, `DecodeBorrowed` and `Encode` for types laid out by

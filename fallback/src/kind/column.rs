@@ -156,8 +156,14 @@ impl Parser<'_> {
                 },
             ) => {
                 let n = text::scan_number(self.input, start).map_err(|e| self.lex_error(e))?;
+                let number = &self.input[start..n.end];
+                if parsed.number_messages && beyond_f64(number) {
+                    // A typed value's number is read as serde_json reads
+                    // one: beyond `f64`, it is refused before any visitor.
+                    return Err(self.error(ErrorCode::FloatOutOfRange, start));
+                }
                 self.pos = n.end;
-                (*f, &self.input[start..n.end])
+                (*f, number)
             }
             (
                 b't' | b'f',
@@ -177,7 +183,8 @@ impl Parser<'_> {
         if unsafe { parse(dst, text.as_ptr(), text.len(), parsed.arg, &raw mut message) } {
             return Ok(());
         }
-        let text = if matches!(first, b'-' | b'0'..=b'9') {
+        let number = matches!(first, b'-' | b'0'..=b'9');
+        let text = if number && !(parsed.number_messages && message.is_some()) {
             // A number is named as serde names one, never quoted as a string.
             let number = String::from_utf8_lossy(text);
             let what = if number.bytes().all(|b| b == b'-' || b.is_ascii_digit()) {
@@ -195,6 +202,16 @@ impl Parser<'_> {
         };
         Err(self.error(ErrorCode::Conversion(text), start))
     }
+}
+
+/// Whether a JSON number's text overflows `f64` (serde_json's "number out of
+/// range").
+fn beyond_f64(number: &[u8]) -> bool {
+    (number.len() > 20 || number.iter().any(|b| matches!(b, b'.' | b'e' | b'E')))
+        && core::str::from_utf8(number)
+            .ok()
+            .and_then(|t| t.parse::<f64>().ok())
+            .is_some_and(f64::is_infinite)
 }
 
 impl Emitter<'_> {
