@@ -35,6 +35,8 @@
 
 #[path = "models/everyday.rs"]
 mod everyday;
+#[path = "models/foreign.rs"]
+mod foreign;
 #[path = "marshal/mod.rs"]
 mod marshal;
 #[path = "models/mod.rs"]
@@ -1080,6 +1082,18 @@ fn main() {
             rounds,
         ));
     }
+    // Other crates' types, each with the crate's serde impl for the serde
+    // contenders and jitson's native support (its cargo feature) for jitson.
+    let chrono = generate(1_000, 10, foreign::Chrono::generate);
+    println!(
+        "Other crates' types, average size: chrono {} B\n",
+        size(&chrono)
+    );
+    rows.extend(run::<foreign::Chrono>(
+        "chrono timestamps (1,000 docs)",
+        &chrono,
+        rounds,
+    ));
     if only().is_none() {
         borrowed_table(&events, rounds);
     }
@@ -1102,6 +1116,13 @@ fn main() {
         marshal_rows.extend(marshal::run(
             "GeoJSON (1,000 values)",
             &features,
+            rounds,
+            false,
+        ));
+        let chrono: Vec<foreign::Chrono> = values_of(&chrono);
+        marshal_rows.extend(marshal::run(
+            "chrono timestamps (1,000 values)",
+            &chrono,
             rounds,
             false,
         ));

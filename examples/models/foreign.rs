@@ -1,0 +1,57 @@
+//! Models of other crates' types (issue 38), one a crate, each with a
+//! deterministic generator: what an API's objects hold besides strings and
+//! numbers. The comparison example decodes and encodes each against
+//! serde_json with the crate's own serde impl, and jitson with its feature
+//! (`chrono`, ...), switched on for the examples by the dev-dependencies.
+#![allow(dead_code)]
+
+use chrono::{DateTime, FixedOffset, NaiveDate, TimeZone, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::seed::Rng;
+
+/// chrono: RFC 3339 timestamps in UTC and at offsets, with and without
+/// fractions, and a date.
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Chrono {
+    pub id: u64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub closed_at: Option<DateTime<Utc>>,
+    pub local_time: DateTime<FixedOffset>,
+    pub due_on: NaiveDate,
+    pub history: Vec<DateTime<Utc>>,
+}
+
+fn instant(rng: &mut Rng) -> DateTime<Utc> {
+    // 2015 to 2030, with a millisecond fraction half of the time (as APIs
+    // write them) and whole seconds otherwise.
+    let secs = 1_420_070_400 + rng.below(473_040_000) as i64;
+    let nanos = if rng.below(2) == 0 {
+        0
+    } else {
+        rng.below(1000) as u32 * 1_000_000
+    };
+    DateTime::from_timestamp(secs, nanos).expect("in range")
+}
+
+impl Chrono {
+    pub fn generate(rng: &mut Rng, id: u64) -> Chrono {
+        let created_at = instant(rng);
+        let offset = FixedOffset::east_opt((rng.below(53) as i32 - 24) * 1800).expect("in range");
+        Chrono {
+            id,
+            created_at,
+            updated_at: instant(rng),
+            closed_at: (rng.below(3) == 0).then(|| instant(rng)),
+            local_time: offset.from_utc_datetime(&instant(rng).naive_utc()),
+            due_on: NaiveDate::from_ymd_opt(
+                2020 + rng.below(10) as i32,
+                1 + rng.below(12) as u32,
+                1 + rng.below(28) as u32,
+            )
+            .expect("a valid date"),
+            history: (0..rng.below(8)).map(|_| instant(rng)).collect(),
+        }
+    }
+}
