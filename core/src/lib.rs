@@ -23,7 +23,7 @@ pub mod decode;
 pub mod elements;
 pub mod encode;
 pub mod error;
-#[cfg(feature = "chrono")]
+#[cfg(any(feature = "chrono", feature = "http"))]
 mod foreign;
 pub mod keys;
 pub mod layout;

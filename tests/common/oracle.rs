@@ -111,3 +111,37 @@ pub fn is_struct_from_array(e: &Error) -> bool {
     matches!(e.code(), ErrorCode::InvalidType { found: Found::Array, expected, .. }
         if expected.starts_with("struct ") || expected.starts_with("enum "))
 }
+
+/// As [`agree`], and when both refuse, serde_json's reason (its message
+/// without the position) is inside jitson's: the tests of other crates'
+/// types (`tests/foreign_*.rs`), whose messages are the crates' own.
+///
+/// # Panics
+/// On any disagreement.
+#[track_caller]
+pub fn agree_with_reason<T: Decode + DeserializeOwned + PartialEq + Debug>(doc: &str) {
+    let ours = super::decode::<T>(doc.as_bytes());
+    let theirs = serde_json::from_str::<T>(doc);
+    if let (Err(a), Err(b)) = (&ours, &theirs) {
+        let reason = b.to_string();
+        let reason = reason.split(" at line").next().unwrap_or(&reason);
+        assert!(
+            a.to_string().contains(reason),
+            "{doc}: jitson says {a}, serde_json {b}"
+        );
+    }
+    let _ = compare(doc.as_bytes(), ours, theirs, |a, b| a == b);
+}
+
+/// `doc` (compact JSON text) with the value of its member `key` replaced by
+/// the text `json`, as written: `-0` or `1e400` reach both decoders as they
+/// are, which a `serde_json::Value` would not keep. The value replaced must
+/// hold no `,` or `}`.
+pub fn replace_member(doc: &str, key: &str, json: &str) -> String {
+    let mut doc = doc.to_owned();
+    let key = format!("\"{key}\":");
+    let at = doc.find(&key).expect("the member is in the document") + key.len();
+    let end = at + doc[at..].find([',', '}']).expect("a value ends");
+    doc.replace_range(at..end, json);
+    doc
+}

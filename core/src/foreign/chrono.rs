@@ -398,16 +398,17 @@ macro_rules! timestamps {
             }
         }
 
-        impl super::NumberForm for $form {
+        impl super::Form for $form {
             type Field = DateTime<Utc>;
             const EXPECTING: &'static str = $expecting;
+            const FROM_NUMBER: bool = true;
         }
 
         crate::route::native_with! {
             $module => DateTime<Utc>:
-                super::NumberLayouts::<$form>::VALUE, super::NumberLayouts::<$form>::VALUE;
+                super::FormLayouts::<$form>::VALUE, super::FormLayouts::<$form>::VALUE;
             $option => Option<DateTime<Utc>>:
-                super::NumberLayouts::<$form>::OPTION, super::NumberLayouts::<$form>::OPTION;
+                super::FormLayouts::<$form>::OPTION, super::FormLayouts::<$form>::OPTION;
         }
     )*};
 }

@@ -28,6 +28,8 @@ use crate::layout::{Kind, TypeLayout};
 
 #[cfg(feature = "chrono")]
 mod chrono;
+#[cfg(feature = "http")]
+mod http;
 
 /// A type read from the (unescaped) text of a JSON string.
 pub(crate) trait FromText: Sized {
@@ -70,6 +72,19 @@ impl Room<'_> {
         for &b in bytes {
             self.push(b);
         }
+    }
+
+    /// Appends `text` as the inside of a JSON string when it fits with a
+    /// byte to spare (for the closing quote) and needs no escape; otherwise
+    /// writes nothing and returns `false`.
+    pub(crate) fn plain_text(&mut self, text: &[u8]) -> bool {
+        if text.len() >= self.buf.len() - self.len
+            || crate::write::find_escape(text, 0) != text.len()
+        {
+            return false;
+        }
+        self.extend(text);
+        true
     }
 
     /// An integer as serde_json writes one (itoa's digits).
@@ -197,31 +212,35 @@ pub(crate) const fn text_scalar<T: FromText + ToText + 'static>(
     )
 }
 
-/// A form read from a JSON number's text (a `with` module's:
-/// `chrono::serde::ts_seconds`): a `#[repr(transparent)]` wrapper of the
-/// field's type, so that its layouts are the field type's under an identity
-/// of their own.
+/// A `with` module's form of a field's type (`chrono::serde::ts_seconds`:
+/// a `DateTime<Utc>` as a Unix timestamp): a `#[repr(transparent)]` wrapper of
+/// the field's type, read from a JSON string or number and written as one
+/// scalar, whose layouts are the field type's under an identity of their own.
+/// Refusals of numbers keep the form's own messages.
 #[allow(dead_code)]
-pub(crate) trait NumberForm: FromText + ToText + 'static {
-    /// The field's type.
+pub(crate) trait Form: FromText + ToText + 'static {
+    /// The field's type (of the same layout: the form is `repr(transparent)`).
     type Field: 'static;
     /// What serde's visitor says it expects.
     const EXPECTING: &'static str;
+    /// Read from a JSON number's text; otherwise from a JSON string's.
+    const FROM_NUMBER: bool;
 }
 
-/// The layouts of a [`NumberForm`]: the value, and an `Option` of it (the
-/// module's `_option` twin; `null` is `None`).
+/// The layouts of a [`Form`]: the value, and an `Option` of it (the module's
+/// `_option` twin; `null` is `None`). Declared for a module with
+/// [`native_with!`](crate::route::native_with).
 #[allow(dead_code)]
-pub(crate) struct NumberLayouts<F>(core::marker::PhantomData<F>);
+pub(crate) struct FormLayouts<F>(core::marker::PhantomData<F>);
 
 #[allow(dead_code)]
-impl<F: NumberForm> NumberLayouts<F> {
-    /// The form's value: refusals keep their own messages.
+impl<F: Form> FormLayouts<F> {
+    /// The form's value.
     pub(crate) const VALUE: &'static TypeLayout = &TypeLayout::of::<F>(
         F::EXPECTING,
         Kind::Parsed(&ParsedLayout {
-            from_string: None,
-            from_number: Some(parse_fn::<F>),
+            from_string: Self::FROM_STRING,
+            from_number: Self::FROM_NUMBER,
             from_bool: None,
             arg: 0,
             number_messages: true,
@@ -232,6 +251,18 @@ impl<F: NumberForm> NumberLayouts<F> {
             }),
         }),
     );
+
+    const FROM_STRING: Option<crate::column::ParseFn> = if F::FROM_NUMBER {
+        None
+    } else {
+        Some(parse_fn::<F>)
+    };
+
+    const FROM_NUMBER: Option<crate::column::ParseFn> = if F::FROM_NUMBER {
+        Some(parse_fn::<F>)
+    } else {
+        None
+    };
 
     /// `Option<F::Field>`, its payload read and written as the form.
     pub(crate) const OPTION: &'static TypeLayout =
