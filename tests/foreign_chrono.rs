@@ -282,127 +282,135 @@ proptest! {
     }
 }
 
-/// chrono's `with` modules, named as they usually are; the derive recognises
-/// the module and gives the field jitson's layout of that form.
-#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq, Clone)]
-struct Timestamps {
-    #[serde(with = "chrono::serde::ts_seconds")]
-    s: DateTime<Utc>,
-    #[serde(with = "::chrono::serde::ts_milliseconds")]
-    ms: DateTime<Utc>,
-    #[serde(with = "chrono::serde::ts_microseconds")]
-    us: DateTime<Utc>,
-    #[serde(with = "chrono::serde::ts_nanoseconds")]
-    ns: DateTime<Utc>,
-    #[serde(with = "chrono::serde::ts_seconds_option")]
-    s_opt: Option<DateTime<Utc>>,
-    #[serde(with = "chrono::serde::ts_milliseconds_option")]
-    ms_opt: Option<DateTime<Utc>>,
-    #[serde(with = "chrono::serde::ts_microseconds_option")]
-    us_opt: Option<DateTime<Utc>>,
-    #[serde(with = "chrono::serde::ts_nanoseconds_option")]
-    ns_opt: Option<DateTime<Utc>>,
-    #[serde(
-        deserialize_with = "chrono::serde::ts_seconds::deserialize",
-        serialize_with = "chrono::serde::ts_seconds::serialize"
-    )]
-    functions: DateTime<Utc>,
-    /// Through serde's route (an imported module is not recognised), still
-    /// as serde reads it.
-    #[serde(with = "ts_seconds")]
-    imported: DateTime<Utc>,
-}
+/// chrono's `with` modules (`with` needs jitson's `serde` feature: the
+/// fallback route calls the modules' functions).
+#[cfg(feature = "serde")]
+mod with_modules {
+    use super::*;
 
-use chrono::serde::ts_seconds;
-
-#[test]
-fn timestamp_modules_are_read_and_written_natively() {
-    let at = |secs: i64, nanos: u32| DateTime::from_timestamp(secs, nanos).unwrap();
-    let value = Timestamps {
-        s: at(1_700_000_000, 0),
-        ms: at(-1, 5_000_000),
-        us: at(1_700_000_000, 123_456_000),
-        ns: at(-1_700_000_000, 123_456_789),
-        s_opt: Some(at(0, 0)),
-        ms_opt: None,
-        us_opt: Some(at(1, 1000)),
-        ns_opt: Some(at(2, 2)),
-        functions: at(3, 0),
-        imported: at(4, 0),
-    };
-    encodes_as_serde_json(&value);
-    let json = serde_json::to_string(&value).unwrap();
-    assert_eq!(oracle::agree::<Timestamps>(json.as_bytes()).unwrap(), value);
-    // Recognised modules get jitson's layout of their form, not serde's.
-    if Backend::Jit.is_available() {
-        jitson::warm_up::<Timestamps>().unwrap();
-        let interpreted = jitson::stats().interpreted_layouts;
-        let serde_fields = interpreted
-            .iter()
-            .filter(|(ty, why)| ty.contains("DateTime") && why.contains("serde"))
-            .count();
-        assert_eq!(serde_fields, 1, "only `imported`: {interpreted:?}");
+    /// chrono's `with` modules, named as they usually are; the derive recognises
+    /// the module and gives the field jitson's layout of that form.
+    #[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct Timestamps {
+        #[serde(with = "chrono::serde::ts_seconds")]
+        s: DateTime<Utc>,
+        #[serde(with = "::chrono::serde::ts_milliseconds")]
+        ms: DateTime<Utc>,
+        #[serde(with = "chrono::serde::ts_microseconds")]
+        us: DateTime<Utc>,
+        #[serde(with = "chrono::serde::ts_nanoseconds")]
+        ns: DateTime<Utc>,
+        #[serde(with = "chrono::serde::ts_seconds_option")]
+        s_opt: Option<DateTime<Utc>>,
+        #[serde(with = "chrono::serde::ts_milliseconds_option")]
+        ms_opt: Option<DateTime<Utc>>,
+        #[serde(with = "chrono::serde::ts_microseconds_option")]
+        us_opt: Option<DateTime<Utc>>,
+        #[serde(with = "chrono::serde::ts_nanoseconds_option")]
+        ns_opt: Option<DateTime<Utc>>,
+        #[serde(
+            deserialize_with = "chrono::serde::ts_seconds::deserialize",
+            serialize_with = "chrono::serde::ts_seconds::serialize"
+        )]
+        functions: DateTime<Utc>,
+        /// Through serde's route (an imported module is not recognised), still
+        /// as serde reads it.
+        #[serde(with = "ts_seconds")]
+        imported: DateTime<Utc>,
     }
-    // Out of range for nanoseconds: chrono's serializer refuses, so do we.
-    let far = Timestamps {
-        ns: at(1 << 40, 0),
-        ..value.clone()
-    };
-    let theirs = serde_json::to_string(&far).unwrap_err().to_string();
-    for backend in backends() {
-        let ours = Encoder::<Timestamps>::with_backend(backend)
-            .encode(&far)
-            .unwrap_err();
-        assert!(ours.to_string().contains(&theirs), "{ours} / {theirs}");
-    }
-}
 
-#[test]
-fn timestamp_texts_are_read_as_chrono_reads_them() {
-    let fields = ["s", "ms", "us", "ns", "s_opt", "ns_opt", "functions"];
-    let numbers = [
-        "0",
-        "-0",
-        "1",
-        "-1",
-        "1.5",
-        "1e3",
-        "-1.0",
-        "9223372036854775807",
-        "9223372036854775808",
-        "-9223372036854775808",
-        "-9223372036854775809",
-        "18446744073709551615",
-        "18446744073709551616",
-        "8210298412799",
-        "8210298412800",
-        "-8334632851200",
-        "-8334632851201",
-        "1e400",
-        "-1e400",
-        "1000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
-        "\"5\"",
-        "null",
-        "true",
-        "[]",
-    ];
-    let base = serde_json::to_value(Timestamps {
-        s: DateTime::UNIX_EPOCH,
-        ms: DateTime::UNIX_EPOCH,
-        us: DateTime::UNIX_EPOCH,
-        ns: DateTime::UNIX_EPOCH,
-        s_opt: None,
-        ms_opt: None,
-        us_opt: None,
-        ns_opt: None,
-        functions: DateTime::UNIX_EPOCH,
-        imported: DateTime::UNIX_EPOCH,
-    })
-    .unwrap();
-    for field in fields {
-        for number in numbers {
-            let doc = oracle::replace_member(&serde_json::to_string(&base).unwrap(), field, number);
-            oracle::agree_with_reason::<Timestamps>(&doc);
+    use chrono::serde::ts_seconds;
+
+    #[test]
+    fn timestamp_modules_are_read_and_written_natively() {
+        let at = |secs: i64, nanos: u32| DateTime::from_timestamp(secs, nanos).unwrap();
+        let value = Timestamps {
+            s: at(1_700_000_000, 0),
+            ms: at(-1, 5_000_000),
+            us: at(1_700_000_000, 123_456_000),
+            ns: at(-1_700_000_000, 123_456_789),
+            s_opt: Some(at(0, 0)),
+            ms_opt: None,
+            us_opt: Some(at(1, 1000)),
+            ns_opt: Some(at(2, 2)),
+            functions: at(3, 0),
+            imported: at(4, 0),
+        };
+        encodes_as_serde_json(&value);
+        let json = serde_json::to_string(&value).unwrap();
+        assert_eq!(oracle::agree::<Timestamps>(json.as_bytes()).unwrap(), value);
+        // Recognised modules get jitson's layout of their form, not serde's.
+        if Backend::Jit.is_available() {
+            jitson::warm_up::<Timestamps>().unwrap();
+            let interpreted = jitson::stats().interpreted_layouts;
+            let serde_fields = interpreted
+                .iter()
+                .filter(|(ty, why)| ty.contains("DateTime") && why.contains("serde"))
+                .count();
+            assert_eq!(serde_fields, 1, "only `imported`: {interpreted:?}");
+        }
+        // Out of range for nanoseconds: chrono's serializer refuses, so do we.
+        let far = Timestamps {
+            ns: at(1 << 40, 0),
+            ..value.clone()
+        };
+        let theirs = serde_json::to_string(&far).unwrap_err().to_string();
+        for backend in backends() {
+            let ours = Encoder::<Timestamps>::with_backend(backend)
+                .encode(&far)
+                .unwrap_err();
+            assert!(ours.to_string().contains(&theirs), "{ours} / {theirs}");
+        }
+    }
+
+    #[test]
+    fn timestamp_texts_are_read_as_chrono_reads_them() {
+        let fields = ["s", "ms", "us", "ns", "s_opt", "ns_opt", "functions"];
+        let numbers = [
+            "0",
+            "-0",
+            "1",
+            "-1",
+            "1.5",
+            "1e3",
+            "-1.0",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "18446744073709551615",
+            "18446744073709551616",
+            "8210298412799",
+            "8210298412800",
+            "-8334632851200",
+            "-8334632851201",
+            "1e400",
+            "-1e400",
+            "1000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+            "\"5\"",
+            "null",
+            "true",
+            "[]",
+        ];
+        let base = serde_json::to_value(Timestamps {
+            s: DateTime::UNIX_EPOCH,
+            ms: DateTime::UNIX_EPOCH,
+            us: DateTime::UNIX_EPOCH,
+            ns: DateTime::UNIX_EPOCH,
+            s_opt: None,
+            ms_opt: None,
+            us_opt: None,
+            ns_opt: None,
+            functions: DateTime::UNIX_EPOCH,
+            imported: DateTime::UNIX_EPOCH,
+        })
+        .unwrap();
+        for field in fields {
+            for number in numbers {
+                let doc =
+                    oracle::replace_member(&serde_json::to_string(&base).unwrap(), field, number);
+                oracle::agree_with_reason::<Timestamps>(&doc);
+            }
         }
     }
 }

@@ -1,6 +1,8 @@
 //! http's types through http-serde's `with` modules (feature `http`, issue
 //! 38), held to http-serde on every backend: the derive recognises the
-//! modules and reads and writes their forms natively.
+//! modules and reads and writes their forms natively. `with` needs jitson's
+//! `serde` feature (the fallback route calls the modules' functions).
+#![cfg(feature = "serde")]
 
 mod common;
 
