@@ -23,7 +23,12 @@ pub mod decode;
 pub mod elements;
 pub mod encode;
 pub mod error;
-#[cfg(any(feature = "chrono", feature = "http"))]
+#[cfg(any(
+    feature = "chrono",
+    feature = "http",
+    feature = "uuid",
+    feature = "url"
+))]
 mod foreign;
 pub mod keys;
 pub mod layout;
