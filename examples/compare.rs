@@ -1085,13 +1085,27 @@ fn main() {
     // Other crates' types, each with the crate's serde impl for the serde
     // contenders and jitson's native support (its cargo feature) for jitson.
     let chrono = generate(1_000, 10, foreign::Chrono::generate);
+    let uuids = generate(1_000, 11, foreign::Uuids::generate);
+    let urls = generate(1_000, 12, foreign::Urls::generate);
     println!(
-        "Other crates' types, average size: chrono {} B\n",
-        size(&chrono)
+        "Other crates' types, average size: chrono {} B, uuid {} B, url {} B\n",
+        size(&chrono),
+        size(&uuids),
+        size(&urls)
     );
     rows.extend(run::<foreign::Chrono>(
         "chrono timestamps (1,000 docs)",
         &chrono,
+        rounds,
+    ));
+    rows.extend(run::<foreign::Uuids>(
+        "uuid ids (1,000 docs)",
+        &uuids,
+        rounds,
+    ));
+    rows.extend(run::<foreign::Urls>(
+        "url links (1,000 docs)",
+        &urls,
         rounds,
     ));
     if only().is_none() {
@@ -1123,6 +1137,20 @@ fn main() {
         marshal_rows.extend(marshal::run(
             "chrono timestamps (1,000 values)",
             &chrono,
+            rounds,
+            false,
+        ));
+        let uuids: Vec<foreign::Uuids> = values_of(&uuids);
+        marshal_rows.extend(marshal::run(
+            "uuid ids (1,000 values)",
+            &uuids,
+            rounds,
+            false,
+        ));
+        let urls: Vec<foreign::Urls> = values_of(&urls);
+        marshal_rows.extend(marshal::run(
+            "url links (1,000 values)",
+            &urls,
             rounds,
             false,
         ));

@@ -56,9 +56,12 @@
 //! ```
 //!
 //! A field whose type has jitson's traits goes through jitson's own layout;
-//! one whose type has only serde's (`url::Url`, a type with hand-written serde
-//! impls) goes through its serde impl, with no attribute, inside otherwise
-//! compiled code (see "The escape hatch" in the README). A field whose type has
+//! one whose type has only serde's (a type with hand-written serde impls, or
+//! `url::Url` without jitson's `url` feature) goes through its serde impl, with
+//! no attribute, inside otherwise compiled code (see "The escape hatch" in the
+//! README). Other crates' common types (chrono's, uuid's, url's, ...) are
+//! native behind features named after their crates ("Other crates' types,
+//! native" in the README). A field whose type has
 //! neither is a compile error at the field, whose first lines say what to add
 //! (`#[diagnostic::on_unimplemented]`): "jitson cannot decode `Money`: it has
 //! neither jitson's `Decode` nor serde's `Deserialize`"; `Encode` says the same

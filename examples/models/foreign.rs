@@ -7,6 +7,8 @@
 
 use chrono::{DateTime, FixedOffset, NaiveDate, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
+use url::Url;
+use uuid::Uuid;
 
 use super::seed::Rng;
 
@@ -52,6 +54,66 @@ impl Chrono {
             )
             .expect("a valid date"),
             history: (0..rng.below(8)).map(|_| instant(rng)).collect(),
+        }
+    }
+}
+
+/// uuid: ids of an event-sourced record, hyphenated lowercase as uuid writes
+/// them.
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Uuids {
+    pub id: Uuid,
+    pub tenant: Uuid,
+    pub parent: Option<Uuid>,
+    pub seq: u64,
+    pub causes: Vec<Uuid>,
+}
+
+fn uuid(rng: &mut Rng) -> Uuid {
+    let bytes = (u128::from(rng.next_u64()) << 64) | u128::from(rng.next_u64());
+    // Version 4, RFC 4122 variant, as generated ids are.
+    uuid::Builder::from_random_bytes(bytes.to_le_bytes()).into_uuid()
+}
+
+impl Uuids {
+    pub fn generate(rng: &mut Rng, seq: u64) -> Uuids {
+        Uuids {
+            id: uuid(rng),
+            tenant: uuid(rng),
+            parent: (rng.below(2) == 0).then(|| uuid(rng)),
+            seq,
+            causes: (0..rng.below(5)).map(|_| uuid(rng)).collect(),
+        }
+    }
+}
+
+/// url: the links of an API object (a code host's repository: `html_url`,
+/// `*_url` fields), parsed by `Url::parse` on both sides.
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Urls {
+    pub id: u64,
+    pub url: Url,
+    pub html_url: Url,
+    pub avatar_url: Option<Url>,
+    pub homepage: Option<Url>,
+}
+
+impl Urls {
+    pub fn generate(rng: &mut Rng, id: u64) -> Urls {
+        let owner = rng.word(3, 10);
+        let repo = rng.word(3, 14);
+        let url = |s: String| Url::parse(&s).expect("a valid URL");
+        Urls {
+            id,
+            url: url(format!("https://api.example.com/repos/{owner}/{repo}")),
+            html_url: url(format!("https://example.com/{owner}/{repo}")),
+            avatar_url: (rng.below(4) != 0).then(|| {
+                url(format!(
+                    "https://avatars.example.com/u/{}?v=4",
+                    rng.below(10_000_000)
+                ))
+            }),
+            homepage: (rng.below(3) == 0).then(|| url(format!("https://{repo}.example.org/"))),
         }
     }
 }
