@@ -387,14 +387,14 @@ unsafe impl<'de, T: DecodeBorrowed<'de>> DecodeBorrowed<'de> for Box<T> {}
 
 /// # Safety
 /// `dst` is valid for a `Vec<T>` write.
-unsafe extern "C" fn vec_new<T>(dst: *mut u8) {
+pub(crate) unsafe extern "C" fn vec_new<T>(dst: *mut u8) {
     // SAFETY: as the caller guarantees.
     unsafe { dst.cast::<Vec<T>>().write(Vec::new()) }
 }
 
 /// # Safety
 /// `dst` is valid for a `Vec<T>` write.
-unsafe extern "C" fn vec_with_capacity<T>(dst: *mut u8, len: usize) -> *mut u8 {
+pub(crate) unsafe extern "C" fn vec_with_capacity<T>(dst: *mut u8, len: usize) -> *mut u8 {
     let mut vec = Vec::<T>::new();
     if vec.try_reserve_exact(len).is_err() {
         return std::ptr::null_mut();
@@ -408,7 +408,7 @@ unsafe extern "C" fn vec_with_capacity<T>(dst: *mut u8, len: usize) -> *mut u8 {
 /// # Safety
 /// `vec` points to a live `Vec<T>` whose first `len` elements are initialised, and
 /// `len` is at most its capacity.
-unsafe extern "C" fn vec_set_len<T>(vec: *mut u8, len: usize) {
+pub(crate) unsafe extern "C" fn vec_set_len<T>(vec: *mut u8, len: usize) {
     // SAFETY: as the caller guarantees.
     unsafe { (*vec.cast::<Vec<T>>()).set_len(len) }
 }
@@ -441,6 +441,7 @@ unsafe impl<T: HasLayout> HasLayout for Vec<T> {
             with_capacity: vec_with_capacity::<T::Static>,
             set_len: vec_set_len::<T::Static>,
             as_slice: slice_of::<Vec<T::Static>, T::Static>,
+            byte_strings: false,
         }),
     );
 }

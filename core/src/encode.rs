@@ -74,7 +74,7 @@ pub fn never_decoded() -> ! {
     std::process::abort()
 }
 
-unsafe extern "C" fn no_write(_dst: *mut u8) {
+pub(crate) unsafe extern "C" fn no_write(_dst: *mut u8) {
     never_decoded()
 }
 unsafe extern "C" fn no_write_text(_dst: *mut u8, _ptr: *const u8, _len: usize) {
@@ -83,16 +83,16 @@ unsafe extern "C" fn no_write_text(_dst: *mut u8, _ptr: *const u8, _len: usize) 
 unsafe extern "C" fn no_decode_into(_dst: *mut u8, _decode: SlotFn, _ctx: *mut c_void) -> bool {
     never_decoded()
 }
-unsafe extern "C" fn no_with_capacity(_dst: *mut u8, _len: usize) -> *mut u8 {
+pub(crate) unsafe extern "C" fn no_with_capacity(_dst: *mut u8, _len: usize) -> *mut u8 {
     never_decoded()
 }
-unsafe extern "C" fn no_set_len(_vec: *mut u8, _len: usize) {
+pub(crate) unsafe extern "C" fn no_set_len(_vec: *mut u8, _len: usize) {
     never_decoded()
 }
-unsafe extern "C" fn no_map_new(_dst: *mut u8) -> bool {
+pub(crate) unsafe extern "C" fn no_map_new(_dst: *mut u8) -> bool {
     never_decoded()
 }
-unsafe extern "C" fn no_insert_with(
+pub(crate) unsafe extern "C" fn no_insert_with(
     _map: *mut u8,
     _key_ptr: *const u8,
     _key_len: usize,
@@ -101,7 +101,7 @@ unsafe extern "C" fn no_insert_with(
 ) -> bool {
     never_decoded()
 }
-unsafe extern "C" fn no_insert(
+pub(crate) unsafe extern "C" fn no_insert(
     _map: *mut u8,
     _decode_key: SlotFn,
     _key_ctx: *mut c_void,
@@ -287,6 +287,7 @@ macro_rules! contiguous {
                     with_capacity: no_with_capacity,
                     set_len: no_set_len,
                     as_slice: slice_of::<$static, <$elem as Encode>::Static>,
+                    byte_strings: false,
                 }),
             );
         }

@@ -331,6 +331,14 @@ pub struct VecLayout {
     /// The elements of the sequence at `src` (encoding): a pointer to the first
     /// of `*len` contiguous elements. Also serves slices (`&[T]`, `Box<[T]>`).
     pub as_slice: unsafe extern "C" fn(src: *const u8, len: *mut usize) -> *const u8,
+    /// Byte buffers read through serde's `deserialize_bytes` (`bytes::Bytes`,
+    /// `serde_bytes::ByteBuf`; `u8` elements only): a JSON string is read too,
+    /// as serde_json reads a byte string ([`crate::text::parse_str_raw`]: its
+    /// bytes unescaped, neither UTF-8 nor control characters checked), and
+    /// moved in through `with_capacity` and `set_len`. `false` for sequences,
+    /// which read arrays only. Generated code reads the array form and hands
+    /// a string to the interpreter.
+    pub byte_strings: bool,
 }
 
 /// `[T; N]`: elements at `i * elem.size`, as Rust guarantees for arrays.

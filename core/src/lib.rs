@@ -27,7 +27,12 @@ pub mod error;
     feature = "chrono",
     feature = "http",
     feature = "uuid",
-    feature = "url"
+    feature = "url",
+    feature = "indexmap",
+    feature = "smallvec",
+    feature = "bytes",
+    feature = "serde_bytes",
+    feature = "ordered-float"
 ))]
 mod foreign;
 pub mod keys;

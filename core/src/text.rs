@@ -835,6 +835,118 @@ pub fn ignore_str(input: &[u8], pos: usize, validate_utf8: bool) -> Result<usize
     }
 }
 
+/// Parses the string whose contents start at `pos` as serde_json reads a byte
+/// string (`deserialize_bytes`, its `parse_str_raw`): escapes are decoded, but
+/// the text is not checked as UTF-8 and control characters are taken as they
+/// are; a `\u` escape of a surrogate that is not part of a pair is written as
+/// its three WTF-8 bytes, as serde_json writes it. Returns where the bytes are
+/// and the position after the closing quote; `scratch` is cleared and used only
+/// when the string has escapes.
+pub fn parse_str_raw(
+    input: &[u8],
+    pos: usize,
+    scratch: &mut Vec<u8>,
+) -> Result<(StrText, usize), LexError> {
+    let find = |from: usize| {
+        input[from..]
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\')
+            .map_or(input.len(), |i| from + i)
+    };
+    let mut special = find(pos);
+    if input.get(special) == Some(&b'"') {
+        return Ok((
+            StrText::Borrowed {
+                start: pos,
+                end: special,
+            },
+            special + 1,
+        ));
+    }
+    scratch.clear();
+    let mut chunk_start = pos;
+    loop {
+        match input.get(special) {
+            None => return Err((ErrorCode::EofWhileParsingString, input.len())),
+            Some(b'"') => {
+                scratch.extend_from_slice(&input[chunk_start..special]);
+                return Ok((StrText::Scratch, special + 1));
+            }
+            Some(_) => {
+                scratch.extend_from_slice(&input[chunk_start..special]);
+                chunk_start = parse_escape_raw(input, special, scratch)?;
+                special = find(chunk_start);
+            }
+        }
+    }
+}
+
+/// [`parse_escape`] for [`parse_str_raw`]: a surrogate without its pair is
+/// kept (as WTF-8) where `parse_escape` refuses it, after serde_json's
+/// `parse_unicode_escape` with `validate` off.
+fn parse_escape_raw(input: &[u8], pos: usize, out: &mut Vec<u8>) -> Result<usize, LexError> {
+    if input.get(pos + 1) != Some(&b'u') {
+        return parse_escape(input, pos, Some(out));
+    }
+    let mut n = hex4(input, pos + 2)?;
+    let mut next = pos + 6;
+    loop {
+        if !(0xD800..=0xDBFF).contains(&n) {
+            push_wtf8(u32::from(n), out);
+            return Ok(next);
+        }
+        // A leading surrogate: a trailing one may follow as `\u` escape.
+        match input.get(next) {
+            None => return Err((ErrorCode::EofWhileParsingString, input.len())),
+            Some(b'\\') => {}
+            Some(_) => {
+                push_wtf8(u32::from(n), out);
+                return Ok(next);
+            }
+        }
+        match input.get(next + 1) {
+            None => return Err((ErrorCode::EofWhileParsingString, input.len())),
+            Some(b'u') => {}
+            Some(_) => {
+                // Some other escape: the surrogate stands alone.
+                push_wtf8(u32::from(n), out);
+                return parse_escape(input, next, Some(out));
+            }
+        }
+        let second = hex4(input, next + 2)?;
+        next += 6;
+        if (0xDC00..=0xDFFF).contains(&second) {
+            let c = 0x10000 + ((u32::from(n) - 0xD800) << 10) + (u32::from(second) - 0xDC00);
+            push_wtf8(c, out);
+            return Ok(next);
+        }
+        // Not a trailing surrogate: the first stands alone, and the second
+        // is read afresh (it may lead a pair itself).
+        push_wtf8(u32::from(n), out);
+        n = second;
+    }
+}
+
+/// Appends the UTF-8 form of code point `c`, surrogates included (WTF-8).
+fn push_wtf8(c: u32, out: &mut Vec<u8>) {
+    // Truncations keep the low bits each byte carries.
+    match c {
+        0..=0x7F => out.push(c as u8),
+        0x80..=0x7FF => out.extend_from_slice(&[0xC0 | (c >> 6) as u8, 0x80 | (c & 0x3F) as u8]),
+        0x800..=0xFFFF => out.extend_from_slice(&[
+            0xE0 | (c >> 12) as u8,
+            0x80 | ((c >> 6) & 0x3F) as u8,
+            0x80 | (c & 0x3F) as u8,
+        ]),
+        _ => out.extend_from_slice(&[
+            0xF0 | (c >> 18) as u8,
+            0x80 | ((c >> 12) & 0x3F) as u8,
+            0x80 | ((c >> 6) & 0x3F) as u8,
+            0x80 | (c & 0x3F) as u8,
+        ]),
+    }
+}
+
 /// The slow part of a string: from `special` (a byte that is not a closing quote)
 /// onwards, handling escapes. `start..special` is plain text not yet copied.
 ///

@@ -14,11 +14,29 @@
 //! same functions (`fallback/src/kind/column.rs`), so the two backends agree
 //! by construction.
 //!
+//! Containers and wrappers (indexmap, smallvec, bytes, serde_bytes,
+//! ordered-float) are not scalars: they take the kinds of their std
+//! equivalents (`HashMap`'s [`Kind::Map`], `Vec`'s [`Kind::Vec`], the float
+//! kinds, [`Kind::Convert`] as for `HashSet`), so generated code covers them
+//! wherever it covers those.
+//!
 //! A fast path may only accept a form the crate's own parser accepts with the
 //! same value, and may only write what the crate's serializer writes; anything
 //! else goes to the crate itself (its `FromStr`, its formatter). The
-//! differential tests (`tests/foreign.rs`) hold each module to its crate's
+//! differential tests (`tests/foreign_*.rs`) hold each module to its crate's
 //! serde impl.
+
+// The scalar machinery below is unused in builds whose only foreign crates are
+// containers and wrappers.
+#![cfg_attr(
+    not(any(
+        feature = "chrono",
+        feature = "http",
+        feature = "uuid",
+        feature = "url"
+    )),
+    allow(dead_code, unused_macros)
+)]
 
 use core::fmt::Display;
 use core::mem::MaybeUninit;
@@ -26,10 +44,20 @@ use core::mem::MaybeUninit;
 use crate::column::{FormatLayout, ParsedLayout};
 use crate::layout::{Kind, TypeLayout};
 
+#[cfg(feature = "bytes")]
+mod bytes;
 #[cfg(feature = "chrono")]
 mod chrono;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "indexmap")]
+mod indexmap;
+#[cfg(feature = "ordered-float")]
+mod ordered_float;
+#[cfg(feature = "serde_bytes")]
+mod serde_bytes;
+#[cfg(feature = "smallvec")]
+mod smallvec;
 #[cfg(feature = "url")]
 mod url;
 #[cfg(feature = "uuid")]

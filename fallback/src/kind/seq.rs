@@ -2,6 +2,7 @@
 
 use jitson_core::error::{Error, ErrorCode, PathSegment};
 use jitson_core::layout::{ArrayLayout, Kind, TupleLayout, TypeLayout, VecLayout};
+use jitson_core::text;
 
 use crate::{Parser, at_segment, drop_value};
 
@@ -64,6 +65,10 @@ impl Parser<'_> {
         vec: &VecLayout,
         dst: *mut u8,
     ) -> Result<(), Error> {
+        if vec.byte_strings && self.peek_value()? == b'"' {
+            // SAFETY: as the caller guarantees.
+            return unsafe { self.decode_byte_string(vec, dst) };
+        }
         let empty = self.begin_seq(layout)?;
         if empty {
             // SAFETY: `dst` is room for the vector (caller).
@@ -99,6 +104,34 @@ impl Parser<'_> {
             }
         }
         result
+    }
+
+    /// A JSON string into a byte buffer ([`VecLayout::byte_strings`]): its raw
+    /// bytes, as serde_json's `deserialize_bytes` reads them. Generated code
+    /// reads only the array form and hands strings here.
+    ///
+    /// # Safety
+    /// `dst` is valid for a write of the buffer type, whose elements are `u8`.
+    unsafe fn decode_byte_string(&mut self, vec: &VecLayout, dst: *mut u8) -> Result<(), Error> {
+        debug_assert!(matches!(vec.elem.get().kind, Kind::U8));
+        let (located, end) = text::parse_str_raw(self.input, self.pos + 1, &mut self.scratch)
+            .map_err(|e| self.lex_error(e))?;
+        self.pos = end;
+        let bytes = located.bytes(self.input, &self.scratch);
+        // SAFETY: `dst` is room for the buffer (caller); `with_capacity` gives
+        // room for `bytes.len()` elements of `u8`, all written before `set_len`.
+        unsafe {
+            let buffer = (vec.with_capacity)(dst, bytes.len());
+            if buffer.is_null() {
+                std::alloc::handle_alloc_error(
+                    std::alloc::Layout::array::<u8>(bytes.len().max(1))
+                        .unwrap_or(std::alloc::Layout::new::<u8>()),
+                );
+            }
+            core::ptr::copy_nonoverlapping(bytes.as_ptr(), buffer, bytes.len());
+            (vec.set_len)(dst, bytes.len());
+        }
+        Ok(())
     }
 
     /// A JSON array of exactly `N` elements into `[T; N]`.

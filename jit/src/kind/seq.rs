@@ -4,7 +4,8 @@
 //! (`jitson_core::elements`): the element loop bumps the stack's `top` in IR
 //! and calls out only when a chunk is full. At `]` one helper call allocates
 //! the vector for exactly the elements' number and moves them in; leaving early,
-//! another drops them.
+//! another drops them. A byte buffer's string form (`VecLayout::byte_strings`)
+//! is not `[`, so it takes the slow path to the interpreter.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, Value};
