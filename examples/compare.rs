@@ -1087,11 +1087,14 @@ fn main() {
     let chrono = generate(1_000, 10, foreign::Chrono::generate);
     let uuids = generate(1_000, 11, foreign::Uuids::generate);
     let urls = generate(1_000, 12, foreign::Urls::generate);
+    let collections = generate(1_000, 13, foreign::Collections::generate);
     println!(
-        "Other crates' types, average size: chrono {} B, uuid {} B, url {} B\n",
+        "Other crates' types, average size: chrono {} B, uuid {} B, url {} B, \
+         indexmap/smallvec/ordered-float/bytes {} B\n",
         size(&chrono),
         size(&uuids),
-        size(&urls)
+        size(&urls),
+        size(&collections)
     );
     rows.extend(run::<foreign::Chrono>(
         "chrono timestamps (1,000 docs)",
@@ -1151,6 +1154,13 @@ fn main() {
         marshal_rows.extend(marshal::run(
             "url links (1,000 values)",
             &urls,
+            rounds,
+            false,
+        ));
+        let collections: Vec<foreign::Collections> = values_of(&collections);
+        marshal_rows.extend(marshal::run(
+            "indexmap, smallvec, ordered-float, bytes (1,000 values)",
+            &collections,
             rounds,
             false,
         ));

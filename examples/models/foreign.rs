@@ -6,7 +6,10 @@
 #![allow(dead_code)]
 
 use chrono::{DateTime, FixedOffset, NaiveDate, TimeZone, Utc};
+use indexmap::IndexMap;
+use ordered_float::OrderedFloat;
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 use url::Url;
 use uuid::Uuid;
 
@@ -114,6 +117,39 @@ impl Urls {
                 ))
             }),
             homepage: (rng.below(3) == 0).then(|| url(format!("https://{repo}.example.org/"))),
+        }
+    }
+}
+
+/// indexmap, smallvec, ordered-float and bytes together: a metrics record
+/// whose labels keep their order, a few inline counts, ordered scores and a
+/// byte payload (an array of numbers, as serde writes bytes to JSON).
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Collections {
+    pub name: String,
+    pub labels: IndexMap<String, String>,
+    pub buckets: SmallVec<[u32; 8]>,
+    pub scores: Vec<OrderedFloat<f64>>,
+    pub digest: bytes::Bytes,
+}
+
+impl Collections {
+    pub fn generate(rng: &mut Rng, _id: u64) -> Collections {
+        Collections {
+            name: rng.word(4, 12),
+            labels: (0..1 + rng.below(6))
+                .map(|i| (format!("{}{i}", rng.word(2, 8)), rng.word(2, 10)))
+                .collect(),
+            buckets: (0..rng.below(9))
+                .map(|_| rng.below(100_000) as u32)
+                .collect(),
+            scores: (0..rng.below(6))
+                .map(|_| OrderedFloat(rng.money(1_000)))
+                .collect(),
+            digest: (0..16)
+                .map(|_| rng.below(256) as u8)
+                .collect::<Vec<u8>>()
+                .into(),
         }
     }
 }
