@@ -32,7 +32,9 @@ pub mod error;
     feature = "smallvec",
     feature = "bytes",
     feature = "serde_bytes",
-    feature = "ordered-float"
+    feature = "ordered-float",
+    feature = "time",
+    feature = "rust_decimal"
 ))]
 mod foreign;
 pub mod keys;

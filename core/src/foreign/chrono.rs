@@ -398,17 +398,19 @@ macro_rules! timestamps {
             }
         }
 
-        impl super::Form for $form {
-            type Field = DateTime<Utc>;
+        impl super::ScalarForm for $form {
             const EXPECTING: &'static str = $expecting;
             const FROM_NUMBER: bool = true;
         }
 
+        super::scalar_forms! { $form => DateTime<Utc>; }
+
         crate::route::native_with! {
             $module => DateTime<Utc>:
-                super::FormLayouts::<$form>::VALUE, super::FormLayouts::<$form>::VALUE;
+                super::FormLayouts::<$form>::DECODE, super::FormLayouts::<$form>::ENCODE;
             $option => Option<DateTime<Utc>>:
-                super::FormLayouts::<$form>::OPTION, super::FormLayouts::<$form>::OPTION;
+                super::FormLayouts::<$form>::OPTION_DECODE,
+                super::FormLayouts::<$form>::OPTION_ENCODE;
         }
     )*};
 }

@@ -19,7 +19,7 @@ use core::fmt::Display;
 use http::uri::Authority;
 use http::{Method, StatusCode, Uri, Version};
 
-use super::{Form, FormLayouts, FromText, Room, ToText};
+use super::{FormLayouts, FromText, Room, ScalarForm, ToText};
 
 /// serde's `invalid value: string "text", expected what`.
 fn invalid_string(text: &str, expecting: &str) -> String {
@@ -82,8 +82,9 @@ impl ToText for StatusCodeForm {
     }
 }
 
-impl Form for StatusCodeForm {
-    type Field = StatusCode;
+super::scalar_forms! { StatusCodeForm => StatusCode; }
+
+impl ScalarForm for StatusCodeForm {
     const EXPECTING: &'static str = "status code";
     const FROM_NUMBER: bool = true;
 }
@@ -119,8 +120,9 @@ macro_rules! parsed_forms {
             }
         }
 
-        impl Form for $form {
-            type Field = $ty;
+        super::scalar_forms! { $form => $ty; }
+
+        impl ScalarForm for $form {
             const EXPECTING: &'static str = $expecting;
             const FROM_NUMBER: bool = false;
         }
@@ -205,8 +207,9 @@ impl ToText for VersionForm {
     }
 }
 
-impl Form for VersionForm {
-    type Field = Version;
+super::scalar_forms! { VersionForm => Version; }
+
+impl ScalarForm for VersionForm {
     const EXPECTING: &'static str = "http version";
     const FROM_NUMBER: bool = false;
 }
@@ -214,7 +217,7 @@ impl Form for VersionForm {
 macro_rules! http_serde_modules {
     ($($name:literal: $form:ty => $ty:ty;)*) => {$(
         crate::route::native_with! {
-            $name => $ty: FormLayouts::<$form>::VALUE, FormLayouts::<$form>::VALUE;
+            $name => $ty: FormLayouts::<$form>::DECODE, FormLayouts::<$form>::ENCODE;
         }
     )*};
 }
@@ -230,7 +233,8 @@ http_serde_modules! {
 macro_rules! http_serde_options {
     ($($name:literal: $form:ty => $ty:ty;)*) => {$(
         crate::route::native_with! {
-            $name => Option<$ty>: FormLayouts::<$form>::OPTION, FormLayouts::<$form>::OPTION;
+            $name => Option<$ty>:
+                FormLayouts::<$form>::OPTION_DECODE, FormLayouts::<$form>::OPTION_ENCODE;
         }
     )*};
 }

@@ -54,10 +54,14 @@ mod http;
 mod indexmap;
 #[cfg(feature = "ordered-float")]
 mod ordered_float;
+#[cfg(feature = "rust_decimal")]
+mod rust_decimal;
 #[cfg(feature = "serde_bytes")]
 mod serde_bytes;
 #[cfg(feature = "smallvec")]
 mod smallvec;
+#[cfg(feature = "time")]
+pub(crate) mod time;
 #[cfg(feature = "url")]
 mod url;
 #[cfg(feature = "uuid")]
@@ -133,6 +137,7 @@ impl Room<'_> {
 
     /// An integer as serde_json writes one (itoa's digits).
     #[inline]
+    #[allow(dead_code)]
     pub(crate) fn int(&mut self, value: i64) {
         self.extend(itoa::Buffer::new().format(value).as_bytes());
     }
@@ -256,31 +261,27 @@ pub(crate) const fn text_scalar<T: FromText + ToText + 'static>(
     )
 }
 
-/// A `with` module's form of a field's type (`chrono::serde::ts_seconds`:
-/// a `DateTime<Utc>` as a Unix timestamp): a `#[repr(transparent)]` wrapper of
-/// the field's type, read from a JSON string or number and written as one
-/// scalar, whose layouts are the field type's under an identity of their own.
-/// Refusals of numbers keep the form's own messages.
+/// A [`Form`] that is one scalar, read from a JSON string or number and
+/// written as one (`chrono::serde::ts_seconds`: a `DateTime<Utc>` as a Unix
+/// timestamp), whose refusals of numbers keep the form's own messages.
+/// [`scalar_forms!`] gives it `HasLayout` and `Encode` with
+/// [`ScalarFormLayout::LAYOUT`].
 #[allow(dead_code)]
-pub(crate) trait Form: FromText + ToText + 'static {
-    /// The field's type (of the same layout: the form is `repr(transparent)`).
-    type Field: 'static;
+pub(crate) trait ScalarForm: FromText + ToText + 'static {
     /// What serde's visitor says it expects.
     const EXPECTING: &'static str;
     /// Read from a JSON number's text; otherwise from a JSON string's.
     const FROM_NUMBER: bool;
 }
 
-/// The layouts of a [`Form`]: the value, and an `Option` of it (the module's
-/// `_option` twin; `null` is `None`). Declared for a module with
-/// [`native_with!`](crate::route::native_with).
+/// The layout of a [`ScalarForm`], both ways.
 #[allow(dead_code)]
-pub(crate) struct FormLayouts<F>(core::marker::PhantomData<F>);
+pub(crate) struct ScalarFormLayout<F>(core::marker::PhantomData<F>);
 
 #[allow(dead_code)]
-impl<F: Form> FormLayouts<F> {
+impl<F: ScalarForm> ScalarFormLayout<F> {
     /// The form's value.
-    pub(crate) const VALUE: &'static TypeLayout = &TypeLayout::of::<F>(
+    pub(crate) const LAYOUT: &'static TypeLayout = &TypeLayout::of::<F>(
         F::EXPECTING,
         Kind::Parsed(&ParsedLayout {
             from_string: Self::FROM_STRING,
@@ -307,21 +308,88 @@ impl<F: Form> FormLayouts<F> {
     } else {
         None
     };
+}
 
-    /// `Option<F::Field>`, its payload read and written as the form.
-    pub(crate) const OPTION: &'static TypeLayout =
+/// `HasLayout`, `DecodeBorrowed`, `Encode` and [`Form`] for [`ScalarForm`]s:
+/// `Form => FieldType;`.
+#[allow(unused_macros)]
+macro_rules! scalar_forms {
+    ($($form:ty => $field:ty;)*) => {$(
+        // SAFETY: the form's parse function writes a whole value of the form
+        // (a `repr(transparent)` wrapper); its formatter reads one.
+        unsafe impl $crate::decode::HasLayout for $form {
+            type Static = Self;
+            const LAYOUT: &'static $crate::layout::TypeLayout =
+                $crate::foreign::ScalarFormLayout::<$form>::LAYOUT;
+        }
+        // SAFETY: the form owns its data.
+        unsafe impl<'de> $crate::decode::DecodeBorrowed<'de> for $form {}
+        // SAFETY: as for `HasLayout`.
+        unsafe impl $crate::encode::Encode for $form {
+            type Static = Self;
+            const ENCODE: &'static $crate::layout::TypeLayout =
+                $crate::foreign::ScalarFormLayout::<$form>::LAYOUT;
+        }
+        impl $crate::foreign::Form for $form {
+            type Field = $field;
+        }
+    )*};
+}
+#[allow(unused_imports)]
+pub(crate) use scalar_forms;
+
+/// A `with` module's form of a field's type that has layouts of its own (a
+/// text scalar, a conversion from an integer): a `#[repr(transparent)]`
+/// wrapper of the field's type, so that its layouts serve the field's memory
+/// under an identity of their own.
+#[allow(dead_code)]
+pub(crate) trait Form: crate::decode::HasLayout + crate::encode::Encode + 'static {
+    /// The field's type.
+    type Field: 'static;
+}
+
+/// The layouts of a [`Form`]: the value both ways, and an `Option` of it (the
+/// module's `option` twin; `null` is `None`).
+#[allow(dead_code)]
+pub(crate) struct FormLayouts<F>(core::marker::PhantomData<F>);
+
+#[allow(dead_code)]
+impl<F: Form> FormLayouts<F> {
+    /// The form's decode layout.
+    pub(crate) const DECODE: &'static TypeLayout = <F as crate::decode::HasLayout>::LAYOUT;
+    /// The form's encode layout.
+    pub(crate) const ENCODE: &'static TypeLayout = <F as crate::encode::Encode>::ENCODE;
+
+    /// `Option<F::Field>` read as `null` or the form.
+    pub(crate) const OPTION_DECODE: &'static TypeLayout =
         &TypeLayout::with_identity::<Option<F::Field>, Option<F>>(
             "an option",
             Kind::Option(&crate::layout::OptionLayout {
-                some: crate::layout::LayoutRef::Lazy(Self::value),
+                some: crate::layout::LayoutRef::Lazy(Self::decode),
                 write_none: crate::decode::option_write_none::<F::Field>,
                 decode_some: crate::decode::option_decode_some::<F::Field>,
                 get: crate::decode::option_get::<F::Field>,
             }),
         );
 
-    fn value() -> &'static TypeLayout {
-        Self::VALUE
+    /// `Option<F::Field>` written as `null` or the form.
+    pub(crate) const OPTION_ENCODE: &'static TypeLayout =
+        &TypeLayout::with_identity::<Option<F::Field>, Option<F>>(
+            "an option",
+            Kind::Option(&crate::layout::OptionLayout {
+                some: crate::layout::LayoutRef::Lazy(Self::encode),
+                write_none: crate::decode::option_write_none::<F::Field>,
+                decode_some: crate::decode::option_decode_some::<F::Field>,
+                get: crate::decode::option_get::<F::Field>,
+            }),
+        );
+
+    fn decode() -> &'static TypeLayout {
+        Self::DECODE
+    }
+
+    fn encode() -> &'static TypeLayout {
+        Self::ENCODE
     }
 }
 
