@@ -144,6 +144,7 @@ impl Room<'_> {
 
     /// `value` as exactly `width` decimal digits (the high ones dropped).
     #[inline]
+    #[allow(dead_code)]
     pub(crate) fn digits(&mut self, mut value: u32, width: usize) {
         let end = self.len + width;
         for i in (self.len..end).rev() {
@@ -241,6 +242,7 @@ unsafe extern "C" fn write_fn<T: ToText>(
 }
 
 /// The layout of a type read from a JSON string and written as one scalar.
+#[allow(dead_code)]
 pub(crate) const fn text_scalar<T: FromText + ToText + 'static>(
     expecting: &'static str,
 ) -> TypeLayout {
@@ -412,6 +414,7 @@ pub(crate) fn not_an_integer(text: &str, expecting: &str) -> String {
 
 /// `HasLayout`, `DecodeBorrowed` and `Encode` for types laid out by
 /// [`text_scalar`]: `Type => "what serde's visitor expects"`.
+#[allow(unused_macros)]
 macro_rules! text_scalars {
     ($($ty:ty => $expecting:literal;)*) => {$(
         // SAFETY: `parse_fn` writes a whole value of the type; the formatter

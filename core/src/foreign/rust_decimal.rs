@@ -118,19 +118,18 @@ fn from_number(text: &str) -> Result<Decimal, String> {
             return Ok(Decimal::from(n));
         }
     }
-    if !is_integer {
-        if let Some((negative, mut value, _, mut scale)) = plain_digits(b) {
-            // The f64's shortest text: the digits without the fraction's
-            // trailing zeros, when no more than 15 are significant.
-            while scale > 0 && value % 10 == 0 && value != 0 {
-                value /= 10;
-                scale -= 1;
-            }
-            if value != 0 && value < 1_000_000_000_000_000 {
-                if let Some(d) = build(negative, value, scale) {
-                    return Ok(d);
-                }
-            }
+    if !is_integer && let Some((negative, mut value, _, mut scale)) = plain_digits(b) {
+        // The f64's shortest text: the digits without the fraction's
+        // trailing zeros, when no more than 15 are significant.
+        while scale > 0 && value % 10 == 0 && value != 0 {
+            value /= 10;
+            scale -= 1;
+        }
+        if value != 0
+            && value < 1_000_000_000_000_000
+            && let Some(d) = build(negative, value, scale)
+        {
+            return Ok(d);
         }
     }
     // serde_json's `visit_f64` (a float, an integer beyond 64 bits, `-0`):
@@ -138,9 +137,11 @@ fn from_number(text: &str) -> Result<Decimal, String> {
     let float: f64 = text.parse().map_err(|_| format!("invalid number {text}"))?;
     let shown = float.to_string();
     Decimal::from_str(&shown).map_err(|_| {
-        // serde's `Unexpected::Float` always shows a decimal point.
-        let point = if shown.contains('.') { "" } else { ".0" };
-        format!("invalid value: floating point `{shown}{point}`, expected {EXPECTING}")
+        // serde_json names the float as it writes one.
+        let mut named = Vec::new();
+        crate::write::write_f64(&mut named, float);
+        let named = String::from_utf8_lossy(&named);
+        format!("invalid value: floating point `{named}`, expected {EXPECTING}")
     })
 }
 
