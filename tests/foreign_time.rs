@@ -154,9 +154,10 @@ fn sample() -> Stamps {
     }
 }
 
-/// The assumption `core/src/foreign/time.rs` documents: in a build with
-/// jitson's `time`, time's serde impls write text (`serde-human-readable`),
-/// although this crate's dev-dependency asks only for `serde-well-known`.
+/// This build's time writes text (its `serde-human-readable`, asked for by
+/// the dev-dependency), so the tests below hold jitson's native layouts to
+/// it; with time's tuple forms, jitson's probe sends the types through
+/// time's impl instead (`core/src/foreign/time.rs`).
 #[test]
 fn time_writes_text_in_this_build() {
     let value = sample();

@@ -436,3 +436,169 @@ macro_rules! text_scalars {
 }
 #[allow(unused_imports)]
 pub(crate) use text_scalars;
+
+// ---------------------------------------------------------------------------
+// Types whose serde form follows their crate's features.
+
+/// A type whose serde form depends on its crate's cargo features, which
+/// jitson cannot see (time writes tuples of integers unless its
+/// `serde-human-readable` is on; rust_decimal writes numbers with its
+/// `serde-float`, reads only strings with `serde-str`). A probe through the
+/// crate's own serde impl, once per process at the type's first use, decides:
+/// jitson's [`native`](Self::native) layout where the probe shows the form
+/// it reads and writes, the type's serde route otherwise. Either way jitson
+/// agrees with the crate's serde impl in every build, and turning a jitson
+/// feature on changes nothing the crate's own impl does.
+#[cfg(feature = "serde")]
+pub(crate) trait ProbedForm:
+    serde::Serialize + serde::de::DeserializeOwned + 'static
+{
+    /// What serde's visitor says it expects.
+    const EXPECTING: &'static str;
+    /// jitson's layout of the form it reads and writes (under an identity
+    /// of its own: [`text_scalar_as`]).
+    fn native() -> &'static TypeLayout;
+    /// Whether the crate's serde impl has that form in this build (cached by
+    /// the implementation in a `static`).
+    fn has_native_form() -> bool;
+}
+
+/// The layouts of a [`ProbedForm`]: a newtype over the probe's choice.
+#[cfg(feature = "serde")]
+pub(crate) struct Probed<T>(core::marker::PhantomData<T>);
+
+#[cfg(feature = "serde")]
+impl<T: ProbedForm> Probed<T> {
+    /// Both directions: the newtype's inner layout is picked per direction.
+    pub(crate) const DECODE: &'static TypeLayout = &TypeLayout::of::<T>(
+        T::EXPECTING,
+        Kind::Newtype(&crate::layout::NewtypeLayout {
+            offset: 0,
+            inner: crate::layout::LayoutRef::Lazy(Self::pick_decode),
+            skipped: &[],
+            transparent: true,
+        }),
+    );
+
+    pub(crate) const ENCODE: &'static TypeLayout = &TypeLayout::with_identity::<T, Probed<T>>(
+        T::EXPECTING,
+        Kind::Newtype(&crate::layout::NewtypeLayout {
+            offset: 0,
+            inner: crate::layout::LayoutRef::Lazy(Self::pick_encode),
+            skipped: &[],
+            transparent: true,
+        }),
+    );
+
+    fn pick_decode() -> &'static TypeLayout {
+        if T::has_native_form() {
+            T::native()
+        } else {
+            <T as crate::route::SerdeDecode>::serde_decode_layout::<T>()
+        }
+    }
+
+    fn pick_encode() -> &'static TypeLayout {
+        if T::has_native_form() {
+            T::native()
+        } else {
+            <T as crate::route::SerdeEncode>::serde_encode_layout::<T>()
+        }
+    }
+}
+
+/// [`text_scalar`] under the identity `Id` (a [`ProbedForm`]'s native
+/// layout, which must not share the type's identity with the newtype that
+/// picks it).
+#[allow(dead_code)]
+pub(crate) const fn text_scalar_as<T: FromText + ToText + 'static, Id: 'static>(
+    expecting: &'static str,
+) -> TypeLayout {
+    TypeLayout::with_identity::<T, Id>(
+        expecting,
+        Kind::Parsed(&ParsedLayout {
+            from_string: Some(parse_fn::<T>),
+            from_number: None,
+            from_bool: None,
+            arg: 0,
+            number_messages: false,
+            format: Some(&FormatLayout {
+                max_len: T::MAX_LEN,
+                fast: fast_fn::<T>,
+                write: write_fn::<T>,
+            }),
+        }),
+    )
+}
+
+/// `HasLayout`, `DecodeBorrowed` and `Encode` for [`ProbedForm`]s.
+#[allow(unused_macros)]
+macro_rules! probed_types {
+    ($($ty:ty;)*) => {$(
+        // SAFETY: the newtype at offset 0 holds the whole value; its inner
+        // layout (jitson's or the serde route's) describes the type.
+        unsafe impl $crate::decode::HasLayout for $ty {
+            type Static = Self;
+            const LAYOUT: &'static $crate::layout::TypeLayout =
+                $crate::foreign::Probed::<$ty>::DECODE;
+        }
+        // SAFETY: the type owns its data.
+        unsafe impl<'de> $crate::decode::DecodeBorrowed<'de> for $ty {}
+        // SAFETY: as for `HasLayout`.
+        unsafe impl $crate::encode::Encode for $ty {
+            type Static = Self;
+            const ENCODE: &'static $crate::layout::TypeLayout =
+                $crate::foreign::Probed::<$ty>::ENCODE;
+        }
+    )*};
+}
+#[allow(unused_imports)]
+pub(crate) use probed_types;
+
+#[cfg(all(test, feature = "serde"))]
+mod tests {
+    use super::*;
+
+    /// A type whose serde form jitson does not read: the probe says so.
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Tuple(u8, u8);
+
+    impl FromText for Tuple {
+        type Error = String;
+        fn from_text(_: &str) -> Result<Self, String> {
+            Err("never read natively".to_owned())
+        }
+    }
+
+    impl ToText for Tuple {
+        const MAX_LEN: usize = 0;
+        fn fast(&self, _: &mut Room<'_>) -> bool {
+            false
+        }
+        fn write(&self, _: &mut Vec<u8>) -> Result<(), String> {
+            Err("never written natively".to_owned())
+        }
+    }
+
+    impl ProbedForm for Tuple {
+        const EXPECTING: &'static str = "a tuple";
+        fn native() -> &'static TypeLayout {
+            const LAYOUT: TypeLayout = text_scalar_as::<Tuple, ((), Tuple)>("a tuple");
+            &LAYOUT
+        }
+        fn has_native_form() -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn a_form_jitson_does_not_read_goes_through_serde_both_ways() {
+        for layout in [Probed::<Tuple>::DECODE, Probed::<Tuple>::ENCODE] {
+            let Kind::Newtype(n) = &layout.kind else {
+                panic!("a newtype over the probe's choice");
+            };
+            assert!(matches!(n.inner.get().kind, Kind::Serde(_)));
+            assert_eq!(n.inner.get().size, layout.size);
+        }
+    }
+}

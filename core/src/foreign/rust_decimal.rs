@@ -4,8 +4,8 @@
 //! # Which of rust_decimal's serde forms
 //!
 //! rust_decimal's impl depends on its cargo features, which jitson cannot
-//! see. jitson reads and writes what it does with `serde` (a default
-//! feature) and none of `serde-str`, `serde-float` or
+//! see at compile time. jitson reads and writes natively what it does with
+//! `serde` (a default feature) and none of `serde-str`, `serde-float` or
 //! `serde-arbitrary-precision`, the form most crates get:
 //!
 //! | JSON | read as rust_decimal reads it |
@@ -19,10 +19,13 @@
 //!
 //! With `serde-str` rust_decimal reads strings only, with `serde-float` it
 //! writes numbers, with `serde-arbitrary-precision` it reads numbers from
-//! their exact text (serde_json's `arbitrary_precision`): jitson does none of
-//! these. `tests/foreign_rust_decimal.rs`
-//! (`rust_decimal_has_its_default_serde_form_in_this_build`) fails if the
-//! test build's rust_decimal stops having the default form.
+//! their exact text (serde_json's `arbitrary_precision`). A probe through
+//! rust_decimal's serde impl at first use (`has_native_form`: how it writes
+//! 1.5 and reads `0.10`) tells the default form from these; with any of them
+//! `Decimal` goes through rust_decimal's impl ([`ProbedForm`](super::ProbedForm)),
+//! so jitson agrees with it in every build. `tests/foreign_rust_decimal.rs`
+//! (`rust_decimal_has_its_default_serde_form_in_this_build`) checks the test
+//! build has the default form, which the native tests need.
 //!
 //! The `with` modules (rust_decimal's `serde-with-str` and
 //! `serde-with-float` features; jitson's layouts do not need them):
@@ -259,9 +262,41 @@ const AS_STRING: &crate::column::FormatLayout = &crate::column::FormatLayout {
     write: super::write_fn::<Decimal>,
 };
 
-decimal_layout!(Decimal, numbers: Some(super::parse_fn::<NumberText>), format: AS_STRING);
-// SAFETY: `Decimal` owns its data.
-unsafe impl crate::decode::DecodeBorrowed<'_> for Decimal {}
+/// The identity of `Decimal`'s native layout (beside the newtype that picks
+/// it, [`ProbedForm`](super::ProbedForm)).
+struct Native;
+
+impl super::ProbedForm for Decimal {
+    const EXPECTING: &'static str = EXPECTING;
+    fn native() -> &'static crate::layout::TypeLayout {
+        const LAYOUT: crate::layout::TypeLayout =
+            crate::layout::TypeLayout::with_identity::<Decimal, Native>(
+                EXPECTING,
+                crate::layout::Kind::Parsed(&crate::column::ParsedLayout {
+                    from_string: Some(super::parse_fn::<Decimal>),
+                    from_number: Some(super::parse_fn::<NumberText>),
+                    from_bool: None,
+                    arg: 0,
+                    number_messages: true,
+                    format: Some(AS_STRING),
+                }),
+            );
+        &LAYOUT
+    }
+    /// The default form (module docs): a string out, numbers read as
+    /// serde_json's `f64` (so `0.10` is `0.1`), numbers taken at all.
+    fn has_native_form() -> bool {
+        static DEFAULT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *DEFAULT.get_or_init(|| {
+            let writes_string =
+                serde_json::to_string(&Decimal::new(15, 1)).is_ok_and(|t| t == "\"1.5\"");
+            let reads_f64 = serde_json::from_str::<Decimal>("0.10").is_ok_and(|d| d.scale() == 1);
+            writes_string && reads_f64
+        })
+    }
+}
+
+super::probed_types! { Decimal; }
 
 // ---------------------------------------------------------------------------
 // The `with` modules.

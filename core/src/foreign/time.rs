@@ -8,13 +8,11 @@
 //! adds only the `with` modules below) they write tuples of integers
 //! (`Date` as `[year, ordinal]`) and read only arrays; with
 //! `serde-human-readable` they write text in time's own formats and read text
-//! (and arrays still). The texts are what a JSON document holds, so jitson's
-//! feature `time` **switches time's `serde-human-readable` on** (through its
-//! dependency on time): in every build with jitson's `time`, time's impls
-//! and jitson agree, and a program that wrote time's tuples through
-//! serde_json writes texts once it turns jitson's `time` on.
-//! `tests/foreign_time.rs` (`time_writes_text_in_this_build`) fails if that
-//! ever stops being so.
+//! (and arrays still). A probe at first use (`human_readable`: how
+//! serde_json writes `Date::MIN` in this build) decides: with text, the types
+//! are jitson's own layouts below; with tuples, they go through time's serde
+//! impl ([`ProbedForm`](super::ProbedForm)). jitson's feature changes nothing
+//! of time's.
 //!
 //! | type | JSON | read by | written as |
 //! |---|---|---|---|
@@ -314,7 +312,34 @@ human_written! {
     };
 }
 
-super::text_scalars! {
+/// Whether time's serde impls write text in this build (its
+/// `serde-human-readable`), probed once through serde_json.
+fn human_readable() -> bool {
+    static TEXT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *TEXT.get_or_init(|| serde_json::to_vec(&Date::MIN).is_ok_and(|t| t.first() == Some(&b'"')))
+}
+
+/// The identity of a type's native layout (beside the newtype that picks it).
+struct Native<T>(core::marker::PhantomData<T>);
+
+macro_rules! probed {
+    ($($ty:ty => $expecting:literal;)*) => {$(
+        impl super::ProbedForm for $ty {
+            const EXPECTING: &'static str = $expecting;
+            fn native() -> &'static crate::layout::TypeLayout {
+                const LAYOUT: crate::layout::TypeLayout =
+                    super::text_scalar_as::<$ty, Native<$ty>>($expecting);
+                &LAYOUT
+            }
+            fn has_native_form() -> bool {
+                human_readable()
+            }
+        }
+        super::probed_types! { $ty; }
+    )*};
+}
+
+probed! {
     Date => "a `Date`";
     Time => "a `Time`";
     PrimitiveDateTime => "a `PlainDateTime`";
