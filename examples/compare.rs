@@ -1088,13 +1088,15 @@ fn main() {
     let uuids = generate(1_000, 11, foreign::Uuids::generate);
     let urls = generate(1_000, 12, foreign::Urls::generate);
     let collections = generate(1_000, 13, foreign::Collections::generate);
+    let invoices = generate(1_000, 14, foreign::Invoice::generate);
     println!(
         "Other crates' types, average size: chrono {} B, uuid {} B, url {} B, \
-         indexmap/smallvec/ordered-float/bytes {} B\n",
+         indexmap/smallvec/ordered-float/bytes {} B, time/rust_decimal {} B\n",
         size(&chrono),
         size(&uuids),
         size(&urls),
-        size(&collections)
+        size(&collections),
+        size(&invoices)
     );
     rows.extend(run::<foreign::Chrono>(
         "chrono timestamps (1,000 docs)",
@@ -1109,6 +1111,16 @@ fn main() {
     rows.extend(run::<foreign::Urls>(
         "url links (1,000 docs)",
         &urls,
+        rounds,
+    ));
+    rows.extend(run::<foreign::Invoice>(
+        "time and rust_decimal invoices (1,000 docs)",
+        &invoices,
+        rounds,
+    ));
+    rows.extend(run::<foreign::Collections>(
+        "indexmap, smallvec, ordered-float, bytes (1,000 docs)",
+        &collections,
         rounds,
     ));
     if only().is_none() {
@@ -1154,6 +1166,13 @@ fn main() {
         marshal_rows.extend(marshal::run(
             "url links (1,000 values)",
             &urls,
+            rounds,
+            false,
+        ));
+        let invoices: Vec<foreign::Invoice> = values_of(&invoices);
+        marshal_rows.extend(marshal::run(
+            "time and rust_decimal invoices (1,000 values)",
+            &invoices,
             rounds,
             false,
         ));
