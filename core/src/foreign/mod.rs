@@ -23,7 +23,7 @@
 //! A fast path may only accept a form the crate's own parser accepts with the
 //! same value, and may only write what the crate's serializer writes; anything
 //! else goes to the crate itself (its `FromStr`, its formatter). The
-//! differential tests (`tests/foreign_*.rs`) hold each module to its crate's
+//! differential tests (`tests/foreign/`) hold each module to its crate's
 //! serde impl.
 
 // The scalar machinery below is unused in builds whose only foreign crates are

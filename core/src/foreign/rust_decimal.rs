@@ -23,7 +23,7 @@
 //! rust_decimal's serde impl at first use (`has_native_form`: how it writes
 //! 1.5 and reads `0.10`) tells the default form from these; with any of them
 //! `Decimal` goes through rust_decimal's impl ([`ProbedForm`](super::ProbedForm)),
-//! so jitson agrees with it in every build. `tests/foreign_rust_decimal.rs`
+//! so jitson agrees with it in every build. `tests/foreign/rust_decimal.rs`
 //! (`rust_decimal_has_its_default_serde_form_in_this_build`) checks the test
 //! build has the default form, which the native tests need.
 //!

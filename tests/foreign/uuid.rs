@@ -3,7 +3,7 @@
 //! value and encode to the same bytes, hostile texts are accepted and refused
 //! alike (with uuid's message), and structs of them stay compiled.
 
-mod common;
+use crate::common;
 
 use common::{backends, oracle};
 use jitson::{Backend, Encode, Encoder};

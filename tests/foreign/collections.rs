@@ -11,7 +11,7 @@
 //! `IndexMap`'s and `IndexSet`'s entries in order (their `PartialEq` ignores
 //! order) and tells `-0.0` from `0.0`.
 
-mod common;
+use crate::common;
 
 use std::fmt::Debug;
 

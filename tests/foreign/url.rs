@@ -4,7 +4,7 @@
 //! written back as serde_json writes it (escapes, long URLs past the fast
 //! path's bound), and structs of them stay compiled.
 
-mod common;
+use crate::common;
 
 use common::{backends, oracle};
 use jitson::{Backend, Encode, Encoder};

@@ -3,7 +3,7 @@
 //! same value and encode to the same bytes, hostile texts are accepted and
 //! refused alike (with chrono's message), and structs of them stay compiled.
 
-mod common;
+use crate::common;
 
 use chrono::{
     DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone, Utc,
@@ -97,7 +97,12 @@ fn structs_of_chrono_types_stay_compiled() {
     jitson::warm_up_encode::<One<DateTime<Utc>>>().unwrap();
     let interpreted = jitson::stats().interpreted_layouts;
     assert!(
-        !interpreted.iter().any(|(ty, _)| ty.contains("DateTime")),
+        // Other tests of this binary send a `DateTime` through serde's route
+        // on purpose (`imported`); nothing of chrono's is interpreted
+        // otherwise.
+        !interpreted
+            .iter()
+            .any(|(ty, why)| ty.starts_with("chrono::") && !why.contains("serde")),
         "{interpreted:?}"
     );
     common::assert_compiled(&["One<chrono::datetime::DateTime<chrono::offset::utc::Utc>>"]);
