@@ -466,18 +466,23 @@ pub trait WithSerde {
 impl<const MODULE: u64, T: ?Sized> WithSerde for With<MODULE, T> {}
 
 /// Declares the native layouts of `with` modules:
-/// `"path::of::module" => FieldType: decode_layout, encode_layout;`.
+/// `"path::of::module" => FieldType: decode_layout, encode_layout;`, with
+/// `, if condition` before the `;` for a module whose form depends on its
+/// crate's features (checked when the field's layout is first asked for;
+/// `false` keeps the module's own functions).
 #[allow(unused_macros)]
 macro_rules! native_with {
-    ($($path:literal => $ty:ty: $decode:expr, $encode:expr;)*) => {$(
+    ($($path:literal => $ty:ty: $decode:expr, $encode:expr $(, if $cond:expr)?;)*) => {$(
         impl $crate::route::WithNative
             for &$crate::route::With<{ $crate::route::module_key($path) }, $ty>
         {
             fn with_decode(&self) -> Option<&'static $crate::layout::TypeLayout> {
-                Some($decode)
+                let native = true $(&& $cond)?;
+                native.then_some($decode)
             }
             fn with_encode(&self) -> Option<&'static $crate::layout::TypeLayout> {
-                Some($encode)
+                let native = true $(&& $cond)?;
+                native.then_some($encode)
             }
         }
     )*};

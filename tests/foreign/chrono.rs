@@ -427,3 +427,26 @@ mod with_modules {
         }
     }
 }
+
+/// A `_option` module's field without `default`: an absent key is a missing
+/// field, as serde's derive makes it for any field with `with`; with
+/// `default`, `None`.
+#[cfg(feature = "serde")]
+#[test]
+fn an_absent_option_module_field_is_missing_unless_it_has_a_default() {
+    #[derive(jitson::Decode, Serialize, Deserialize, Debug, PartialEq)]
+    struct Required {
+        #[serde(with = "chrono::serde::ts_seconds_option")]
+        v: Option<DateTime<Utc>>,
+    }
+    #[derive(jitson::Decode, Serialize, Deserialize, Debug, PartialEq)]
+    struct Defaulted {
+        #[serde(default, with = "chrono::serde::ts_seconds_option")]
+        v: Option<DateTime<Utc>>,
+    }
+    for doc in ["{}", r#"{"v":null}"#, r#"{"v":5}"#] {
+        oracle::agree_with_reason::<Required>(doc);
+        oracle::agree_with_reason::<Defaulted>(doc);
+    }
+    assert!(common::decode::<Required>(b"{}").is_err());
+}

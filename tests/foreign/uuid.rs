@@ -307,3 +307,48 @@ proptest! {
         reads_as_uuid(&text);
     }
 }
+
+/// Maps keyed by other crates' types are written as serde_json writes them
+/// (the key's text), and read back.
+#[test]
+fn maps_keyed_by_foreign_types_round_trip() {
+    use std::collections::{BTreeMap, HashMap};
+    #[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+    struct Keyed {
+        by_id: HashMap<Uuid, u8>,
+        by_day: BTreeMap<chrono::NaiveDate, Vec<u8>>,
+        by_instant: BTreeMap<chrono::DateTime<chrono::Utc>, bool>,
+        by_link: BTreeMap<url::Url, u8>,
+        by_amount: BTreeMap<rust_decimal::Decimal, u8>,
+    }
+    let value = Keyed {
+        by_id: [(Uuid::parse_str(SAMPLE).unwrap(), 1)].into(),
+        by_day: [(
+            chrono::NaiveDate::from_ymd_opt(2024, 2, 29).unwrap(),
+            vec![1, 2],
+        )]
+        .into(),
+        by_instant: [(
+            chrono::DateTime::from_timestamp(1, 5_000_000).unwrap(),
+            true,
+        )]
+        .into(),
+        by_link: [("https://example.com/a?b=\"c\"".parse().unwrap(), 3)].into(),
+        by_amount: [("-0.50".parse().unwrap(), 4)].into(),
+    };
+    let compact = serde_json::to_string(&value).unwrap();
+    let pretty = serde_json::to_string_pretty(&value).unwrap();
+    for backend in backends() {
+        let encoder = jitson::Encoder::<Keyed>::with_backend(backend);
+        assert_eq!(
+            String::from_utf8(encoder.encode(&value).unwrap()).unwrap(),
+            compact
+        );
+        let encoder = encoder.pretty(true);
+        assert_eq!(
+            String::from_utf8(encoder.encode(&value).unwrap()).unwrap(),
+            pretty
+        );
+    }
+    assert_eq!(oracle::agree::<Keyed>(compact.as_bytes()).unwrap(), value);
+}

@@ -362,8 +362,23 @@ impl<F: Form> FormLayouts<F> {
     /// The form's encode layout.
     pub(crate) const ENCODE: &'static TypeLayout = <F as crate::encode::Encode>::ENCODE;
 
-    /// `Option<F::Field>` read as `null` or the form.
+    /// `Option<F::Field>` read as `null` or the form; an absent key is a
+    /// missing field, as serde's derive makes it for a field with `with`
+    /// (unless the field has a default): the option is inside a newtype
+    /// that is not `transparent`, which [`TypeLayout::is_optional`] does not
+    /// see through.
     pub(crate) const OPTION_DECODE: &'static TypeLayout =
+        &TypeLayout::with_identity::<Option<F::Field>, (Option<F>,)>(
+            "an option",
+            Kind::Newtype(&crate::layout::NewtypeLayout {
+                offset: 0,
+                inner: crate::layout::LayoutRef::Lazy(Self::option_decode),
+                skipped: &[],
+                transparent: false,
+            }),
+        );
+
+    const OPTION_DECODE_INNER: &'static TypeLayout =
         &TypeLayout::with_identity::<Option<F::Field>, Option<F>>(
             "an option",
             Kind::Option(&crate::layout::OptionLayout {
@@ -373,6 +388,10 @@ impl<F: Form> FormLayouts<F> {
                 get: crate::decode::option_get::<F::Field>,
             }),
         );
+
+    fn option_decode() -> &'static TypeLayout {
+        Self::OPTION_DECODE_INNER
+    }
 
     /// `Option<F::Field>` written as `null` or the form.
     pub(crate) const OPTION_ENCODE: &'static TypeLayout =

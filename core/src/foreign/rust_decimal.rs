@@ -343,8 +343,14 @@ impl Form for FloatForm {
 crate::route::native_with! {
     "rust_decimal::serde::str" => Decimal:
         FormLayouts::<StrForm>::DECODE, FormLayouts::<StrForm>::ENCODE;
+    // These read through `Decimal`'s own visitor, whose form follows
+    // rust_decimal's features (`serde-str` refuses numbers,
+    // `serde-arbitrary-precision` reads their exact text): native only
+    // where `Decimal` is.
     "rust_decimal::serde::float" => Decimal:
-        FormLayouts::<FloatForm>::DECODE, FormLayouts::<FloatForm>::ENCODE;
+        FormLayouts::<FloatForm>::DECODE, FormLayouts::<FloatForm>::ENCODE,
+        if <Decimal as super::ProbedForm>::has_native_form();
     "rust_decimal::serde::float_option" => Option<Decimal>:
-        FormLayouts::<FloatForm>::OPTION_DECODE, FormLayouts::<FloatForm>::OPTION_ENCODE;
+        FormLayouts::<FloatForm>::OPTION_DECODE, FormLayouts::<FloatForm>::OPTION_ENCODE,
+        if <Decimal as super::ProbedForm>::has_native_form();
 }

@@ -248,7 +248,7 @@ impl Emitter<'_> {
 ///
 /// # Safety
 /// `src` points to a live value of the type `format` describes.
-unsafe fn write_formatted(
+pub(crate) unsafe fn write_formatted(
     format: &FormatLayout,
     src: *const u8,
     out: &mut Vec<u8>,

@@ -602,6 +602,24 @@ unsafe fn key_text(
                 out.push(b'"');
             }
             Kind::Newtype(n) => return key_text(n.inner.get(), src.add(n.offset), out, escape),
+            // Another crate's type (a `Uuid`, a `NaiveDate`): its text, as
+            // serde_json's key serializer takes a string, or a number quoted.
+            Kind::Parsed(p) => {
+                let Some(format) = p.format else {
+                    return Err(key_error());
+                };
+                let mut text = Vec::new();
+                crate::kind::column::write_formatted(format, src, &mut text)?;
+                match text.first() {
+                    Some(b'"') => jitson_core::write::write_from_compact(out, &text, None, escape),
+                    Some(b'-' | b'0'..=b'9') => {
+                        out.push(b'"');
+                        out.extend_from_slice(&text);
+                        out.push(b'"');
+                    }
+                    _ => return Err(key_error()),
+                }
+            }
             Kind::Box(b) => return key_text(b.inner.get(), (b.get)(src), out, escape),
             Kind::Enum(e) => {
                 let Some(variant_of) = e.variant_of else {
