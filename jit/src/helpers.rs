@@ -939,6 +939,21 @@ unsafe fn parse_int128<T: jitson_core::text::Int128>(
     }
 }
 
+/// The length of the JSON number at the start of `ptr[..len]` (JSON's
+/// grammar, as the interpreter scans it), or 0 when the text there is not a
+/// number: what generated code hands a [`ParsedLayout`]'s `from_number` in
+/// place.
+///
+/// [`ParsedLayout`]: jitson_core::column::ParsedLayout
+///
+/// # Safety
+/// `ptr[..len]` is readable.
+pub(crate) unsafe extern "C" fn number_len(ptr: *const u8, len: usize) -> usize {
+    // SAFETY: as the caller guarantees.
+    let text = unsafe { std::slice::from_raw_parts(ptr, len) };
+    jitson_core::text::scan_number(text, 0).map_or(0, |n| n.end)
+}
+
 /// Converts the text of a well-formed JSON number (`ptr[..len]`, already scanned
 /// by generated code) to the nearest f64 (fast-float2, correctly rounded) and
 /// writes it to `dst`. `false` if the value is infinite (the interpreter then

@@ -98,9 +98,10 @@ impl FnTranslator<'_, '_> {
     }
 
     /// A scalar parsed from its text: a string without escapes is scanned in IR
-    /// and handed to the layout's `from_string` in place; anything else (an
-    /// escape, a number, a refusal, which then gets its message) goes to the
-    /// interpreter.
+    /// and handed to the layout's `from_string` in place; a number is
+    /// measured by a helper (JSON's grammar) and handed to `from_number` in
+    /// place; anything else (an escape, a refusal, which then gets its
+    /// message, a boolean) goes to the interpreter.
     pub(crate) fn emit_parsed(
         &mut self,
         layout: &'static TypeLayout,
@@ -110,10 +111,53 @@ impl FnTranslator<'_, '_> {
     ) {
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        let c = self.peek_or(slow);
+        let arg = parsed.arg as i64;
+        if let Some(parse) = parsed.from_number {
+            let (number, other) = (self.b.create_block(), self.b.create_block());
+            let minus = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b'-'));
+            let digit = self.b.ins().iadd_imm_s(c, -i64::from(b'0'));
+            let digit = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, digit, 10);
+            let starts = self.b.ins().bor(minus, digit);
+            self.b.ins().brif(starts, number, &[], other, &[]);
+            self.b.switch_to_block(number);
+            let p = self.get_pos();
+            let ptr = self.b.ins().iadd(self.input, p);
+            let left = self.b.ins().isub(self.len, p);
+            let n = self
+                .call_addr(
+                    crate::helpers::number_len as *const () as usize,
+                    &[PTR, PTR],
+                    Some(PTR),
+                    &[ptr, left],
+                )
+                .expect("returns a length");
+            let none = self.b.ins().icmp_imm_s(IntCC::Equal, n, 0);
+            let measured = self.b.create_block();
+            self.b.ins().brif(none, slow, &[], measured, &[]);
+            self.b.switch_to_block(measured);
+            let arg = self.b.ins().iconst(types::I64, arg);
+            let no_message = self.b.ins().iconst(PTR, 0);
+            let ok = self
+                .call_addr(
+                    parse as *const () as usize,
+                    &[PTR, PTR, PTR, types::I64, PTR],
+                    Some(types::I8),
+                    &[dst, ptr, n, arg, no_message],
+                )
+                .expect("returns bool");
+            let read = self.b.create_block();
+            self.b.ins().brif(ok, read, &[], slow, &[]);
+            self.b.switch_to_block(read);
+            let end = self.b.ins().iadd(p, n);
+            self.set_pos(end);
+            self.b.ins().jump(cont, &[]);
+            self.b.switch_to_block(other);
+        }
         match parsed.from_string {
             Some(parse) => {
                 let (ptr, len) = self.emit_plain_string_text(slow);
-                let arg = self.b.ins().iconst(types::I64, parsed.arg as i64);
+                let arg = self.b.ins().iconst(types::I64, arg);
                 let no_message = self.b.ins().iconst(PTR, 0);
                 let ok = self
                     .call_addr(
