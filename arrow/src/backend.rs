@@ -36,9 +36,22 @@ impl Jit {
         };
         let compiled =
             jitson_jit::probe(None).and_then(|()| jitson_jit::compile(plan.root, options));
+        let counters = &crate::stats::COUNTERS;
         match compiled {
-            Ok(compiled) => Ok(Some(Jit { compiled })),
-            Err(_) if backend == Backend::Auto => Ok(None),
+            Ok(compiled) => {
+                counters
+                    .readers_compiled
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                counters.reader_compile_nanos.fetch_add(
+                    u64::try_from(compiled.compile_time.as_nanos()).unwrap_or(u64::MAX),
+                    std::sync::atomic::Ordering::Relaxed,
+                );
+                Ok(Some(Jit { compiled }))
+            }
+            Err(e) if backend == Backend::Auto => {
+                counters.fell_back(&counters.reader_fallbacks, e.to_string());
+                Ok(None)
+            }
             Err(e) => Err(ArrowError::ComputeError(format!("JIT unavailable: {e}"))),
         }
     }

@@ -23,6 +23,7 @@ mod infer;
 mod parse;
 mod plan;
 mod reader;
+mod stats;
 pub mod writer;
 
 use std::sync::Arc;
@@ -31,6 +32,10 @@ pub use arrow_array::RecordBatch;
 pub use infer::{infer_schema, infer_schema_ref};
 pub use plan::MAX_COLUMNS;
 pub use reader::{Backend, Decoder, Reader, ReaderBuilder, RecordError};
+pub use stats::{
+    Stats, WRITER_CACHE_CAPACITY, register_code_reclaimer, set_writer_cache_capacity, stats,
+    writer_cache_capacity,
+};
 
 /// How structs (and rows) are read and written, as arrow-json's `StructMode`
 /// (`ReaderBuilder::with_struct_mode`, `WriterBuilder::with_struct_mode`).
@@ -83,6 +88,12 @@ impl CompiledSchema {
             .map(|j| (j.code_bytes(), j.compile_time()));
         #[cfg(not(feature = "jit"))]
         None
+    }
+
+    /// How many handles share this compiled schema's code: its clones and the
+    /// decoders made from them (a cache holding the only one may drop it).
+    pub fn holders(&self) -> usize {
+        Arc::strong_count(&self.plan)
     }
 
     /// Decodes all of `input` (NDJSON: one record per line) on every core (rayon's

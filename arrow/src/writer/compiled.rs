@@ -8,6 +8,7 @@
 //! bytes.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, OffsetSizeTrait, RecordBatch};
@@ -30,31 +31,126 @@ pub(crate) struct Compiled {
 /// Compiled row writers by what they were compiled for, most recently used
 /// first. Writers are cheap to make (arrow-json's users, and DataFusion, make
 /// one per batch or per file) and compiling is not: a writer finds the code
-/// of a schema written before here. Bounded: the least recently used entry
-/// leaves the cache, and its code is freed with the last writer using it.
-static CACHE: std::sync::Mutex<Vec<(RowSpec, Arc<Compiled>)>> = std::sync::Mutex::new(Vec::new());
+/// of a schema written before here. Bounded by
+/// [`writer_cache_capacity`](crate::writer_cache_capacity): the least
+/// recently used entry leaves the cache, and its code is freed with the last
+/// writer using it.
+static CACHE: std::sync::Mutex<Cache> = std::sync::Mutex::new(Cache {
+    entries: Vec::new(),
+    evicted: None,
+});
 
-/// Entries kept in [`CACHE`].
-const CACHE_ENTRIES: usize = 64;
+struct Cache {
+    entries: Vec<(RowSpec, Arc<Compiled>)>,
+    /// Hashes of the specs pushed out, so a compile of one again is counted
+    /// (`Stats::writer_recompiles_after_eviction`); forgotten all at once
+    /// past [`EVICTED_REMEMBERED`].
+    evicted: Option<std::collections::HashSet<u64>>,
+}
+
+/// Evicted specs remembered for counting recompiles.
+const EVICTED_REMEMBERED: usize = 16_384;
+
+fn spec_hash(spec: &RowSpec) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(spec)
+}
+
+impl Cache {
+    /// Removes the entries past `capacity` (returned, to be dropped once the
+    /// lock is released: their code is freed then if no writer holds it).
+    fn trim(&mut self, capacity: usize) -> Vec<(RowSpec, Arc<Compiled>)> {
+        let out: Vec<_> = self
+            .entries
+            .drain(capacity.min(self.entries.len())..)
+            .collect();
+        self.forget(&out);
+        out
+    }
+
+    fn forget(&mut self, out: &[(RowSpec, Arc<Compiled>)]) {
+        if out.is_empty() {
+            return;
+        }
+        crate::stats::COUNTERS
+            .writer_cache_evictions
+            .fetch_add(out.len() as u64, Ordering::Relaxed);
+        let evicted = self.evicted.get_or_insert_with(Default::default);
+        if evicted.len() + out.len() > EVICTED_REMEMBERED {
+            evicted.clear();
+        }
+        evicted.extend(out.iter().map(|(spec, _)| spec_hash(spec)));
+    }
+}
+
+fn lock() -> std::sync::MutexGuard<'static, Cache> {
+    // Entries are moved whole: a panic while the lock was held left a
+    // consistent list.
+    CACHE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Applies a new capacity at once.
+pub(crate) fn trim_cache() {
+    let out = lock().trim(crate::writer_cache_capacity());
+    drop(out);
+}
+
+/// Entries in the cache now.
+pub(crate) fn cache_len() -> usize {
+    lock().entries.len()
+}
+
+/// The code region's reclaimer (`jitson_jit::memory::register_reclaimer`):
+/// drops the entries no writer holds, so their code is freed now.
+fn reclaim() -> bool {
+    let out: Vec<_> = {
+        let mut cache = lock();
+        let (unused, held) = std::mem::take(&mut cache.entries)
+            .into_iter()
+            .partition(|(_, c)| Arc::strong_count(c) == 1);
+        cache.entries = held;
+        cache.forget(&unused);
+        unused
+    };
+    !out.is_empty()
+}
 
 /// The cached writer of `spec`, compiling it on a miss (outside the lock:
 /// two writers of a new schema at once may both compile; one result stays).
 fn cached(spec: RowSpec, kinds: Vec<RowKind>) -> Result<Arc<Compiled>, jitson_jit::CompileError> {
-    let lock = || CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    let counters = &crate::stats::COUNTERS;
     {
         let mut cache = lock();
-        if let Some(i) = cache.iter().position(|(s, _)| *s == spec) {
-            let entry = cache.remove(i);
+        if let Some(i) = cache.entries.iter().position(|(s, _)| *s == spec) {
+            let entry = cache.entries.remove(i);
             let compiled = entry.1.clone();
-            cache.insert(0, entry);
+            cache.entries.insert(0, entry);
+            counters.writer_cache_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(compiled);
         }
     }
+    jitson_jit::memory::register_reclaimer(reclaim);
+    let started = std::time::Instant::now();
     let rows = jitson_jit::probe(None).and_then(|()| jitson_jit::compile_rows(&spec))?;
+    counters.writer_compile_nanos.fetch_add(
+        u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX),
+        Ordering::Relaxed,
+    );
+    counters.writers_compiled.fetch_add(1, Ordering::Relaxed);
     let compiled = Arc::new(Compiled { rows, kinds });
-    let mut cache = lock();
-    cache.insert(0, (spec, compiled.clone()));
-    cache.truncate(CACHE_ENTRIES);
+    let capacity = crate::writer_cache_capacity();
+    let out = {
+        let mut cache = lock();
+        let hash = spec_hash(&spec);
+        if cache.evicted.as_mut().is_some_and(|e| e.remove(&hash)) {
+            counters.writer_recompiles.fetch_add(1, Ordering::Relaxed);
+        }
+        if capacity > 0 {
+            cache.entries.insert(0, (spec, compiled.clone()));
+        }
+        cache.trim(capacity)
+    };
+    drop(out);
     Ok(compiled)
 }
 
@@ -101,7 +197,11 @@ impl Compiled {
         };
         match cached(spec, kinds) {
             Ok(compiled) => Ok(Some(compiled)),
-            Err(_) if backend == Backend::Auto => Ok(None),
+            Err(e) if backend == Backend::Auto => {
+                let counters = &crate::stats::COUNTERS;
+                counters.fell_back(&counters.writer_fallbacks, e.to_string());
+                Ok(None)
+            }
             Err(e) => Err(ArrowError::ComputeError(format!("JIT unavailable: {e}"))),
         }
     }

@@ -37,6 +37,8 @@
 
 #[cfg(feature = "jit")]
 mod compiled;
+#[cfg(feature = "jit")]
+pub(crate) use compiled::{cache_len, trim_cache};
 mod nested;
 mod number;
 mod plan;
