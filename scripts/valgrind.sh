@@ -6,6 +6,7 @@
 #
 #     scripts/valgrind.sh                 # tests/errors.rs, values.rs, panics.rs
 #     scripts/valgrind.sh errors seed     # any integration tests, by name
+#     scripts/valgrind.sh -p jitson-arrow reclaim_stress   # another package's
 #
 # Why these tests: tests/errors.rs runs every backend (the interpreter, the
 # Cranelift JIT where it can run, and Auto) over malformed documents, including
@@ -43,8 +44,15 @@ fi
 
 extra=()
 tests=()
-for arg in "$@"; do
+package=()
+while [ $# -gt 0 ]; do
+    arg=$1
+    shift
     case $arg in
+    -p)
+        package=(-p "$1")
+        shift
+        ;;
     -*)
         echo "valgrind.sh: unknown option $arg" >&2
         exit 2
@@ -62,8 +70,8 @@ test_args=()
 for t in "${tests[@]}"; do
     test_args+=(--test "$t")
 done
-echo "==> building: cargo test --no-run ${test_args[*]}"
-messages=$(cargo test --no-run --message-format=json "${test_args[@]}")
+echo "==> building: cargo test --no-run ${package[*]} ${test_args[*]}"
+messages=$(cargo test --no-run --message-format=json ${package[@]+"${package[@]}"} "${test_args[@]}")
 
 binary_for() {
     local name=$1

@@ -7,6 +7,14 @@
 //! cell; compilation runs inside the cell's initialisation, outside any map lock,
 //! so concurrent first decodes of one type compile it exactly once (the others wait
 //! for that one compile), and compiles of different types run in parallel.
+//!
+//! What this cache compiles is kept for the life of the process (leaked
+//! `&'static Compiled`s, at most a few per type: baseline, relearned key
+//! orders, the optimising tier's promotion, encoders per options), so no
+//! pointer into it can dangle. That is bounded by the program's derived
+//! types, not by its input: code compiled for run-time layouts
+//! (jitson-arrow's schemas) is freed with its last user instead, and its
+//! pages go back to the OS (issue 39; `jit/src/memory.rs`).
 
 use jitson_core::layout::TypeLayout;
 
