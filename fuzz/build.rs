@@ -14,7 +14,7 @@
 //! (as f64, and not at all for 128 bits), a documented difference, not a bug.
 //! Keys mix lengths around the JIT's word compares, shared prefixes, non-ASCII and
 //! characters that JSON must escape. One struct in eight is wide (65–80 fields),
-//! which the JIT hands to the interpreter whole.
+//! past one word of the JIT's written-field set (a second word, since 2026-12).
 
 use std::fmt::Write;
 

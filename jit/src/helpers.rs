@@ -666,6 +666,19 @@ pub(crate) fn after_member(input: &[u8], end: usize) -> Option<(crate::kind::Mem
     }
 }
 
+/// The number of 64-bit words of a struct's written-field set: one per 64
+/// decoded fields (bit `i % 64` of word `i / 64` for `st.fields[i]`), at least one.
+pub(crate) fn seen_words(fields: usize) -> usize {
+    fields.div_ceil(64).max(1)
+}
+
+/// Whether field `i` is marked in `words` (bit `i % 64` of word `i / 64`); a
+/// field past the words is not.
+#[inline(always)]
+fn marked(words: &[u64], i: usize) -> bool {
+    words.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
+}
+
 /// Fills what an object did not name, once every required field is known to be
 /// present: each field whose bit is clear in `seen` gets its default, or `None`
 /// (an optional layout), in declaration order; then every skipped field its
@@ -673,6 +686,9 @@ pub(crate) fn after_member(input: &[u8], end: usize) -> Option<(crate::kind::Mem
 /// the same functions. On a failure (a default or initialiser that panicked,
 /// stashed for the facade) it drops what it filled itself and returns `false`:
 /// the caller then owns exactly the fields in `seen`, as before the call.
+///
+/// The form for structs of at most 64 decoded fields (one word, passed in a
+/// register); [`fill_absent_words`] takes wider sets.
 ///
 /// # Safety
 /// `st` is a `&'static StructLayout` with at most 64 decoded fields; exactly the
@@ -682,13 +698,47 @@ pub(crate) unsafe extern "C" fn fill_absent(
     dst: *mut u8,
     seen: u64,
 ) -> bool {
-    // SAFETY: generated code passes a layout embedded at compile time.
-    let st = unsafe { &*st };
-    let mut filled = seen;
-    let mut inited = 0u64;
+    // SAFETY: generated code passes a layout embedded at compile time; the rest
+    // as the caller guarantees.
+    unsafe { fill_absent_in(&*st, dst, std::slice::from_ref(&seen)) }
+}
+
+/// [`fill_absent`] for a struct of any number of fields, its written-field set
+/// as [`seen_words`] words at `seen` (a stack slot of the generated code).
+///
+/// # Safety
+/// `st` is a `&'static StructLayout`; `seen` points to `seen_words(st.fields.len())`
+/// readable words; exactly the fields marked in them of the struct at `dst` are
+/// live, and no skipped field.
+pub(crate) unsafe extern "C" fn fill_absent_words(
+    st: *const StructLayout,
+    dst: *mut u8,
+    seen: *const u64,
+) -> bool {
+    // SAFETY: generated code passes a layout embedded at compile time, and a
+    // slot of as many words as the layout's fields take.
+    unsafe {
+        let st = &*st;
+        let seen = std::slice::from_raw_parts(seen, seen_words(st.fields.len()));
+        fill_absent_in(st, dst, seen)
+    }
+}
+
+/// The body of [`fill_absent`] and [`fill_absent_words`], and the table
+/// walker's: `seen` as words.
+///
+/// # Safety
+/// Exactly the fields of `st` marked in `seen` of the struct at `dst` are live,
+/// and no skipped field.
+#[inline(always)]
+pub(crate) unsafe fn fill_absent_in(st: &StructLayout, dst: *mut u8, seen: &[u64]) -> bool {
+    // Decoded fields before `stop` that `seen` does not mark are filled, and
+    // the first `inited` skipped fields: what to drop if a default fails.
+    let mut stop = st.fields.len();
+    let mut inited = 0;
     let mut ok = true;
     for (i, field) in st.fields.iter().enumerate() {
-        if seen >> i & 1 == 1 {
+        if marked(seen, i) {
             continue;
         }
         // SAFETY: the field's memory is inside the struct and unwritten; a field
@@ -701,45 +751,90 @@ pub(crate) unsafe extern "C" fn fill_absent(
             }
         };
         if !ok {
+            stop = i;
             break;
         }
-        filled |= 1 << i;
     }
     if ok {
-        for (j, skipped) in st.skipped.iter().enumerate() {
+        for skipped in st.skipped {
             // SAFETY: the skipped field's memory is inside the struct and unwritten.
             ok = unsafe { (skipped.init)(dst.add(skipped.offset)) };
             if !ok {
                 break;
             }
-            inited |= 1 << j;
+            inited += 1;
         }
     }
     if !ok {
         // SAFETY: exactly these fields were written by this call.
-        unsafe { drop_written(st, dst, filled & !seen, inited) };
+        unsafe { drop_fields(st, dst, |i| i < stop && !marked(seen, i), inited) };
     }
     ok
 }
 
-/// Drops the fields of the struct at `dst` whose bit is set in `seen` (decoded
-/// fields, bit `i` for `st.fields[i]`) or `skipped_seen` (skipped fields): what a
-/// generated struct function wrote before giving up. A panicking `Drop` is
-/// stashed by the layout's drop function; the others still run.
+/// Drops the fields of the struct at `dst` whose bit is set in `seen` (bit `i`
+/// for `st.fields[i]`): what a generated struct function wrote before giving
+/// up. A panicking `Drop` is stashed by the layout's drop function; the others
+/// still run. No skipped field is live while a struct function tracks `seen`
+/// (they are initialised last, by [`fill_absent`]).
+///
+/// The form for structs of at most 64 decoded fields; [`drop_written_words`]
+/// takes wider sets.
 ///
 /// # Safety
-/// `st` is a `&'static StructLayout` with at most 64 decoded and 64 skipped
-/// fields; exactly the marked fields of the struct at `dst` are live.
-pub(crate) unsafe extern "C" fn drop_written(
+/// `st` is a `&'static StructLayout` with at most 64 decoded fields; exactly the
+/// marked fields of the struct at `dst` are live.
+pub(crate) unsafe extern "C" fn drop_written(st: *const StructLayout, dst: *mut u8, seen: u64) {
+    // SAFETY: generated code passes a layout embedded at compile time; the rest
+    // as the caller guarantees.
+    unsafe { drop_written_in(&*st, dst, std::slice::from_ref(&seen)) }
+}
+
+/// [`drop_written`] for a struct of any number of fields, its written-field
+/// set as [`seen_words`] words at `seen` (a stack slot of the generated code).
+///
+/// # Safety
+/// `st` is a `&'static StructLayout`; `seen` points to `seen_words(st.fields.len())`
+/// readable words; exactly the marked fields of the struct at `dst` are live.
+pub(crate) unsafe extern "C" fn drop_written_words(
     st: *const StructLayout,
     dst: *mut u8,
-    seen: u64,
-    skipped_seen: u64,
+    seen: *const u64,
 ) {
-    // SAFETY: generated code passes a layout embedded at compile time.
-    let st = unsafe { &*st };
+    // SAFETY: generated code passes a layout embedded at compile time, and a
+    // slot of as many words as the layout's fields take.
+    unsafe {
+        let st = &*st;
+        let seen = std::slice::from_raw_parts(seen, seen_words(st.fields.len()));
+        drop_written_in(st, dst, seen)
+    }
+}
+
+/// The body of [`drop_written`] and [`drop_written_words`], and the table
+/// walker's: `seen` as words.
+///
+/// # Safety
+/// Exactly the fields of `st` marked in `seen` of the struct at `dst` are live.
+#[inline(always)]
+pub(crate) unsafe fn drop_written_in(st: &StructLayout, dst: *mut u8, seen: &[u64]) {
+    // SAFETY: as the caller guarantees.
+    unsafe { drop_fields(st, dst, |i| marked(seen, i), 0) }
+}
+
+/// Drops the decoded fields `i` of the struct at `dst` for which `live(i)`,
+/// then its first `skipped` skipped fields.
+///
+/// # Safety
+/// Exactly those fields are live (of the ones this call may drop).
+#[inline(always)]
+unsafe fn drop_fields(
+    st: &StructLayout,
+    dst: *mut u8,
+    live: impl Fn(usize) -> bool,
+    skipped: usize,
+) {
     for (i, field) in st.fields.iter().enumerate() {
-        if seen >> i & 1 == 1
+        if live(i)
             && let Some(drop) = field.layout.get().drop
         {
             // SAFETY: the field is live and inside the struct, as the caller
@@ -747,10 +842,8 @@ pub(crate) unsafe extern "C" fn drop_written(
             unsafe { drop(dst.add(field.offset)) };
         }
     }
-    for (j, field) in st.skipped.iter().enumerate() {
-        if skipped_seen >> j & 1 == 1
-            && let Some(drop) = field.drop
-        {
+    for field in st.skipped.iter().take(skipped) {
+        if let Some(drop) = field.drop {
             // SAFETY: as above.
             unsafe { drop(dst.add(field.offset)) };
         }

@@ -49,9 +49,9 @@
 //!   memory layout of std types is never assumed: `String`, `Vec`, `Option` and
 //!   `Box` are reached only through their layout's `extern "C"` functions, whose
 //!   addresses are embedded as constants.
-//! - Each struct keeps a bitmap of written fields (one `i64` variable; structs of
-//!   more than 64 fields are handed to the interpreter whole) and drops exactly
-//!   those fields on the slow path and on failure.
+//! - Each struct keeps a bitmap of written fields (one `i64` variable per 64
+//!   fields, so a struct of any width is compiled and one of at most 64 has a
+//!   single word) and drops exactly those fields on the slow path and on failure.
 //! - Helpers are `extern "C"` and never unwind: they catch panics and stash them
 //!   for the facade to resume.
 //!
@@ -328,7 +328,7 @@ fn lowered_children(
 ) -> Vec<(&'static TypeLayout, Option<Role>)> {
     match &layout.kind {
         Kind::Struct(st) if !st.flatten.is_empty() => kind::struct_::flattened_children(st),
-        Kind::Struct(st) if translate::fits_bitmaps(st) => st
+        Kind::Struct(st) if translate::struct_compiles(st) => st
             .fields
             .iter()
             .map(|f| {
@@ -336,7 +336,7 @@ fn lowered_children(
                 match &field.kind {
                     Kind::Struct(inner)
                         if structs == StructLowering::Table
-                            && translate::fits_bitmaps(inner)
+                            && translate::struct_compiles(inner)
                             && inner.flatten.is_empty() =>
                     {
                         (field, Some(Role::Value))

@@ -27,28 +27,20 @@ use jitson_core::layout::{Kind, LayoutId, TypeLayout};
 use crate::helpers::{self, JitState};
 use crate::{Role, StructLowering};
 
-/// Structs with more fields than bits in the seen-bitmap variable are decoded by
-/// the interpreter whole.
-pub(crate) const MAX_JIT_FIELDS: usize = 64;
-
-/// Whether a struct is compiled: its decoded and skipped fields (with those of
-/// the structs it flattens) fit the two i64 bitmaps, and what it flattens is
-/// read as one key set (`kind/struct_.rs`, `Flattening`).
-pub(crate) fn fits_bitmaps(st: &jitson_core::layout::StructLayout) -> bool {
+/// Whether a struct is compiled: what it flattens is read as one key set
+/// (`kind/struct_.rs`, `Flattening`). Any number of fields is: the written-field
+/// set takes a word per 64 fields.
+pub(crate) fn struct_compiles(st: &jitson_core::layout::StructLayout) -> bool {
     struct_refusal(st).is_none()
 }
 
 /// Why a struct is handed to the interpreter whole (`stats().interpreted_layouts`),
 /// the first of the reasons that applies; `None` when it is compiled.
 pub(crate) fn struct_refusal(st: &jitson_core::layout::StructLayout) -> Option<&'static str> {
-    if !st.flatten.is_empty() {
-        crate::kind::struct_::flatten_refusal(st)
-    } else if st.fields.len() > MAX_JIT_FIELDS {
-        Some("more than 64 decoded fields")
-    } else if st.skipped.len() > MAX_JIT_FIELDS {
-        Some("more than 64 skipped fields")
-    } else {
+    if st.flatten.is_empty() {
         None
+    } else {
+        crate::kind::struct_::flatten_refusal(st)
     }
 }
 
@@ -109,7 +101,7 @@ pub(crate) fn translate_function(
     let mut t = FnTranslator::new(b, module, ids, speculation, state, call_conv);
     match &layout.kind {
         _ if role == Role::Member => t.emit_member_function(layout, dst),
-        Kind::Struct(st) if fits_bitmaps(st) => match speculation.structs {
+        Kind::Struct(st) if struct_compiles(st) => match speculation.structs {
             StructLowering::Unrolled => t.emit_struct_function(layout, st, dst),
             // The table walker has no key set of its own for flattened
             // fields: such a struct gets its unrolled function in either tier.

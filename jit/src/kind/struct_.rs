@@ -14,8 +14,9 @@
 //! Any other key goes to the `match_key` helper, which finds it in the struct's
 //! [`KeyTable`] (or unescapes and validates it) and returns the field index for
 //! a jump table, or -1 for an unknown key, whose value is skipped. A `seen`
-//! bitmap (one i64 variable) records written fields: a repeated key goes to the
-//! slow path (where the interpreter reports it, or under
+//! bitmap (an i64 variable per 64 fields: one for most structs) records
+//! written fields: a repeated key goes to the slow path (where the
+//! interpreter reports it, or under
 //! `DuplicateKeys::LastWins` replaces the earlier value), missing required
 //! fields too, and every exit that gives up drops exactly the fields written. A
 //! field that fails fails the struct; under `LastWins` the caller's interpreter
@@ -35,7 +36,10 @@
 //! map and `deny_unknown_fields` are the interpreter's.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, Value, types};
+use cranelift_codegen::ir::{
+    Block, BlockArg, InstBuilder, StackSlotData, StackSlotKind, Value, types,
+};
+use cranelift_frontend::Variable;
 use jitson_core::keys::KeyTable;
 use jitson_core::layout::{
     DuplicateKeys, Field, Kind, MapLayout, SkippedField, StructLayout, TypeLayout,
@@ -65,15 +69,18 @@ pub(crate) enum MemberStatus {
 }
 
 /// The fields that must be present (no default, not optional) and those filled
-/// when absent, as bitmaps by field index (at most 64 fields).
-pub(super) fn presence_masks(st: &StructLayout) -> (u64, u64) {
-    let (mut required, mut fillable) = (0u64, 0u64);
+/// when absent, as bitmaps by field index in the words of a written-field set
+/// (bit `i % 64` of word `i / 64`; `helpers::seen_words` words).
+pub(super) fn presence_masks(st: &StructLayout) -> (Vec<u64>, Vec<u64>) {
+    let words = helpers::seen_words(st.fields.len());
+    let (mut required, mut fillable) = (vec![0u64; words], vec![0u64; words]);
     for (i, f) in st.fields.iter().enumerate() {
-        if f.default.is_none() && !f.layout.get().is_optional() {
-            required |= 1 << i;
+        let mask = if f.default.is_none() && !f.layout.get().is_optional() {
+            &mut required
         } else {
-            fillable |= 1 << i;
-        }
+            &mut fillable
+        };
+        mask[i / 64] |= 1 << (i % 64);
     }
     (required, fillable)
 }
@@ -169,12 +176,6 @@ fn flattened_parts(st: &StructLayout) -> Result<FlattenedParts, &'static str> {
     }
     let mut parts = (Vec::new(), Vec::new(), None);
     collect_flattened(st, 0, &mut parts)?;
-    if parts.0.len() > crate::translate::MAX_JIT_FIELDS {
-        return Err("more than 64 decoded fields with the flattened ones");
-    }
-    if parts.1.len() > crate::translate::MAX_JIT_FIELDS {
-        return Err("more than 64 skipped fields with the flattened ones");
-    }
     Ok(parts)
 }
 
@@ -296,9 +297,18 @@ impl FnTranslator<'_, '_> {
             self.ret(false);
             self.b.switch_to_block(ok);
         }
-        let seen = self.b.declare_var(types::I64);
+        // The written-field set: one i64 variable per 64 fields (field `i` is
+        // bit `i % 64` of word `i / 64`), so a field's code touches one word and
+        // a struct of at most 64 fields has the one variable it always had.
+        let words = helpers::seen_words(n);
         let zero = self.b.ins().iconst(types::I64, 0);
-        self.b.def_var(seen, zero);
+        let seen: Vec<Variable> = (0..words)
+            .map(|_| {
+                let var = self.b.declare_var(types::I64);
+                self.b.def_var(var, zero);
+                var
+            })
+            .collect();
 
         let (bail, unwind, finish, close, dispatch) = (
             self.b.create_block(),
@@ -387,17 +397,24 @@ impl FnTranslator<'_, '_> {
         // says where to go next. Every field of one layout calls the same
         // function, so a struct's code is its key speculation and this call per
         // field (issue 10: compile time follows the IR per field).
-        // `after` takes every status but `Next`, with `seen` as it was before
-        // the call: the call's bit is set on the way in, and `after` keeps it
-        // only if the value was written (the shared block does that test, not
-        // every field).
-        let after = self.b.create_block();
-        let status = self.b.append_block_param(after, types::I8);
-        let unmarked = self.b.append_block_param(after, types::I64);
+        // `after` takes every status but `Next`, with the field's word of
+        // `seen` as it was before the call: the call's bit is set on the way
+        // in, and `after` keeps it only if the value was written (the shared
+        // block does that test, not every field). One `after` per word, each
+        // restoring only its word; past 64 fields they meet in `tail`.
+        let afters: Vec<Block> = (0..words)
+            .map(|_| {
+                let after = self.b.create_block();
+                self.b.append_block_param(after, types::I8);
+                self.b.append_block_param(after, types::I64);
+                after
+            })
+            .collect();
         for (i, field) in fields.iter().enumerate() {
+            let (word, after, mask) = (seen[i / 64], afters[i / 64], 1i64 << (i % 64));
             self.b.switch_to_block(value_blocks[i]);
-            let s = self.b.use_var(seen);
-            let bit = self.b.ins().band_imm_s(s, 1i64 << i);
+            let s = self.b.use_var(word);
+            let bit = self.b.ins().band_imm_s(s, mask);
             let fresh = self.b.create_block();
             self.b.ins().brif(bit, bail, &[], fresh, &[]);
             self.b.switch_to_block(fresh);
@@ -415,8 +432,8 @@ impl FnTranslator<'_, '_> {
                 self.adjust_buffered(-1);
             }
             self.load_pos();
-            let marked = self.b.ins().bor_imm_s(s, 1i64 << i);
-            self.b.def_var(seen, marked);
+            let marked = self.b.ins().bor_imm_s(s, mask);
+            self.b.def_var(word, marked);
             let next = self
                 .b
                 .ins()
@@ -430,16 +447,34 @@ impl FnTranslator<'_, '_> {
             );
         }
         // Any status but `Next`, from any field (and from an unknown key's
-        // member, which sets no bit). Statuses below `Bail` wrote the value:
-        // its bit stays, for the drop on every exit that gives up.
-        self.b.switch_to_block(after);
-        let written =
-            self.b
-                .ins()
-                .icmp_imm_s(IntCC::UnsignedLessThan, status, MemberStatus::Bail as i64);
-        let marked = self.b.use_var(seen);
-        let s = self.b.ins().select(written, marked, unmarked);
-        self.b.def_var(seen, s);
+        // member, which sets no bit: it restores word 0 as it is). Statuses
+        // below `Bail` wrote the value: its bit stays, for the drop on every
+        // exit that gives up.
+        let tail = if words == 1 {
+            afters[0]
+        } else {
+            let tail = self.b.create_block();
+            self.b.append_block_param(tail, types::I8);
+            tail
+        };
+        for (&word, &after) in seen.iter().zip(&afters) {
+            self.b.switch_to_block(after);
+            let (status, unmarked) = (self.b.block_params(after)[0], self.b.block_params(after)[1]);
+            let written =
+                self.b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedLessThan, status, MemberStatus::Bail as i64);
+            let marked = self.b.use_var(word);
+            let s = self.b.ins().select(written, marked, unmarked);
+            self.b.def_var(word, s);
+            if words > 1 {
+                self.b.ins().jump(tail, &[BlockArg::Value(status)]);
+            }
+        }
+        if words > 1 {
+            self.b.switch_to_block(tail);
+        }
+        let status = self.b.block_params(tail)[0];
         let is_close = self
             .b
             .ins()
@@ -513,7 +548,7 @@ impl FnTranslator<'_, '_> {
         if st.deny_unknown_fields {
             self.b.ins().jump(bail, &[]);
         } else {
-            let current = self.b.use_var(seen);
+            let current = self.b.use_var(seen[0]);
             self.store_pos();
             let st = match rest {
                 // Into the flattened map, its value by its own function.
@@ -553,7 +588,7 @@ impl FnTranslator<'_, '_> {
                 next,
                 dispatch,
                 &[],
-                after,
+                afters[0],
                 &[BlockArg::Value(st), BlockArg::Value(current)],
             );
         }
@@ -564,7 +599,7 @@ impl FnTranslator<'_, '_> {
 
         self.b.switch_to_block(finish);
         self.store_depth(depth0);
-        self.emit_finish(st, dst, seen, bail, unwind);
+        self.emit_finish(st, dst, &seen, bail, unwind);
         self.store_pos();
         self.ret(true);
 
@@ -572,7 +607,7 @@ impl FnTranslator<'_, '_> {
         // the whole struct from its start.
         self.b.switch_to_block(bail);
         self.b.set_cold_block(bail);
-        self.emit_drop_written(st, dst, seen);
+        self.emit_drop_written(st, dst, &seen);
         self.emit_drop_rest(rest, dst);
         self.store_depth(depth0);
         let (ok_block, fail_block) = (self.b.create_block(), self.b.create_block());
@@ -585,7 +620,7 @@ impl FnTranslator<'_, '_> {
         // A field's value failed for good (the interpreter could not decode it).
         self.b.switch_to_block(unwind);
         self.b.set_cold_block(unwind);
-        self.emit_drop_written(st, dst, seen);
+        self.emit_drop_written(st, dst, &seen);
         self.emit_drop_rest(rest, dst);
         self.store_depth(depth0);
         self.ret(false);
@@ -635,7 +670,7 @@ impl FnTranslator<'_, '_> {
     }
 
     /// The body of a struct's function under [`crate::StructLowering::Table`]: a call
-    /// to [`struct_table::walk`] with the struct's table (built here, owned by
+    /// to [`struct_table::walk`] (`walk_wide` past 64 fields) with the struct's table (built here, owned by
     /// the module, its member functions set once the module is finalized).
     pub(crate) fn emit_struct_thunk(
         &mut self,
@@ -653,10 +688,11 @@ impl FnTranslator<'_, '_> {
             self.miss_counter,
         ));
         let table_ptr = self.const_ptr(&raw const *table);
+        let walker = table.walker();
         self.data.struct_tables.push(table);
         let ok = self
             .call_addr(
-                super::struct_table::walk as *const () as usize,
+                walker as *const () as usize,
                 &[PTR, PTR, PTR],
                 Some(types::I8),
                 &[self.state, dst, table_ptr],
@@ -720,76 +756,124 @@ impl FnTranslator<'_, '_> {
     /// field with a default or an optional layout is absent, or the struct has
     /// skipped fields, one call to the `fill_absent` helper, to `unwind` if a
     /// default panicked (the helper drops what it filled). One call rather than a
-    /// test and a call per field: the IR of a struct stays its keys.
+    /// test and a call per field: the IR of a struct stays its keys. Past 64
+    /// fields, a test per word and `fill_absent_words` with the words in a
+    /// stack slot.
     fn emit_finish(
         &mut self,
         st: &'static StructLayout,
         dst: Value,
-        seen: cranelift_frontend::Variable,
+        seen: &[Variable],
         bail: Block,
         unwind: Block,
     ) {
         let (required, fillable) = presence_masks(st);
-        let s = self.b.use_var(seen);
-        let present = self.b.ins().band_imm_s(s, required as i64);
-        let all = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::Equal, present, required as i64);
-        let complete = self.b.create_block();
-        self.b.ins().brif(all, complete, &[], bail, &[]);
-        self.b.switch_to_block(complete);
-        if fillable == 0 && st.skipped.is_empty() {
+        let s: Vec<Value> = seen.iter().map(|&word| self.b.use_var(word)).collect();
+        // Word 0 is always tested (as when it was the only one), the others
+        // where they have a required field.
+        let tested: Vec<usize> = (0..s.len())
+            .filter(|&k| k == 0 || required[k] != 0)
+            .collect();
+        for k in tested {
+            let present = self.b.ins().band_imm_s(s[k], required[k] as i64);
+            let all = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::Equal, present, required[k] as i64);
+            let complete = self.b.create_block();
+            self.b.ins().brif(all, complete, &[], bail, &[]);
+            self.b.switch_to_block(complete);
+        }
+        if fillable.iter().all(|&m| m == 0) && st.skipped.is_empty() {
             return;
         }
         let (fill, done) = (self.b.create_block(), self.b.create_block());
         if st.skipped.is_empty() {
-            let present = self.b.ins().band_imm_s(s, fillable as i64);
-            let all = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::Equal, present, fillable as i64);
-            self.b.ins().brif(all, done, &[], fill, &[]);
+            let tested: Vec<usize> = (0..s.len()).filter(|&k| fillable[k] != 0).collect();
+            for (j, &k) in tested.iter().enumerate() {
+                let present = self.b.ins().band_imm_s(s[k], fillable[k] as i64);
+                let all = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::Equal, present, fillable[k] as i64);
+                let next = if j + 1 == tested.len() {
+                    done
+                } else {
+                    self.b.create_block()
+                };
+                self.b.ins().brif(all, next, &[], fill, &[]);
+                if next != done {
+                    self.b.switch_to_block(next);
+                }
+            }
         } else {
             self.b.ins().jump(fill, &[]);
         }
         self.b.switch_to_block(fill);
         let st_ptr = self.const_ptr(st as *const StructLayout);
-        let ok = self
-            .call_addr(
+        let ok = if let [s] = s[..] {
+            self.call_addr(
                 helpers::fill_absent as *const () as usize,
                 &[PTR, PTR, types::I64],
                 Some(types::I8),
                 &[st_ptr, dst, s],
             )
-            .expect("returns bool");
+        } else {
+            let words = self.seen_in_slot(&s);
+            self.call_addr(
+                helpers::fill_absent_words as *const () as usize,
+                &[PTR, PTR, PTR],
+                Some(types::I8),
+                &[st_ptr, dst, words],
+            )
+        }
+        .expect("returns bool");
         self.b.ins().brif(ok, done, &[], unwind, &[]);
         self.b.switch_to_block(done);
     }
 
-    /// Drops the fields marked in `seen` through the `drop_written` helper: a
-    /// cold path (errors and slow paths), so one call instead of a test and a
-    /// call per field. No skipped field is live while `seen` is in use (they are
-    /// initialised last, by `fill_absent`).
-    fn emit_drop_written(
-        &mut self,
-        st: &'static StructLayout,
-        dst: Value,
-        seen: cranelift_frontend::Variable,
-    ) {
+    /// Drops the fields marked in `seen` through the `drop_written` helper
+    /// (`drop_written_words` past 64 fields): a cold path (errors and slow
+    /// paths), so one call instead of a test and a call per field. No skipped
+    /// field is live while `seen` is in use (they are initialised last, by
+    /// `fill_absent`).
+    fn emit_drop_written(&mut self, st: &'static StructLayout, dst: Value, seen: &[Variable]) {
         let needs_drop = st.fields.iter().any(|f| f.layout.get().drop.is_some());
         if !needs_drop {
             return;
         }
         let st_ptr = self.const_ptr(st as *const StructLayout);
-        let s = self.b.use_var(seen);
-        let k = self.b.ins().iconst(types::I64, 0);
-        self.call_addr(
-            helpers::drop_written as *const () as usize,
-            &[PTR, PTR, types::I64, types::I64],
-            None,
-            &[st_ptr, dst, s, k],
-        );
+        let s: Vec<Value> = seen.iter().map(|&word| self.b.use_var(word)).collect();
+        if let [s] = s[..] {
+            self.call_addr(
+                helpers::drop_written as *const () as usize,
+                &[PTR, PTR, types::I64],
+                None,
+                &[st_ptr, dst, s],
+            );
+        } else {
+            let words = self.seen_in_slot(&s);
+            self.call_addr(
+                helpers::drop_written_words as *const () as usize,
+                &[PTR, PTR, PTR],
+                None,
+                &[st_ptr, dst, words],
+            );
+        }
+    }
+
+    /// The words of a written-field set stored in a new stack slot, for a
+    /// helper: the slot's address.
+    fn seen_in_slot(&mut self, words: &[Value]) -> Value {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            8 * words.len() as u32,
+            3,
+        ));
+        for (k, &w) in words.iter().enumerate() {
+            self.b.ins().stack_store(PTR, w, slot, 8 * k as i32);
+        }
+        self.b.ins().stack_addr(PTR, slot, 0)
     }
 }
 

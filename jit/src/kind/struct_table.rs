@@ -127,8 +127,11 @@ pub(crate) struct StructTable {
     /// Stack the level reserves (`jitson_core::stack::level_reserve`).
     reserve: usize,
     /// Fields that must be present, and fields filled when absent.
-    required: u64,
-    fillable: u64,
+    required: Mask,
+    fillable: Mask,
+    /// Words of the written-field set (`helpers::seen_words`): 1 for at most
+    /// 64 fields, the common case, walked with a `u64` ([`walk`]).
+    words: usize,
     /// Whether any field needs dropping (else the give-up paths skip the call).
     needs_drop: bool,
     /// Where keys that miss the speculation are counted.
@@ -205,8 +208,9 @@ impl StructTable {
             first: order.first().copied().unwrap_or(NONE),
             first_alternate: alternates.first.unwrap_or(NONE),
             reserve: jitson_core::stack::level_reserve(layout),
-            required,
-            fillable,
+            required: Mask::new(&required),
+            fillable: Mask::new(&fillable),
+            words: helpers::seen_words(st.fields.len()),
             needs_drop: st.fields.iter().any(|f| f.layout.get().drop.is_some()),
             miss_counter,
         }
@@ -231,6 +235,129 @@ impl StructTable {
     /// The struct layout this table decodes.
     pub(crate) fn layout(&self) -> &'static TypeLayout {
         self.layout
+    }
+
+    /// The value function that walks this table: [`walk`] for at most 64
+    /// fields, [`walk_wide`] beyond.
+    pub(crate) fn walker(&self) -> WalkFn {
+        if self.words == 1 { walk } else { walk_wide }
+    }
+}
+
+/// A walker's signature ([`walk`], [`walk_wide`]).
+pub(crate) type WalkFn = unsafe extern "C" fn(*mut JitState, *mut u8, *const StructTable) -> bool;
+
+/// A bitmap by field index over the words of a written-field set: the first
+/// word apart, so that a struct of at most 64 fields reads no more than it did
+/// when one word was all there was.
+struct Mask {
+    first: u64,
+    rest: Box<[u64]>,
+}
+
+impl Mask {
+    /// The mask of `words` (at least one).
+    fn new(words: &[u64]) -> Mask {
+        Mask {
+            first: words[0],
+            rest: words[1..].into(),
+        }
+    }
+}
+
+/// The fields a walk has written: a `u64` for at most 64 fields (kept in a
+/// register), words on the stack up to 256, on the heap beyond.
+trait Written {
+    /// The empty set for a table of `words` words.
+    fn empty(words: usize) -> Self;
+    fn has(&self, i: usize) -> bool;
+    fn mark(&mut self, i: usize);
+    /// The set as words, at least as many as the table's.
+    fn words(&self) -> &[u64];
+    /// Whether every field of `mask` is in the set.
+    fn covers(&self, mask: &Mask) -> bool;
+}
+
+impl Written for u64 {
+    #[inline(always)]
+    fn empty(_: usize) -> u64 {
+        0
+    }
+    #[inline(always)]
+    fn has(&self, i: usize) -> bool {
+        *self >> i & 1 == 1
+    }
+    #[inline(always)]
+    fn mark(&mut self, i: usize) {
+        *self |= 1 << i;
+    }
+    #[inline(always)]
+    fn words(&self) -> &[u64] {
+        std::slice::from_ref(self)
+    }
+    #[inline(always)]
+    fn covers(&self, mask: &Mask) -> bool {
+        *self & mask.first == mask.first
+    }
+}
+
+/// Up to 256 fields.
+const STACK_WORDS: usize = 4;
+
+/// Whether `words` (at least one) hold every field of `mask`.
+#[inline(always)]
+fn words_cover(words: &[u64], mask: &Mask) -> bool {
+    std::iter::once(&mask.first)
+        .chain(mask.rest.iter())
+        .zip(words)
+        .all(|(m, w)| w & m == *m)
+}
+
+impl Written for [u64; STACK_WORDS] {
+    #[inline(always)]
+    fn empty(_: usize) -> Self {
+        [0; STACK_WORDS]
+    }
+    #[inline(always)]
+    fn has(&self, i: usize) -> bool {
+        self.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
+    }
+    #[inline(always)]
+    fn mark(&mut self, i: usize) {
+        if let Some(w) = self.get_mut(i / 64) {
+            *w |= 1 << (i % 64);
+        }
+    }
+    #[inline(always)]
+    fn words(&self) -> &[u64] {
+        self
+    }
+    #[inline(always)]
+    fn covers(&self, mask: &Mask) -> bool {
+        words_cover(self, mask)
+    }
+}
+
+impl Written for Vec<u64> {
+    fn empty(words: usize) -> Self {
+        vec![0; words]
+    }
+    #[inline(always)]
+    fn has(&self, i: usize) -> bool {
+        self.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
+    }
+    #[inline(always)]
+    fn mark(&mut self, i: usize) {
+        if let Some(w) = self.get_mut(i / 64) {
+            *w |= 1 << (i % 64);
+        }
+    }
+    #[inline(always)]
+    fn words(&self) -> &[u64] {
+        self
+    }
+    fn covers(&self, mask: &Mask) -> bool {
+        words_cover(self, mask)
     }
 }
 
@@ -259,28 +386,63 @@ pub(crate) unsafe extern "C" fn walk(
     dst: *mut u8,
     table: *const StructTable,
 ) -> bool {
+    // SAFETY: as the caller guarantees.
+    unsafe { walk_with::<u64>(state, dst, table) }
+}
+
+/// [`walk`] for a table of more than 64 fields: its written-field set on the
+/// stack up to 256 fields, on the heap beyond.
+///
+/// # Safety
+/// As for [`walk`].
+pub(crate) unsafe extern "C" fn walk_wide(
+    state: *mut JitState,
+    dst: *mut u8,
+    table: *const StructTable,
+) -> bool {
+    // SAFETY: as the caller guarantees; the table lives as long as the code.
+    unsafe {
+        if (*table).words <= STACK_WORDS {
+            walk_with::<[u64; STACK_WORDS]>(state, dst, table)
+        } else {
+            walk_with::<Vec<u64>>(state, dst, table)
+        }
+    }
+}
+
+/// The body of the walkers, over a written-field set `S` wide enough for
+/// the table.
+///
+/// # Safety
+/// As for [`walk`].
+#[inline(always)]
+unsafe fn walk_with<S: Written>(
+    state: *mut JitState,
+    dst: *mut u8,
+    table: *const StructTable,
+) -> bool {
     // SAFETY: as the caller guarantees; the table lives as long as the code.
     let (st, t) = unsafe { (&mut *state, &*table) };
     let start = st.pos;
     let depth = st.remaining_depth;
-    let mut seen = 0u64;
+    let mut seen = S::empty(t.words);
     // SAFETY: as the caller guarantees.
     let mut exit = unsafe { members(st, dst, t, &mut seen) };
     st.remaining_depth = depth;
     if let Exit::Closed = exit {
-        if seen & t.required != t.required {
+        if !seen.covers(&t.required) {
             exit = Exit::Bail;
-        } else if (t.fillable & !seen != 0 || !t.st.skipped.is_empty())
+        } else if (!seen.covers(&t.fillable) || !t.st.skipped.is_empty())
             // SAFETY: every required field is written and exactly `seen` is live.
-            && !unsafe { helpers::fill_absent(t.st, dst, seen) }
+            && !unsafe { helpers::fill_absent_in(t.st, dst, seen.words()) }
         {
             exit = Exit::Failed;
         }
     }
     if !matches!(exit, Exit::Closed) && t.needs_drop {
-        // SAFETY: exactly the fields in `seen` were written (`fill_absent`
+        // SAFETY: exactly the fields in `seen` were written (`fill_absent_in`
         // dropped what it filled when it failed).
-        unsafe { helpers::drop_written(t.st, dst, seen, 0) };
+        unsafe { helpers::drop_written_in(t.st, dst, seen.words()) };
     }
     match exit {
         Exit::Closed => true,
@@ -298,7 +460,12 @@ pub(crate) unsafe extern "C" fn walk(
 /// # Safety
 /// As for [`walk`].
 #[inline(always)]
-unsafe fn members(st: &mut JitState, dst: *mut u8, t: &StructTable, seen: &mut u64) -> Exit {
+unsafe fn members<S: Written>(
+    st: &mut JitState,
+    dst: *mut u8,
+    t: &StructTable,
+    seen: &mut S,
+) -> Exit {
     // SAFETY: the state describes a live input.
     let input = unsafe { std::slice::from_raw_parts(st.input, st.len) };
     let open = skip_ws(input, st.pos);
@@ -363,8 +530,7 @@ unsafe fn members(st: &mut JitState, dst: *mut u8, t: &StructTable, seen: &mut u
                 index
             }
         };
-        let bit = 1u64 << i;
-        if *seen & bit != 0 {
+        if seen.has(i) {
             return Exit::Bail;
         }
         let f = &t.fields[i];
@@ -383,15 +549,15 @@ unsafe fn members(st: &mut JitState, dst: *mut u8, t: &StructTable, seen: &mut u
         pos = st.pos;
         match status {
             s if s == MemberStatus::Next as i8 => {
-                *seen |= bit;
+                seen.mark(i);
                 (expect, second) = (f.next, f.alternate);
             }
             s if s == MemberStatus::Close as i8 => {
-                *seen |= bit;
+                seen.mark(i);
                 break;
             }
             s if s == MemberStatus::WrittenBail as i8 => {
-                *seen |= bit;
+                seen.mark(i);
                 return Exit::Bail;
             }
             s if s == MemberStatus::Bail as i8 => return Exit::Bail,
@@ -417,8 +583,15 @@ unsafe fn nested_member(st: &mut JitState, dst: *mut u8, table: *const StructTab
         return MemberStatus::Bail as i8;
     }
     st.pos = colon + 1;
-    // SAFETY: as the caller guarantees.
-    if !unsafe { walk(st, dst, table) } {
+    // SAFETY: as the caller guarantees; the table lives as long as the code.
+    let walked = unsafe {
+        if (*table).words == 1 {
+            walk(st, dst, table)
+        } else {
+            walk_wide(st, dst, table)
+        }
+    };
+    if !walked {
         return MemberStatus::Failed as i8;
     }
     match helpers::after_member(input, st.pos) {
