@@ -50,8 +50,8 @@
 //!   `Box` are reached only through their layout's `extern "C"` functions, whose
 //!   addresses are embedded as constants.
 //! - Each struct keeps a bitmap of written fields (one `i64` variable per 64
-//!   fields, so a struct of any width is compiled and one of at most 64 has a
-//!   single word) and drops exactly those fields on the slow path and on failure.
+//!   fields, so structs of up to `MAX_JIT_FIELDS` (1,024) are compiled and
+//!   one of at most 64 has a single word) and drops exactly those fields on the slow path and on failure.
 //! - Helpers are `extern "C"` and never unwind: they catch panics and stash them
 //!   for the facade to resume.
 //!

@@ -37,12 +37,21 @@ pub(crate) fn struct_compiles(st: &jitson_core::layout::StructLayout) -> bool {
 /// Why a struct is handed to the interpreter whole (`stats().interpreted_layouts`),
 /// the first of the reasons that applies; `None` when it is compiled.
 pub(crate) fn struct_refusal(st: &jitson_core::layout::StructLayout) -> Option<&'static str> {
-    if st.flatten.is_empty() {
+    if st.fields.len() > MAX_JIT_FIELDS || st.skipped.len() > MAX_JIT_FIELDS {
+        Some("more than 1,024 fields (their code would take long to compile)")
+    } else if st.flatten.is_empty() {
         None
     } else {
         crate::kind::struct_::flatten_refusal(st)
     }
 }
+
+/// The most fields (decoded, and skipped) of a struct the JIT compiles: any
+/// model's structs, while a run-time schema of ten thousand columns
+/// (jitson-arrow's records are structs of their columns, up to
+/// `MAX_COLUMNS`) is left to the interpreter rather than compiled for
+/// minutes into megabytes of code.
+pub(crate) const MAX_JIT_FIELDS: usize = 1024;
 
 /// The pointer-sized integer type (every JIT target is 64-bit).
 pub(crate) const PTR: Type = types::I64;
