@@ -1088,16 +1088,17 @@ fn main() {
     let uuids = generate(1_000, 11, foreign::Uuids::generate);
     let urls = generate(1_000, 12, foreign::Urls::generate);
     let collections = generate(1_000, 13, foreign::Collections::generate);
-    let invoices = generate(1_000, 14, foreign::Invoice::generate);
     println!(
         "Other crates' types, average size: chrono {} B, uuid {} B, url {} B, \
-         indexmap/smallvec/ordered-float/bytes {} B, time/rust_decimal {} B\n",
+         indexmap/smallvec/ordered-float/bytes {} B\n",
         size(&chrono),
         size(&uuids),
         size(&urls),
         size(&collections),
-        size(&invoices)
     );
+    // The invoices' `with` modules need jitson's `serde` feature (default).
+    #[cfg(feature = "serde")]
+    let invoices = generate(1_000, 14, foreign::Invoice::generate);
     rows.extend(run::<foreign::Chrono>(
         "chrono timestamps (1,000 docs)",
         &chrono,
@@ -1113,6 +1114,7 @@ fn main() {
         &urls,
         rounds,
     ));
+    #[cfg(feature = "serde")]
     rows.extend(run::<foreign::Invoice>(
         "time and rust_decimal invoices (1,000 docs)",
         &invoices,
@@ -1169,13 +1171,16 @@ fn main() {
             rounds,
             false,
         ));
-        let invoices: Vec<foreign::Invoice> = values_of(&invoices);
-        marshal_rows.extend(marshal::run(
-            "time and rust_decimal invoices (1,000 values)",
-            &invoices,
-            rounds,
-            false,
-        ));
+        #[cfg(feature = "serde")]
+        {
+            let invoices: Vec<foreign::Invoice> = values_of(&invoices);
+            marshal_rows.extend(marshal::run(
+                "time and rust_decimal invoices (1,000 values)",
+                &invoices,
+                rounds,
+                false,
+            ));
+        }
         let collections: Vec<foreign::Collections> = values_of(&collections);
         marshal_rows.extend(marshal::run(
             "indexmap, smallvec, ordered-float, bytes (1,000 values)",

@@ -8,7 +8,6 @@
 use chrono::{DateTime, FixedOffset, NaiveDate, TimeZone, Utc};
 use indexmap::IndexMap;
 use ordered_float::OrderedFloat;
-use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 use url::Url;
@@ -157,7 +156,9 @@ impl Collections {
 
 /// time and rust_decimal: an invoice line with time's RFC 3339 `with` module
 /// (the form APIs use), a date in time's own text, and money as decimals
-/// (rust_decimal's default form: strings).
+/// (rust_decimal's default form: strings). Its `with` fields need jitson's
+/// `serde` feature (on by default).
+#[cfg(feature = "serde")]
 #[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Invoice {
     pub id: u64,
@@ -166,22 +167,23 @@ pub struct Invoice {
     #[serde(with = "time::serde::rfc3339::option")]
     pub paid_at: Option<time::OffsetDateTime>,
     pub due: time::Date,
-    pub unit_price: Decimal,
-    pub quantity: Decimal,
-    pub tax_rate: Decimal,
-    pub total: Decimal,
+    pub unit_price: rust_decimal::Decimal,
+    pub quantity: rust_decimal::Decimal,
+    pub tax_rate: rust_decimal::Decimal,
+    pub total: rust_decimal::Decimal,
 }
 
+#[cfg(feature = "serde")]
 impl Invoice {
     pub fn generate(rng: &mut Rng, id: u64) -> Invoice {
         let at = |rng: &mut Rng| {
             let secs = 1_420_070_400 + rng.below(473_040_000) as i64;
             time::OffsetDateTime::from_unix_timestamp(secs).expect("in range")
         };
-        let unit_price = Decimal::new(rng.below(1_000_000) as i64, 2);
-        let quantity = Decimal::new(1 + rng.below(50) as i64, 0);
-        let tax_rate = Decimal::new(rng.below(30) as i64, 2);
-        let total = (unit_price * quantity * (Decimal::ONE + tax_rate)).round_dp(2);
+        let unit_price = rust_decimal::Decimal::new(rng.below(1_000_000) as i64, 2);
+        let quantity = rust_decimal::Decimal::new(1 + rng.below(50) as i64, 0);
+        let tax_rate = rust_decimal::Decimal::new(rng.below(30) as i64, 2);
+        let total = (unit_price * quantity * (rust_decimal::Decimal::ONE + tax_rate)).round_dp(2);
         let issued_at = at(rng);
         Invoice {
             id,
