@@ -4,12 +4,13 @@
 //! refused alike (with chrono's message), and structs of them stay compiled.
 
 use crate::common;
+use crate::encodes_as_serde_json;
 
 use chrono::{
     DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone, Utc,
 };
-use common::{backends, oracle};
-use jitson::{Backend, Encode, Encoder};
+use common::oracle;
+use jitson::Backend;
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::fmt::Debug;
@@ -30,20 +31,6 @@ struct Stamps {
 #[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq, Clone)]
 struct One<T> {
     t: T,
-}
-
-/// Asserts every backend writes `value` as serde_json does, compact and pretty.
-#[track_caller]
-fn encodes_as_serde_json<T: Encode + Serialize + Debug>(value: &T) {
-    let compact = serde_json::to_string(value).unwrap();
-    let pretty = serde_json::to_string_pretty(value).unwrap();
-    for backend in backends() {
-        let encoder = Encoder::<T>::with_backend(backend);
-        let got = String::from_utf8(encoder.encode(value).unwrap()).unwrap();
-        assert_eq!(got, compact, "{backend:?}: {value:?}");
-        let got = String::from_utf8(encoder.pretty(true).encode(value).unwrap()).unwrap();
-        assert_eq!(got, pretty, "{backend:?} pretty: {value:?}");
-    }
 }
 
 /// Asserts `text` (a JSON string's content) is read by every backend as
@@ -294,6 +281,8 @@ proptest! {
 #[cfg(feature = "serde")]
 mod with_modules {
     use super::*;
+    use crate::common::backends;
+    use jitson::Encoder;
 
     /// chrono's `with` modules, named as they usually are; the derive recognises
     /// the module and gives the field jitson's layout of that form.

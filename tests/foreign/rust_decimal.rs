@@ -8,9 +8,10 @@
 //! compared exactly: sign, mantissa and scale (`Decimal::serialize`).
 
 use crate::common;
+use crate::encodes_as_serde_json;
 
-use common::{backends, oracle};
-use jitson::{Backend, Encode, Encoder};
+use common::oracle;
+use jitson::Backend;
 use proptest::prelude::*;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -46,20 +47,6 @@ struct Str {
 /// (sign, digits and scale).
 fn same<A: Serialize, B: Serialize>(a: &A, b: &B) -> bool {
     serde_json::to_string(a).unwrap() == serde_json::to_string(b).unwrap()
-}
-
-/// Asserts every backend writes `value` as serde_json does, compact and pretty.
-#[track_caller]
-fn encodes_as_serde_json<T: Encode + Serialize + Debug>(value: &T) {
-    let compact = serde_json::to_string(value).unwrap();
-    let pretty = serde_json::to_string_pretty(value).unwrap();
-    for backend in backends() {
-        let encoder = Encoder::<T>::with_backend(backend);
-        let got = String::from_utf8(encoder.encode(value).unwrap()).unwrap();
-        assert_eq!(got, compact, "{backend:?}: {value:?}");
-        let got = String::from_utf8(encoder.pretty(true).encode(value).unwrap()).unwrap();
-        assert_eq!(got, pretty, "{backend:?} pretty: {value:?}");
-    }
 }
 
 /// Asserts `doc` is read by every backend as serde_json reads it (the same

@@ -8,6 +8,7 @@
 //! values are compared by their `Debug` text, which shows every field.
 
 use crate::common;
+use crate::encodes_as_serde_json;
 
 use common::{backends, oracle};
 use jitson::{Backend, Encode, Encoder};
@@ -74,20 +75,6 @@ use time::serde::rfc3339;
 /// Values equal field by field (their `Debug` texts).
 fn same<A: Debug, B: Debug>(a: &A, b: &B) -> bool {
     format!("{a:?}") == format!("{b:?}")
-}
-
-/// Asserts every backend writes `value` as serde_json does, compact and pretty.
-#[track_caller]
-fn encodes_as_serde_json<T: Encode + Serialize + Debug>(value: &T) {
-    let compact = serde_json::to_string(value).unwrap();
-    let pretty = serde_json::to_string_pretty(value).unwrap();
-    for backend in backends() {
-        let encoder = Encoder::<T>::with_backend(backend);
-        let got = String::from_utf8(encoder.encode(value).unwrap()).unwrap();
-        assert_eq!(got, compact, "{backend:?}: {value:?}");
-        let got = String::from_utf8(encoder.pretty(true).encode(value).unwrap()).unwrap();
-        assert_eq!(got, pretty, "{backend:?} pretty: {value:?}");
-    }
 }
 
 /// Asserts every backend refuses to write `value` as serde_json does, with

@@ -5,9 +5,10 @@
 //! path's bound), and structs of them stay compiled.
 
 use crate::common;
+use crate::encodes_as_serde_json;
 
-use common::{backends, oracle};
-use jitson::{Backend, Encode, Encoder};
+use common::oracle;
+use jitson::Backend;
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::fmt::Debug;
@@ -25,20 +26,6 @@ struct Links {
 #[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq, Clone)]
 struct One<T> {
     t: T,
-}
-
-/// Asserts every backend writes `value` as serde_json does, compact and pretty.
-#[track_caller]
-fn encodes_as_serde_json<T: Encode + Serialize + Debug>(value: &T) {
-    let compact = serde_json::to_string(value).unwrap();
-    let pretty = serde_json::to_string_pretty(value).unwrap();
-    for backend in backends() {
-        let encoder = Encoder::<T>::with_backend(backend);
-        let got = String::from_utf8(encoder.encode(value).unwrap()).unwrap();
-        assert_eq!(got, compact, "{backend:?}: {value:?}");
-        let got = String::from_utf8(encoder.pretty(true).encode(value).unwrap()).unwrap();
-        assert_eq!(got, pretty, "{backend:?} pretty: {value:?}");
-    }
 }
 
 /// Asserts the JSON value `json` in a `One<T>` is read by every backend as
