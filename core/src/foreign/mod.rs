@@ -246,21 +246,8 @@ unsafe extern "C" fn write_fn<T: ToText>(
 pub(crate) const fn text_scalar<T: FromText + ToText + 'static>(
     expecting: &'static str,
 ) -> TypeLayout {
-    TypeLayout::of::<T>(
-        expecting,
-        Kind::Parsed(&ParsedLayout {
-            from_string: Some(parse_fn::<T>),
-            from_number: None,
-            from_bool: None,
-            arg: 0,
-            number_messages: false,
-            format: Some(&FormatLayout {
-                max_len: T::MAX_LEN,
-                fast: fast_fn::<T>,
-                write: write_fn::<T>,
-            }),
-        }),
-    )
+    // Under its own identity: exactly `TypeLayout::of::<T>`.
+    text_scalar_as::<T, T>(expecting)
 }
 
 /// A [`Form`] that is one scalar, read from a JSON string or number and
