@@ -11,7 +11,9 @@
 //! the records run through DataFusion's own engine, normalizer and validator.
 //! See docs/datafusion.md, "DataFusion's own tests".
 //!
-//! Usage: `jitson-sqllogictest [OPTIONS] [FILE.slt ...]`, options:
+//! A test without libtest's harness, run by `cargo test --workspace`; alone:
+//! `cargo test --workspace --test sqllogictest -- [OPTIONS] [FILE.slt ...]`
+//! (or `scripts/sqllogictest.sh [OPTIONS] [FILE.slt ...]`), options:
 //!
 //! - `--test-files DIR`: the .slt files' directory (default: found through
 //!   `cargo metadata`);
@@ -25,11 +27,6 @@
 //!
 //! Exit status 0 when no record failed.
 
-mod data;
-mod db;
-mod mapping;
-mod select;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,8 +39,9 @@ use indicatif::ProgressBar;
 use jitson_datafusion::JitsonFormatFactory;
 use sqllogictest::{Record, RecordOutput, TestErrorKind, strict_column_validator};
 
-use crate::db::JitsonDb;
-use crate::select::{FILES, Part, Selection};
+use jitson_sqllogictest::data;
+use jitson_sqllogictest::db::JitsonDb;
+use jitson_sqllogictest::select::{FILES, Part, Selection};
 
 /// The datafusion-sqllogictest version whose files run.
 const DATAFUSION_SQLLOGICTEST: &str = "55.2.0";
@@ -81,6 +79,7 @@ async fn main() -> ExitCode {
     let mut test_files: Option<PathBuf> = None;
     let mut options = Options::default();
     let mut only: Vec<String> = Vec::new();
+    let mut filters: Vec<String> = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -91,13 +90,31 @@ async fn main() -> ExitCode {
             "--datafusion" => options.datafusion = true,
             "-h" | "--help" => {
                 println!(
-                    "usage: jitson-sqllogictest [--test-files DIR] [--keep] [--verbose] \
-                     [--no-mapping] [--datafusion] [FILE.slt ...]"
+                    "usage: cargo test --workspace --test sqllogictest -- [--test-files DIR] \
+                     [--keep] [--verbose] [--no-mapping] [--datafusion] [FILE.slt ...]"
                 );
                 return ExitCode::SUCCESS;
             }
-            _ => only.push(arg),
+            // What cargo and test runners say to every test binary.
+            "--list" => {
+                println!("sqllogictest: test");
+                return ExitCode::SUCCESS;
+            }
+            _ if arg.ends_with(".slt") => only.push(arg),
+            // libtest's other options (`--nocapture`, `--test-threads 2`,
+            // `-q`): this runner has one test and prints as it goes.
+            "--test-threads" | "--skip" | "--format" | "--color" | "-Z" => {
+                args.next();
+            }
+            _ if arg.starts_with('-') => {}
+            // A name filter, as `cargo test --workspace NAME` passes it to
+            // every test binary: run only when it names this one.
+            _ => filters.push(arg),
         }
+    }
+    if !filters.is_empty() && !filters.iter().any(|f| "sqllogictest".contains(f.as_str())) {
+        println!("sqllogictest: filtered out");
+        return ExitCode::SUCCESS;
     }
     let test_files = match test_files.map_or_else(locate_test_files, Ok) {
         Ok(dir) => dir,
