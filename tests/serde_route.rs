@@ -848,3 +848,82 @@ fn flattened_enums_take_their_members() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// Default type arguments (fault 4 of issue 37): a generic model whose default
+// argument has only hand-written serde impls, and the aliases API crates name
+// it by.
+
+/// Why an alarm changed state: serde impls written by hand, no jitson traits.
+#[derive(Debug, Clone, PartialEq)]
+struct ReasonData(String);
+
+impl Serialize for ReasonData {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for ReasonData {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        if text.is_empty() {
+            return Err(de::Error::custom("a reason is never empty"));
+        }
+        Ok(ReasonData(text))
+    }
+}
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct Alarm<C = serde_json::Value, R = ReasonData> {
+    alarm_name: String,
+    configuration: C,
+    reason: R,
+}
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct MetricConfig {
+    metric: String,
+    threshold: f64,
+}
+
+/// As aws_lambda_events names its alarms.
+type MetricAlarm = Alarm<MetricConfig>;
+type AnyAlarm = Alarm;
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct AlarmEvent {
+    metric: MetricAlarm,
+    any: AnyAlarm,
+    plain: Alarm<u32, u8>,
+    several: Vec<MetricAlarm>,
+}
+
+#[test]
+fn default_type_arguments_with_serde_only_types() {
+    let metric =
+        r#"{"alarmName":"cpu","configuration":{"metric":"CPU","threshold":0.5},"reason":"high"}"#;
+    let any = r#"{"alarmName":"any","configuration":[1,{"x":null}],"reason":"why"}"#;
+    let plain = r#"{"alarmName":"p","configuration":7,"reason":3}"#;
+    let json = format!(
+        r#"{{"metric":{metric},"any":{any},"plain":{plain},"several":[{metric},{metric}]}}"#
+    );
+    let event: AlarmEvent = round_trips(&json);
+    assert_eq!(event.metric.reason, ReasonData("high".into()));
+    assert_eq!(event.several[1].configuration.threshold, 0.5);
+    // The argument with jitson's traits decodes natively, alone too.
+    let plain: Alarm<u32, u8> = round_trips(plain);
+    assert_eq!(plain.configuration, 7);
+    // The serde-only default refuses with its own message, at its path.
+    let empty = json.replacen(r#""reason":"high""#, r#""reason":"""#, 1);
+    let e = err::<AlarmEvent>(empty.as_bytes());
+    assert!(e.to_string().contains("a reason is never empty"), "{e}");
+    // The alias has no `Decode` (its `R` has none), so the whole field went
+    // through serde: the path ends at it.
+    assert_eq!(e.path(), "$.metric");
+    if Backend::Jit.is_available() {
+        jitson::warm_up::<AlarmEvent>().unwrap();
+        common::assert_compiled(&["AlarmEvent"]);
+    }
+}

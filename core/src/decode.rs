@@ -841,3 +841,46 @@ pub unsafe fn write_value<T>(dst: *mut u8, value: T) {
     // SAFETY: as the caller guarantees.
     unsafe { dst.cast::<T>().write(value) }
 }
+
+// ---------------------------------------------------------------------------
+// Values built from their text
+
+/// A type built from the text of one JSON value that the backend has
+/// validated as serde_json parses it (numbers in range, depth), by jitson's
+/// own code rather than a serde deserializer: the decode of a [`Kind::Serde`]
+/// layout (`serde_json::Value`, http-serde's header values). Unused in a
+/// build with neither feature.
+#[allow(dead_code)]
+pub(crate) trait FromValueText: Sized {
+    /// The value, or serde's message refusing it.
+    fn from_value_text(text: &[u8]) -> Result<Self, String>;
+}
+
+/// The [`SerdeFn`](crate::layout::SerdeFn) of a [`FromValueText`] type.
+///
+/// # Safety
+/// `dst` is valid for a `T` write; `ptr[..len]` is one valid JSON value,
+/// UTF-8; `message` is valid for writes.
+#[allow(dead_code)]
+pub(crate) unsafe extern "C" fn write_from_value_text<T: FromValueText>(
+    dst: *mut u8,
+    ptr: *const u8,
+    len: usize,
+    message: *mut Option<Box<str>>,
+) -> bool {
+    // SAFETY: as the caller guarantees.
+    let text = unsafe { core::slice::from_raw_parts(ptr, len) };
+    // SAFETY: as the caller guarantees, for whichever is written.
+    unsafe {
+        match T::from_value_text(text) {
+            Ok(value) => {
+                dst.cast::<T>().write(value);
+                true
+            }
+            Err(e) => {
+                message.write(Some(e.into_boxed_str()));
+                false
+            }
+        }
+    }
+}

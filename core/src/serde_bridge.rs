@@ -251,41 +251,20 @@ fn build_value(text: &[u8]) -> Result<serde_json::Value, String> {
     }
 }
 
-/// The [`SerdeFn`](crate::layout::SerdeFn) of `Value`: [`build_value`].
-///
-/// # Safety
-/// `dst` is valid for a `Value` write; `ptr[..len]` is one valid JSON value, UTF-8;
-/// `message` is valid for writes.
-unsafe extern "C" fn write_value_direct(
-    dst: *mut u8,
-    ptr: *const u8,
-    len: usize,
-    message: *mut Option<Box<str>>,
-) -> bool {
-    // SAFETY: as the caller guarantees.
-    let text = unsafe { core::slice::from_raw_parts(ptr, len) };
-    match build_value(text) {
-        Ok(value) => {
-            // SAFETY: as the caller guarantees.
-            unsafe { dst.cast::<serde_json::Value>().write(value) };
-            true
-        }
-        Err(e) => {
-            // SAFETY: as the caller guarantees.
-            unsafe { message.write(Some(e.into_boxed_str())) };
-            false
-        }
+impl crate::decode::FromValueText for serde_json::Value {
+    fn from_value_text(text: &[u8]) -> Result<Self, String> {
+        build_value(text)
     }
 }
 
-// SAFETY: `write_value_direct` writes a whole `Value`.
+// SAFETY: `write_from_value_text` writes a whole `Value`.
 unsafe impl crate::decode::HasLayout for serde_json::Value {
     type Static = Self;
     const LAYOUT: &'static crate::layout::TypeLayout =
         &crate::layout::TypeLayout::of::<serde_json::Value>(
             "any JSON value",
             crate::layout::Kind::Serde(&crate::layout::SerdeLayout {
-                decode: write_value_direct,
+                decode: crate::decode::write_from_value_text::<serde_json::Value>,
                 encode: Some(crate::encode::serialize_fn::<serde_json::Value>),
                 raw: false,
             }),

@@ -457,3 +457,61 @@ async fn tree_explain_shows_the_reader_on_a_line_of_its_own() {
         "\n{ours}\n{theirs}"
     );
 }
+
+/// The cache of compiled schemas keeps at most its bound: tables of distinct
+/// schemas created, queried and dropped push the oldest out (their code goes
+/// back once no decoder holds it), and one read again after that is counted
+/// as a recompile. Other tests of this binary share the cache, so counts are
+/// compared as at least what this test caused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cache_of_compiled_schemas_is_bounded() {
+    use jitson_datafusion::cache;
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = context(1, true);
+    let table = |i: usize| format!("churn_{i}");
+    for i in 0..12 {
+        // A schema of its own per table: a column named after it (`SELECT *`
+        // below, so the projected schema is the whole one).
+        let line = format!("{{\"id\":{i},\"c{i}\":\"v{i}\"}}\n");
+        write(
+            &dir.path().join(format!("{}.json", table(i))),
+            line.as_bytes(),
+        );
+    }
+    let query = async |i: usize| {
+        let path = dir.path().join(format!("{}.json", table(i)));
+        let create = format!(
+            "CREATE EXTERNAL TABLE {} STORED AS JSON LOCATION '{}'",
+            table(i),
+            path.display()
+        );
+        ctx.sql(&create).await.unwrap();
+        let got = collect(&ctx, &format!("SELECT * FROM {}", table(i)))
+            .await
+            .unwrap();
+        assert_eq!(got.iter().map(RecordBatch::num_rows).sum::<usize>(), 1);
+        ctx.sql(&format!("DROP TABLE {}", table(i))).await.unwrap();
+    };
+    cache::set_capacity(4);
+    let before = cache::cache_stats();
+    for i in 0..12 {
+        query(i).await;
+        assert!(cache::cached_schemas() <= 4);
+    }
+    query(0).await;
+    let after = cache::cache_stats();
+    cache::set_capacity(cache::CAPACITY);
+    assert_eq!((after.capacity, cache::capacity()), (4, cache::CAPACITY));
+    assert!(
+        after.compiles >= before.compiles + 13,
+        "{before:?} {after:?}"
+    );
+    assert!(
+        after.evictions >= before.evictions + 9,
+        "{before:?} {after:?}"
+    );
+    assert!(
+        after.recompiles_after_eviction > before.recompiles_after_eviction,
+        "{before:?} {after:?}"
+    );
+}

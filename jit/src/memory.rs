@@ -87,6 +87,20 @@ pub const REGION_RESERVE: usize = 1 << 30;
 /// The smallest code region asked for, in bytes (see [`REGION_RESERVE`]).
 pub const REGION_MIN: usize = 16 << 20;
 
+/// The region's size asked for first: `JITSON_CODE_REGION=<MiB>` in the
+/// environment (read once, when the region is reserved: at the process's
+/// first compile), 1 to 1,024, bounds the code the process may hold at once;
+/// otherwise, or for a value that is not such a number, [`REGION_RESERVE`].
+/// A region that is full runs the reclaimers and then fails the compile,
+/// which falls back to the interpreter and is counted in [`stats`].
+fn region_size() -> usize {
+    std::env::var("JITSON_CODE_REGION")
+        .ok()
+        .and_then(|mib| mib.trim().parse::<usize>().ok())
+        .filter(|mib| (1..=REGION_RESERVE >> 20).contains(mib))
+        .map_or(REGION_RESERVE, |mib| mib << 20)
+}
+
 /// The address space of a region: which ranges are free, by arithmetic alone
 /// (no page is touched here; [`Region`] does that).
 #[derive(Debug)]
@@ -233,11 +247,11 @@ fn region() -> io::Result<&'static Region> {
     static REGION: OnceLock<Result<Region, String>> = OnceLock::new();
     REGION
         .get_or_init(|| {
-            let mut size = REGION_RESERVE;
+            let mut size = region_size();
             let reservation = loop {
                 match region::alloc(size, region::Protection::NONE) {
                     Ok(reservation) => break reservation,
-                    Err(_) if size / 2 >= REGION_MIN => size /= 2,
+                    Err(_) if size / 2 >= REGION_MIN.min(size) => size /= 2,
                     Err(e) => {
                         return Err(refused(format!("reserving the code region: {e}")).to_string());
                     }
