@@ -1099,6 +1099,8 @@ fn main() {
     // The invoices' `with` modules need jitson's `serde` feature (default).
     #[cfg(feature = "serde")]
     let invoices = generate(1_000, 14, foreign::Invoice::generate);
+    #[cfg(feature = "serde")]
+    let exchanges = generate(1_000, 15, foreign::Exchange::generate);
     rows.extend(run::<foreign::Chrono>(
         "chrono timestamps (1,000 docs)",
         &chrono,
@@ -1118,6 +1120,12 @@ fn main() {
     rows.extend(run::<foreign::Invoice>(
         "time and rust_decimal invoices (1,000 docs)",
         &invoices,
+        rounds,
+    ));
+    #[cfg(feature = "serde")]
+    rows.extend(run::<foreign::Exchange>(
+        "http exchanges, HeaderMap (1,000 docs)",
+        &exchanges,
         rounds,
     ));
     rows.extend(run::<foreign::Collections>(
@@ -1177,6 +1185,13 @@ fn main() {
             marshal_rows.extend(marshal::run(
                 "time and rust_decimal invoices (1,000 values)",
                 &invoices,
+                rounds,
+                false,
+            ));
+            let exchanges: Vec<foreign::Exchange> = values_of(&exchanges);
+            marshal_rows.extend(marshal::run(
+                "http exchanges, HeaderMap (1,000 values)",
+                &exchanges,
                 rounds,
                 false,
             ));

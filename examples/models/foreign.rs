@@ -197,3 +197,85 @@ impl Invoice {
         }
     }
 }
+
+/// http through http-serde's `with` modules: a logged HTTP exchange, its
+/// request line, status and both header maps (one value per name, or
+/// several for `set-cookie`). Needs jitson's `serde` feature (on by default).
+#[cfg(feature = "serde")]
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Exchange {
+    pub id: u64,
+    #[serde(with = "http_serde::method")]
+    pub method: http::Method,
+    #[serde(with = "http_serde::uri")]
+    pub uri: http::Uri,
+    #[serde(with = "http_serde::version")]
+    pub version: http::Version,
+    #[serde(with = "http_serde::status_code")]
+    pub status: http::StatusCode,
+    #[serde(with = "http_serde::header_map")]
+    pub request_headers: http::HeaderMap,
+    #[serde(with = "http_serde::header_map")]
+    pub response_headers: http::HeaderMap,
+}
+
+#[cfg(feature = "serde")]
+impl Exchange {
+    pub fn generate(rng: &mut Rng, id: u64) -> Exchange {
+        use http::header::{HeaderName, HeaderValue};
+        const METHODS: [&str; 4] = ["GET", "POST", "PUT", "DELETE"];
+        const STATUSES: [u16; 6] = [200, 201, 204, 304, 404, 503];
+        let pick = |rng: &mut Rng, n: usize| rng.below(n as u64) as usize;
+        let headers = |rng: &mut Rng, pairs: &[(&'static str, String)]| {
+            let mut map = http::HeaderMap::new();
+            for (name, value) in pairs {
+                map.append(
+                    HeaderName::from_static(name),
+                    HeaderValue::from_str(value).expect("visible ASCII"),
+                );
+            }
+            for c in 0..pick(rng, 3) {
+                let value = format!("s{c}={:x}; Path=/; HttpOnly", rng.below(u64::MAX));
+                map.append(
+                    http::header::SET_COOKIE,
+                    HeaderValue::from_str(&value).expect("visible ASCII"),
+                );
+            }
+            map
+        };
+        let request_id = format!("{:016x}{:016x}", rng.below(u64::MAX), rng.below(u64::MAX));
+        let request_headers = headers(
+            rng,
+            &[
+                ("accept", "application/json".to_owned()),
+                ("user-agent", format!("client/{}.{}", id % 7, id % 13)),
+                ("x-request-id", request_id),
+            ],
+        );
+        let (max_age, etag) = (rng.below(86_400), rng.below(u64::MAX));
+        let response_headers = headers(
+            rng,
+            &[
+                ("content-type", "application/json; charset=utf-8".to_owned()),
+                ("cache-control", format!("max-age={max_age}")),
+                ("etag", format!("\"{etag:x}\"")),
+            ],
+        );
+        let method = METHODS[pick(rng, METHODS.len())];
+        let uri = format!(
+            "https://api.example.com/v1/items/{}?page={}",
+            rng.below(1_000_000),
+            rng.below(50)
+        );
+        Exchange {
+            id,
+            method: method.parse().expect("a method"),
+            uri: uri.parse().expect("a URI"),
+            version: http::Version::HTTP_11,
+            status: http::StatusCode::from_u16(STATUSES[pick(rng, STATUSES.len())])
+                .expect("a status"),
+            request_headers,
+            response_headers,
+        }
+    }
+}

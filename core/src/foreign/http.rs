@@ -20,11 +20,10 @@
 //! `HeaderMap::try_insert` (it replaces what an earlier member of that name
 //! gave), an array by `try_append` of each element (an array of one by
 //! `try_insert`, an empty array adds nothing but its name is still checked).
-//! The object is decoded by jitson's map kind, each value validated as
-//! serde_json parses it and then read by [`one_or_more`]. It is written as http-serde
-//! writes it: names in the map's order, a name with one value that is
-//! visible ASCII as a string, any other as an array of its visible-ASCII
-//! values.
+//! The backend validates the object as serde_json parses it (numbers in
+//! range, depth); then one pass over its text builds the map
+//! ([`HeaderMapForm::from_value_text`], values by [`one_or_more`]). It is written as
+//! http-serde writes it, by [`write_header_map`], straight into the output.
 
 use core::fmt::Display;
 
@@ -33,14 +32,9 @@ use http::uri::Authority;
 use http::{HeaderMap, Method, StatusCode, Uri, Version};
 
 use super::{FormLayouts, FromText, Room, ScalarForm, ToText};
-use crate::convert::ConvertFrom;
-use crate::decode::{
-    AnyMap, EachEntry, HasLayout, layout_of, map_for_each, map_insert, map_insert_with, map_new,
-};
-use crate::encode::{Encode, encode_layout_of, no_insert, no_insert_with, no_map_new};
-use crate::layout::{
-    EnumLayout, Kind, LayoutRef, MapLayout, Payload, Tagging, TypeLayout, Variant,
-};
+use crate::decode::HasLayout;
+use crate::encode::Encode;
+use crate::layout::{Kind, TypeLayout};
 
 /// serde's `invalid value: string "text", expected what`.
 fn invalid_string(text: &str, expecting: &str) -> String {
@@ -276,44 +270,6 @@ const HEADER_MAP: &str = "multi-valued HeaderMap";
 /// What it expects of a value.
 const BYTE_STRINGS: &str = "byte strings";
 
-/// The members of a header object as read: names unescaped, values as
-/// http-serde's `OneOrMore` reads them, in document order, repeats kept (the
-/// map kind's `put` appends).
-#[derive(Default)]
-struct HeaderEntries(Vec<(String, OneOrMore)>);
-
-impl EachEntry<String, OneOrMore> for HeaderEntries {
-    fn each(&self, mut f: impl FnMut(&String, &OneOrMore) -> bool) -> bool {
-        self.0.iter().all(|(k, v)| f(k, v))
-    }
-}
-
-impl AnyMap<String, OneOrMore> for HeaderEntries {
-    fn put(&mut self, key: String, value: OneOrMore) {
-        self.0.push((key, value));
-    }
-}
-
-// SAFETY: the functions operate on the entries only through `AnyMap` /
-// `EachEntry`, with the key and value types the layouts name.
-unsafe impl HasLayout for HeaderEntries {
-    type Static = Self;
-    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Self>(
-        HEADER_MAP,
-        Kind::Map(&MapLayout {
-            key: LayoutRef::Lazy(layout_of::<String>),
-            value: LayoutRef::Lazy(layout_of::<OneOrMore>),
-            new: map_new::<Self, String, OneOrMore>,
-            insert_with: map_insert_with::<Self, String, OneOrMore, String>,
-            insert: map_insert::<Self, String, OneOrMore>,
-            for_each: Some(map_for_each::<Self, String, OneOrMore>),
-        }),
-    );
-}
-
-// SAFETY: the entries own their data.
-unsafe impl<'de> crate::decode::DecodeBorrowed<'de> for HeaderEntries {}
-
 /// A header value as http-serde's `OneOrMore` reads it: a string, or an
 /// array of them.
 enum OneOrMore {
@@ -321,42 +277,48 @@ enum OneOrMore {
     More(Vec<Vec<u8>>),
 }
 
-impl crate::decode::FromValueText for OneOrMore {
-    fn from_value_text(text: &[u8]) -> Result<Self, String> {
-        one_or_more(text, crate::text::skip_ws(text, 0)).map(|(values, _)| values)
-    }
-}
-
-// SAFETY: `write_from_value_text` writes a whole `OneOrMore`.
-unsafe impl HasLayout for OneOrMore {
-    type Static = Self;
-    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Self>(
-        BYTE_STRINGS,
-        Kind::Serde(&crate::layout::SerdeLayout {
-            decode: crate::decode::write_from_value_text::<OneOrMore>,
-            encode: None,
-            raw: false,
-        }),
-    );
-}
-
-// SAFETY: the values own their data.
-unsafe impl<'de> crate::decode::DecodeBorrowed<'de> for OneOrMore {}
-
-/// serde_json's words for a value `OneOrMore` does not take:
-/// `invalid type: integer `5`, expected byte strings`.
-fn not_byte_strings(text: &str) -> String {
-    let found = match text.as_bytes().first() {
+/// serde_json's words for a value of the wrong type, given its validated
+/// text: `invalid type: integer `5`, expected byte strings`.
+fn invalid_type(text: &[u8], expecting: &str) -> String {
+    let words = core::str::from_utf8(text).unwrap_or_default();
+    let found = match text.first() {
         Some(b'n') => "null".to_owned(),
-        Some(b't' | b'f') => format!("boolean `{text}`"),
+        Some(b't' | b'f') => format!("boolean `{words}`"),
         Some(b'{') => "map".to_owned(),
-        // serde_json reads `-0` as a float, and an integer beyond 64 bits too.
-        _ if text != "-0" && (text.parse::<u64>().is_ok() || text.parse::<i64>().is_ok()) => {
-            format!("integer `{text}`")
+        Some(b'[') => "sequence".to_owned(),
+        Some(b'"') => {
+            let mut scratch = Vec::new();
+            let unescaped = crate::text::parse_str(text, 1, &mut scratch, true)
+                .map(|(s, _)| String::from_utf8_lossy(s.bytes(text, &scratch)).into_owned())
+                .unwrap_or_default();
+            format!("string {unescaped:?}")
         }
-        _ => return super::not_an_integer(text, BYTE_STRINGS),
+        // serde_json reads `-0` as a float, and an integer beyond 64 bits too.
+        _ if words != "-0" && (words.parse::<u64>().is_ok() || words.parse::<i64>().is_ok()) => {
+            format!("integer `{words}`")
+        }
+        _ => return super::not_an_integer(words, expecting),
     };
-    format!("invalid type: {found}, expected {BYTE_STRINGS}")
+    format!("invalid type: {found}, expected {expecting}")
+}
+
+/// The byte at `i` of validated text, `]` past its end (which ends any
+/// loop below without reading further).
+fn byte_at(b: &[u8], i: usize) -> u8 {
+    b.get(i).copied().unwrap_or(b']')
+}
+
+/// The string whose opening quote is at `pos` (validated text): its
+/// unescaped bytes (borrowed when it has no escapes) and the position after
+/// its closing quote.
+fn string_at<'t>(
+    b: &'t [u8],
+    pos: usize,
+    scratch: &'t mut Vec<u8>,
+) -> Result<(&'t [u8], usize), String> {
+    let (text, end) =
+        crate::text::parse_str(b, pos + 1, scratch, true).map_err(|(code, _)| code.to_string())?;
+    Ok((text.bytes(b, scratch), end))
 }
 
 /// Reads one value of validated JSON text `b` from `pos` (no whitespace
@@ -367,19 +329,17 @@ fn not_byte_strings(text: &str) -> String {
 /// dropped), and the array must then end, or serde_json reports trailing
 /// characters.
 fn one_or_more(b: &[u8], pos: usize) -> Result<(OneOrMore, usize), String> {
-    use crate::text::{ignore_value, parse_str, skip_ws};
-    let at = |i: usize| b.get(i).copied().unwrap_or(b']');
-    match at(pos) {
+    use crate::text::skip_ws;
+    match byte_at(b, pos) {
         b'"' => {
             let mut scratch = Vec::new();
-            let (text, end) =
-                parse_str(b, pos + 1, &mut scratch, true).map_err(|(code, _)| code.to_string())?;
-            Ok((OneOrMore::One(text.bytes(b, &scratch).to_vec()), end))
+            let (text, end) = string_at(b, pos, &mut scratch)?;
+            Ok((OneOrMore::One(text.to_vec()), end))
         }
         b'[' => {
             let mut values = Vec::new();
             let mut next = skip_ws(b, pos + 1);
-            if at(next) == b']' {
+            if byte_at(b, next) == b']' {
                 return Ok((OneOrMore::More(values), next + 1));
             }
             loop {
@@ -387,12 +347,12 @@ fn one_or_more(b: &[u8], pos: usize) -> Result<(OneOrMore, usize), String> {
                 next = skip_ws(b, end);
                 match value {
                     OneOrMore::One(value) => values.push(value),
-                    OneOrMore::More(_) if at(next) == b']' => {
+                    OneOrMore::More(_) if byte_at(b, next) == b']' => {
                         return Ok((OneOrMore::More(values), next + 1));
                     }
                     OneOrMore::More(_) => return Err("trailing characters".to_owned()),
                 }
-                if at(next) == b']' {
+                if byte_at(b, next) == b']' {
                     return Ok((OneOrMore::More(values), next + 1));
                 }
                 next = skip_ws(b, next + 1);
@@ -400,9 +360,11 @@ fn one_or_more(b: &[u8], pos: usize) -> Result<(OneOrMore, usize), String> {
         }
         _ => {
             // A scalar or an object: its text names what it is.
-            let end = ignore_value(b, pos, false).unwrap_or(b.len());
-            let text = b.get(pos..end).and_then(|t| core::str::from_utf8(t).ok());
-            Err(not_byte_strings(text.unwrap_or_default()))
+            let end = crate::text::ignore_value(b, pos, false).unwrap_or(b.len());
+            Err(invalid_type(
+                b.get(pos..end).unwrap_or_default(),
+                BYTE_STRINGS,
+            ))
         }
     }
 }
@@ -411,150 +373,133 @@ fn one_or_more(b: &[u8], pos: usize) -> Result<(OneOrMore, usize), String> {
 #[repr(transparent)]
 struct HeaderMapForm(HeaderMap);
 
-impl ConvertFrom for HeaderMapForm {
-    type Source = HeaderEntries;
-    fn convert(entries: HeaderEntries) -> Result<Self, String> {
-        let mut map = HeaderMap::try_with_capacity(entries.0.len()).map_err(|e| e.to_string())?;
-        for (key, values) in entries.0 {
-            let key = key.as_str();
-            let name = |key: &str| {
-                HeaderName::from_bytes(key.as_bytes()).map_err(|_| invalid_string(key, HEADER_MAP))
-            };
-            let value = |bytes: Vec<u8>| HeaderValue::try_from(bytes).map_err(|e| e.to_string());
-            match values {
-                OneOrMore::One(bytes) => {
-                    map.try_insert(name(key)?, value(bytes)?)
-                        .map_err(|e| e.to_string())?;
-                }
-                OneOrMore::More(mut values) if values.len() == 1 => {
-                    map.try_insert(name(key)?, value(values.remove(0))?)
-                        .map_err(|e| e.to_string())?;
-                }
-                OneOrMore::More(values) => {
-                    let name = name(key)?;
-                    for bytes in values {
-                        map.try_append(&name, value(bytes)?)
-                            .map_err(|e| e.to_string())?;
-                    }
-                }
+/// Adds one member to `map` as http-serde's visitor does: the values are
+/// read first, then the name is checked (so a bad value is reported before a
+/// bad name), then a single value (a string, or an array of one) replaces
+/// what the name held and several are appended.
+fn add_member(map: &mut HeaderMap, key: &[u8], values: OneOrMore) -> Result<(), String> {
+    let name = || {
+        HeaderName::from_bytes(key)
+            .map_err(|_| invalid_string(&String::from_utf8_lossy(key), HEADER_MAP))
+    };
+    let value = |bytes: Vec<u8>| HeaderValue::try_from(bytes).map_err(|e| e.to_string());
+    let single = match values {
+        OneOrMore::One(bytes) => bytes,
+        OneOrMore::More(mut values) if values.len() == 1 => values.remove(0),
+        OneOrMore::More(values) => {
+            let name = name()?;
+            for bytes in values {
+                map.try_append(&name, value(bytes)?)
+                    .map_err(|e| e.to_string())?;
+            }
+            return Ok(());
+        }
+    };
+    map.try_insert(name()?, value(single)?)
+        .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+impl crate::decode::FromValueText for HeaderMapForm {
+    /// The object, member by member, from its validated text: one pass, the
+    /// names borrowed from the input where they have no escapes.
+    fn from_value_text(b: &[u8]) -> Result<Self, String> {
+        use crate::text::skip_ws;
+        let start = skip_ws(b, 0);
+        if byte_at(b, start) != b'{' {
+            let end = crate::text::ignore_value(b, start, false).unwrap_or(b.len());
+            return Err(invalid_type(
+                b.get(start..end).unwrap_or_default(),
+                HEADER_MAP,
+            ));
+        }
+        let mut map = HeaderMap::new();
+        let mut scratch = Vec::new();
+        let mut pos = skip_ws(b, start + 1);
+        while byte_at(b, pos) == b'"' {
+            let (key, end) = string_at(b, pos, &mut scratch)?;
+            let (values, end) = one_or_more(b, skip_ws(b, skip_ws(b, end) + 1))?;
+            add_member(&mut map, key, values)?;
+            pos = skip_ws(b, end);
+            if byte_at(b, pos) == b',' {
+                pos = skip_ws(b, pos + 1);
             }
         }
         Ok(HeaderMapForm(map))
     }
 }
 
-crate::convert::decode_by_conversion! {
-    [] HeaderMapForm => "multi-valued HeaderMap";
+// SAFETY: `write_from_value_text` writes a whole `HeaderMapForm`.
+unsafe impl HasLayout for HeaderMapForm {
+    type Static = Self;
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Self>(
+        HEADER_MAP,
+        Kind::Serde(&crate::layout::SerdeLayout {
+            decode: crate::decode::write_from_value_text::<HeaderMapForm>,
+            encode: None,
+            raw: false,
+        }),
+    );
 }
 
-/// A header's values as http-serde writes them: one visible-ASCII value as
-/// a string, any other count as an array of the visible-ASCII ones.
-enum HeaderText {
-    One(String),
-    More(Vec<String>),
-}
+// SAFETY: the map owns its data.
+unsafe impl<'de> crate::decode::DecodeBorrowed<'de> for HeaderMapForm {}
 
-/// The [`VariantOfFn`](crate::layout::VariantOfFn) of [`HeaderText`]: the
-/// payload's view is a reference to the variant's one field.
+/// Appends a header map's JSON text as http-serde writes it: each name in
+/// the map's order, with its one value as a string when that value is
+/// visible ASCII, otherwise an array of its visible-ASCII values (a backend
+/// writing pretty output re-indents it, as serde_json indents http-serde's).
 ///
 /// # Safety
-/// `src` is a live `HeaderText`; `payload` is room for a reference.
-unsafe extern "C" fn header_text_variant(src: *const u8, payload: *mut u8) -> usize {
-    // SAFETY: as the caller guarantees; the reference lives while the value
-    // is encoded, inside the encoder's call, while `*src` is alive.
-    unsafe {
-        match &*src.cast::<HeaderText>() {
-            HeaderText::One(text) => {
-                payload.cast::<&String>().write(text);
-                0
-            }
-            HeaderText::More(texts) => {
-                payload.cast::<&Vec<String>>().write(texts);
-                1
+/// `src` is a live `HeaderMapForm`; `out` is valid for writes.
+unsafe extern "C" fn write_header_map(
+    src: *const u8,
+    out: *mut Vec<u8>,
+    _message: *mut Option<Box<str>>,
+) -> bool {
+    use crate::write::write_str;
+    // SAFETY: as the caller guarantees.
+    let (map, out) = unsafe { (&(*src.cast::<HeaderMapForm>()).0, &mut *out) };
+    out.push(b'{');
+    for (i, name) in map.keys().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(out, name.as_str());
+        out.push(b':');
+        let all = map.get_all(name);
+        let mut values = all.iter();
+        match (values.next().map(HeaderValue::to_str), values.next()) {
+            (Some(Ok(text)), None) => write_str(out, text),
+            _ => {
+                out.push(b'[');
+                let visible = all.iter().filter_map(|v| v.to_str().ok());
+                for (j, text) in visible.enumerate() {
+                    if j > 0 {
+                        out.push(b',');
+                    }
+                    write_str(out, text);
+                }
+                out.push(b']');
             }
         }
     }
+    out.push(b'}');
+    true
 }
 
-// SAFETY: `header_text_variant` writes the view each variant's payload
-// layout (a reference to its field) reads.
-unsafe impl Encode for HeaderText {
+// SAFETY: `write_header_map` reads a live `HeaderMapForm`; the decoding slot
+// is never called (encode layouts reach only encoders).
+unsafe impl Encode for HeaderMapForm {
     type Static = Self;
     const ENCODE: &'static TypeLayout = &TypeLayout::of::<Self>(
-        BYTE_STRINGS,
-        Kind::Enum(&EnumLayout {
-            name: "OneOrMore",
-            variants: &[
-                Variant {
-                    name: "One",
-                    rust_name: "One",
-                    aliases: &[],
-                    payload: Payload::Newtype(LayoutRef::Lazy(encode_layout_of::<&String>)),
-                    unit_expecting: "",
-                },
-                Variant {
-                    name: "More",
-                    rust_name: "More",
-                    aliases: &[],
-                    payload: Payload::Newtype(LayoutRef::Lazy(encode_layout_of::<&Vec<String>>)),
-                    unit_expecting: "",
-                },
-            ],
-            tagging: Tagging::Untagged,
-            other: None,
-            untagged_from: 0,
-            deny_unknown_fields: false,
-            write: crate::encode::never_write_variant,
-            decode_variant: crate::layout::no_data_variants,
-            variant_of: Some(header_text_variant),
+        HEADER_MAP,
+        Kind::Serde(&crate::layout::SerdeLayout {
+            decode: crate::encode::never_serde_decode,
+            encode: Some(write_header_map),
+            raw: false,
         }),
     );
-}
-
-/// A header map as written: each name (in the map's order) with its values.
-struct HeaderMembers(Vec<(String, HeaderText)>);
-
-impl EachEntry<String, HeaderText> for HeaderMembers {
-    fn each(&self, mut f: impl FnMut(&String, &HeaderText) -> bool) -> bool {
-        self.0.iter().all(|(k, v)| f(k, v))
-    }
-}
-
-// SAFETY: `map_for_each` reads the members through `EachEntry`; the decoding
-// slots are never called (encode layouts reach only encoders).
-unsafe impl Encode for HeaderMembers {
-    type Static = Self;
-    const ENCODE: &'static TypeLayout = &TypeLayout::of::<Self>(
-        "a map",
-        Kind::Map(&MapLayout {
-            key: LayoutRef::Lazy(encode_layout_of::<String>),
-            value: LayoutRef::Lazy(encode_layout_of::<HeaderText>),
-            new: no_map_new,
-            insert_with: no_insert_with,
-            insert: no_insert,
-            for_each: Some(map_for_each::<Self, String, HeaderText>),
-        }),
-    );
-}
-
-crate::encode::converted! {
-    [] HeaderMapForm => HeaderMembers, "multi-valued HeaderMap", |form: &HeaderMapForm| {
-        let map = &form.0;
-        Ok(HeaderMembers(
-            map.keys()
-                .map(|name| {
-                    let all = map.get_all(name);
-                    let visible = || all.iter().filter_map(|v| v.to_str().ok()).map(str::to_owned);
-                    let mut one = all.iter();
-                    let text = match (one.next().map(HeaderValue::to_str), one.next()) {
-                        (Some(Ok(text)), None) => HeaderText::One(text.to_owned()),
-                        _ => HeaderText::More(visible().collect()),
-                    };
-                    (name.as_str().to_owned(), text)
-                })
-                .collect(),
-        ))
-    };
 }
 
 impl super::Form for HeaderMapForm {
