@@ -86,8 +86,15 @@ fn read_date(b: &[u8]) -> Option<Date> {
 }
 
 /// `HH:MM:SS` and a fraction of one to nine digits (required when `fraction`
-/// is true, else optional), at the start of `b`; the time and the bytes read.
-fn read_time(b: &[u8], fraction: bool) -> Option<(Time, usize)> {
+/// is true, else optional), at the start of `b` (the whole of it when
+/// `whole`); the time and the bytes read.
+///
+/// The length is checked here, before the time is built, rather than by the
+/// caller on the returned pair: `Option<(Time, usize)>` keeps `None` in a
+/// niche of `Time`, and a caller's `filter` on the length was compiled to
+/// compare the (uninitialised) length of a `None` as well, which valgrind
+/// reports (harmless, but it hides real reports).
+fn read_time(b: &[u8], fraction: bool, whole: bool) -> Option<(Time, usize)> {
     if b.len() < 8 || b[2] != b':' || b[5] != b':' {
         return None;
     }
@@ -110,6 +117,9 @@ fn read_time(b: &[u8], fraction: bool) -> Option<(Time, usize)> {
     } else if fraction {
         return None;
     }
+    if whole && end != b.len() {
+        return None;
+    }
     Some((Time::from_hms_nano(hour, minute, second, nano).ok()?, end))
 }
 
@@ -128,19 +138,20 @@ fn read_hms_offset(b: &[u8]) -> Option<UtcOffset> {
     UtcOffset::from_hms(k * h, k * m, k * s).ok()
 }
 
-/// `YYYY-MM-DD HH:MM:SS.f`: the date-time and the bytes read.
-fn read_plain(b: &[u8]) -> Option<(PrimitiveDateTime, usize)> {
+/// `YYYY-MM-DD HH:MM:SS.f` (the whole of `b` when `whole`): the date-time
+/// and the bytes read.
+fn read_plain(b: &[u8], whole: bool) -> Option<(PrimitiveDateTime, usize)> {
     if b.get(10) != Some(&b' ') {
         return None;
     }
     let date = read_date(b)?;
-    let (time, len) = read_time(&b[11..], true)?;
+    let (time, len) = read_time(&b[11..], true, whole)?;
     Some((PrimitiveDateTime::new(date, time), 11 + len))
 }
 
 /// `YYYY-MM-DD HH:MM:SS.f ±HH:MM:SS`, the whole of `b`.
 fn read_offset_datetime(b: &[u8]) -> Option<OffsetDateTime> {
-    let (dt, len) = read_plain(b)?;
+    let (dt, len) = read_plain(b, false)?;
     if b.get(len) != Some(&b' ') {
         return None;
     }
@@ -154,7 +165,7 @@ fn read_rfc3339(b: &[u8]) -> Option<OffsetDateTime> {
         return None;
     }
     let date = read_date(b)?;
-    let (time, len) = read_time(&b[11..], false)?;
+    let (time, len) = read_time(&b[11..], false, false)?;
     let offset = match &b[11 + len..] {
         b"Z" => UtcOffset::UTC,
         o @ [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
@@ -194,8 +205,8 @@ macro_rules! human_readable {
 
 human_readable! {
     Date => |b| read_date(b).filter(|_| b.len() == 10);
-    Time => |b| read_time(b, true).filter(|&(_, len)| len == b.len()).map(|(t, _)| t);
-    PrimitiveDateTime => |b| read_plain(b).filter(|&(_, len)| len == b.len()).map(|(t, _)| t);
+    Time => |b| read_time(b, true, true).map(|(t, _)| t);
+    PrimitiveDateTime => |b| read_plain(b, true).map(|(t, _)| t);
     OffsetDateTime => |b| read_offset_datetime(b);
     UtcOffset => |b| read_hms_offset(b);
 }
