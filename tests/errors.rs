@@ -428,3 +428,95 @@ fn failed_decodes_drop_everything_they_wrote() {
     assert_eq!(err::<Outer>(bad_inner.as_bytes()).path(), "$.inners[1].d");
     assert_eq!(common::counted::live(), before);
 }
+
+// ---------------------------------------------------------------------------
+// Errors made inside values serde buffers (untagged and tagged enums' payloads,
+// flattened fields) have their line and column counted once they leave those
+// values, not when they are made (most are dropped by an untagged search, and
+// counting each cost the input up to it: quadratic over a document of many
+// untagged values). Each error that reaches the caller is placed.
+
+#[derive(Decode, Debug, PartialEq)]
+#[jitson(untagged)]
+enum RefOr {
+    Ref {
+        #[jitson(rename = "$ref")]
+        reference: String,
+    },
+    Item(Profile),
+}
+
+#[derive(Decode, Debug, PartialEq)]
+#[jitson(tag = "type")]
+enum Shape {
+    Circle { r: u8 },
+    Square { side: u8 },
+}
+
+#[derive(Decode, Debug, PartialEq)]
+#[jitson(tag = "t", content = "c")]
+enum Adjacent {
+    Number(u8),
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Flattened {
+    id: u8,
+    #[jitson(flatten)]
+    inner: Profile,
+}
+
+#[derive(Decode, Debug, PartialEq)]
+struct Buffered {
+    refs: Vec<RefOr>,
+    shapes: Vec<Shape>,
+    adjacent: Vec<Adjacent>,
+    outer: Vec<Flattened>,
+}
+
+/// Line and column of byte `offset`, counted here independently.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset];
+    let line = 1 + before.matches('\n').count();
+    let column = 1 + before.rsplit('\n').next().unwrap_or("").chars().count();
+    (line, column)
+}
+
+#[test]
+fn errors_inside_buffered_values_are_placed() {
+    let good = r##"{
+  "refs": [{"$ref": "#/a"}, {"age": 1, "city": "é", "is_admin": true}],
+  "shapes": [{"type": "Circle", "r": 1}],
+  "adjacent": [{"t": "Number", "c": 7}],
+  "outer": [{"id": 1, "age": 2, "city": "x", "is_admin": false}]
+}"##;
+    let value = common::decode::<Buffered>(good.as_bytes()).unwrap();
+    assert_eq!(value.refs.len(), 2);
+    for (from, to) in [
+        // No variant of the untagged enum matches.
+        (r#""is_admin": true}]"#, r#""is_admin": 5}]"#),
+        // A payload field of an internally tagged enum.
+        (r#""r": 1}"#, r#""r": 300}"#),
+        // An adjacently tagged enum's content.
+        (r#""c": 7"#, r#""c": "x""#),
+        // A flattened struct's field.
+        (r#""age": 2"#, r#""age": -2"#),
+        // A syntax error inside an untagged value wins over the search.
+        (r##"{"$ref": "#/a"}"##, r##"{"$ref": "#/a",}"##),
+    ] {
+        assert!(good.contains(from), "{from}");
+        let bad = good.replacen(from, to, 1);
+        let e = err::<Buffered>(bad.as_bytes());
+        assert!(e.line() > 1, "{to}: {e}");
+        assert_eq!(
+            (e.line(), e.column()),
+            line_column(&bad, e.offset()),
+            "{to}: {e}"
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains(&format!("line {} column {}", e.line(), e.column())),
+            "{msg}"
+        );
+    }
+}

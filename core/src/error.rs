@@ -430,6 +430,9 @@ struct ErrorImpl {
     offset: usize,
     line: usize,
     column: usize,
+    /// Line and column are still to be counted from the input
+    /// ([`Error::at_offset`], [`Error::placed`]).
+    unplaced: bool,
     /// Innermost segment first: segments are pushed while the error travels out.
     path_rev: Vec<PathSegment>,
 }
@@ -446,22 +449,66 @@ impl Error {
                 offset,
                 line,
                 column,
+                unplaced: false,
                 path_rev: Vec::new(),
             }),
         }
+    }
+
+    /// An error at byte `offset` whose line and column are left to count
+    /// ([`placed`](Error::placed)). For the errors of candidates that are
+    /// tried and mostly dropped (an untagged enum's variants): counting lines
+    /// up to every one of them costs the input's length each time, which made
+    /// decoding a document of many untagged values quadratic.
+    #[doc(hidden)]
+    #[cold]
+    pub fn at_offset(code: ErrorCode, offset: usize) -> Error {
+        Error {
+            inner: Box::new(ErrorImpl {
+                code,
+                offset,
+                line: 0,
+                column: 0,
+                unplaced: true,
+                path_rev: Vec::new(),
+            }),
+        }
+    }
+
+    /// The same error (code and path) at byte `offset`, its line and column
+    /// left to count: for a value decoded from text assembled apart from the
+    /// input (a flattened enum, from the members its object left over),
+    /// reported where the object that held them ends.
+    #[doc(hidden)]
+    #[cold]
+    pub fn moved_to_offset(mut self, offset: usize) -> Error {
+        self.inner.offset = offset;
+        self.inner.unplaced = true;
+        self
+    }
+
+    /// This error with its line and column counted in `input` (the input
+    /// its offset is in), if they were left to count.
+    #[doc(hidden)]
+    pub fn placed(mut self, input: &[u8]) -> Error {
+        if self.inner.unplaced {
+            let offset = self.inner.offset.min(input.len());
+            let (line, column) = line_column(input, offset);
+            self.inner.offset = offset;
+            self.inner.line = line;
+            self.inner.column = column;
+            self.inner.unplaced = false;
+        }
+        self
     }
 
     /// The same error, for a value that was decoded from `input[start..]`: its
     /// offset, line and column become positions in the whole of `input` (values
     /// of a stream, records of NDJSON).
     #[cold]
-    pub fn rebased(mut self, input: &[u8], start: usize) -> Error {
-        let offset = (start + self.inner.offset).min(input.len());
-        let (line, column) = line_column(input, offset);
-        self.inner.offset = offset;
-        self.inner.line = line;
-        self.inner.column = column;
-        self
+    pub fn rebased(self, input: &[u8], start: usize) -> Error {
+        let offset = start + self.inner.offset;
+        self.moved_to_offset(offset).placed(input)
     }
 
     /// The same error, for a value that was decoded on its own but starts at
@@ -478,20 +525,6 @@ impl Error {
         self
     }
 
-    /// The same error (code and path), at byte `offset` of `input`: for a
-    /// value decoded from text assembled apart from the input (a flattened
-    /// enum, from the members its object left over), reported where the
-    /// object that held them ends.
-    #[cold]
-    pub fn relocated(mut self, input: &[u8], offset: usize) -> Error {
-        let offset = offset.min(input.len());
-        let (line, column) = line_column(input, offset);
-        self.inner.offset = offset;
-        self.inner.line = line;
-        self.inner.column = column;
-        self
-    }
-
     /// An error not tied to input (an unavailable backend).
     #[cold]
     pub fn without_position(code: ErrorCode) -> Error {
@@ -501,6 +534,7 @@ impl Error {
                 offset: 0,
                 line: 0,
                 column: 0,
+                unplaced: false,
                 path_rev: Vec::new(),
             }),
         }

@@ -409,13 +409,29 @@ impl<'a> Parser<'a> {
     /// An error at `offset`.
     #[cold]
     fn error(&self, code: ErrorCode, offset: usize) -> Error {
-        Error::at(code, self.input, offset)
+        self.place(Error::at_offset(code, offset.min(self.input.len())))
     }
 
     /// An error from the lexical layer.
     #[cold]
     fn lex_error(&self, (code, offset): LexError) -> Error {
-        Error::at(code, self.input, offset)
+        self.error(code, offset)
+    }
+
+    /// `e` with its line and column counted, unless the value being decoded is
+    /// one serde would have buffered (`buffered > 0`: an untagged enum's
+    /// candidate, a tagged payload, a flattened field): errors made there are
+    /// mostly dropped by the search that made them, so they are placed only
+    /// once they leave every buffered value, by the code that ends the
+    /// buffering. Counting lines costs the input up to the error, which for
+    /// every dropped candidate made a document of many untagged values
+    /// quadratic to decode.
+    fn place(&self, e: Error) -> Error {
+        if self.buffered == 0 {
+            e.placed(self.input)
+        } else {
+            e
+        }
     }
 
     /// Skips whitespace and returns the next byte without consuming it, or `None` at

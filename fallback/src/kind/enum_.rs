@@ -359,7 +359,7 @@ impl Parser<'_> {
         let r = unsafe { self.decode_payload(en, index, payload, dst) };
         self.buffered -= 1;
         self.skip_key = None;
-        r.map_err(|e| self.tagged_object_first(e, start, tag))
+        r.map_err(|e| self.tagged_object_first(self.place(e), start, tag))
     }
 
     /// serde buffers a tagged object before it decodes the payload, so a syntax
@@ -558,7 +558,7 @@ impl Parser<'_> {
                     // SAFETY: forwarded from the caller.
                     let r = unsafe { self.decode_variant_value(en, i, dst) };
                     self.buffered -= 1;
-                    r.map_err(|e| at_segment(e, || PathSegment::Field(content)))?;
+                    r.map_err(|e| self.place(at_segment(e, || PathSegment::Field(content))))?;
                     self.pos = end;
                     *written = true;
                 }
@@ -774,7 +774,7 @@ impl Parser<'_> {
         self.buffered -= 1;
         match tagged {
             Ok(()) => Ok(()),
-            Err(e) if ends_search(&e) => Err(e),
+            Err(e) if ends_search(&e) => Err(self.place(e)),
             Err(_) => {
                 self.pos = start;
                 // SAFETY: forwarded from the caller.
@@ -829,7 +829,7 @@ impl Parser<'_> {
                     self.buffered -= 1;
                     match r {
                         Ok(()) => return Ok(()),
-                        Err(e) if ends_search(&e) => return Err(e),
+                        Err(e) if ends_search(&e) => return Err(self.place(e)),
                         Err(_) => {}
                     }
                 }

@@ -17,7 +17,7 @@ impl Parser<'_> {
             &mut self.scratch,
             self.validate_utf8,
         )
-        .map_err(|e| Error::at(e.0, self.input, e.1))?;
+        .map_err(|e| self.lex_error(e))?;
         self.pos = end;
         Ok(located)
     }

@@ -808,7 +808,7 @@ impl Parser<'_> {
                         // for a flattened field, a syntax error anywhere in the
                         // object comes first.
                         (Err(e), _) => {
-                            let e = at_segment(e, || PathSegment::Field(field.name));
+                            let e = self.place(at_segment(e, || PathSegment::Field(field.name)));
                             return Err(if n > 0 {
                                 self.syntax_first(e, object_start)
                             } else {
@@ -898,7 +898,7 @@ impl Parser<'_> {
             match (r, m.group) {
                 (Ok(()), _) => end = Some(self.pos),
                 (Err(e), Some(g)) if fails_option(&e) => flat.groups[g].failed = true,
-                (Err(e), _) => return Err(self.syntax_first(e, object_start)),
+                (Err(e), _) => return Err(self.syntax_first(self.place(e), object_start)),
             }
         }
         match end {
@@ -1032,7 +1032,7 @@ impl Parser<'_> {
         // a validated object, joined by ASCII) and nothing decoded borrows
         // from it (`flattenable_enum`).
         let result = unsafe { buffer.decode_value(layout, at) };
-        result.map_err(|e| e.relocated(self.input, self.pos))
+        result.map_err(|e| self.place(e.moved_to_offset(self.pos)))
     }
 }
 
