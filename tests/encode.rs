@@ -952,3 +952,33 @@ fn a_warm_to_vec_allocates_once() {
     let small = jitson::to_vec(&vec![0u64; 2]).unwrap();
     assert!(small.capacity() <= 1 << 20);
 }
+
+/// Arrays of numbers and arrays of such arrays (positions), which the
+/// interpreter writes in loops of their own in compact output: every number
+/// kind, empty and non-finite elements, nested in vectors.
+#[test]
+fn arrays_of_number_arrays() {
+    same(&vec![
+        [1.5f64, -0.0],
+        [f64::NAN, f64::INFINITY],
+        [1e300, 5e-324],
+    ]);
+    same(&vec![
+        vec![[1.0f32, 2.5]],
+        vec![],
+        vec![[f32::MIN, f32::MAX]; 3],
+    ]);
+    same(&[[i8::MIN, i8::MAX], [0, -1]]);
+    same(&vec![[u8::MAX; 3], [0; 3]]);
+    same(&vec![[i16::MIN; 1]; 4]);
+    same(&vec![[u16::MAX, 7]]);
+    same(&[[i32::MIN, i32::MAX]; 2]);
+    same(&vec![[u32::MAX]]);
+    same(&vec![[i64::MIN, i64::MAX], [0, 1]]);
+    same(&vec![[u64::MAX, 0]]);
+    same(&vec![[0u8; 0]; 3]);
+    same(&Vec::<[f64; 2]>::new());
+    // Not numbers: the general path.
+    same(&vec![[true, false]]);
+    same(&vec![[Some(1u8), None]]);
+}

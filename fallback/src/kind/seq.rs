@@ -367,6 +367,28 @@ impl crate::encode::Emitter<'_> {
             true
         }
         use jitson_core::write::{write_f32, write_f64, write_int};
+        // Arrays of such arrays (canada's and GeoJSON's `[f64; 2]`
+        // positions): each inner array written here too, without the
+        // dispatch, the stack check and the separator logic of a container
+        // per position. An array of numbers holds no container, so there is
+        // no depth to check.
+        if let Kind::Array(inner) = &elem.kind {
+            let (numbers, size) = (inner.elem.get(), elem.size);
+            if !is_number(numbers) {
+                return false;
+            }
+            for i in 0..len {
+                if i > 0 {
+                    self.out.push(b',');
+                }
+                self.out.push(b'[');
+                // SAFETY: element `i` is an array of `inner.len` contiguous
+                // numbers, at `i * size` (contiguous storage).
+                unsafe { self.encode_number_elements(numbers, ptr.add(i * size), inner.len) };
+                self.out.push(b']');
+            }
+            return true;
+        }
         let out = &mut *self.out;
         // SAFETY (all arms): the elements are of the kind's type.
         unsafe {
@@ -438,4 +460,22 @@ impl crate::encode::Emitter<'_> {
         self.end(b']', !tuple.elems.is_empty());
         Ok(())
     }
+}
+
+/// Whether `layout` is one of the number kinds `encode_number_elements`
+/// writes in a loop of its own.
+fn is_number(layout: &TypeLayout) -> bool {
+    matches!(
+        layout.kind,
+        Kind::F64
+            | Kind::F32
+            | Kind::I64
+            | Kind::U64
+            | Kind::I32
+            | Kind::U32
+            | Kind::I16
+            | Kind::U16
+            | Kind::I8
+            | Kind::U8
+    )
 }
