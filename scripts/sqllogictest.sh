@@ -31,7 +31,7 @@ runner_args=()
 for arg in "$@"; do
     case $arg in
         --release) cargo_flags+=(--release) ;;
-        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
         *) runner_args+=("$arg") ;;
     esac
 done

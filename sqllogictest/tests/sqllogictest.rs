@@ -43,6 +43,9 @@ use jitson_sqllogictest::data;
 use jitson_sqllogictest::db::JitsonDb;
 use jitson_sqllogictest::select::{FILES, Part, Selection};
 
+/// This test's name, as libtest's filters match it.
+const NAME: &str = "sqllogictest";
+
 /// The datafusion-sqllogictest version whose files run.
 const DATAFUSION_SQLLOGICTEST: &str = "55.2.0";
 
@@ -80,6 +83,7 @@ async fn main() -> ExitCode {
     let mut options = Options::default();
     let mut only: Vec<String> = Vec::new();
     let mut filters: Vec<String> = Vec::new();
+    let (mut skips, mut exact, mut ignored_only) = (Vec::<String>::new(), false, false);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -97,23 +101,38 @@ async fn main() -> ExitCode {
             }
             // What cargo and test runners say to every test binary.
             "--list" => {
-                println!("sqllogictest: test");
+                println!("{NAME}: test");
                 return ExitCode::SUCCESS;
             }
             _ if arg.ends_with(".slt") => only.push(arg),
-            // libtest's other options (`--nocapture`, `--test-threads 2`,
-            // `-q`): this runner has one test and prints as it goes.
-            "--test-threads" | "--skip" | "--format" | "--color" | "-Z" => {
+            // libtest's options, as cargo passes them to every test binary:
+            // this runner is one test, named `sqllogictest`, not ignored.
+            "--skip" => skips.extend(args.next()),
+            _ if arg.starts_with("--skip=") => skips.push(arg["--skip=".len()..].to_owned()),
+            "--exact" => exact = true,
+            "--ignored" => ignored_only = true,
+            // Options that take a value (`--test-threads 2`, `--logfile F`).
+            "--test-threads" | "--format" | "--color" | "-Z" | "--logfile" | "--shuffle-seed" => {
                 args.next();
             }
+            // The others (`--nocapture`, `-q`, `--test-threads=2`): this
+            // runner prints as it goes.
             _ if arg.starts_with('-') => {}
             // A name filter, as `cargo test --workspace NAME` passes it to
             // every test binary: run only when it names this one.
             _ => filters.push(arg),
         }
     }
-    if !filters.is_empty() && !filters.iter().any(|f| "sqllogictest".contains(f.as_str())) {
-        println!("sqllogictest: filtered out");
+    let names = |pattern: &String| {
+        if exact {
+            pattern == NAME
+        } else {
+            NAME.contains(pattern.as_str())
+        }
+    };
+    let filtered = !filters.is_empty() && !filters.iter().any(names);
+    if filtered || skips.iter().any(names) || ignored_only {
+        println!("{NAME}: filtered out");
         return ExitCode::SUCCESS;
     }
     let test_files = match test_files.map_or_else(locate_test_files, Ok) {
