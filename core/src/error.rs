@@ -441,18 +441,7 @@ impl Error {
     /// An error at byte `offset` of `input`; computes line and column.
     #[cold]
     pub fn at(code: ErrorCode, input: &[u8], offset: usize) -> Error {
-        let offset = offset.min(input.len());
-        let (line, column) = line_column(input, offset);
-        Error {
-            inner: Box::new(ErrorImpl {
-                code,
-                offset,
-                line,
-                column,
-                unplaced: false,
-                path_rev: Vec::new(),
-            }),
-        }
+        Error::at_offset(code, offset).placed(input)
     }
 
     /// An error at byte `offset` whose line and column are left to count
