@@ -2,13 +2,16 @@
 //! through serde_json on every backend: generated and hostile texts are
 //! accepted and refused alike (with url's message), every accepted URL is
 //! written back as serde_json writes it (escapes, long URLs past the fast
-//! path's bound), and structs of them stay compiled.
+//! path's bound), and structs of them stay compiled. `Url`'s `==` compares
+//! the text alone, so every accepted URL's internals (the offsets of its
+//! parts, which jitson's fast path builds itself) are compared with
+//! `Url::parse`'s too.
 
 use crate::common;
 use crate::encodes_as_serde_json;
 
 use common::oracle;
-use jitson::Backend;
+use jitson::{Backend, Decoder};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::fmt::Debug;
@@ -52,15 +55,35 @@ where
         .map(|one| one.t)
 }
 
-/// Asserts the JSON string holding `text` is read as url reads it and, when
-/// url takes it, that the URL is written back as serde_json writes it.
+/// Asserts the JSON string holding `text` is read as url reads it, with
+/// the same internals on every backend, and, when url takes it, that the URL
+/// is written back as serde_json writes it.
 #[track_caller]
 fn reads_as_url(text: &str) -> Option<Url> {
-    let url = value_reads_as_url::<Url>(&serde_json::to_string(text).unwrap());
+    let json = serde_json::to_string(text).unwrap();
+    let url = value_reads_as_url::<Url>(&json);
     if let Some(url) = &url {
         encodes_as_serde_json(&One { t: url.clone() });
+        let theirs = internals(&Url::parse(text).unwrap());
+        let doc = format!(r#"{{"t":{json}}}"#);
+        for backend in common::backends() {
+            let ours = Decoder::<One<Url>>::with_backend(backend).decode_str(&doc);
+            assert_eq!(
+                internals(&ours.unwrap().t),
+                theirs,
+                "{text:?} on {}",
+                backend.name()
+            );
+        }
     }
     url
+}
+
+/// url's internal representation: the text, the offsets of its parts, the
+/// host's kind and the port, as `Url::serialize_internal` lists them.
+fn internals(url: &Url) -> serde_json::Value {
+    url.serialize_internal(serde_json::value::Serializer)
+        .unwrap()
 }
 
 fn sample() -> Links {
@@ -197,6 +220,83 @@ fn texts_are_read_as_url_reads_them() {
     assert!(accepted.iter().any(|u| u.as_str().contains("xn--")));
 }
 
+/// The forms jitson builds without url's parser (`https://host/path?q#f`
+/// with nothing to rewrite) and their near misses, which must go to url: a
+/// missing path, upper case, a port, credentials, dot segments (also
+/// percent-encoded), hosts that are numbers, punycode or empty labels, bytes
+/// url percent-encodes in one part and keeps in another.
+const PLAIN_EDGES: &[&str] = &[
+    "https://api.github.com/repos/octocat/hello-world",
+    "https://api.github.com/repos/octocat/Hello-World/{archive_format}{/ref}",
+    "https://api.github.com/repos/octocat/Hello-World/issues{/number}?a={b}#{c}",
+    "https://x.example/\"q\"?\"q\"#\"q\"",
+    "https://x.example/<a>?<b>#<c>",
+    "https://github.com",
+    "https://github.com?tab=repositories",
+    "https://github.com#readme",
+    "https://github.com/?",
+    "https://github.com/#",
+    "https://github.com/?#",
+    "http://a/",
+    "http://a-b.c-d/e",
+    "https://x.example/a//b///",
+    "https://x.example/a/./b",
+    "https://x.example/a/../b",
+    "https://x.example/.",
+    "https://x.example/..",
+    "https://x.example/..?q",
+    "https://x.example/.#f",
+    "https://x.example/.a/a./..a/...",
+    "https://x.example/%2e/b",
+    "https://x.example/%2E%2e/b",
+    "https://x.example/a?%2e#%2E",
+    "https://x.example/a?../.#./..",
+    "https://x.example/a%zz%/b%",
+    "https://x.example/a?b?c#d?e",
+    "https://x.example/a#b#c",
+    "https://x.example/a?'b'#'c'",
+    "https://x.example/'a'",
+    "https://x.example/a`b?c`d#e`f",
+    "https://x.example/a^b?c^d#e^f",
+    "https://x.example/{a}?{b}#{c}",
+    "https://x.example/[a]?[b]#[c]",
+    "https://x.example/a|b?c|d#e|f",
+    "https://x.example/~!$&()*+,;=:@-_",
+    "https://X.example/",
+    "Https://x.example/",
+    "https://x.example:443/",
+    "https://x.example:8443/",
+    "https://user@x.example/",
+    "https://1.2.3.4/",
+    "https://x.1/",
+    "https://x.0x1/",
+    "https://1x.example/",
+    "https://x.1a/",
+    "https://x.example./",
+    "https://.x.example/",
+    "https://x..example/",
+    "https://xn--nxasmq6b.com/",
+    "https://a.xn--nxasmq6b/",
+    "https://xn--/",
+    "https://-x-.example/",
+    "https://x--y.example/",
+    "https:///x.example/",
+    "https:/x.example/",
+    "https:x.example/",
+    "https://",
+    "https:// x.example/",
+    "https://x.example/ a",
+];
+
+#[test]
+fn plain_urls_and_their_near_misses() {
+    let mut accepted = 0;
+    for text in PLAIN_EDGES {
+        accepted += usize::from(reads_as_url(text).is_some());
+    }
+    assert!(accepted > 40, "{accepted}");
+}
+
 #[test]
 fn long_urls_around_the_fast_paths_bound() {
     // "https://example.com/" is 20 bytes; the fast path holds 256 with the
@@ -265,9 +365,42 @@ fn urls() -> impl Strategy<Value = String> {
     (scheme, host, rest).prop_map(|(s, h, r)| format!("{s}{h}{r}"))
 }
 
+/// URLs near the plain form jitson builds itself: `http(s)://`, a host of
+/// lower-case labels (some numeric, some punycode, some empty), and a rest
+/// mostly of bytes url keeps, with dot segments, `%2e` and a few bytes it
+/// rewrites.
+fn near_plain_urls() -> impl Strategy<Value = String> {
+    let scheme = prop::sample::select(vec!["http://", "https://", "HTTP://", "https:/"]);
+    let label = prop::sample::select(vec![
+        "a",
+        "api",
+        "github",
+        "com",
+        "x-y",
+        "1",
+        "0x1",
+        "xn--",
+        "xn--nxasmq6b",
+        "",
+        "Z",
+    ]);
+    let host = prop::collection::vec(label, 1..4).prop_map(|l| l.join("."));
+    let piece = prop::sample::select(vec![
+        "/", "/", "a", "repos", ".", "..", "%2e", "%2E", "?", "#", "=", "&", "%20", "%", "~", "'",
+        "`", "^", "{", "}", "|", "\\", " ", ":", "@", ":443", "\u{e9}",
+    ]);
+    let rest = prop::collection::vec(piece, 0..10).prop_map(|p| p.concat());
+    (scheme, host, rest).prop_map(|(s, h, r)| format!("{s}{h}{r}"))
+}
+
 proptest! {
     #[test]
     fn generated_urls_agree_with_url(text in urls()) {
+        reads_as_url(&text);
+    }
+
+    #[test]
+    fn near_plain_urls_agree_with_url(text in near_plain_urls()) {
         reads_as_url(&text);
     }
 

@@ -456,6 +456,7 @@ pub(crate) use text_scalars;
 /// agrees with the crate's serde impl in every build, and turning a jitson
 /// feature on changes nothing the crate's own impl does.
 #[cfg(feature = "serde")]
+#[cfg_attr(not(any(feature = "time", feature = "rust_decimal")), allow(dead_code))]
 pub(crate) trait ProbedForm:
     serde::Serialize + serde::de::DeserializeOwned + 'static
 {
@@ -471,9 +472,11 @@ pub(crate) trait ProbedForm:
 
 /// The layouts of a [`ProbedForm`]: a newtype over the probe's choice.
 #[cfg(feature = "serde")]
+#[cfg_attr(not(any(feature = "time", feature = "rust_decimal")), allow(dead_code))]
 pub(crate) struct Probed<T>(core::marker::PhantomData<T>);
 
 #[cfg(feature = "serde")]
+#[cfg_attr(not(any(feature = "time", feature = "rust_decimal")), allow(dead_code))]
 impl<T: ProbedForm> Probed<T> {
     /// Both directions: the newtype's inner layout is picked per direction.
     pub(crate) const DECODE: &'static TypeLayout = &TypeLayout::of::<T>(

@@ -3,17 +3,31 @@
 //!
 //! | type | JSON | read by | written as |
 //! |---|---|---|---|
-//! | `Url` | string (any other JSON value refused as serde refuses a wrong type) | `Url::parse`; a refusal says `{error}: {text:?}` | `as_str()`, escaped as serde_json escapes a string |
+//! | `Url` | string (any other JSON value refused as serde refuses a wrong type) | [`fast_parse`] for plain `http`/`https` URLs, `Url::parse` for the rest; a refusal says `{error}: {text:?}` | `as_str()`, escaped as serde_json escapes a string |
 //!
-//! There is no URL parser here: a URL's text is scanned by the JIT's string
-//! scan (or the interpreter's) and handed to `Url::parse` in place, with no
-//! serde round trip and no copy of the text. Writing copies `as_str()` into
-//! the encoder's reserved room when it needs no escaping and fits
-//! [`FAST_MAX`] bytes with its quotes; a longer text, or one holding a `"`, a
-//! `\` or a control byte (url leaves `"` and `\` unescaped in some places:
-//! a cannot-be-a-base path, a fragment), goes through the general string
-//! writer.
+//! A URL's text is scanned by the JIT's string scan (or the interpreter's) and
+//! handed here in place, with no serde round trip. Most URLs in API payloads
+//! are `https://host/path?query` with nothing for url's parser to rewrite:
+//! no upper case, no port, no credentials, no dot segment, no byte to
+//! percent-encode. For those, [`fast_parse`] checks the text in one pass and
+//! builds the `Url` from its offsets through url's own
+//! `Url::deserialize_internal` (public, behind url's `serde` feature), which is
+//! what url's `Url::parse` would have built; anything else goes to
+//! `Url::parse`. A probe at first use ([`fast_path_holds`]) checks the offsets
+//! against `Url::parse` and turns the fast path off if a future url lays its
+//! internals out otherwise. `tests/foreign/url.rs` compares every accepted
+//! URL's internals with `Url::parse`'s.
+//!
+//! Writing copies `as_str()` into the encoder's reserved room when it needs
+//! no escaping and fits [`FAST_MAX`] bytes with its quotes; a longer text, or
+//! one holding a `"`, a `\` or a control byte (url leaves `"` and `\`
+//! unescaped in some places: a cannot-be-a-base path, a fragment), goes
+//! through the general string writer.
 
+use std::sync::OnceLock;
+
+use serde::de::value::{Error as ValueError, StrDeserializer};
+use serde::de::{DeserializeSeed, Deserializer, IntoDeserializer, SeqAccess, Visitor};
 use url::Url;
 
 use super::{FromText, Room, ToText};
@@ -26,7 +40,385 @@ impl FromText for Url {
     /// `relative URL without a base: "foo"`. Built only on a refusal.
     type Error = String;
     fn from_text(text: &str) -> Result<Self, String> {
+        if let Some(url) = fast_parse(text) {
+            return Ok(url);
+        }
         Url::parse(text).map_err(|e| format!("{e}: {text:?}"))
+    }
+}
+
+/// `Url::parse(text)` for the plain forms, without its parser: `http://` or
+/// `https://`, a host of lower-case letters, digits, `-` and `.` (no empty
+/// label, no `xn--` label, the last label starting with a letter, so neither
+/// IDNA nor IPv4 parsing applies), then a path, query and fragment of
+/// printable ASCII other than space, `\` and `^` (which url 2.5.9 encodes
+/// in a path and 2.5.8 does not), with no `.` or `..` segment, no
+/// `%2e` in the path and one `#` at most. What url percent-encodes in each
+/// part (`{` in a path, `'` in a query, ...) is encoded as url encodes it; a
+/// missing path becomes `/`, as url writes it. `None` for every other text,
+/// which then goes to `Url::parse`.
+pub(crate) fn fast_parse(text: &str) -> Option<Url> {
+    if !fast_path_holds() {
+        return None;
+    }
+    build(text)
+}
+
+/// The check and the build of [`fast_parse`], without the probe.
+fn build(text: &str) -> Option<Url> {
+    // In builds with debug assertions url checks its invariants here, by
+    // parsing the text again and comparing every offset: a wrong offset then
+    // falls back to `Url::parse` (and fails this module's tests).
+    Url::deserialize_internal(scan(text)?).ok()
+}
+
+/// The internals of a plain URL, or `None` for a text [`fast_parse`] leaves
+/// to url.
+fn scan(text: &str) -> Option<Internals> {
+    let bytes = text.as_bytes();
+    // Url's offsets are u32; a plain URL's text grows at most threefold.
+    if bytes.len() >= (u32::MAX / 4) as usize {
+        return None;
+    }
+    let scheme_end = if bytes.starts_with(b"https://") {
+        5
+    } else if bytes.starts_with(b"http://") {
+        4
+    } else {
+        return None;
+    };
+    let host_start = scheme_end + 3;
+    let host_end = scan_host(bytes, host_start)?;
+    let rest = &bytes[host_end..];
+    let parts = scan_rest(rest)?;
+    // A URL with no path gets url's `/` before its query or fragment.
+    let slash = !rest.starts_with(b"/");
+    let mut serialization =
+        String::with_capacity(text.len() + usize::from(slash) + 2 * parts.encoded);
+    serialization.push_str(&text[..host_end]);
+    if slash {
+        serialization.push('/');
+    }
+    let (mut query_start, mut fragment_start) = (None, None);
+    if parts.encoded > 0 {
+        encode_rest(
+            &mut serialization,
+            &text[host_end..],
+            &parts,
+            &mut query_start,
+            &mut fragment_start,
+        );
+    } else {
+        let base = serialization.len();
+        serialization.push_str(&text[host_end..]);
+        query_start = parts.query.map(|q| base + q);
+        fragment_start = parts.fragment.map(|f| base + f);
+    }
+    Some(Internals {
+        serialization: Some(serialization),
+        offsets: [
+            scheme_end as u32,
+            host_start as u32,
+            host_start as u32,
+            host_end as u32,
+        ],
+        path_start: host_end as u32,
+        query_start: query_start.map(|q| q as u32),
+        fragment_start: fragment_start.map(|f| f as u32),
+        next: 0,
+    })
+}
+
+/// The end of a plain host starting at `start`: labels of `a-z`, `0-9` and
+/// `-` separated by single dots, ending at `/`, `?`, `#` or the end, the last
+/// label starting with a letter (a host ending in a number is an IPv4
+/// address to url), no label starting `xn--` (IDNA would decode it).
+fn scan_host(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut label = start;
+    let mut i = start;
+    loop {
+        match bytes.get(i) {
+            Some(b'a'..=b'z' | b'0'..=b'9' | b'-') => i += 1,
+            Some(b'.') => {
+                plain_label(&bytes[label..i])?;
+                i += 1;
+                label = i;
+            }
+            Some(b'/' | b'?' | b'#') | None => break,
+            Some(_) => return None,
+        }
+    }
+    let last = &bytes[label..i];
+    plain_label(last)?;
+    last[0].is_ascii_lowercase().then_some(i)
+}
+
+fn plain_label(label: &[u8]) -> Option<()> {
+    (!label.is_empty() && !label.starts_with(b"xn--")).then_some(())
+}
+
+/// Where a path, query and fragment split, from [`scan_rest`].
+struct Rest {
+    /// Offsets in the text's rest of the `?` and the `#`.
+    query: Option<usize>,
+    fragment: Option<usize>,
+    /// How many bytes url percent-encodes in their part.
+    encoded: usize,
+}
+
+/// A byte's class after the host ([`CLASS`]).
+const REFUSED: u8 = 0x80;
+const DELIMITER: u8 = 0x40;
+/// Percent-encoded in a path, a query, a fragment (url's `PATH`,
+/// `SPECIAL_QUERY` and `FRAGMENT` sets, less what is refused).
+const IN_PATH: u8 = 1;
+const IN_QUERY: u8 = 2;
+const IN_FRAGMENT: u8 = 4;
+
+/// Per byte: refused (controls, space, non-ASCII, `\`, which url strips,
+/// trims, encodes from UTF-8 or reads as `/`), a delimiter (`/ ? # % .`,
+/// checked for structure), or the parts that percent-encode it; 0 for a byte
+/// every part keeps.
+static CLASS: [u8; 256] = {
+    let mut class = [REFUSED; 256];
+    let mut b = 0x21;
+    while b < 0x7f {
+        class[b] = 0;
+        b += 1;
+    }
+    class[b'\\' as usize] = REFUSED;
+    let mut i = 0;
+    let delimiters = *b"/?#%.";
+    while i < delimiters.len() {
+        class[delimiters[i] as usize] = DELIMITER;
+        i += 1;
+    }
+    class[b'"' as usize] = IN_PATH | IN_QUERY | IN_FRAGMENT;
+    class[b'<' as usize] = IN_PATH | IN_QUERY | IN_FRAGMENT;
+    class[b'>' as usize] = IN_PATH | IN_QUERY | IN_FRAGMENT;
+    class[b'`' as usize] = IN_PATH | IN_FRAGMENT;
+    // url 2.5.9 encodes `^` in a path, 2.5.8 keeps it: left to url.
+    class[b'^' as usize] = REFUSED;
+    class[b'{' as usize] = IN_PATH;
+    class[b'}' as usize] = IN_PATH;
+    class[b'\'' as usize] = IN_QUERY;
+    class
+};
+
+/// Checks a path, query and fragment [`fast_parse`] takes and says where
+/// they split and whether any byte is encoded.
+fn scan_rest(rest: &[u8]) -> Option<Rest> {
+    let mut parts = Rest {
+        query: None,
+        fragment: None,
+        encoded: 0,
+    };
+    // The part's encode bit, and the start of the path's current segment.
+    let mut part = IN_PATH;
+    let mut segment = 0;
+    for (i, &b) in rest.iter().enumerate() {
+        let class = CLASS[b as usize];
+        if class == 0 {
+            continue;
+        }
+        if class == REFUSED {
+            return None;
+        }
+        if class != DELIMITER {
+            parts.encoded += usize::from(class & part != 0);
+            continue;
+        }
+        match b {
+            b'/' | b'?' | b'#' if part == IN_PATH => {
+                dot_free(&rest[segment..i])?;
+                segment = i + 1;
+            }
+            b'%' if part == IN_PATH
+                && rest
+                    .get(i + 1..i + 3)
+                    .is_some_and(|x| x.eq_ignore_ascii_case(b"2e")) =>
+            {
+                return None;
+            }
+            _ => {}
+        }
+        match b {
+            b'?' if part == IN_PATH => {
+                parts.query = Some(i);
+                part = IN_QUERY;
+            }
+            b'#' if part == IN_FRAGMENT => return None,
+            b'#' => {
+                parts.fragment = Some(i);
+                part = IN_FRAGMENT;
+            }
+            _ => {}
+        }
+    }
+    if part == IN_PATH {
+        dot_free(&rest[segment..])?;
+    }
+    Some(parts)
+}
+
+/// A path segment url keeps: not `.` or `..`, which it resolves.
+fn dot_free(segment: &[u8]) -> Option<()> {
+    (segment != b"." && segment != b"..").then_some(())
+}
+
+/// Appends the rest to `out` with url's percent-encoding per part, and sets
+/// the offsets of the `?` and `#` in `out`.
+fn encode_rest(
+    out: &mut String,
+    rest: &str,
+    parts: &Rest,
+    query_start: &mut Option<usize>,
+    fragment_start: &mut Option<usize>,
+) {
+    let path_end = parts.query.or(parts.fragment).unwrap_or(rest.len());
+    encode_part(out, &rest[..path_end], IN_PATH);
+    if let Some(query) = parts.query {
+        *query_start = Some(out.len());
+        encode_part(
+            out,
+            &rest[query..parts.fragment.unwrap_or(rest.len())],
+            IN_QUERY,
+        );
+    }
+    if let Some(fragment) = parts.fragment {
+        *fragment_start = Some(out.len());
+        encode_part(out, &rest[fragment..], IN_FRAGMENT);
+    }
+}
+
+/// Appends `text` (ASCII) with the bytes `part` encodes written `%XX`, in
+/// upper-case hex as url writes them.
+fn encode_part(out: &mut String, text: &str, part: u8) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut run = 0;
+    for (i, b) in text.bytes().enumerate() {
+        if CLASS[usize::from(b)] & part != 0 {
+            out.push_str(&text[run..i]);
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
+            run = i + 1;
+        }
+    }
+    out.push_str(&text[run..]);
+}
+
+/// Whether [`build`] gives what `Url::parse` gives, checked once a process on
+/// a URL with every part it sets (compared through url's accessors, which
+/// read the offsets): `false` turns [`fast_parse`] off, so a url release that
+/// lays its internals out otherwise costs speed, not correctness.
+fn fast_path_holds() -> bool {
+    static HOLDS: OnceLock<bool> = OnceLock::new();
+    *HOLDS.get_or_init(|| {
+        [
+            "https://a.example/p/q?r=s#t",
+            "http://b.example",
+            "https://c.example?x#",
+        ]
+        .iter()
+        .all(|text| match (build(text), Url::parse(text)) {
+            (Some(ours), Ok(theirs)) => same_url(&ours, &theirs),
+            _ => false,
+        })
+    })
+}
+
+/// Every part of two URLs equal (`Url`'s `==` compares the text alone).
+pub(crate) fn same_url(a: &Url, b: &Url) -> bool {
+    a.as_str() == b.as_str()
+        && a.scheme() == b.scheme()
+        && a.username() == b.username()
+        && a.password() == b.password()
+        && a.host() == b.host()
+        && a.port() == b.port()
+        && a.path() == b.path()
+        && a.query() == b.query()
+        && a.fragment() == b.fragment()
+        && a.cannot_be_a_base() == b.cannot_be_a_base()
+}
+
+/// url's internal representation of a URL as `Url::deserialize_internal`
+/// reads it: a tuple of the text, the scheme's end, the username's end, the
+/// host's start and end, the host's kind (here always a domain), the port
+/// (here none), the path's start, and the query's and fragment's starts.
+struct Internals {
+    serialization: Option<String>,
+    /// Scheme end, username end, host start, host end.
+    offsets: [u32; 4],
+    path_start: u32,
+    query_start: Option<u32>,
+    fragment_start: Option<u32>,
+    /// The next element handed out.
+    next: usize,
+}
+
+impl<'de> Deserializer<'de> for Internals {
+    type Error = ValueError;
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
+        visitor.visit_seq(self)
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+impl<'de> SeqAccess<'de> for Internals {
+    type Error = ValueError;
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, ValueError> {
+        let part = match self.next {
+            0 => Part::Text(self.serialization.take().unwrap_or_default()),
+            n @ 1..=4 => Part::Number(self.offsets[n - 1]),
+            5 => Part::Domain,
+            6 => Part::Maybe(None),
+            7 => Part::Number(self.path_start),
+            8 => Part::Maybe(self.query_start),
+            9 => Part::Maybe(self.fragment_start),
+            _ => return Ok(None),
+        };
+        self.next += 1;
+        seed.deserialize(part).map(Some)
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(10 - self.next)
+    }
+}
+
+/// One element of [`Internals`].
+enum Part {
+    Text(String),
+    Number(u32),
+    /// `HostInternal::Domain`, a unit variant.
+    Domain,
+    Maybe(Option<u32>),
+}
+
+impl<'de> Deserializer<'de> for Part {
+    type Error = ValueError;
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
+        match self {
+            Part::Text(text) => visitor.visit_string(text),
+            Part::Number(n) => visitor.visit_u32(n),
+            Part::Domain => visitor.visit_enum(StrDeserializer::<ValueError>::new("Domain")),
+            Part::Maybe(None) => visitor.visit_none(),
+            Part::Maybe(Some(n)) => {
+                visitor.visit_some(IntoDeserializer::<ValueError>::into_deserializer(n))
+            }
+        }
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
     }
 }
 
@@ -50,4 +442,85 @@ impl ToText for Url {
 
 super::text_scalars! {
     Url => "a string representing an URL";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast path is on with this url, and takes the plain forms: the
+    /// differential tests in `tests/foreign/url.rs` would pass with it off.
+    #[test]
+    fn the_fast_path_holds_and_takes_plain_urls() {
+        assert!(fast_path_holds());
+        for text in [
+            "https://api.github.com/repos/octocat/hello-world/issues?state=open&page=2#top",
+            "http://localhost",
+            "https://x.example?q",
+            "https://x.example/a%20b/~c:d@e",
+        ] {
+            let ours = fast_parse(text).unwrap_or_else(|| panic!("{text} not taken"));
+            assert!(same_url(&ours, &Url::parse(text).unwrap()), "{text}");
+        }
+        for text in [
+            "https://X.example/",
+            "https://x.example/./a",
+            "https://1.2.3.4/",
+            "ftp://x.example/",
+        ] {
+            assert!(fast_parse(text).is_none(), "{text} taken");
+        }
+    }
+
+    /// Every text the scan takes, of all hosts and rests up to four pieces
+    /// long drawn from parts url keeps, resolves, encodes or refuses, is built
+    /// as `Url::parse` builds it. In this test build url checks the built
+    /// URL's invariants against its own parse (see [`build`]), so a wrong
+    /// offset is an error here rather than a silent fallback.
+    #[test]
+    fn every_scanned_text_is_what_url_parses() {
+        let hosts = [
+            "a",
+            "x.example",
+            "api.github.com",
+            "x-y.z1",
+            "a.1",
+            "xn--p.com",
+            "a..b",
+            "A.b",
+        ];
+        let pieces = [
+            "/", "a", ".", "..", "%2e", "%2E", "?", "#", "=", "%", "'", "`", "^", "{", "}", "|",
+            "[", "\"", "<", "\\", " ", ":80", "@",
+        ];
+        let (mut taken, mut total) = (0, 0);
+        let mut rests = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = rests
+                .iter()
+                .flat_map(|r| pieces.iter().map(move |p| format!("{r}{p}")))
+                .collect();
+            rests.extend(longer);
+        }
+        rests.sort();
+        rests.dedup();
+        for scheme in ["http://", "https://"] {
+            for host in hosts {
+                for rest in &rests {
+                    let text = format!("{scheme}{host}{rest}");
+                    total += 1;
+                    let Some(parts) = scan(&text) else { continue };
+                    taken += 1;
+                    let ours = Url::deserialize_internal(parts)
+                        .unwrap_or_else(|e| panic!("{text:?}: url refuses the internals: {e}"));
+                    let theirs = Url::parse(&text).unwrap();
+                    assert!(
+                        same_url(&ours, &theirs),
+                        "{text:?}: {ours:?} against {theirs:?}"
+                    );
+                }
+            }
+        }
+        assert!(taken > 10_000, "{taken} of {total}");
+    }
 }

@@ -4,12 +4,15 @@
 //! and `Backend::Jit`; values compared through `serde_json::to_value` (the
 //! models need not implement `PartialEq`), then serde_json's value re-encoded
 //! by jitson on both backends and compared byte for byte with serde_json's
-//! compact and pretty output. Then a decode timing, jitson's JIT against
-//! serde_json, and the layouts `jitson::stats()` says the JIT hands to the
-//! interpreter. Run by `scripts/real_models.sh`, which makes the copies of the
-//! crates with jitson's derives (see SOURCES.md).
+//! compact and pretty output. Then decode and encode timings, jitson's JIT
+//! against serde_json, and the layouts `jitson::stats()` says the JIT hands
+//! to the interpreter. Run by `scripts/real_models.sh`, which makes the copies
+//! of the crates with jitson's derives (see SOURCES.md).
 //!
-//! Usage: `jitson-real-models [--iters N] [--only SUBSTRING] [--sources FILE] [--verbose]`
+//! Usage: `jitson-real-models [--iters N] [--only SUBSTRING] [--sources FILE] [--verbose]
+//! [--loop jit-decode|serde-decode|jit-encode|serde-encode SECONDS]`. `--loop` runs
+//! only that one side on the selected cases for about that long each, for a
+//! profiler (`perf record`), and prints nothing else.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -75,6 +78,26 @@ macro_rules! case {
 
 pub struct Options {
     iters: u32,
+    /// `--loop`: one side only, for about this many seconds a case.
+    profile: Option<(Side, f64)>,
+}
+
+/// What `--loop` runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    JitDecode,
+    SerdeDecode,
+    JitEncode,
+    SerdeEncode,
+}
+
+/// Seconds per call, jitson's JIT and serde_json.
+#[derive(Clone, Copy)]
+struct Timing {
+    decode: (f64, f64),
+    /// Compact `to_vec` of serde_json's decoded value; `None` when jitson's
+    /// bytes differed (a timing of wrong output would not count).
+    encode: Option<(f64, f64)>,
 }
 
 #[derive(Default)]
@@ -86,8 +109,7 @@ pub struct Outcome {
     /// Per backend: compact and pretty encodes of serde_json's value.
     encode: [Check; 2],
     pretty: [Check; 2],
-    /// Seconds per decode: jitson's JIT, serde_json.
-    timing: Option<(f64, f64)>,
+    timing: Option<Timing>,
 }
 
 #[derive(Default, Clone)]
@@ -125,6 +147,10 @@ where
     T: DeserializeOwned + Serialize + jitson::Decode + jitson::Encode,
 {
     let mut outcome = Outcome::default();
+    if let Some((side, seconds)) = options.profile {
+        profile_loop::<T>(bytes, side, seconds);
+        return outcome;
+    }
     let theirs = serde_json::from_slice::<T>(bytes);
     let their_value = theirs.as_ref().ok().map(|v| serde_json::to_value(v).map_err(|e| e.to_string()));
     outcome.serde = theirs.as_ref().err().map(|e| e.to_string());
@@ -155,9 +181,35 @@ where
         );
     }
     if outcome.serde.is_none() && matches!(outcome.decode[1], Check::Equal) && options.iters > 0 {
-        outcome.timing = Some(time_decode::<T>(bytes, options.iters));
+        let decode = time_decode::<T>(bytes, options.iters);
+        let encode = match (&theirs, &outcome.encode[1]) {
+            (Ok(value), Check::Equal) => Some(time_encode(value, options.iters)),
+            _ => None,
+        };
+        outcome.timing = Some(Timing { decode, encode });
     }
     outcome
+}
+
+/// `--loop`: one side on one input for about `seconds`.
+fn profile_loop<T>(bytes: &[u8], side: Side, seconds: f64)
+where
+    T: DeserializeOwned + Serialize + jitson::Decode + jitson::Encode,
+{
+    let decoder = Decoder::<T>::with_backend(Backend::Jit);
+    let encoder = Encoder::<T>::with_backend(Backend::Jit);
+    let Ok(value) = serde_json::from_slice::<T>(bytes) else { return };
+    let start = Instant::now();
+    while start.elapsed().as_secs_f64() < seconds {
+        for _ in 0..100 {
+            match side {
+                Side::JitDecode => drop(std::hint::black_box(decoder.decode_slice(std::hint::black_box(bytes)))),
+                Side::SerdeDecode => drop(std::hint::black_box(serde_json::from_slice::<T>(std::hint::black_box(bytes)))),
+                Side::JitEncode => drop(std::hint::black_box(encoder.encode(std::hint::black_box(&value)))),
+                Side::SerdeEncode => drop(std::hint::black_box(serde_json::to_vec(std::hint::black_box(&value)))),
+            }
+        }
+    }
 }
 
 fn compare_encode(
@@ -174,34 +226,58 @@ fn compare_encode(
     }
 }
 
-/// Seconds per decode for jitson's JIT and serde_json: `iters` decodes each,
-/// in five alternating rounds, the fastest round of each kept (a shared
-/// machine's noise only ever adds time). Fewer iterations for large inputs
-/// (about 0.4 s of serde_json per round at most).
+/// Seconds per decode for jitson's JIT and serde_json ([`time_pair`]).
 fn time_decode<T>(bytes: &[u8], iters: u32) -> (f64, f64)
 where
     T: DeserializeOwned + jitson::Decode,
 {
     let decoder = Decoder::<T>::with_backend(Backend::Jit);
+    time_pair(
+        || drop(std::hint::black_box(decoder.decode_slice(std::hint::black_box(bytes)))),
+        || drop(std::hint::black_box(serde_json::from_slice::<T>(std::hint::black_box(bytes)))),
+        iters,
+    )
+}
+
+/// Seconds per compact encode of `value` for jitson's JIT and serde_json
+/// (`to_vec` both; [`time_pair`]).
+fn time_encode<T>(value: &T, iters: u32) -> (f64, f64)
+where
+    T: Serialize + jitson::Encode,
+{
+    let encoder = Encoder::<T>::with_backend(Backend::Jit);
+    time_pair(
+        || drop(std::hint::black_box(encoder.encode(std::hint::black_box(value)))),
+        || drop(std::hint::black_box(serde_json::to_vec(std::hint::black_box(value)))),
+        iters,
+    )
+}
+
+/// Seconds per call of `ours` and `theirs`: `iters` calls each, in five
+/// alternating rounds, the fastest round of each kept (a shared machine's
+/// noise only ever adds time). Fewer calls for large inputs (about 0.4 s of
+/// `theirs` per round at most).
+fn time_pair(mut ours: impl FnMut(), mut theirs: impl FnMut(), iters: u32) -> (f64, f64) {
     let start = Instant::now();
-    std::hint::black_box(serde_json::from_slice::<T>(bytes).ok());
+    theirs();
     let one = start.elapsed().max(Duration::from_nanos(50));
     let rounds = 5u32;
     let per_round = (iters / rounds).clamp(1, (0.4 / one.as_secs_f64()).max(2.0) as u32);
     let (mut best_ours, mut best_theirs) = (f64::MAX, f64::MAX);
     for _ in 0..rounds {
-        let start = Instant::now();
-        for _ in 0..per_round {
-            std::hint::black_box(decoder.decode_slice(std::hint::black_box(bytes)).ok());
-        }
-        best_ours = best_ours.min(start.elapsed().as_secs_f64() / per_round as f64);
-        let start = Instant::now();
-        for _ in 0..per_round {
-            std::hint::black_box(serde_json::from_slice::<T>(std::hint::black_box(bytes)).ok());
-        }
-        best_theirs = best_theirs.min(start.elapsed().as_secs_f64() / per_round as f64);
+        best_ours = best_ours.min(round(&mut ours, per_round));
+        best_theirs = best_theirs.min(round(&mut theirs, per_round));
     }
     (best_ours, best_theirs)
+}
+
+/// Seconds per call of `f`, over `calls` calls.
+fn round(f: &mut impl FnMut(), calls: u32) -> f64 {
+    let start = Instant::now();
+    for _ in 0..calls {
+        f();
+    }
+    start.elapsed().as_secs_f64() / calls as f64
 }
 
 fn short(v: &Value) -> String {
@@ -314,7 +390,7 @@ fn geomean(ratios: &[f64]) -> f64 {
 }
 
 fn main() {
-    let mut options = Options { iters: 300 };
+    let mut options = Options { iters: 300, profile: None };
     let mut only = None;
     let mut verbose = false;
     let mut sources = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/work/sources.txt");
@@ -325,6 +401,17 @@ fn main() {
             "--only" => only = args.next(),
             "--sources" => sources = args.next().expect("--sources FILE").into(),
             "--verbose" => verbose = true,
+            "--loop" => {
+                let side = match args.next().as_deref() {
+                    Some("jit-decode") => Side::JitDecode,
+                    Some("serde-decode") => Side::SerdeDecode,
+                    Some("jit-encode") => Side::JitEncode,
+                    Some("serde-encode") => Side::SerdeEncode,
+                    other => panic!("--loop jit-decode|serde-decode|jit-encode|serde-encode SECONDS, not {other:?}"),
+                };
+                let seconds = args.next().and_then(|n| n.parse().ok()).expect("--loop SIDE SECONDS");
+                options.profile = Some((side, seconds));
+            }
             other => panic!("unknown argument {other}"),
         }
     }
@@ -372,6 +459,7 @@ fn main() {
         pretty: [usize; 2],
         encoded: usize,
         ratios: Vec<f64>,
+        encode_ratios: Vec<f64>,
     }
     let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
     let mut mismatches = Vec::new();
@@ -411,15 +499,22 @@ fn main() {
                 }
             }
         }
-        if let Some((ours, theirs)) = outcome.timing {
+        if let Some(timing) = outcome.timing {
+            let (ours, theirs) = timing.decode;
             t.ratios.push(ours / theirs);
-            timings.push((label.clone(), bytes.len(), ours, theirs));
+            if let Some((ours, theirs)) = timing.encode {
+                t.encode_ratios.push(ours / theirs);
+            }
+            timings.push((label.clone(), bytes.len(), timing));
         }
         if verbose {
             println!("done {label}");
         }
     }
 
+    if options.profile.is_some() {
+        return;
+    }
     println!("\n== Decode and encode against serde_json (per fixture/type case)");
     println!(
         "{:<20} {:>8} {:>6} {:>9} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
@@ -450,6 +545,7 @@ fn main() {
             total.pretty[k] += t.pretty[k];
         }
         total.ratios.extend(&t.ratios);
+        total.encode_ratios.extend(&t.encode_ratios);
     }
     println!(
         "{:<20} {:>8} {:>6} {:>9} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
@@ -471,21 +567,40 @@ fn main() {
         println!("{m}");
     }
 
-    println!("\n== Decode time, jitson JIT / serde_json (best of 5 rounds, up to {} decodes each)", options.iters);
+    println!(
+        "\n== Time, jitson JIT / serde_json (best of 5 rounds, up to {} calls each; encode: compact to_vec of serde_json's value)",
+        options.iters
+    );
     if verbose {
-        for (label, len, ours, theirs) in &timings {
-            println!("{:>8.2} µs {:>8.2} µs {:>5.2}x {:>8} B  {label}", ours * 1e6, theirs * 1e6, ours / theirs, len);
+        println!("{:>11} {:>11} {:>6}  {:>11} {:>11} {:>6} {:>9}", "dec jitson", "serde_json", "ratio", "enc jitson", "serde_json", "ratio", "bytes");
+        for (label, len, timing) in &timings {
+            let (ours, theirs) = timing.decode;
+            let encode = match timing.encode {
+                Some((o, t)) => format!("{:>8.2} µs {:>8.2} µs {:>5.2}x", o * 1e6, t * 1e6, o / t),
+                None => format!("{:>34}", "(not timed)"),
+            };
+            println!("{:>8.2} µs {:>8.2} µs {:>5.2}x  {encode} {len:>8} B  {label}", ours * 1e6, theirs * 1e6, ours / theirs);
         }
     }
+    let line = |name: &str, t: &Tally| {
+        println!(
+            "{name:<20} geometric mean ratio decode {:.3} over {} cases, encode {:.3} over {}",
+            geomean(&t.ratios),
+            t.ratios.len(),
+            geomean(&t.encode_ratios),
+            t.encode_ratios.len()
+        )
+    };
     for (krate, t) in &tallies {
-        println!("{krate:<20} geometric mean ratio {:.3} over {} cases", geomean(&t.ratios), t.ratios.len());
+        line(krate, t);
     }
-    println!("{:<20} geometric mean ratio {:.3} over {} cases", "all", geomean(&total.ratios), total.ratios.len());
+    line("all", &total);
+    let ratio = |t: &(String, usize, Timing)| t.2.decode.0 / t.2.decode.1;
     if let (Some(min), Some(max)) = (
-        timings.iter().min_by(|a, b| (a.2 / a.3).total_cmp(&(b.2 / b.3))),
-        timings.iter().max_by(|a, b| (a.2 / a.3).total_cmp(&(b.2 / b.3))),
+        timings.iter().min_by(|a, b| ratio(a).total_cmp(&ratio(b))),
+        timings.iter().max_by(|a, b| ratio(a).total_cmp(&ratio(b))),
     ) {
-        println!("best {:.2}x ({}), worst {:.2}x ({})", min.2 / min.3, min.0, max.2 / max.3, max.0);
+        println!("decode: best {:.2}x ({}), worst {:.2}x ({})", ratio(min), min.0, ratio(max), max.0);
     }
 
     let stats = jitson::stats();
