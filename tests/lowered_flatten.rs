@@ -9,7 +9,10 @@
 //! it buffers (`1e999` refused) or collected; absent fields get their
 //! defaults; an internally tagged payload that flattens keeps its tag out of
 //! the collecting map; and every exit that gives up drops exactly what was
-//! written, the collecting map included.
+//! written, the collecting map included. A flattened field read by its own
+//! serde function (openapiv3's `extensions`) is compiled too: the members
+//! nobody claims are collected and handed to it as one object
+//! (`serde_rest` below).
 
 mod common;
 
@@ -334,5 +337,159 @@ fn a_flattened_structs_fields_are_read_as_serde_buffers_them() {
         format!(r#"{{"s":{{"a":1,"zz":{deep}}}}}"#),
     ] {
         let _ = agree::<Outermost>(&doc);
+    }
+}
+
+/// A flattened field read by its serde function (`deserialize_with`), as
+/// openapiv3 reads its `x-` extensions on nearly every struct: the JIT
+/// collects the members no field claims and hands them to the function as one
+/// object once the struct's object is read, as the interpreter does.
+#[cfg(feature = "serde")]
+mod serde_rest {
+    use super::*;
+    use serde::Deserializer;
+    use serde::de::Error as _;
+
+    thread_local! {
+        /// How many times [`x_members`] ran on this thread.
+        static CALLS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// The members whose key starts `x-`, without the prefix; a non-string
+    /// value is refused by the function.
+    fn x_members<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, Counted>, D::Error> {
+        CALLS.set(CALLS.get() + 1);
+        let all = BTreeMap::<String, serde_json::Value>::deserialize(d)?;
+        let mut out = BTreeMap::new();
+        for (key, value) in all {
+            if let Some(name) = key.strip_prefix("x-") {
+                match value {
+                    serde_json::Value::String(s) => {
+                        out.insert(name.to_owned(), Counted::new(&s));
+                    }
+                    other => return Err(D::Error::custom(format!("{key} is {other}"))),
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, Decode)]
+    pub(super) struct Spec {
+        first: Counted,
+        #[serde(flatten)]
+        audit: Audit,
+        #[serde(flatten, deserialize_with = "x_members")]
+        ext: BTreeMap<String, Counted>,
+        #[serde(default)]
+        last: u8,
+    }
+
+    /// The same field inside a flattened struct, and a required field after.
+    #[derive(Debug, PartialEq, Deserialize, Decode)]
+    pub(super) struct Outer {
+        id: Counted,
+        #[serde(flatten)]
+        spec: Spec,
+        done: bool,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize, Decode)]
+    #[serde(tag = "type")]
+    pub(super) enum Tagged {
+        Spec(Spec),
+    }
+
+    const DOCS: &[&str] = &[
+        r#"{"first":"f","created":1}"#,
+        r#"{"first":"f","created":1,"x-a":"1","x-b":"2","last":3}"#,
+        r#"{"x-a":"1","first":"f","other":[1,{"x-in":2}],"created":1}"#,
+        r#"{"first":"f","created":1,"x-a":"1","x-a":"2"}"#,
+        r#"{"first":"f","created":1,"x\u002da":"esc"}"#,
+        r#"{"first":"f","created":1,"x-a":5}"#,
+        r#"{"first":"f","created":1,"x-a":"1","junk":1e999}"#,
+        r#"{"first":"f","created":1,"x-a":"1","junk":[1,}"#,
+        r#"{"first":"f","x-a":"1"}"#,
+        r#"{"first":"f","created":1,"x-a":"1","first":"g"}"#,
+        r#"{"first":"f","created":1,"x-a":"1","last":300}"#,
+        r#"{"first":"f","created":1,"x-a":"1"}x"#,
+        r#"{"first":"f","created":1,"x-a":"1""#,
+        r#"{"first":"f","created":1,"x-a" "1"}"#,
+        r#"{"created":1,"x-a":"1"}"#,
+        r#"{}"#,
+        r#"[]"#,
+    ];
+
+    #[test]
+    fn a_flattened_serde_field_reads_the_members_nobody_claims() {
+        for doc in DOCS {
+            let before = live();
+            let _ = agree::<Spec>(doc);
+            let outer = format!(r#"{{"id":"i","done":true,{}"#, &doc[1..]);
+            let _ = agree::<Outer>(&outer);
+            let outer = format!(r#"{{"id":"i",{}"#, &doc[1..]);
+            let _ = agree::<Outer>(&outer);
+            let tagged = format!(r#"{{"type":"Spec",{}"#, &doc[1..]);
+            let _ = agree::<Tagged>(&tagged);
+            assert_eq!(live(), before, "{doc}");
+        }
+        let deep = format!("{}{}", "[".repeat(127), "]".repeat(127));
+        let deeper = format!("{}{}", "[".repeat(128), "]".repeat(128));
+        for filler in [deep, deeper] {
+            let doc = format!(r#"{{"first":"f","created":1,"x-a":"1","junk":{filler}}}"#);
+            let _ = agree::<Spec>(&doc);
+        }
+    }
+
+    #[test]
+    fn structs_with_a_flattened_serde_field_are_compiled() {
+        if !Backend::Jit.is_available() {
+            return;
+        }
+        jitson::warm_up::<Spec>().expect("warm_up");
+        jitson::warm_up::<Outer>().expect("warm_up");
+        jitson::warm_up::<Tagged>().expect("warm_up");
+        common::assert_compiled(&["Spec", "Outer", "Tagged"]);
+        // The compiled code itself decodes them: the function runs once a
+        // decode (a struct that gave up would run it again in the
+        // interpreter's rerun).
+        let doc = r#"{"id":"i","first":"f","x-a":"1","created":1,"y":[2],"x-b":"2","done":true}"#;
+        let decoder = jitson::Decoder::<Outer>::with_backend(Backend::Jit);
+        let before = CALLS.get();
+        let outer = decoder.decode_str(doc).expect("decodes");
+        assert_eq!(CALLS.get(), before + 1);
+        assert_eq!(outer.spec.ext.len(), 2);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn generated_objects_with_extensions_agree(members in prop::collection::vec(extension_member(), 0..7)) {
+            let doc = format!("{{{}}}", members.join(","));
+            let before = live();
+            same_outcome::<Spec>(&doc);
+            same_outcome::<Tagged>(&doc.replacen('{', r#"{"type":"Spec","#, 1).replace(",}", "}"));
+            prop_assert_eq!(live(), before);
+        }
+    }
+
+    fn extension_member() -> impl Strategy<Value = String> {
+        let key = prop::sample::select(
+            &["first", "created", "by", "last", "x-a", "x-b", "y", "type"][..],
+        );
+        let value = prop::sample::select(
+            &[
+                "1",
+                "300",
+                "\"s\"",
+                "null",
+                "[1]",
+                "{\"x-k\":\"v\"}",
+                "1e999",
+                "true",
+            ][..],
+        );
+        (key, value).prop_map(|(k, v)| format!("\"{k}\":{v}"))
     }
 }

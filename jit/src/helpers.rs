@@ -515,6 +515,35 @@ pub(crate) unsafe extern "C" fn skip_member(state: *mut JitState) -> i8 {
     }
 }
 
+/// The key of a member no field claims, for [`insert_rest`] and
+/// [`collect_rest`]: the key at `key_start` (its opening quote; read as the
+/// interpreter reads keys, unescaped into `scratch` if need be) and where its
+/// value starts, after the `:`. `Err` holds the helper's answer: an
+/// internally tagged payload's tag (`match_key` counted it) is skipped, not
+/// collected, as the interpreter does, and a key without `:` gives up.
+fn rest_member<'k>(
+    state: &mut JitState,
+    input: &'k [u8],
+    key_start: usize,
+    scratch: &'k mut Vec<u8>,
+) -> Result<(&'k [u8], usize), i8> {
+    use crate::kind::MemberStatus;
+    let Some((key, end)) = string_at(input, key_start, scratch, state.validate_utf8 != 0) else {
+        return Err(MemberStatus::Bail as i8);
+    };
+    if state.tag_here().is_some_and(|tag| tag.as_bytes() == key) {
+        state.pos = end;
+        // SAFETY: the state is live, `pos` after the key (and a payload's
+        // object is buffered: the skip checks the value as parsed).
+        return Err(unsafe { skip_member(state) });
+    }
+    let colon = jitson_core::text::skip_ws(input, end);
+    if input.get(colon) != Some(&b':') {
+        return Err(MemberStatus::Bail as i8);
+    }
+    Ok((key, colon + 1))
+}
+
 /// A member no field claims, in a struct whose flattened map collects such
 /// members (`kind/struct_.rs`, `Flattening`): the key at `key_start` (its
 /// opening quote; read as the interpreter reads keys), `:`, then the value,
@@ -537,7 +566,6 @@ pub(crate) unsafe extern "C" fn insert_rest(
     key_start: usize,
 ) -> i8 {
     use crate::kind::MemberStatus;
-    use jitson_core::text::skip_ws;
     let mut status = MemberStatus::Failed as i8;
     jitson_core::panic::catch(|| {
         // SAFETY: generated code passes its own live state and a layout
@@ -546,26 +574,14 @@ pub(crate) unsafe extern "C" fn insert_rest(
         // SAFETY: the state describes a live input.
         let input = unsafe { state.input() };
         let mut scratch = Vec::new();
-        let Some((key, end)) = string_at(input, key_start, &mut scratch, state.validate_utf8 != 0)
-        else {
-            status = MemberStatus::Bail as i8;
-            return;
+        let (key, value_start) = match rest_member(state, input, key_start, &mut scratch) {
+            Ok(member) => member,
+            Err(answer) => {
+                status = answer;
+                return;
+            }
         };
-        // An internally tagged payload's tag (`match_key` counted it) is
-        // skipped, not collected, as the interpreter does.
-        if state.tag_here().is_some_and(|tag| tag.as_bytes() == key) {
-            state.pos = end;
-            // SAFETY: the state is live, `pos` after the key (and a payload's
-            // object is buffered: the skip checks the value as parsed).
-            status = unsafe { skip_member(state) };
-            return;
-        }
-        let colon = skip_ws(input, end);
-        if input.get(colon) != Some(&b':') {
-            status = MemberStatus::Bail as i8;
-            return;
-        }
-        state.pos = colon + 1;
+        state.pos = value_start;
         // A collected value is one serde buffered.
         state.buffered += 1;
         let ctx: *mut JitState = state;
@@ -1092,3 +1108,173 @@ pub(crate) static F64_POW10: [f64; 23] = [
 
 /// Powers of ten exact in f32.
 pub(crate) static F32_POW10: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
+
+/// What a flattened serde field's members are collected into
+/// (`kind/struct_.rs`, `Rest::Serde`): the text `{` and the members, from
+/// each key's quote to the end of its value, joined by `,` (the closing `}`
+/// is added by [`finish_rest`]). Generated code keeps a pointer to it in a
+/// stack slot: null until the first member, [`REST_DECODED`] once the field
+/// is decoded from it.
+type RestText = Vec<u8>;
+
+/// The collector's pointer once [`finish_rest`] has decoded the field: what
+/// is to be dropped on a later exit is the field, not text.
+const REST_DECODED: *mut RestText = core::ptr::dangling_mut();
+
+/// A member no field claims, in a struct whose flattened serde field reads
+/// such members: the key at `key_start` (its opening quote; read as the
+/// interpreter reads keys), `:`, the value (validated as serde checks what it
+/// buffers), their text appended to the collector at `*collector` (made at
+/// the first member), then `,` and the next key's quote, or `}`. An
+/// internally tagged payload's tag is skipped, not collected, as
+/// [`insert_rest`] skips it. Answers as [`skip_member`] does.
+///
+/// # Safety
+/// `state` is live and describes a live input; `collector` is the struct
+/// function's collector slot (null, or a `RestText` made here).
+pub(crate) unsafe extern "C" fn collect_rest(
+    state: *mut JitState,
+    collector: *mut *mut RestText,
+    key_start: usize,
+) -> i8 {
+    use crate::kind::MemberStatus;
+    let mut status = MemberStatus::Failed as i8;
+    jitson_core::panic::catch(|| {
+        // SAFETY: generated code passes its own live state and slot.
+        let (state, collector) = unsafe { (&mut *state, &mut *collector) };
+        // SAFETY: the state describes a live input.
+        let input = unsafe { state.input() };
+        let mut scratch = Vec::new();
+        let value_start = match rest_member(state, input, key_start, &mut scratch) {
+            Ok((_, value_start)) => value_start,
+            Err(answer) => {
+                status = answer;
+                return;
+            }
+        };
+        // A collected value is one serde buffered.
+        state.buffered += 1;
+        // SAFETY: the state is live; `value_start` is inside the input.
+        let value_end = unsafe { state.skip_value(value_start) };
+        state.buffered -= 1;
+        let Ok(value_end) = value_end else {
+            status = MemberStatus::Bail as i8;
+            return;
+        };
+        let member = &input[key_start..value_end];
+        if collector.is_null() {
+            let mut text = Vec::with_capacity(member.len() + 2);
+            text.push(b'{');
+            *collector = Box::into_raw(Box::new(text));
+        } else {
+            // SAFETY: a non-null collector was made above, at an earlier
+            // member, and is owned by the slot until `finish_rest` or
+            // `drop_rest` takes it.
+            unsafe { (**collector).push(b',') };
+        }
+        // SAFETY: as above.
+        unsafe { (**collector).extend_from_slice(member) };
+        status = match after_member(input, value_end) {
+            Some((next, pos)) => {
+                state.pos = pos;
+                next as i8
+            }
+            None => MemberStatus::Bail as i8,
+        };
+    });
+    status
+}
+
+/// Decodes a flattened serde field (`layout`, at `at`) from the members its
+/// struct collected (`*collector`; none: `{}`), once the struct's object is
+/// read and still inside its depth: as the interpreter's `decode_rest_value`,
+/// one object of those members' text, decoded as serde decodes a buffered
+/// value. The collector is freed; on success the slot holds
+/// [`REST_DECODED`]. Returns `false` if the field's decoding failed (the
+/// facade reruns the interpreter to build the error) or panicked.
+///
+/// # Safety
+/// `state` is live; `layout` is the field's `'static` layout and `at` room
+/// for it; `collector` is the struct function's collector slot.
+pub(crate) unsafe extern "C" fn finish_rest(
+    state: *mut JitState,
+    layout: *const TypeLayout,
+    at: *mut u8,
+    collector: *mut *mut RestText,
+) -> bool {
+    let mut ok = false;
+    jitson_core::panic::catch(|| {
+        // SAFETY: generated code passes its own live state and slot, and a
+        // layout embedded at compile time.
+        let (state, collector, layout) = unsafe { (&mut *state, &mut *collector, &*layout) };
+        let taken = core::mem::replace(collector, core::ptr::null_mut());
+        let mut text = if taken.is_null() {
+            b"{".to_vec()
+        } else {
+            // SAFETY: made by `collect_rest` with `Box::into_raw`, taken once.
+            *unsafe { Box::from_raw(taken) }
+        };
+        text.push(b'}');
+        let buffering = jitson_fallback::Buffering {
+            buffered: state.buffered + 1,
+            skip_key: None,
+        };
+        let mut pos = 0;
+        // SAFETY: `text` is valid UTF-8 (members of validated input joined by
+        // ASCII) and nothing decoded borrows it (a serde field owns what it
+        // reads); `at` is room for the field (caller).
+        let result = unsafe {
+            jitson_fallback::decode_value_at(
+                &text,
+                &mut pos,
+                state.remaining_depth,
+                state.stack_limit,
+                &mut state.elements,
+                layout,
+                at,
+                false,
+                buffering,
+            )
+        };
+        match result {
+            Ok(()) => {
+                *collector = REST_DECODED;
+                ok = true;
+            }
+            Err(e) => {
+                if *e.code() == jitson_core::ErrorCode::StackExhausted {
+                    state.stack_exhausted = 1;
+                }
+            }
+        }
+    });
+    ok
+}
+
+/// Drops what a flattened serde field's collector slot holds on an exit that
+/// gives up: the collected text, or the field itself once [`finish_rest`]
+/// decoded it (`layout`'s value at `at`). The slot is cleared.
+///
+/// # Safety
+/// `collector` is the struct function's collector slot; when it holds
+/// [`REST_DECODED`], `at` holds a live value of `layout`.
+pub(crate) unsafe extern "C" fn drop_rest(
+    collector: *mut *mut RestText,
+    layout: *const TypeLayout,
+    at: *mut u8,
+) {
+    jitson_core::panic::catch(|| {
+        // SAFETY: generated code passes its own slot and a `'static` layout.
+        let (collector, layout) = unsafe { (&mut *collector, &*layout) };
+        let held = core::mem::replace(collector, core::ptr::null_mut());
+        if held == REST_DECODED {
+            if let Some(drop) = layout.drop {
+                // SAFETY: the field was decoded at `at` and is dropped once.
+                unsafe { drop(at) };
+            }
+        } else if !held.is_null() {
+            // SAFETY: made by `collect_rest` with `Box::into_raw`, taken once.
+            drop(unsafe { Box::from_raw(held) });
+        }
+    });
+}

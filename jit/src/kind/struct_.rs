@@ -31,9 +31,12 @@
 //! in declaration order (the order in which the interpreter offers a key to
 //! them), at their offsets inside the parent; a flattened map with text keys
 //! collects the keys none of them claims (`helpers::insert_rest`, its values
-//! decoded by their own function), and without one they are skipped as serde
-//! checks what it buffers. Flattened options, maps with parsed keys, a second
-//! map and `deny_unknown_fields` are the interpreter's.
+//! decoded by their own function), a flattened field read by its serde
+//! function collects their text and is decoded from it once the object is
+//! read ([`Rest::Serde`]), and without either they are skipped as serde
+//! checks what it buffers. Flattened options and enums, maps with parsed
+//! keys, a second map or serde field and `deny_unknown_fields` are the
+//! interpreter's.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
@@ -97,9 +100,8 @@ pub(crate) struct Flattening {
     layout: StructLayout,
     /// The slices `layout` borrows, from `Box::into_raw`; freed on drop.
     owned: (*mut [Field], *mut [SkippedField]),
-    /// The flattened map that collects the keys no field claims: its offset
-    /// inside the parent, and its layout.
-    rest: Option<(usize, &'static TypeLayout, &'static MapLayout)>,
+    /// What collects the keys no field claims.
+    rest: Option<Rest>,
     /// How many of `fields` are the parent's own: the others' values are
     /// read as serde reads what it buffered.
     own: usize,
@@ -123,12 +125,31 @@ impl Drop for Flattening {
     }
 }
 
+/// Where a flattening struct puts the members none of its fields claims
+/// (offsets inside the outermost struct).
+#[derive(Clone, Copy)]
+pub(crate) enum Rest {
+    /// A flattened map with text keys: each member inserted as it is read
+    /// (`helpers::insert_rest`).
+    Map {
+        offset: usize,
+        layout: &'static TypeLayout,
+        map: &'static MapLayout,
+    },
+    /// A flattened field read by its serde function (`Kind::Serde`, e.g.
+    /// `#[serde(flatten, deserialize_with = ...)]`): the members' text
+    /// collected as they are read (`helpers::collect_rest`), and the field
+    /// decoded from it as one object once the struct's object is read
+    /// (`helpers::finish_rest`), as the interpreter's `decode_rest_value`
+    /// decodes it.
+    Serde {
+        offset: usize,
+        layout: &'static TypeLayout,
+    },
+}
+
 /// The parts of a [`Flattening`], before they are owned.
-type FlattenedParts = (
-    Vec<Field>,
-    Vec<SkippedField>,
-    Option<(usize, &'static TypeLayout, &'static MapLayout)>,
-);
+type FlattenedParts = (Vec<Field>, Vec<SkippedField>, Option<Rest>);
 
 /// Collects the fields of `st` and of the structs it flattens, at `base`
 /// inside the outermost struct, into `parts`; `Err` names why the JIT leaves
@@ -157,9 +178,21 @@ fn collect_flattened(
         match &layout.kind {
             Kind::Struct(inner) => collect_flattened(inner, base + flat.offset, parts)?,
             Kind::Map(map) if map.has_text_keys() && parts.2.is_none() => {
-                parts.2 = Some((base + flat.offset, layout, map));
+                let offset = base + flat.offset;
+                parts.2 = Some(Rest::Map {
+                    offset,
+                    layout,
+                    map,
+                });
             }
-            Kind::Map(map) if map.has_text_keys() => return Err("two flattened maps"),
+            Kind::Serde(_) if parts.2.is_none() => {
+                let offset = base + flat.offset;
+                parts.2 = Some(Rest::Serde { offset, layout });
+            }
+            Kind::Map(map) if map.has_text_keys() => {
+                return Err("two flattened maps or serde fields");
+            }
+            Kind::Serde(_) => return Err("two flattened maps or serde fields"),
             _ => return Err("flattened options, or maps with parsed keys"),
         }
     }
@@ -213,7 +246,7 @@ pub(crate) fn flattened_children(
         .iter()
         .map(|f| (f.layout.get(), Some(crate::Role::Member)))
         .collect();
-    if let Some((_, _, map)) = rest {
+    if let Some(Rest::Map { map, .. }) = rest {
         children.push((map.value.get(), Some(crate::Role::Value)));
     }
     children
@@ -283,9 +316,23 @@ impl FnTranslator<'_, '_> {
         let n = fields.len();
         let start = self.get_pos();
         let depth0 = self.load_depth();
-        // The map collecting the rest is made first: every exit that gives up
-        // drops it.
-        if let Some((offset, _, map)) = rest {
+        // The map collecting the rest is made first, and a serde field's
+        // collector (a pointer, null until the first member) is cleared:
+        // every exit that gives up drops them (`emit_drop_rest`).
+        let collector = match rest {
+            Some(Rest::Serde { .. }) => {
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    8,
+                    3,
+                ));
+                let null = self.b.ins().iconst(PTR, 0);
+                self.b.ins().stack_store(PTR, null, slot, 0);
+                Some(self.b.ins().stack_addr(PTR, slot, 0))
+            }
+            _ => None,
+        };
+        if let Some(Rest::Map { offset, map, .. }) = rest {
             let at = self.b.ins().iadd_imm_s(dst, offset as i64);
             let made = self
                 .call_addr(map.new as usize, &[PTR], Some(types::I8), &[at])
@@ -550,9 +597,9 @@ impl FnTranslator<'_, '_> {
         } else {
             let current = self.b.use_var(seen[0]);
             self.store_pos();
-            let st = match rest {
+            let st = match (rest, collector) {
                 // Into the flattened map, its value by its own function.
-                Some((offset, _, map)) => {
+                (Some(Rest::Map { offset, map, .. }), _) => {
                     let map_ptr = self.const_ptr(map as *const MapLayout);
                     let at = self.b.ins().iadd_imm_s(dst, offset as i64);
                     let f = self.func_ref(map.value.get());
@@ -564,9 +611,16 @@ impl FnTranslator<'_, '_> {
                         &[self.state, map_ptr, at, decode, key_at],
                     )
                 }
+                // Its text collected for the serde field.
+                (Some(Rest::Serde { .. }), Some(collector)) => self.call_addr(
+                    helpers::collect_rest as *const () as usize,
+                    &[PTR, PTR, PTR],
+                    Some(types::I8),
+                    &[self.state, collector, key_at],
+                ),
                 // Skipped; serde buffers what a flattening struct's fields do
                 // not claim.
-                None => {
+                _ => {
                     if flattens {
                         self.adjust_buffered(1);
                     }
@@ -598,6 +652,23 @@ impl FnTranslator<'_, '_> {
         self.b.ins().jump(finish, &[]);
 
         self.b.switch_to_block(finish);
+        // The serde field, from what it collected, inside the object's depth
+        // (the interpreter decodes it before leaving the object).
+        if let (Some(Rest::Serde { offset, layout }), Some(collector)) = (rest, collector) {
+            let layout_ptr = self.const_ptr(layout as *const TypeLayout);
+            let at = self.b.ins().iadd_imm_s(dst, offset as i64);
+            let ok = self
+                .call_addr(
+                    helpers::finish_rest as *const () as usize,
+                    &[PTR, PTR, PTR, PTR],
+                    Some(types::I8),
+                    &[self.state, layout_ptr, at, collector],
+                )
+                .expect("returns bool");
+            let done = self.b.create_block();
+            self.b.ins().brif(ok, done, &[], unwind, &[]);
+            self.b.switch_to_block(done);
+        }
         self.store_depth(depth0);
         self.emit_finish(st, dst, &seen, bail, unwind);
         self.store_pos();
@@ -608,7 +679,7 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(bail);
         self.b.set_cold_block(bail);
         self.emit_drop_written(st, dst, &seen);
-        self.emit_drop_rest(rest, dst);
+        self.emit_drop_rest(rest, collector, dst);
         self.store_depth(depth0);
         let (ok_block, fail_block) = (self.b.create_block(), self.b.create_block());
         self.emit_interpret(layout, dst, start, ok_block, fail_block);
@@ -621,22 +692,33 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(unwind);
         self.b.set_cold_block(unwind);
         self.emit_drop_written(st, dst, &seen);
-        self.emit_drop_rest(rest, dst);
+        self.emit_drop_rest(rest, collector, dst);
         self.store_depth(depth0);
         self.ret(false);
     }
 
-    /// Drops the map collecting a flattening struct's rest, if it has one.
-    fn emit_drop_rest(
-        &mut self,
-        rest: Option<(usize, &'static TypeLayout, &'static MapLayout)>,
-        dst: Value,
-    ) {
-        if let Some((offset, layout, _)) = rest
-            && let Some(drop) = layout.drop
-        {
-            let at = self.b.ins().iadd_imm_s(dst, offset as i64);
-            self.call_drop(drop, at);
+    /// Drops what collects a flattening struct's rest, if it has one: the
+    /// map, or the serde field's collected text (and the field, once decoded
+    /// from it: `helpers::drop_rest`).
+    fn emit_drop_rest(&mut self, rest: Option<Rest>, collector: Option<Value>, dst: Value) {
+        match (rest, collector) {
+            (Some(Rest::Map { offset, layout, .. }), _) => {
+                if let Some(drop) = layout.drop {
+                    let at = self.b.ins().iadd_imm_s(dst, offset as i64);
+                    self.call_drop(drop, at);
+                }
+            }
+            (Some(Rest::Serde { offset, layout }), Some(collector)) => {
+                let layout_ptr = self.const_ptr(layout as *const TypeLayout);
+                let at = self.b.ins().iadd_imm_s(dst, offset as i64);
+                self.call_addr(
+                    helpers::drop_rest as *const () as usize,
+                    &[PTR, PTR, PTR],
+                    None,
+                    &[collector, layout_ptr, at],
+                );
+            }
+            _ => {}
         }
     }
 
