@@ -12,7 +12,9 @@
 //! written, the collecting map included. A flattened field read by its own
 //! serde function (openapiv3's `extensions`) is compiled too: the members
 //! nobody claims are collected and handed to it as one object
-//! (`serde_rest` below).
+//! (`serde_rest` below). Encoding: a struct with flattened fields stays
+//! compiled, each flattened field's members written in their place by the
+//! interpreter (`flattened_members_in_compiled_encoders` below).
 
 mod common;
 
@@ -22,8 +24,8 @@ use std::fmt::Debug;
 use common::counted::{Counted, live};
 use jitson::{Backend, Decode};
 use proptest::prelude::*;
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, PartialEq, Deserialize, Decode)]
 struct Audit {
@@ -492,4 +494,152 @@ mod serde_rest {
         );
         (key, value).prop_map(|(k, v)| format!("\"{k}\":{v}"))
     }
+}
+
+/// Encoding structs with flattened fields: compiled, the flattened fields'
+/// members written by the interpreter at their place among the others.
+#[derive(Debug, Clone, Serialize, jitson::Encode)]
+struct EncInner {
+    x: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    y: Option<String>,
+}
+
+#[derive(Debug, Serialize, jitson::Encode)]
+#[serde(tag = "kind")]
+enum EncTag {
+    A { n: u8 },
+    B,
+}
+
+#[derive(Debug, Serialize, jitson::Encode)]
+struct EncOuter {
+    #[serde(flatten)]
+    head: BTreeMap<String, u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    a: Option<u8>,
+    #[serde(flatten)]
+    inner: EncInner,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    list: Vec<u8>,
+    #[serde(flatten)]
+    maybe: Option<EncInner>,
+    #[serde(flatten)]
+    tag: EncTag,
+    #[serde(flatten)]
+    tail: BTreeMap<String, Vec<u8>>,
+}
+
+/// Only flattened fields, as openapiv3's `Paths`.
+#[derive(Debug, Serialize, jitson::Encode)]
+struct EncOnlyFlat {
+    #[serde(flatten)]
+    paths: BTreeMap<String, EncInner>,
+    #[serde(flatten)]
+    extensions: BTreeMap<String, u8>,
+}
+
+/// An internally tagged payload that flattens (the tag is written before).
+#[derive(Debug, Serialize, jitson::Encode)]
+#[serde(tag = "type")]
+enum EncEvent {
+    Only(EncOnlyFlat),
+}
+
+#[test]
+fn flattened_members_in_compiled_encoders() {
+    let inner = |x: u8, y: Option<&str>| EncInner {
+        x,
+        y: y.map(str::to_owned),
+    };
+    let maps = [
+        BTreeMap::new(),
+        BTreeMap::from([("k".to_owned(), 1), ("\"q\"".to_owned(), 2)]),
+    ];
+    for head in &maps {
+        for a in [None, Some(7)] {
+            for (list, maybe, tag) in [
+                (vec![], None, EncTag::B),
+                (vec![1, 2], Some(inner(3, Some("s"))), EncTag::A { n: 4 }),
+            ] {
+                let value = EncOuter {
+                    head: head.clone(),
+                    a,
+                    inner: inner(1, a.map(|_| "y")),
+                    list: list.clone(),
+                    maybe,
+                    tag,
+                    tail: BTreeMap::from([("t".to_owned(), list)]),
+                };
+                common::encodes_as_serde_json(&value);
+            }
+        }
+    }
+    for paths in [
+        BTreeMap::new(),
+        BTreeMap::from([
+            ("/a".to_owned(), inner(1, None)),
+            ("/b".to_owned(), inner(2, Some("z"))),
+        ]),
+    ] {
+        for extensions in &maps {
+            let only = EncOnlyFlat {
+                paths: paths.clone(),
+                extensions: extensions.clone(),
+            };
+            common::encodes_as_serde_json(&only);
+            common::encodes_as_serde_json(&EncEvent::Only(only));
+            let nested = BTreeMap::from([(
+                "n".to_owned(),
+                EncOnlyFlat {
+                    paths: paths.clone(),
+                    extensions: extensions.clone(),
+                },
+            )]);
+            common::encodes_as_serde_json(&nested);
+        }
+    }
+    if Backend::Jit.is_available() {
+        jitson::warm_up_encode::<EncOuter>().expect("warm_up_encode");
+        jitson::warm_up_encode::<EncEvent>().expect("warm_up_encode");
+        common::assert_compiled(&["EncOuter", "EncOnlyFlat", "EncEvent"]);
+    }
+}
+
+/// A flattened map whose keys JSON cannot hold: refused alike on every
+/// backend, with the flattened field in the error's path.
+#[derive(Debug, Serialize, jitson::Encode)]
+struct EncBadKey {
+    a: u8,
+    #[serde(flatten)]
+    bad: BTreeMap<Vec<u8>, u8>,
+}
+
+#[test]
+fn a_flattened_fields_error_is_the_interpreters() {
+    let value = EncBadKey {
+        a: 1,
+        bad: BTreeMap::from([(vec![1], 2)]),
+    };
+    assert!(serde_json::to_vec(&value).is_err());
+    let expected = jitson::Encoder::<EncBadKey>::with_backend(Backend::Interpreter)
+        .encode(&value)
+        .unwrap_err()
+        .to_string();
+    assert!(expected.contains("bad"), "{expected}");
+    if Backend::Jit.is_available() {
+        for pretty in [false, true] {
+            let ours = jitson::Encoder::<EncBadKey>::with_backend(Backend::Jit)
+                .pretty(pretty)
+                .encode(&value)
+                .unwrap_err()
+                .to_string();
+            assert_eq!(ours, expected);
+        }
+    }
+    let empty = EncBadKey {
+        a: 1,
+        bad: BTreeMap::new(),
+    };
+    common::encodes_as_serde_json(&empty);
 }

@@ -73,20 +73,31 @@ pub unsafe fn encode_value_at(
     options: &EncodeOptions,
     level: usize,
 ) -> Result<(), Error> {
-    /// Indentation units are taken from here: no allocation per encode.
-    static SPACES: [u8; 255] = [b' '; 255];
-    let unit = &SPACES[..usize::from(options.indent.unwrap_or(0))];
-    let mut emitter = Emitter {
-        out,
-        pretty: options.indent.is_some(),
-        unit,
-        level,
-        sort_keys: options.sort_keys,
-        escape: options.escape,
-        stack_limit: jitson_core::stack::limit(),
-    };
+    let mut emitter = Emitter::new(out, options, level);
     // SAFETY: forwarded from the caller.
     unsafe { emitter.encode_value(layout, src) }
+}
+
+/// Appends the members of a flattened field (`layout` at `src`) as the
+/// interpreter writes them inside the object being written, its member lines
+/// `level` containers deep in pretty output: each after a comma unless
+/// `*first`, which is cleared once one is written. This is how the JIT writes
+/// the flattened fields of a struct it compiles: the same members, in the
+/// same place, hence the same bytes.
+///
+/// # Safety
+/// As for [`encode`].
+pub unsafe fn encode_flattened_at(
+    layout: &'static TypeLayout,
+    src: *const u8,
+    out: &mut Vec<u8>,
+    options: &EncodeOptions,
+    level: usize,
+    first: &mut bool,
+) -> Result<(), Error> {
+    let mut emitter = Emitter::new(out, options, level);
+    // SAFETY: forwarded from the caller.
+    unsafe { emitter.encode_flattened(layout, src, first) }
 }
 
 /// The interpreter's state while encoding one value.
@@ -101,6 +112,23 @@ pub(crate) struct Emitter<'o> {
     pub(crate) escape: Escape,
     /// The stack address a level may not go below ([`jitson_core::stack`]).
     stack_limit: usize,
+}
+
+impl<'o> Emitter<'o> {
+    /// An emitter appending to `out` with `options`, `level` containers deep.
+    fn new(out: &'o mut Vec<u8>, options: &EncodeOptions, level: usize) -> Emitter<'o> {
+        /// Indentation units are taken from here: no allocation per encode.
+        static SPACES: [u8; 255] = [b' '; 255];
+        Emitter {
+            out,
+            pretty: options.indent.is_some(),
+            unit: &SPACES[..usize::from(options.indent.unwrap_or(0))],
+            level,
+            sort_keys: options.sort_keys,
+            escape: options.escape,
+            stack_limit: jitson_core::stack::limit(),
+        }
+    }
 }
 
 /// An error raised while encoding (no input position).

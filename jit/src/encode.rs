@@ -18,9 +18,10 @@
 //!
 //! # What is lowered
 //!
-//! Compact and pretty output with serde_json's escaping: structs without flattened fields
-//! (each key written as constant bytes with its `,` and `:`, one capacity check
-//! per run of bounded members), `skip_serializing_if` (a call and a branch),
+//! Compact and pretty output with serde_json's escaping: structs (each key
+//! written as constant bytes with its `,` and `:`, one capacity check per run
+//! of bounded members; a flattened field's members written in their place by
+//! the interpreter), `skip_serializing_if` (a call and a branch),
 //! integers up to 64 bits and floats (formatted by small pure helpers into
 //! reserved room), bools, `()`, `Option` and `Box` (through `get`), newtypes,
 //! tuples, arrays and `Vec`s (a loop over `as_slice`), strings (through `read`;
@@ -384,6 +385,46 @@ unsafe extern "C" fn interpret(
     }
 }
 
+/// A flattened field's members (`layout` at `src`), written by the
+/// interpreter into the object the generated code is writing, its member
+/// lines `level` deep: after a comma unless `*written` is 0, which becomes 1
+/// once a member is written (`jitson_fallback::encode::encode_flattened_at`).
+///
+/// # Safety
+/// As for [`interpret`]; `written` is a live `i8`.
+unsafe extern "C" fn encode_flattened(
+    state: *mut EncodeState,
+    layout: *const TypeLayout,
+    src: *const u8,
+    level: usize,
+    written: *mut i8,
+) -> i8 {
+    // SAFETY: generated code passes its live state, a `&'static` layout
+    // embedded at compile time, a live value of it and its own flag slot.
+    unsafe {
+        with_vec(state, |vec, state| {
+            let layout: &'static TypeLayout = &*layout;
+            let mut first = *written == 0;
+            let result = jitson_fallback::encode::encode_flattened_at(
+                layout,
+                src,
+                vec,
+                &*state.options,
+                level,
+                &mut first,
+            );
+            *written = i8::from(!first);
+            match result {
+                Ok(()) => true,
+                Err(e) => {
+                    state.error = Some(e);
+                    false
+                }
+            }
+        })
+    }
+}
+
 /// Adds a map entry's key (a string read by `read`) to the path of the
 /// pending error, if any.
 unsafe extern "C" fn path_key(
@@ -501,6 +542,9 @@ pub(crate) fn helper_write_plain() -> usize {
 }
 pub(crate) fn helper_interpret() -> usize {
     interpret as *const () as usize
+}
+pub(crate) fn helper_encode_flattened() -> usize {
+    encode_flattened as *const () as usize
 }
 pub(crate) fn helper_path_field() -> usize {
     path_field as *const () as usize

@@ -9,7 +9,7 @@ pub mod oracle;
 use std::fmt::Debug;
 use std::path::PathBuf;
 
-use jitson::{Backend, Decode, Decoder, Error};
+use jitson::{Backend, Decode, Decoder, Encode, Encoder, Error};
 
 /// Every backend the behavioural tests run against: the interpreter, the JIT
 /// wherever this build and process can run it, and `Auto`. Tests must not
@@ -143,5 +143,20 @@ pub fn corpus_dir(sub: &str) -> Option<PathBuf> {
             dir.display()
         );
         None
+    }
+}
+
+/// Asserts jitson's compact and pretty text for `value` is serde_json's, on
+/// every backend.
+#[track_caller]
+pub fn encodes_as_serde_json<T: Encode + serde::Serialize + Debug>(value: &T) {
+    let compact = serde_json::to_string(value).unwrap();
+    let pretty = serde_json::to_string_pretty(value).unwrap();
+    for backend in backends() {
+        let encoder = Encoder::<T>::with_backend(backend);
+        let got = String::from_utf8(encoder.encode(value).unwrap()).unwrap();
+        assert_eq!(got, compact, "{backend:?}: {value:?}");
+        let got = String::from_utf8(encoder.pretty(true).encode(value).unwrap()).unwrap();
+        assert_eq!(got, pretty, "{backend:?} pretty: {value:?}");
     }
 }

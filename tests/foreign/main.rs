@@ -7,24 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-use std::fmt::Debug;
-
-use jitson::{Encode, Encoder};
-use serde::Serialize;
-
-/// Asserts every backend writes `value` as serde_json does, compact and pretty.
-#[track_caller]
-pub(crate) fn encodes_as_serde_json<T: Encode + Serialize + Debug>(value: &T) {
-    let compact = serde_json::to_string(value).unwrap();
-    let pretty = serde_json::to_string_pretty(value).unwrap();
-    for backend in common::backends() {
-        let encoder = Encoder::<T>::with_backend(backend);
-        let got = String::from_utf8(encoder.encode(value).unwrap()).unwrap();
-        assert_eq!(got, compact, "{backend:?}: {value:?}");
-        let got = String::from_utf8(encoder.pretty(true).encode(value).unwrap()).unwrap();
-        assert_eq!(got, pretty, "{backend:?} pretty: {value:?}");
-    }
-}
+pub(crate) use common::encodes_as_serde_json;
 
 mod chrono;
 mod collections;

@@ -977,24 +977,82 @@ impl crate::encode::EncodeTranslator<'_, '_> {
     /// A struct as a JSON object: each member's key with its `,` and `:`
     /// stored as constant bytes, one capacity check per run of members whose
     /// text is bounded (the run ends with the first unbounded member's key),
-    /// `skip_serializing_if` as a call and a branch. Structs with flattened
-    /// fields are handed to the interpreter whole.
+    /// `skip_serializing_if` as a call and a branch; a flattened field's
+    /// members written in their place by the interpreter
+    /// ([`emit_encode_flattened`](Self::emit_encode_flattened)).
     pub(crate) fn emit_encode_struct(
         &mut self,
-        layout: &'static TypeLayout,
+        _layout: &'static TypeLayout,
         st: &'static StructLayout,
         src: Value,
         fail: Block,
     ) {
-        if !st.flatten.is_empty() {
-            self.interpreted
-                .push(((layout.type_name)(), "flattened fields"));
-            return self.emit_interpret(layout, src, fail);
-        }
         self.emit_encode_members(st, src, fail, None);
     }
 
-    /// The object of `st`'s members (no flattened fields). `opened`: the
+    /// The flattened fields of `flatten` placed before field `upto` (all the
+    /// rest for `usize::MAX`), after the object's opening if it is still
+    /// pending: each field's members written by the interpreter
+    /// (`encode::encode_flattened`, the interpreter's `encode_flattened` at
+    /// this object's member level), with a comma unless nothing came before.
+    /// Returns what is then known of whether a member was written.
+    #[allow(clippy::too_many_arguments, reason = "the member loop's state")]
+    fn emit_encode_flattened(
+        &mut self,
+        flatten: &mut core::iter::Peekable<
+            core::slice::Iter<'static, jitson_core::layout::FlattenField>,
+        >,
+        upto: usize,
+        src: Value,
+        fail: Block,
+        written: Written,
+        open: &[u8],
+        open_pending: &mut bool,
+    ) -> Written {
+        if core::mem::take(open_pending) {
+            self.ensure_const(open.len(), fail);
+            self.write_const(open);
+        }
+        let var = match written {
+            Written::Dynamic(var) => var,
+            Written::Known(known) => {
+                let var = self.b.declare_var(types::I8);
+                let value = self.b.ins().iconst(types::I8, i64::from(known));
+                self.b.def_var(var, value);
+                var
+            }
+        };
+        let slot = self.slot();
+        while let Some(f) = flatten.next_if(|f| f.position <= upto) {
+            let field_fail = self.path_fail(crate::encode::PathBlock::Name(&f.name), fail);
+            let before = self.b.use_var(var);
+            self.b
+                .ins()
+                .store(crate::encode::state_flags(), before, slot, 0);
+            let value = self.b.ins().iadd_imm_s(src, f.offset as i64);
+            let layout = self.const_ptr(std::ptr::from_ref(f.layout.get()));
+            let level = self.b.ins().iconst(PTR, self.depth as i64 + 1);
+            self.spill();
+            let ok = self
+                .call_addr(
+                    crate::encode::helper_encode_flattened(),
+                    &[PTR, PTR, PTR, PTR, PTR],
+                    Some(types::I8),
+                    &[self.state, layout, value, level, slot],
+                )
+                .expect("encode_flattened returns a status");
+            self.reload();
+            self.check(ok, field_fail);
+            let after = self
+                .b
+                .ins()
+                .load(types::I8, crate::encode::state_flags(), slot, 0);
+            self.b.def_var(var, after);
+        }
+        Written::Dynamic(var)
+    }
+
+    /// The object of `st`'s members. `opened`: the
     /// object's `{` and its first member(s) already known as constant bytes
     /// (an internally tagged variant's `{"tag":"Variant"`), written with the
     /// first capacity check, every member then following a comma; `None`
@@ -1007,7 +1065,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         opened: Option<&[u8]>,
     ) {
         let fields = st.fields;
-        if fields.is_empty() {
+        if fields.is_empty() && st.flatten.is_empty() {
             match opened {
                 None => {
                     self.ensure_const(2, fail);
@@ -1045,12 +1103,28 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             .collect();
         let mut written = Written::Known(opened.is_some());
         // Members before `run_end` are covered by the last check, values
-        // included unless unbounded; `close_covered`: the `}` too.
+        // included unless unbounded; `close_covered`: the `}` too. The
+        // object's opening is written with the first check.
         let mut run_end = 0;
         let mut close_covered = false;
+        let mut open_pending = true;
+        let mut flatten = st.flatten.iter().peekable();
         for (i, field) in fields.iter().enumerate() {
+            if flatten.peek().is_some_and(|f| f.position <= i) {
+                written = self.emit_encode_flattened(
+                    &mut flatten,
+                    i,
+                    src,
+                    fail,
+                    written,
+                    open,
+                    &mut open_pending,
+                );
+                // The interpreter wrote what it wrote: check again.
+                run_end = i;
+            }
             if i >= run_end {
-                let mut total = if i == 0 { open.len() } else { 0 };
+                let mut total = if open_pending { open.len() } else { 0 };
                 let mut j = i;
                 while j < fields.len() {
                     total += keys[j].len();
@@ -1066,7 +1140,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 }
                 run_end = j;
                 self.ensure_const(total, fail);
-                if i == 0 {
+                if core::mem::take(&mut open_pending) {
                     self.write_const(open);
                 }
             }
@@ -1136,6 +1210,18 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             if field.skip_if.is_none() {
                 written = Written::Known(true);
             }
+        }
+        if flatten.peek().is_some() {
+            written = self.emit_encode_flattened(
+                &mut flatten,
+                usize::MAX,
+                src,
+                fail,
+                written,
+                open,
+                &mut open_pending,
+            );
+            close_covered = false;
         }
         if !close_covered {
             self.ensure_const(close.len(), fail);
