@@ -371,6 +371,7 @@ impl<'de> Deserializer<'de> for Internals {
 
 impl<'de> SeqAccess<'de> for Internals {
     type Error = ValueError;
+    #[inline]
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
@@ -404,6 +405,7 @@ enum Part {
 
 impl<'de> Deserializer<'de> for Part {
     type Error = ValueError;
+    #[inline]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
         match self {
             Part::Text(text) => visitor.visit_string(text),
