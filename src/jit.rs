@@ -925,6 +925,19 @@ cfg_jit! {
         code_bytes: AtomicU64::new(0),
     };
 
+    /// The layouts compiled encoders hand to the interpreter, per value,
+    /// with the reason (each once).
+    static ENCODER_INTERPRETED: std::sync::Mutex<Vec<(String, String)>> =
+        std::sync::Mutex::new(Vec::new());
+
+    /// `stats()`'s [`encoder_interpreted_layouts`](crate::Stats::encoder_interpreted_layouts).
+    pub(crate) fn encoder_interpreted() -> Vec<(String, String)> {
+        ENCODER_INTERPRETED
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
     /// `stats()`'s encoder figures: compiles, their time, background switches,
     /// machine code bytes.
     pub(crate) fn encoder_stats() -> (u64, std::time::Duration, u64, u64) {
@@ -986,6 +999,14 @@ cfg_jit! {
                     ENCODER_STATS.nanos.fetch_add(nanos, Ordering::Relaxed);
                     if background {
                         ENCODER_STATS.switches.fetch_add(1, Ordering::Relaxed);
+                    }
+                    let mut interpreted =
+                        ENCODER_INTERPRETED.lock().unwrap_or_else(|p| p.into_inner());
+                    for (ty, why) in &compiled.interpreted {
+                        let entry = ((*ty).to_owned(), (*why).to_owned());
+                        if !interpreted.contains(&entry) {
+                            interpreted.push(entry);
+                        }
                     }
                 }
                 compiled
@@ -1100,6 +1121,10 @@ cfg_no_jit! {
 
     pub(crate) fn encoder_stats() -> (u64, std::time::Duration, u64, u64) {
         (0, std::time::Duration::ZERO, 0, 0)
+    }
+
+    pub(crate) fn encoder_interpreted() -> Vec<(String, String)> {
+        Vec::new()
     }
 
     pub(crate) fn last_ready(_layout: &'static TypeLayout, _final_only: bool, _len: usize) -> Option<&'static Compiled> {

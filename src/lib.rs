@@ -940,6 +940,12 @@ pub struct Stats {
     pub encoder_tier_switches: u64,
     /// Machine code generated for encoders, in bytes.
     pub encoder_code_bytes: u64,
+    /// Layouts the compiled encoders hand to the interpreter, value by value,
+    /// as (Rust type name, reason): kinds the JIT's encoder does not lower
+    /// (untagged enum payloads it cannot place, conversions, `char`, ...) and
+    /// fields encoded by their serde impls. The struct around such a value
+    /// stays compiled.
+    pub encoder_interpreted_layouts: Vec<(String, String)>,
 }
 
 impl Stats {
@@ -1000,6 +1006,7 @@ pub fn stats() -> Stats {
         encoder_compile_time: encoders.1,
         encoder_tier_switches: encoders.2,
         encoder_code_bytes: encoders.3,
+        encoder_interpreted_layouts: jit::encoder_interpreted(),
     }
 }
 

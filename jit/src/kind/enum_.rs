@@ -753,8 +753,9 @@ impl crate::encode::EncodeTranslator<'_, '_> {
     /// An internally tagged variant: `head` (`{"tag":"Variant"`) and then
     /// what serde writes after the tag, found through the payload's layout
     /// while compiling: a struct's members (through the references, boxes
-    /// and transparent newtypes around it), or nothing for a unit. Any other
-    /// payload (a map, a struct with flattened fields, or one serde refuses)
+    /// and transparent newtypes around it; its flattened fields' members
+    /// written in place by the interpreter), or nothing for a unit. Any other
+    /// payload (a map, or one serde refuses)
     /// has the whole enum at `enum_src` encoded by the interpreter, which
     /// also reports serde's refusal.
     fn emit_internally_tagged(
@@ -777,7 +778,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 return;
             };
             match &inner.kind {
-                Kind::Struct(st) if st.flatten.is_empty() => {
+                Kind::Struct(st) => {
                     return self.emit_encode_members(st, at, fail, Some(head));
                 }
                 Kind::Unit => content = None,
@@ -794,7 +795,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 _ => {
                     self.interpreted.push((
                         (layout.type_name)(),
-                        "an internally tagged variant holding a map, flattened fields or a value serde refuses",
+                        "an internally tagged variant holding a map or a value serde refuses",
                     ));
                     return self.emit_interpret(layout, enum_src, fail);
                 }
