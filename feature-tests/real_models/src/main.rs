@@ -280,6 +280,24 @@ fn round(f: &mut impl FnMut(), calls: u32) -> f64 {
     start.elapsed().as_secs_f64() / calls as f64
 }
 
+/// `stats()`'s interpreted layouts, grouped by reason (six a reason unless
+/// `verbose`).
+fn print_reasons(list: &[(String, String)], verbose: bool) {
+    let mut reasons: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (ty, why) in list {
+        reasons.entry(why.as_str()).or_default().push(ty.as_str());
+    }
+    for (why, types) in &reasons {
+        println!("{:>4} x {why}", types.len());
+        for ty in types.iter().take(if verbose { usize::MAX } else { 6 }) {
+            println!("       {ty}");
+        }
+        if !verbose && types.len() > 6 {
+            println!("       … ({} more; --verbose lists all)", types.len() - 6);
+        }
+    }
+}
+
 fn short(v: &Value) -> String {
     let s = v.to_string();
     if s.len() > 90 { format!("{}…", &s[..s.floor_char_boundary(90)]) } else { s }
@@ -604,19 +622,12 @@ fn main() {
     }
 
     let stats = jitson::stats();
-    println!("\n== jitson::stats(): {} layouts the JIT hands to the interpreter", stats.interpreted_layouts.len());
-    let mut reasons: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for (ty, why) in &stats.interpreted_layouts {
-        reasons.entry(why.as_str()).or_default().push(ty.as_str());
-    }
-    for (why, types) in &reasons {
-        println!("{:>4} x {why}", types.len());
-        for ty in types.iter().take(if verbose { usize::MAX } else { 6 }) {
-            println!("       {ty}");
-        }
-        if !verbose && types.len() > 6 {
-            println!("       … ({} more; --verbose lists all)", types.len() - 6);
-        }
+    for (what, list) in [
+        ("the JIT hands to the interpreter", &stats.interpreted_layouts),
+        ("the compiled encoders hand to the interpreter", &stats.encoder_interpreted_layouts),
+    ] {
+        println!("\n== jitson::stats(): {} layouts {what}", list.len());
+        print_reasons(list, verbose);
     }
     println!(
         "decodes: jit {}, interpreter {}; compile failures {}, layouts compiled {}, encoders compiled {}",
