@@ -20,8 +20,10 @@
 //!
 //! Compact and pretty output with serde_json's escaping: structs (each key
 //! written as constant bytes with its `,` and `:`, one capacity check per run
-//! of bounded members; a flattened field's members written in their place by
-//! the interpreter), `skip_serializing_if` (a call and a branch),
+//! of bounded members; a flattened struct's members, an untagged enum's
+//! payload and an internally tagged one's tag and struct written in place,
+//! other flattened values by the interpreter in their place),
+//! `skip_serializing_if` (a call and a branch),
 //! integers up to 64 bits and floats (formatted by small pure helpers into
 //! reserved room), bools, `()`, `Option` and `Box` (through `get`), newtypes,
 //! tuples, arrays and `Vec`s (a loop over `as_slice`), strings (through `read`;
@@ -954,7 +956,15 @@ pub(crate) struct EncodeTranslator<'a, 'm> {
     pub interpreted: Vec<(&'static str, &'static str)>,
     /// The largest room one constant capacity check asks for.
     pub max_reserve: usize,
+    /// Flattened values written in place around the one being emitted
+    /// (`kind/struct_.rs`): a type that flattens itself is written by the
+    /// interpreter past [`MAX_FLATTEN_INLINE`].
+    pub(crate) flattening: usize,
 }
+
+/// Flattened values nested in place at most this deep; deeper ones (a type
+/// that flattens itself through an `Option<Box<_>>`) are the interpreter's.
+pub(crate) const MAX_FLATTEN_INLINE: usize = 8;
 
 impl<'a, 'm> EncodeTranslator<'a, 'm> {
     /// A translator for a function whose output buffer lives in `state`:
@@ -988,6 +998,7 @@ impl<'a, 'm> EncodeTranslator<'a, 'm> {
             sort_keys: false,
             interpreted: Vec::new(),
             max_reserve: 0,
+            flattening: 0,
         }
     }
 }

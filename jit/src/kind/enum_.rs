@@ -619,6 +619,34 @@ impl FnTranslator<'_, '_> {
 // Encoding (twin: `encode_enum` in `fallback/src/kind/enum_.rs`)
 
 impl crate::encode::EncodeTranslator<'_, '_> {
+    /// The switch on the variant written: the payload's view in a new view
+    /// slot (one per level of enums nested in this function: siblings share
+    /// it, a payload's own enums get the next; [`leave_view`](Self::leave_view)
+    /// when done), a block per variant, and the block for an index past them
+    /// (a variant never written). Returns the view, the blocks and that one.
+    pub(crate) fn emit_variant_switch(
+        &mut self,
+        e: &'static EnumLayout,
+        variant_of: jitson_core::layout::VariantOfFn,
+        src: Value,
+    ) -> (Value, Vec<Block>, Block) {
+        let view = self.enter_view();
+        let index = self
+            .call_addr(variant_of as usize, &[PTR, PTR], Some(PTR), &[src, view])
+            .expect("variant_of returns an index");
+        let skipped = self.b.create_block();
+        let mut switch = cranelift_frontend::Switch::new();
+        let blocks: Vec<Block> = (0..e.variants.len())
+            .map(|i| {
+                let block = self.b.create_block();
+                switch.set_entry(i as u128, block);
+                block
+            })
+            .collect();
+        switch.emit(&mut self.b, index, skipped);
+        (view, blocks, skipped)
+    }
+
     /// An enum in any of serde's four representations: `variant_of` fills a
     /// view of the payload in a stack slot and gives the variant's index, a
     /// switch on which writes the variant's name as constant bytes and its
@@ -639,26 +667,8 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 .push(((layout.type_name)(), "enums without a variant_of accessor"));
             return self.emit_interpret(layout, src, fail);
         };
-        // One view slot per level of enums nested in this function: siblings
-        // share it, a payload's own enums get the next.
-        let view = self.enter_view();
-        let index = self
-            .call_addr(variant_of as usize, &[PTR, PTR], Some(PTR), &[src, view])
-            .expect("variant_of returns an index");
+        let (view, blocks, skipped) = self.emit_variant_switch(e, variant_of, src);
         let done = self.b.create_block();
-        let skipped = self.b.create_block();
-        let mut switch = cranelift_frontend::Switch::new();
-        let blocks: Vec<Block> = e
-            .variants
-            .iter()
-            .enumerate()
-            .map(|(i, _)| {
-                let block = self.b.create_block();
-                switch.set_entry(i as u128, block);
-                block
-            })
-            .collect();
-        switch.emit(&mut self.b, index, skipped);
         let colon: &[u8] = if self.pretty() { b": " } else { b":" };
         for (i, (variant, block)) in e.variants.iter().zip(blocks).enumerate() {
             self.b.switch_to_block(block);

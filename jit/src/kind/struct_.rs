@@ -45,7 +45,8 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::Variable;
 use jitson_core::keys::KeyTable;
 use jitson_core::layout::{
-    DuplicateKeys, Field, Kind, MapLayout, SkippedField, StructLayout, TypeLayout,
+    DuplicateKeys, EnumLayout, Field, Kind, MapLayout, SkippedField, StructLayout, Tagging,
+    TypeLayout,
 };
 
 use crate::Role;
@@ -992,10 +993,8 @@ impl crate::encode::EncodeTranslator<'_, '_> {
 
     /// The flattened fields of `flatten` placed before field `upto` (all the
     /// rest for `usize::MAX`), after the object's opening if it is still
-    /// pending: each field's members written by the interpreter
-    /// (`encode::encode_flattened`, the interpreter's `encode_flattened` at
-    /// this object's member level), with a comma unless nothing came before.
-    /// Returns what is then known of whether a member was written.
+    /// pending, each as [`emit_flattened_value`](Self::emit_flattened_value)
+    /// writes it. Returns what is then known of whether a member was written.
     #[allow(clippy::too_many_arguments, reason = "the member loop's state")]
     fn emit_encode_flattened(
         &mut self,
@@ -1003,6 +1002,38 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             core::slice::Iter<'static, jitson_core::layout::FlattenField>,
         >,
         upto: usize,
+        src: Value,
+        fail: Block,
+        mut written: Written,
+        open: &[u8],
+        open_pending: &mut bool,
+    ) -> Written {
+        while let Some(f) = flatten.next_if(|f| f.position <= upto) {
+            let field_fail = self.path_fail(crate::encode::PathBlock::Name(&f.name), fail);
+            let value = self.b.ins().iadd_imm_s(src, f.offset as i64);
+            written = self.emit_flattened_value(
+                f.layout.get(),
+                value,
+                field_fail,
+                written,
+                open,
+                open_pending,
+            );
+        }
+        written
+    }
+
+    /// The members a flattened value of `layout` at `src` writes into the
+    /// object being written (twin: the interpreter's `encode_flattened`),
+    /// after the object's opening if it is still pending: a struct's members
+    /// in place (through options, boxes and newtypes), an untagged enum's
+    /// variant's payload as a flattened value, an internally tagged one's tag
+    /// and its struct's members; anything else (maps, other enums, serde
+    /// fields, what serde refuses) written by the interpreter
+    /// ([`emit_flattened_by_interpreter`](Self::emit_flattened_by_interpreter)).
+    fn emit_flattened_value(
+        &mut self,
+        layout: &'static TypeLayout,
         src: Value,
         fail: Block,
         written: Written,
@@ -1013,7 +1044,186 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             self.ensure_const(open.len(), fail);
             self.write_const(open);
         }
-        let var = match written {
+        if self.flattening >= crate::encode::MAX_FLATTEN_INLINE {
+            return self.emit_flattened_by_interpreter(layout, src, fail, written);
+        }
+        self.flattening += 1;
+        let after = self.emit_flattened_inline(layout, src, fail, written, open);
+        self.flattening -= 1;
+        after
+    }
+
+    /// The body of [`emit_flattened_value`](Self::emit_flattened_value), the
+    /// object open.
+    fn emit_flattened_inline(
+        &mut self,
+        layout: &'static TypeLayout,
+        src: Value,
+        fail: Block,
+        written: Written,
+        open: &[u8],
+    ) -> Written {
+        let open_pending = &mut false;
+        match &layout.kind {
+            // The object is open: no opening, and no closing to cover.
+            Kind::Struct(inner) => {
+                self.emit_members_into(inner, src, fail, written, &[], &[])
+                    .0
+            }
+            Kind::Newtype(n) => {
+                let at = self.b.ins().iadd_imm_s(src, n.offset as i64);
+                self.emit_flattened_value(n.inner.get(), at, fail, written, open, open_pending)
+            }
+            Kind::Box(b) => {
+                let at = self
+                    .call_addr(b.get as usize, &[PTR], Some(PTR), &[src])
+                    .expect("get returns a pointer");
+                self.emit_flattened_value(b.inner.get(), at, fail, written, open, open_pending)
+            }
+            Kind::Unit => written,
+            Kind::Option(o) => {
+                let var = self.written_var(written);
+                let some = self
+                    .call_addr(o.get as usize, &[PTR], Some(PTR), &[src])
+                    .expect("get returns a pointer");
+                let (present, done) = (self.b.create_block(), self.b.create_block());
+                self.b.ins().brif(some, present, &[], done, &[]);
+                self.b.switch_to_block(present);
+                let after = self.emit_flattened_value(
+                    o.some.get(),
+                    some,
+                    fail,
+                    Written::Dynamic(var),
+                    open,
+                    open_pending,
+                );
+                self.merge_written(var, after);
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(done);
+                Written::Dynamic(var)
+            }
+            Kind::Enum(e)
+                if e.variant_of.is_some()
+                    && matches!(e.tagging, Tagging::Untagged | Tagging::Internal { .. }) =>
+            {
+                self.emit_flattened_enum(layout, e, src, fail, written, open)
+            }
+            _ => self.emit_flattened_by_interpreter(layout, src, fail, written),
+        }
+    }
+
+    /// A flattened untagged or internally tagged enum: a switch on
+    /// `variant_of`'s index; an untagged variant's payload as a flattened
+    /// value (nothing for a unit), a tagged variant's tag member and its
+    /// struct's members (the whole enum to the interpreter for any other
+    /// payload, and for a variant never written, which it reports).
+    fn emit_flattened_enum(
+        &mut self,
+        layout: &'static TypeLayout,
+        e: &'static EnumLayout,
+        src: Value,
+        fail: Block,
+        written: Written,
+        open: &[u8],
+    ) -> Written {
+        let variant_of = e.variant_of.expect("checked by the caller");
+        let var = self.written_var(written);
+        let (view, blocks, skipped) = self.emit_variant_switch(e, variant_of, src);
+        let done = self.b.create_block();
+        let colon: &[u8] = if self.pretty() { b": " } else { b":" };
+        let line = self.line(self.depth + 1);
+        for (i, (variant, block)) in e.variants.iter().zip(blocks).enumerate() {
+            self.b.switch_to_block(block);
+            let payload = variant.payload.layout();
+            let untagged = i >= e.untagged_from || e.tagging == Tagging::Untagged;
+            let after = match (e.tagging, payload.map(|p| &p.kind)) {
+                (_, None) if untagged => Written::Dynamic(var),
+                _ if untagged => {
+                    let p = payload.expect("matched above");
+                    let mut pending = false;
+                    self.emit_flattened_value(
+                        p,
+                        view,
+                        fail,
+                        Written::Dynamic(var),
+                        open,
+                        &mut pending,
+                    )
+                }
+                (Tagging::Internal { tag }, None | Some(Kind::Unit | Kind::Struct(_))) => {
+                    let mut key = vec![b','];
+                    key.extend_from_slice(&line);
+                    jitson_core::write::write_str(&mut key, tag);
+                    key.extend_from_slice(colon);
+                    jitson_core::write::write_str(&mut key, variant.name);
+                    self.ensure_const(key.len(), fail);
+                    self.write_member_key(Written::Dynamic(var), &key);
+                    match payload.map(|p| &p.kind) {
+                        Some(Kind::Struct(st)) => {
+                            self.emit_members_into(st, view, fail, Written::Known(true), &[], &[])
+                                .0
+                        }
+                        _ => Written::Known(true),
+                    }
+                }
+                _ => self.emit_flattened_by_interpreter(layout, src, fail, Written::Dynamic(var)),
+            };
+            self.merge_written(var, after);
+            self.b.ins().jump(done, &[]);
+        }
+        self.leave_view();
+        self.b.switch_to_block(skipped);
+        self.b.set_cold_block(skipped);
+        let after = self.emit_flattened_by_interpreter(layout, src, fail, Written::Dynamic(var));
+        self.merge_written(var, after);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        Written::Dynamic(var)
+    }
+
+    /// A flattened value's members written by the interpreter
+    /// (`encode::encode_flattened`, the interpreter's `encode_flattened` at
+    /// this object's member level), with a comma unless nothing came before;
+    /// a flag in a stack slot carries whether a member was written in and
+    /// out.
+    fn emit_flattened_by_interpreter(
+        &mut self,
+        layout: &'static TypeLayout,
+        src: Value,
+        fail: Block,
+        written: Written,
+    ) -> Written {
+        let var = self.written_var(written);
+        let slot = self.slot();
+        let before = self.b.use_var(var);
+        self.b
+            .ins()
+            .store(crate::encode::state_flags(), before, slot, 0);
+        let layout = self.const_ptr(std::ptr::from_ref(layout));
+        let level = self.b.ins().iconst(PTR, self.depth as i64 + 1);
+        self.spill();
+        let ok = self
+            .call_addr(
+                crate::encode::helper_encode_flattened(),
+                &[PTR, PTR, PTR, PTR, PTR],
+                Some(types::I8),
+                &[self.state, layout, src, level, slot],
+            )
+            .expect("encode_flattened returns a status");
+        self.reload();
+        self.check(ok, fail);
+        let after = self
+            .b
+            .ins()
+            .load(types::I8, crate::encode::state_flags(), slot, 0);
+        self.b.def_var(var, after);
+        Written::Dynamic(var)
+    }
+
+    /// `written` as a variable (made, holding what is known, if it is not
+    /// one yet).
+    fn written_var(&mut self, written: Written) -> cranelift_frontend::Variable {
+        match written {
             Written::Dynamic(var) => var,
             Written::Known(known) => {
                 let var = self.b.declare_var(types::I8);
@@ -1021,35 +1231,49 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 self.b.def_var(var, value);
                 var
             }
-        };
-        let slot = self.slot();
-        while let Some(f) = flatten.next_if(|f| f.position <= upto) {
-            let field_fail = self.path_fail(crate::encode::PathBlock::Name(&f.name), fail);
-            let before = self.b.use_var(var);
-            self.b
-                .ins()
-                .store(crate::encode::state_flags(), before, slot, 0);
-            let value = self.b.ins().iadd_imm_s(src, f.offset as i64);
-            let layout = self.const_ptr(std::ptr::from_ref(f.layout.get()));
-            let level = self.b.ins().iconst(PTR, self.depth as i64 + 1);
-            self.spill();
-            let ok = self
-                .call_addr(
-                    crate::encode::helper_encode_flattened(),
-                    &[PTR, PTR, PTR, PTR, PTR],
-                    Some(types::I8),
-                    &[self.state, layout, value, level, slot],
-                )
-                .expect("encode_flattened returns a status");
-            self.reload();
-            self.check(ok, field_fail);
-            let after = self
-                .b
-                .ins()
-                .load(types::I8, crate::encode::state_flags(), slot, 0);
-            self.b.def_var(var, after);
         }
-        Written::Dynamic(var)
+    }
+
+    /// Sets `var` to what `after` says was written (on the current path).
+    fn merge_written(&mut self, var: cranelift_frontend::Variable, after: Written) {
+        match after {
+            Written::Known(true) => {
+                let one = self.b.ins().iconst(types::I8, 1);
+                self.b.def_var(var, one);
+            }
+            Written::Known(false) => {}
+            Written::Dynamic(other) if other == var => {}
+            Written::Dynamic(other) => {
+                let value = self.b.use_var(other);
+                self.b.def_var(var, value);
+            }
+        }
+    }
+
+    /// Writes a member's key (`key` as written after a member: `,`, the
+    /// line, the name and its colon), without its comma when nothing was
+    /// written before; the room is reserved by the caller.
+    fn write_member_key(&mut self, written: Written, key: &[u8]) {
+        match written {
+            Written::Known(true) => self.write_const(key),
+            Written::Known(false) => self.write_const(&key[1..]),
+            Written::Dynamic(var) => {
+                let before = self.b.use_var(var);
+                let (with, without, keyed) = (
+                    self.b.create_block(),
+                    self.b.create_block(),
+                    self.b.create_block(),
+                );
+                self.b.ins().brif(before, with, &[], without, &[]);
+                self.b.switch_to_block(with);
+                self.write_const(key);
+                self.b.ins().jump(keyed, &[]);
+                self.b.switch_to_block(without);
+                self.write_const(&key[1..]);
+                self.b.ins().jump(keyed, &[]);
+                self.b.switch_to_block(keyed);
+            }
+        }
     }
 
     /// The object of `st`'s members. `opened`: the
@@ -1064,8 +1288,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         fail: Block,
         opened: Option<&[u8]>,
     ) {
-        let fields = st.fields;
-        if fields.is_empty() && st.flatten.is_empty() {
+        if st.fields.is_empty() && st.flatten.is_empty() {
             match opened {
                 None => {
                     self.ensure_const(2, fail);
@@ -1081,10 +1304,52 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             return;
         }
         let open = opened.unwrap_or(b"{");
+        // The closing brace: `}` after a line at the struct's own
+        // indentation in pretty output.
+        let close = self.closing(b'}');
+        let (written, close_covered) = self.emit_members_into(
+            st,
+            src,
+            fail,
+            Written::Known(opened.is_some()),
+            open,
+            &close,
+        );
+        if !close_covered {
+            self.ensure_const(close.len(), fail);
+        }
+        match written {
+            // Every member may have been skipped: `{}` then, as serde_json
+            // writes an empty object.
+            Written::Dynamic(var) if self.pretty() => {
+                let before = self.b.use_var(var);
+                self.write_close_if(before, &close, b'}');
+            }
+            Written::Known(false) => self.write_const(b"}"),
+            _ => self.write_const(&close),
+        }
+    }
+
+    /// `st`'s members into the object being written: its fields, and its
+    /// flattened fields' members in their place. `open`: the object's
+    /// opening, written with the first capacity check unless it is empty
+    /// (members of a flattened struct, in an object already open). `close`:
+    /// the closing bytes the last run's check may cover. Returns what is
+    /// known of whether a member was written, and whether `close` is
+    /// covered.
+    fn emit_members_into(
+        &mut self,
+        st: &'static StructLayout,
+        src: Value,
+        fail: Block,
+        mut written: Written,
+        open: &[u8],
+        close: &[u8],
+    ) -> (Written, bool) {
+        let fields = st.fields;
         // Each key as written after a member (`,"key":`, in pretty output
         // `,\n    "key": ` with the members' indentation); the first member's
-        // is the same without its comma. The closing brace: `}` after a
-        // line at the struct's own indentation in pretty output.
+        // is the same without its comma.
         let line = self.line(self.depth + 1);
         let keys: Vec<Vec<u8>> = fields
             .iter()
@@ -1096,18 +1361,16 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 key
             })
             .collect();
-        let close = self.closing(b'}');
         let bounds: Vec<Option<usize>> = fields
             .iter()
             .map(|f| crate::encode::bound(f.layout.get()))
             .collect();
-        let mut written = Written::Known(opened.is_some());
         // Members before `run_end` are covered by the last check, values
-        // included unless unbounded; `close_covered`: the `}` too. The
+        // included unless unbounded; `close_covered`: `close` too. The
         // object's opening is written with the first check.
         let mut run_end = 0;
         let mut close_covered = false;
-        let mut open_pending = true;
+        let mut open_pending = !open.is_empty();
         let mut flatten = st.flatten.iter().peekable();
         for (i, field) in fields.iter().enumerate() {
             if flatten.peek().is_some_and(|f| f.position <= i) {
@@ -1120,7 +1383,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                     open,
                     &mut open_pending,
                 );
-                // The interpreter wrote what it wrote: check again.
+                // The flattened members had their own checks: check again.
                 run_end = i;
             }
             if i >= run_end {
@@ -1175,27 +1438,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 self.b.ins().brif(skip, skipped, &[], write, &[]);
                 self.b.switch_to_block(write);
             }
-            let key = &keys[i];
-            match written {
-                Written::Known(true) => self.write_const(key),
-                Written::Known(false) => self.write_const(&key[1..]),
-                Written::Dynamic(var) => {
-                    let before = self.b.use_var(var);
-                    let (with, without, keyed) = (
-                        self.b.create_block(),
-                        self.b.create_block(),
-                        self.b.create_block(),
-                    );
-                    self.b.ins().brif(before, with, &[], without, &[]);
-                    self.b.switch_to_block(with);
-                    self.write_const(key);
-                    self.b.ins().jump(keyed, &[]);
-                    self.b.switch_to_block(without);
-                    self.write_const(&key[1..]);
-                    self.b.ins().jump(keyed, &[]);
-                    self.b.switch_to_block(keyed);
-                }
-            }
+            self.write_member_key(written, &keys[i]);
             self.enter_level();
             self.emit_value(field.layout.get(), value, field_fail, bounds[i].is_some());
             self.leave_level();
@@ -1223,18 +1466,6 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             );
             close_covered = false;
         }
-        if !close_covered {
-            self.ensure_const(close.len(), fail);
-        }
-        match written {
-            // Every member may have been skipped: `{}` then, as serde_json
-            // writes an empty object.
-            Written::Dynamic(var) if self.pretty() => {
-                let before = self.b.use_var(var);
-                self.write_close_if(before, &close, b'}');
-            }
-            Written::Known(false) => self.write_const(b"}"),
-            _ => self.write_const(&close),
-        }
+        (written, close_covered)
     }
 }
