@@ -20,8 +20,9 @@
 //!
 //! Compact and pretty output with serde_json's escaping: structs (each key
 //! written as constant bytes with its `,` and `:`, one capacity check per run
-//! of bounded members; a flattened struct's members, an untagged enum's
-//! payload and an internally tagged one's tag and struct written in place,
+//! of bounded members; a flattened struct's members, a map's entries, an
+//! untagged enum's payload and an internally tagged one's tag and struct
+//! written in place,
 //! other flattened values by the interpreter in their place),
 //! `skip_serializing_if` (a call and a branch),
 //! integers up to 64 bits and floats (formatted by small pure helpers into

@@ -235,19 +235,52 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         src: Value,
         fail: Block,
     ) {
-        let lowered = match map.for_each {
-            _ if self.sort_keys => Err("maps in key order (sort_keys)"),
-            _ if text_key_read(map).is_none() => Err("maps whose keys are not text"),
-            None => Err("maps without encoding accessors"),
-            Some(for_each) => Ok(for_each),
-        };
-        let for_each = match lowered {
+        let for_each = match self.encode_map_lowering(map) {
             Ok(for_each) => for_each,
             Err(why) => {
                 self.interpreted.push(((layout.type_name)(), why));
                 return self.emit_interpret(layout, src, fail);
             }
         };
+        self.ensure_const(1, fail);
+        self.write_const(b"{");
+        let zero = self.b.ins().iconst(PTR, 0);
+        let count = self.emit_map_entries(layout, for_each, src, fail, zero);
+        let close = self.closing(b'}');
+        self.ensure_const(close.len(), fail);
+        if close.len() == 1 {
+            self.write_const(&close);
+            return;
+        }
+        self.write_close_if(count, &close, b'}');
+    }
+
+    /// The map's `for_each`, if its entries are written by generated code:
+    /// text keys, not in key order; otherwise why not.
+    pub(crate) fn encode_map_lowering(
+        &self,
+        map: &MapLayout,
+    ) -> Result<jitson_core::layout::ForEachFn, &'static str> {
+        match map.for_each {
+            _ if self.sort_keys => Err("maps in key order (sort_keys)"),
+            _ if text_key_read(map).is_none() => Err("maps whose keys are not text"),
+            None => Err("maps without encoding accessors"),
+            Some(for_each) => Ok(for_each),
+        }
+    }
+
+    /// The entries of the map at `src` (its `{` written), each by the map's
+    /// entry function through `for_each`, the comma before each counted from
+    /// `count` (a flattened map's entries follow the members written before
+    /// them: `count` 1 then). Returns the count after the last entry.
+    pub(crate) fn emit_map_entries(
+        &mut self,
+        layout: &'static TypeLayout,
+        for_each: jitson_core::layout::ForEachFn,
+        src: Value,
+        fail: Block,
+        count: Value,
+    ) -> Value {
         let entry = self.func_ref(layout, crate::encode::Role::MapEntry);
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
@@ -259,12 +292,9 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         self.b
             .ins()
             .store(flags, self.state, ctx, crate::encode::MAP_STATE);
-        let zero = self.b.ins().iconst(PTR, 0);
         self.b
             .ins()
-            .store(flags, zero, ctx, crate::encode::MAP_COUNT);
-        self.ensure_const(1, fail);
-        self.write_const(b"{");
+            .store(flags, count, ctx, crate::encode::MAP_COUNT);
         let entry_addr = self.b.ins().func_addr(PTR, entry);
         self.spill();
         let ok = self
@@ -277,14 +307,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             .expect("for_each returns a status");
         self.reload();
         self.check(ok, fail);
-        let close = self.closing(b'}');
-        self.ensure_const(close.len(), fail);
-        if close.len() == 1 {
-            self.write_const(&close);
-            return;
-        }
-        let count = self.b.ins().load(PTR, flags, ctx, crate::encode::MAP_COUNT);
-        self.write_close_if(count, &close, b'}');
+        self.b.ins().load(PTR, flags, ctx, crate::encode::MAP_COUNT)
     }
 
     /// The body of a map's entry function (`for_each`'s callback, given the

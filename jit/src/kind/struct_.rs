@@ -1026,10 +1026,11 @@ impl crate::encode::EncodeTranslator<'_, '_> {
     /// The members a flattened value of `layout` at `src` writes into the
     /// object being written (twin: the interpreter's `encode_flattened`),
     /// after the object's opening if it is still pending: a struct's members
-    /// in place (through options, boxes and newtypes), an untagged enum's
-    /// variant's payload as a flattened value, an internally tagged one's tag
-    /// and its struct's members; anything else (maps, other enums, serde
-    /// fields, what serde refuses) written by the interpreter
+    /// in place (through options, boxes and newtypes), a map's entries (text
+    /// keys, not sorted), an untagged enum's variant's payload as a flattened
+    /// value, an internally tagged one's tag and its struct's members;
+    /// anything else (other maps and enums, serde fields, what serde refuses)
+    /// written by the interpreter
     /// ([`emit_flattened_by_interpreter`](Self::emit_flattened_by_interpreter)).
     fn emit_flattened_value(
         &mut self,
@@ -1100,6 +1101,18 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 self.merge_written(var, after);
                 self.b.ins().jump(done, &[]);
                 self.b.switch_to_block(done);
+                Written::Dynamic(var)
+            }
+            // A map's entries by its entry function, their commas counted
+            // from what was written before.
+            Kind::Map(map) if self.encode_map_lowering(map).is_ok() => {
+                let for_each = self.encode_map_lowering(map).expect("checked above");
+                let var = self.written_var(written);
+                let before = self.b.use_var(var);
+                let before = self.b.ins().uextend(PTR, before);
+                let count = self.emit_map_entries(layout, for_each, src, fail, before);
+                let any = self.b.ins().icmp_imm_s(IntCC::NotEqual, count, 0);
+                self.b.def_var(var, any);
                 Written::Dynamic(var)
             }
             Kind::Enum(e)
