@@ -1046,6 +1046,10 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             self.write_const(open);
         }
         if self.flattening >= crate::encode::MAX_FLATTEN_INLINE {
+            self.interpreted.push((
+                (layout.type_name)(),
+                "flattened values nested deeper than 8",
+            ));
             return self.emit_flattened_by_interpreter(layout, src, fail, written);
         }
         self.flattening += 1;
@@ -1121,7 +1125,14 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             {
                 self.emit_flattened_enum(layout, e, src, fail, written, open)
             }
-            _ => self.emit_flattened_by_interpreter(layout, src, fail, written),
+            _ => {
+                self.interpreted.push((
+                    (layout.type_name)(),
+                    "a flattened map in key order or with keys that are not text, an \
+                     externally or adjacently tagged enum, or a serde field",
+                ));
+                self.emit_flattened_by_interpreter(layout, src, fail, written)
+            }
         }
     }
 
@@ -1179,7 +1190,13 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                         _ => Written::Known(true),
                     }
                 }
-                _ => self.emit_flattened_by_interpreter(layout, src, fail, Written::Dynamic(var)),
+                _ => {
+                    self.interpreted.push((
+                        (layout.type_name)(),
+                        "a flattened internally tagged variant holding a map or a value serde refuses",
+                    ));
+                    self.emit_flattened_by_interpreter(layout, src, fail, Written::Dynamic(var))
+                }
             };
             self.merge_written(var, after);
             self.b.ins().jump(done, &[]);
