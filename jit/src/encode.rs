@@ -868,7 +868,7 @@ fn translate(
     } else {
         let src = params[1];
         match &layout.kind {
-            Kind::Struct(st) => t.emit_encode_struct(layout, st, src, fail),
+            Kind::Struct(st) => t.emit_encode_members(st, src, fail, None),
             _ => {
                 t.inlining.push(layout.id());
                 t.emit_value_inline(layout, src, fail, false);

@@ -479,6 +479,24 @@ mod tests {
         }
     }
 
+    /// Whether the scan takes `text`; if it does, asserts url accepts the
+    /// internals (in this test build it re-checks them against its own
+    /// parse, see [`build`]) and that the URL is `Url::parse`'s.
+    #[track_caller]
+    fn taken_as_url_parses(text: &str) -> bool {
+        let Some(parts) = scan(text) else {
+            return false;
+        };
+        let ours = Url::deserialize_internal(parts)
+            .unwrap_or_else(|e| panic!("{text:?}: url refuses the internals: {e}"));
+        let theirs = Url::parse(text).unwrap();
+        assert!(
+            same_url(&ours, &theirs),
+            "{text:?}: {ours:?} against {theirs:?}"
+        );
+        true
+    }
+
     /// Every text the scan takes, of all hosts and rests up to four pieces
     /// long drawn from parts url keeps, resolves, encodes or refuses, is built
     /// as `Url::parse` builds it. In this test build url checks the built
@@ -514,17 +532,8 @@ mod tests {
         for scheme in ["http://", "https://"] {
             for host in hosts {
                 for rest in &rests {
-                    let text = format!("{scheme}{host}{rest}");
                     total += 1;
-                    let Some(parts) = scan(&text) else { continue };
-                    taken += 1;
-                    let ours = Url::deserialize_internal(parts)
-                        .unwrap_or_else(|e| panic!("{text:?}: url refuses the internals: {e}"));
-                    let theirs = Url::parse(&text).unwrap();
-                    assert!(
-                        same_url(&ours, &theirs),
-                        "{text:?}: {ours:?} against {theirs:?}"
-                    );
+                    taken += usize::from(taken_as_url_parses(&format!("{scheme}{host}{rest}")));
                 }
             }
         }
@@ -570,15 +579,7 @@ mod tests {
             for first in &pieces {
                 for second in seconds {
                     let text = template.replacen("{}", first, 1).replacen("{}", second, 1);
-                    let Some(parts) = scan(&text) else { continue };
-                    taken += 1;
-                    let ours = Url::deserialize_internal(parts)
-                        .unwrap_or_else(|e| panic!("{text:?}: url refuses the internals: {e}"));
-                    let theirs = Url::parse(&text).unwrap();
-                    assert!(
-                        same_url(&ours, &theirs),
-                        "{text:?}: {ours:?} against {theirs:?}"
-                    );
+                    taken += usize::from(taken_as_url_parses(&text));
                 }
             }
         }

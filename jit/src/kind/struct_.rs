@@ -975,22 +975,6 @@ enum Written {
 }
 
 impl crate::encode::EncodeTranslator<'_, '_> {
-    /// A struct as a JSON object: each member's key with its `,` and `:`
-    /// stored as constant bytes, one capacity check per run of members whose
-    /// text is bounded (the run ends with the first unbounded member's key),
-    /// `skip_serializing_if` as a call and a branch; a flattened field's
-    /// members written in their place by the interpreter
-    /// ([`emit_encode_flattened`](Self::emit_encode_flattened)).
-    pub(crate) fn emit_encode_struct(
-        &mut self,
-        _layout: &'static TypeLayout,
-        st: &'static StructLayout,
-        src: Value,
-        fail: Block,
-    ) {
-        self.emit_encode_members(st, src, fail, None);
-    }
-
     /// The flattened fields of `flatten` placed before field `upto` (all the
     /// rest for `usize::MAX`), after the object's opening if it is still
     /// pending, each as [`emit_flattened_value`](Self::emit_flattened_value)
@@ -1008,24 +992,21 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         open: &[u8],
         open_pending: &mut bool,
     ) -> Written {
+        if core::mem::take(open_pending) {
+            self.ensure_const(open.len(), fail);
+            self.write_const(open);
+        }
         while let Some(f) = flatten.next_if(|f| f.position <= upto) {
             let field_fail = self.path_fail(crate::encode::PathBlock::Name(&f.name), fail);
             let value = self.b.ins().iadd_imm_s(src, f.offset as i64);
-            written = self.emit_flattened_value(
-                f.layout.get(),
-                value,
-                field_fail,
-                written,
-                open,
-                open_pending,
-            );
+            written = self.emit_flattened_value(f.layout.get(), value, field_fail, written);
         }
         written
     }
 
     /// The members a flattened value of `layout` at `src` writes into the
-    /// object being written (twin: the interpreter's `encode_flattened`),
-    /// after the object's opening if it is still pending: a struct's members
+    /// object being written, which is open (twin: the interpreter's
+    /// `encode_flattened`): a struct's members
     /// in place (through options, boxes and newtypes), a map's entries (text
     /// keys, not sorted), an untagged enum's variant's payload as a flattened
     /// value, an internally tagged one's tag and its struct's members;
@@ -1038,13 +1019,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         src: Value,
         fail: Block,
         written: Written,
-        open: &[u8],
-        open_pending: &mut bool,
     ) -> Written {
-        if core::mem::take(open_pending) {
-            self.ensure_const(open.len(), fail);
-            self.write_const(open);
-        }
         if self.flattening >= crate::encode::MAX_FLATTEN_INLINE {
             self.interpreted.push((
                 (layout.type_name)(),
@@ -1053,22 +1028,19 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             return self.emit_flattened_by_interpreter(layout, src, fail, written);
         }
         self.flattening += 1;
-        let after = self.emit_flattened_inline(layout, src, fail, written, open);
+        let after = self.emit_flattened_inline(layout, src, fail, written);
         self.flattening -= 1;
         after
     }
 
-    /// The body of [`emit_flattened_value`](Self::emit_flattened_value), the
-    /// object open.
+    /// The body of [`emit_flattened_value`](Self::emit_flattened_value).
     fn emit_flattened_inline(
         &mut self,
         layout: &'static TypeLayout,
         src: Value,
         fail: Block,
         written: Written,
-        open: &[u8],
     ) -> Written {
-        let open_pending = &mut false;
         match &layout.kind {
             // The object is open: no opening, and no closing to cover.
             Kind::Struct(inner) => {
@@ -1077,13 +1049,13 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             }
             Kind::Newtype(n) => {
                 let at = self.b.ins().iadd_imm_s(src, n.offset as i64);
-                self.emit_flattened_value(n.inner.get(), at, fail, written, open, open_pending)
+                self.emit_flattened_value(n.inner.get(), at, fail, written)
             }
             Kind::Box(b) => {
                 let at = self
                     .call_addr(b.get as usize, &[PTR], Some(PTR), &[src])
                     .expect("get returns a pointer");
-                self.emit_flattened_value(b.inner.get(), at, fail, written, open, open_pending)
+                self.emit_flattened_value(b.inner.get(), at, fail, written)
             }
             Kind::Unit => written,
             Kind::Option(o) => {
@@ -1094,14 +1066,8 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 let (present, done) = (self.b.create_block(), self.b.create_block());
                 self.b.ins().brif(some, present, &[], done, &[]);
                 self.b.switch_to_block(present);
-                let after = self.emit_flattened_value(
-                    o.some.get(),
-                    some,
-                    fail,
-                    Written::Dynamic(var),
-                    open,
-                    open_pending,
-                );
+                let after =
+                    self.emit_flattened_value(o.some.get(), some, fail, Written::Dynamic(var));
                 self.merge_written(var, after);
                 self.b.ins().jump(done, &[]);
                 self.b.switch_to_block(done);
@@ -1109,31 +1075,43 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             }
             // A map's entries by its entry function, their commas counted
             // from what was written before.
-            Kind::Map(map) if self.encode_map_lowering(map).is_ok() => {
-                let for_each = self.encode_map_lowering(map).expect("checked above");
-                let var = self.written_var(written);
-                let before = self.b.use_var(var);
-                let before = self.b.ins().uextend(PTR, before);
-                let count = self.emit_map_entries(layout, for_each, src, fail, before);
-                let any = self.b.ins().icmp_imm_s(IntCC::NotEqual, count, 0);
-                self.b.def_var(var, any);
-                Written::Dynamic(var)
-            }
+            Kind::Map(map) => match self.encode_map_lowering(map) {
+                Ok(for_each) => {
+                    let var = self.written_var(written);
+                    let before = self.b.use_var(var);
+                    let before = self.b.ins().uextend(PTR, before);
+                    let count = self.emit_map_entries(layout, for_each, src, fail, before);
+                    let any = self.b.ins().icmp_imm_s(IntCC::NotEqual, count, 0);
+                    self.b.def_var(var, any);
+                    Written::Dynamic(var)
+                }
+                Err(_) => self.emit_flattened_elsewhere(layout, src, fail, written),
+            },
             Kind::Enum(e)
                 if e.variant_of.is_some()
                     && matches!(e.tagging, Tagging::Untagged | Tagging::Internal { .. }) =>
             {
-                self.emit_flattened_enum(layout, e, src, fail, written, open)
+                self.emit_flattened_enum(layout, e, src, fail, written)
             }
-            _ => {
-                self.interpreted.push((
-                    (layout.type_name)(),
-                    "a flattened map in key order or with keys that are not text, an \
-                     externally or adjacently tagged enum, or a serde field",
-                ));
-                self.emit_flattened_by_interpreter(layout, src, fail, written)
-            }
+            _ => self.emit_flattened_elsewhere(layout, src, fail, written),
         }
+    }
+
+    /// A flattened value generated code does not write in place, by the
+    /// interpreter, listed in `stats()` with the reason.
+    fn emit_flattened_elsewhere(
+        &mut self,
+        layout: &'static TypeLayout,
+        src: Value,
+        fail: Block,
+        written: Written,
+    ) -> Written {
+        self.interpreted.push((
+            (layout.type_name)(),
+            "a flattened map in key order or with keys that are not text, an \
+             externally or adjacently tagged enum, or a serde field",
+        ));
+        self.emit_flattened_by_interpreter(layout, src, fail, written)
     }
 
     /// A flattened untagged or internally tagged enum: a switch on
@@ -1148,7 +1126,6 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         src: Value,
         fail: Block,
         written: Written,
-        open: &[u8],
     ) -> Written {
         let variant_of = e.variant_of.expect("checked by the caller");
         let var = self.written_var(written);
@@ -1164,15 +1141,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 (_, None) if untagged => Written::Dynamic(var),
                 _ if untagged => {
                     let p = payload.expect("matched above");
-                    let mut pending = false;
-                    self.emit_flattened_value(
-                        p,
-                        view,
-                        fail,
-                        Written::Dynamic(var),
-                        open,
-                        &mut pending,
-                    )
+                    self.emit_flattened_value(p, view, fail, Written::Dynamic(var))
                 }
                 (Tagging::Internal { tag }, None | Some(Kind::Unit | Kind::Struct(_))) => {
                     let mut key = vec![b','];
@@ -1306,11 +1275,15 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         }
     }
 
-    /// The object of `st`'s members. `opened`: the
-    /// object's `{` and its first member(s) already known as constant bytes
-    /// (an internally tagged variant's `{"tag":"Variant"`), written with the
-    /// first capacity check, every member then following a comma; `None`
-    /// for a plain `{`.
+    /// A struct as a JSON object: each member's key with its `,` and `:`
+    /// stored as constant bytes, one capacity check per run of members whose
+    /// text is bounded (the run ends with the first unbounded member's key),
+    /// `skip_serializing_if` as a call and a branch, flattened fields' members
+    /// in their place ([`emit_encode_flattened`](Self::emit_encode_flattened)).
+    /// `opened`: the object's `{` and its first member(s) already known as
+    /// constant bytes (an internally tagged variant's `{"tag":"Variant"`),
+    /// written with the first capacity check, every member then following a
+    /// comma; `None` for a plain `{`.
     pub(crate) fn emit_encode_members(
         &mut self,
         st: &'static StructLayout,
