@@ -224,6 +224,15 @@ pub fn digits_end(input: &[u8], mut pos: usize) -> usize {
 
 /// Scans the number starting at `pos` (which holds `-` or a digit).
 pub fn scan_number(input: &[u8], pos: usize) -> Result<Number, LexError> {
+    scan_number_inline(input, pos)
+}
+
+/// [`scan_number`], inlined into its caller: for the interpreter's number
+/// reads, where the [`Number`] then stays in registers instead of being
+/// returned through memory (canada's floats: the interpreter's profile was
+/// mostly the wait for that store and load).
+#[inline(always)]
+pub fn scan_number_inline(input: &[u8], pos: usize) -> Result<Number, LexError> {
     let start = pos;
     let mut pos = pos;
     let negative = input.get(pos) == Some(&b'-');
@@ -528,6 +537,7 @@ impl Number {
     /// correctly. Then [`decimal_to_f64`] (Eisel–Lemire on the significand already
     /// scanned) for a decimal exponent within ±19. Everything else goes to
     /// fast-float2, which is correctly rounded.
+    #[inline(always)]
     pub fn to_f64(&self, input: &[u8]) -> Result<f64, LexError> {
         if !self.overflow && self.mantissa < (1 << 53) && (-22..=22).contains(&self.exponent) {
             let m = self.mantissa as f64;
@@ -544,6 +554,14 @@ impl Number {
         {
             return Ok(if self.negative { -v } else { v });
         }
+        self.f64_from_text(input)
+    }
+
+    /// [`to_f64`](Self::to_f64) for what its fast paths leave: more than 19
+    /// digits or a far exponent, parsed from the text by fast-float2.
+    #[cold]
+    #[inline(never)]
+    fn f64_from_text(&self, input: &[u8]) -> Result<f64, LexError> {
         let v: f64 = fast_float2::parse(&input[self.start..self.end])
             .map_err(|_| (ErrorCode::InvalidNumber, self.start))?;
         if v.is_infinite() {

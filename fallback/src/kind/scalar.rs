@@ -56,7 +56,7 @@ impl Parser<'_> {
         if b != b'-' && !b.is_ascii_digit() {
             return Err(self.invalid_type(layout.expecting));
         }
-        let n = text::scan_number(self.input, self.pos).map_err(|e| self.lex_error(e))?;
+        let n = text::scan_number_inline(self.input, self.pos).map_err(|e| self.lex_error(e))?;
         if !n.is_json_integer() {
             return Err(self.invalid_type(layout.expecting));
         }
@@ -89,7 +89,7 @@ impl Parser<'_> {
         if b != b'-' && !b.is_ascii_digit() {
             return Err(self.invalid_type(layout.expecting));
         }
-        let n = text::scan_number(self.input, self.pos).map_err(|e| self.lex_error(e))?;
+        let n = text::scan_number_inline(self.input, self.pos).map_err(|e| self.lex_error(e))?;
         let value = F::from_number(&n, self.input).map_err(|e| self.lex_error(e))?;
         self.pos = n.end;
         // SAFETY: as the caller guarantees.
@@ -149,12 +149,14 @@ pub(crate) trait Float: Copy {
 }
 
 impl Float for f64 {
+    #[inline(always)]
     fn from_number(n: &text::Number, input: &[u8]) -> Result<Self, text::LexError> {
         n.to_f64(input)
     }
 }
 
 impl Float for f32 {
+    #[inline(always)]
     fn from_number(n: &text::Number, input: &[u8]) -> Result<Self, text::LexError> {
         n.to_f32(input)
     }

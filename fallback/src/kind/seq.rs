@@ -32,6 +32,25 @@ impl Parser<'_> {
         }
     }
 
+    /// One element of an array: [`decode_value`](Self::decode_value), with
+    /// `f64`, the element of coordinate arrays (canada, GeoJSON), read without
+    /// the dispatch on the kind.
+    ///
+    /// # Safety
+    /// As for `decode_value`.
+    #[inline(always)]
+    unsafe fn decode_element(
+        &mut self,
+        layout: &'static TypeLayout,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        // SAFETY (both): forwarded from the caller.
+        if let Kind::F64 = layout.kind {
+            return unsafe { self.decode_float::<f64>(layout, dst) };
+        }
+        unsafe { self.decode_value(layout, dst) }
+    }
+
     /// Consumes `[` and any whitespace; returns whether the array is empty (its `]`
     /// consumed too). Enters one level of depth, which the caller leaves.
     pub(crate) fn begin_seq(&mut self, layout: &'static TypeLayout) -> Result<bool, Error> {
@@ -83,7 +102,7 @@ impl Parser<'_> {
             let slot = self.elements.push_value(elem);
             // SAFETY: `slot` is room for one `elem`, below everything pushed
             // since (nested vectors pop what they push).
-            if let Err(e) = unsafe { self.decode_value(elem, slot) } {
+            if let Err(e) = unsafe { self.decode_element(elem, slot) } {
                 break Err(at_segment(e, || PathSegment::Index(len)));
             }
             len += 1;
@@ -272,7 +291,7 @@ impl Parser<'_> {
                 }
                 let (elem_layout, offset) = elem(count);
                 // SAFETY: as the caller guarantees for `count < len`.
-                if let Err(e) = unsafe { self.decode_value(elem_layout, dst.add(offset)) } {
+                if let Err(e) = unsafe { self.decode_element(elem_layout, dst.add(offset)) } {
                     break Err(at_segment(e, || PathSegment::Index(count)));
                 }
                 count += 1;
