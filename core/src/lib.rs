@@ -45,6 +45,8 @@ pub mod raw;
 pub mod route;
 #[cfg(feature = "serde")]
 pub mod serde_bridge;
+#[cfg(feature = "serde")]
+pub mod serde_de;
 pub mod stack;
 pub mod text;
 pub mod write;

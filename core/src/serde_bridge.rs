@@ -3,8 +3,11 @@
 //! and [`IgnoredAny`].
 //!
 //! A backend validates the field's value and hands its text to
-//! [`decode_with_serde`], which runs the deserializer over it with serde_json; the
-//! rest of the document is never re-parsed. Values are serde_json's own (floats
+//! [`decode_with_serde`], which runs the deserializer over it with jitson's
+//! serde reader ([`TextDeserializer`], `serde_de.rs`): containers, plain strings,
+//! integers and literals read by jitson's scanners, every other value (floats,
+//! escaped strings, errors) by serde_json over that value's text; the rest of
+//! the document is never re-parsed. Values are serde_json's own (floats
 //! correctly rounded only if the build enables serde_json's `float_roundtrip`).
 
 use serde::de::{Deserialize, Deserializer};
@@ -12,14 +15,19 @@ use serde::ser::{Serialize, Serializer};
 
 use crate::raw::{IgnoredAny, RawValue};
 
-/// serde_json's deserializer over one value's text.
-pub type TextDeserializer<'a> = serde_json::Deserializer<serde_json::de::StrRead<'a>>;
+pub use crate::serde_de::TextDeserializer;
 
 /// Runs `deserialize` over the JSON text `ptr[..len]` and writes its value to
 /// `dst`: the body of the [`SerdeFn`](crate::layout::SerdeFn)s the derive
 /// generates. A deserializer error's message (without serde_json's position,
 /// which would be relative to the value) goes to `*message`; a panic is caught
 /// and stashed.
+///
+/// `ptr[..len]` must be one JSON value that jitson's validator accepted
+/// ([`text::ignore_value`](crate::text::ignore_value), as every backend checks
+/// a value before handing it to serde): the reader walks it without checking
+/// its syntax again. Text that is not is still read safely (no panic, no
+/// out-of-bounds read), but to an unspecified value or error.
 ///
 /// # Safety
 /// `dst` is valid for a `T` write; `ptr[..len]` is valid UTF-8, alive for the
@@ -35,7 +43,7 @@ pub unsafe fn decode_with_serde<T>(
     let text = unsafe { core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len)) };
     let mut result = None;
     let finished = crate::panic::catch(|| {
-        let mut de = serde_json::Deserializer::from_str(text);
+        let mut de = TextDeserializer::new(text);
         result = Some(deserialize(&mut de).and_then(|value| de.end().map(|()| value)));
     });
     if !finished {
@@ -57,7 +65,7 @@ pub unsafe fn decode_with_serde<T>(
 }
 
 /// serde_json's message without its " at line L column C" suffix.
-fn message_of(e: &serde_json::Error) -> String {
+pub(crate) fn message_of(e: &serde_json::Error) -> String {
     let text = e.to_string();
     let suffix = format!(" at line {} column {}", e.line(), e.column());
     match text.strip_suffix(&suffix) {

@@ -96,3 +96,95 @@ fn values_inside_structs_and_flattened_maps_too() {
         );
     }
 }
+
+/// A field through serde (its own `deserialize_with`, a hand-written impl)
+/// sees serde_json's numbers too: with `arbitrary_precision` a number read as
+/// "any" is serde_json's `Number` of its text, never an integer visited first.
+#[test]
+fn numbers_through_serde_fields_are_serde_json_s() {
+    /// Reads any value as serde_json does, through serde's generic route.
+    fn as_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        <Value as serde::Deserialize>::deserialize(d)
+    }
+    #[derive(jitson::Decode, serde::Deserialize, Debug, PartialEq)]
+    struct Ledger {
+        #[serde(deserialize_with = "as_value")]
+        entry: Value,
+        #[serde(deserialize_with = "as_value")]
+        totals: Value,
+        count: std::collections::BTreeMap<u64, serde_json::Number>,
+    }
+    let docs = [
+        r#"{"entry": 7, "totals": [1.50, -0, 18446744073709551616, {"k": 2}], "count": {"1": 1.10, "2": 7}}"#,
+        r#"{"entry": {"b": 1, "a": 123456789012345678901234567890}, "totals": null, "count": {}}"#,
+        r#"{"entry": "x", "totals": -9223372036854775809, "count": {"18446744073709551615": -1}}"#,
+    ];
+    for doc in docs {
+        let theirs: Ledger = serde_json::from_str(doc).unwrap();
+        for backend in backends() {
+            let ours = Decoder::<Ledger>::with_backend(backend)
+                .decode_str(doc)
+                .unwrap();
+            assert_eq!(ours, theirs, "{doc} {backend:?}");
+            assert_eq!(ours.entry.to_string(), theirs.entry.to_string(), "{doc}");
+            assert_eq!(ours.totals.to_string(), theirs.totals.to_string(), "{doc}");
+        }
+    }
+}
+
+/// A hand-written impl that asks for "any" value and takes only integers:
+/// with `arbitrary_precision` serde_json visits an integer that fits as one,
+/// `-0` as the integer 0, and any other number as a map; jitson's serde
+/// reader gives the impl the same calls, and so the same value or message.
+#[test]
+fn numbers_asked_for_as_any_are_visited_as_serde_json_visits_them() {
+    #[derive(Debug, PartialEq)]
+    struct Integer(i128);
+    impl<'de> serde::Deserialize<'de> for Integer {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Visit;
+            impl serde::de::Visitor<'_> for Visit {
+                type Value = Integer;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("an integer")
+                }
+                fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Integer, E> {
+                    Ok(Integer(v.into()))
+                }
+                fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Integer, E> {
+                    Ok(Integer(v.into()))
+                }
+            }
+            d.deserialize_any(Visit)
+        }
+    }
+    #[derive(jitson::Decode, serde::Deserialize, Debug, PartialEq)]
+    struct Holder {
+        n: Integer,
+    }
+    for n in [
+        "7",
+        "-7",
+        "-0",
+        "7.5",
+        "1e2",
+        "18446744073709551616",
+        "-9223372036854775809",
+    ] {
+        let doc = format!(r#"{{"n": {n}}}"#);
+        let theirs = serde_json::from_str::<Holder>(&doc).map_err(|e| {
+            let text = e.to_string();
+            text[..text.rfind(" at line").unwrap_or(text.len())].to_owned()
+        });
+        for backend in backends() {
+            let ours = Decoder::<Holder>::with_backend(backend).decode_str(&doc);
+            match (&ours, &theirs) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{doc} {backend:?}"),
+                (Err(a), Err(b)) => {
+                    assert!(a.to_string().contains(b.as_str()), "{a} / {b} {backend:?}")
+                }
+                _ => panic!("{doc} {backend:?}: jitson {ours:?}, serde_json {theirs:?}"),
+            }
+        }
+    }
+}
