@@ -927,3 +927,38 @@ fn default_type_arguments_with_serde_only_types() {
         common::assert_compiled(&["AlarmEvent"]);
     }
 }
+
+// A field's own functions named as the derive's generated code names its
+// parameters (`de`, `ser`, `v`, `dst`...): serde_derive compiles these, and so
+// must jitson's derives (they name theirs with a leading `__`).
+fn de<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    u32::deserialize(d).map(|n| n + 1)
+}
+fn ser<S: Serializer>(n: &u32, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u32(n * 10)
+}
+fn v(n: &u32) -> bool {
+    *n == 0
+}
+fn dst() -> u32 {
+    5
+}
+
+#[derive(jitson::Decode, Encode, Deserialize, Serialize, Debug, PartialEq)]
+struct ShadowedNames {
+    #[serde(deserialize_with = "de", serialize_with = "ser")]
+    a: u32,
+    #[serde(skip_serializing_if = "v", default = "dst")]
+    b: u32,
+}
+
+#[test]
+fn own_functions_named_like_generated_parameters() {
+    let value: ShadowedNames = decode(br#"{"a": 1, "b": 0}"#).unwrap();
+    assert_eq!(value, ShadowedNames { a: 2, b: 0 });
+    assert_eq!(value, serde_json::from_str(r#"{"a": 1, "b": 0}"#).unwrap());
+    let value: ShadowedNames = decode(br#"{"a": 1}"#).unwrap();
+    assert_eq!(value, ShadowedNames { a: 2, b: 5 });
+    encodes_as_serde_json(&ShadowedNames { a: 3, b: 0 });
+    encodes_as_serde_json(&ShadowedNames { a: 3, b: 4 });
+}

@@ -50,6 +50,9 @@ const TRAILING_COMMA: &str = "trailing comma";
 const EXPECTED_LIST_COMMA_OR_END: &str = "expected `,` or `]`";
 const EXPECTED_OBJECT_COMMA_OR_END: &str = "expected `,` or `}`";
 const EXPECTED_VALUE: &str = "expected value";
+const EXPECTED_COLON: &str = "expected `:`";
+const KEY_MUST_BE_A_STRING: &str = "key must be a string";
+const EOF_WHILE_PARSING_OBJECT: &str = "EOF while parsing an object";
 const RECURSION_LIMIT_EXCEEDED: &str = "recursion limit exceeded";
 
 /// A serde deserializer over the validated JSON text of one value.
@@ -172,6 +175,19 @@ impl<'de> TextDeserializer<'de> {
                 }
             }
             _ => self.delegate(|de| otherwise(de, visitor)),
+        }
+    }
+
+    /// The `:` after a key (serde_json's `parse_object_colon`): only missing
+    /// where a visitor asks for a value without its key, or twice.
+    fn colon(&mut self) -> Result<()> {
+        match self.peek() {
+            Some(b':') => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(_) => Err(de::Error::custom(EXPECTED_COLON)),
+            None => Err(de::Error::custom(EOF_WHILE_PARSING_OBJECT)),
         }
     }
 
@@ -498,9 +514,7 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        // The `:` (validated).
-        self.de.peek();
-        self.de.pos += 1;
+        self.de.colon()?;
         seed.deserialize(&mut *self.de)
     }
 }
@@ -640,7 +654,15 @@ fn replay_key<'de, V: Visitor<'de>>(
     let start = de.pos;
     let end = text::ignore_value(de.bytes(), start, false).unwrap_or(de.text.len());
     de.pos = end;
-    let object = format!("{{{}:0}}", de.text.get(start..end).unwrap_or(""));
+    let key = de.text.get(start..end).unwrap_or("");
+    let object = if matches!(ask, KeyAsk::Bool) && key == "\"\"" {
+        // serde_json's `bool` key read takes the key's first byte before it
+        // reads a string: for `""` that is the closing quote, and the string
+        // it reads (to refuse it) runs on into the text after the key.
+        format!("{{{}", de.text.get(start..).unwrap_or(""))
+    } else {
+        format!("{{{key}:0}}")
+    };
     let mut json = serde_json::Deserializer::from_str(&object);
     de::Deserializer::deserialize_map(
         &mut json,
@@ -751,12 +773,16 @@ impl<'de> de::EnumAccess<'de> for VariantAccess<'_, 'de> {
     type Error = Error;
     type Variant = Self;
 
+    /// The variant's name is read as a map key is (serde_json's `MapKey`:
+    /// a number asked for from inside the quotes).
     fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self)> {
-        self.de.peek();
-        let variant = seed.deserialize(&mut *self.de)?;
-        // The `:` (validated).
-        self.de.peek();
-        self.de.pos += 1;
+        match self.de.peek() {
+            Some(b'"') => {}
+            Some(b'}') => return Err(de::Error::custom(EXPECTED_VALUE)),
+            _ => return Err(de::Error::custom(KEY_MUST_BE_A_STRING)),
+        }
+        let variant = seed.deserialize(MapKey { de: &mut *self.de })?;
+        self.de.colon()?;
         Ok((variant, self))
     }
 }
@@ -1191,6 +1217,83 @@ mod tests {
             let mut text = String::new();
             generator.value(&mut text, 0);
             check_all(&text);
+        }
+    }
+
+    /// An enum read by a hand-written impl that names its variants by index
+    /// (`u8`): serde_json reads a variant's name as a map key, from inside
+    /// the quotes.
+    #[derive(Debug)]
+    #[allow(dead_code)] // read by `Debug`
+    struct ByIndex(u8, u32);
+    impl<'de> Deserialize<'de> for ByIndex {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Visit;
+            impl<'de> serde::de::Visitor<'de> for Visit {
+                type Value = ByIndex;
+                fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                    f.write_str("a variant by index")
+                }
+                fn visit_enum<A: serde::de::EnumAccess<'de>>(
+                    self,
+                    data: A,
+                ) -> Result<ByIndex, A::Error> {
+                    use serde::de::VariantAccess;
+                    let (index, variant): (u8, _) = data.variant()?;
+                    Ok(ByIndex(index, variant.newtype_variant()?))
+                }
+            }
+            d.deserialize_enum("ByIndex", &["0", "1"], Visit)
+        }
+    }
+
+    /// A map visitor that asks for a value before its key: serde_json's
+    /// "expected `:`".
+    #[derive(Debug)]
+    struct ValueFirst;
+    impl<'de> Deserialize<'de> for ValueFirst {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Visit;
+            impl<'de> serde::de::Visitor<'de> for Visit {
+                type Value = ValueFirst;
+                fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                    f.write_str("a map")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<ValueFirst, A::Error> {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    Ok(ValueFirst)
+                }
+            }
+            d.deserialize_map(Visit)
+        }
+    }
+
+    /// Requests that read in a way serde_json's structure gives away: a
+    /// variant named by a number, a value asked for before its key, an empty
+    /// key read as a `bool` (serde_json reads on past it).
+    #[test]
+    fn keys_and_variants_read_as_serde_json_reads_them() {
+        for text in [
+            r#"{"1":5}"#,
+            r#"{"256":5}"#,
+            r#"{"x":5}"#,
+            r#"{"1.5":5}"#,
+            r#"{}"#,
+            r#""1""#,
+            r#"{"1":5,"2":6}"#,
+            "7",
+        ] {
+            check::<ByIndex>(text);
+        }
+        for text in [r#"{"g":1,"f":{}}"#, r#"{}"#, r#"{"a":1}"#] {
+            check::<ValueFirst>(text);
+        }
+        for text in [r#"{"":1,"g":1}"#, r#"[{"":1},{"a":"b"}]"#, r#"{"":1}"#] {
+            check::<BTreeMap<bool, u8>>(text);
+            check::<Vec<BTreeMap<bool, u8>>>(text);
         }
     }
 

@@ -391,11 +391,13 @@ fn struct_kind(
                         let fn_name = format_ident!("__jitson_encode_skip_{}", rust_name);
                         // A view's field is a reference to the variant's field,
                         // which the predicate takes (as serde passes it).
-                        let arg = if view { quote!(*v) } else { quote!(v) };
+                        // Generated names start with `__` (as serde_derive's), so
+                        // that no user function in `#path` is shadowed by them.
+                        let arg = if view { quote!(*__v) } else { quote!(__v) };
                         fns.push(quote! {
-                            unsafe extern "C" fn #fn_name(field: *const u8, skip: *mut bool) -> bool {
+                            unsafe extern "C" fn #fn_name(__field: *const u8, __skip: *mut bool) -> bool {
                                 // SAFETY: the layout passes this field's address.
-                                unsafe { ::jitson::__private::skip_with::<#ty>(field, skip, |v| #path(#arg)) }
+                                unsafe { ::jitson::__private::skip_with::<#ty>(__field, __skip, |__v| #path(#arg)) }
                             }
                         });
                         quote!(::core::option::Option::Some(Self::#fn_name as ::jitson::__private::SkipFn))
@@ -812,11 +814,15 @@ fn serde_field(
     view: bool,
     fns: &mut Vec<TokenStream>,
 ) -> TokenStream {
-    let arg = if view { quote!(*v) } else { quote!(v) };
+    // Generated names start with `__` (as serde_derive's), so that no user
+    // function in `path` is shadowed by them.
+    let arg = if view { quote!(*__v) } else { quote!(__v) };
     let call = match with {
-        SerWith::Function(path) => quote!(#path(#arg, ser)),
-        SerWith::Module(module) => quote!(#module::serialize(#arg, ser)),
-        SerWith::Trait => quote!(::jitson::__private::serde::Serialize::serialize(#arg, ser)),
+        SerWith::Function(path) => quote!(#path(#arg, __serializer)),
+        SerWith::Module(module) => quote!(#module::serialize(#arg, __serializer)),
+        SerWith::Trait => {
+            quote!(::jitson::__private::serde::Serialize::serialize(#arg, __serializer))
+        }
     };
     let encode_fn = format_ident!("__jitson_encode_serde_{}", index);
     let layout_const = format_ident!("__JITSON_ENCODE_SERDE_LAYOUT_{}", index);
@@ -835,15 +841,15 @@ fn serde_field(
     );
     fns.push(quote! {
         unsafe extern "C" fn #encode_fn(
-            src: *const u8,
-            out: *mut ::jitson::__private::Vec<u8>,
-            message: *mut ::core::option::Option<::jitson::__private::Box<str>>,
+            __src: *const u8,
+            __out: *mut ::jitson::__private::Vec<u8>,
+            __message: *mut ::core::option::Option<::jitson::__private::Box<str>>,
         ) -> bool {
-            // SAFETY: the layout passes this field's address and valid `out`
-            // and `message` pointers.
+            // SAFETY: the layout passes this field's address and valid `__out`
+            // and `__message` pointers.
             unsafe {
-                ::jitson::__private::serialize_with(out, message, |ser| {
-                    let v: &#ty = &*src.cast::<#ty>();
+                ::jitson::__private::serialize_with(__out, __message, |__serializer| {
+                    let __v: &#ty = &*__src.cast::<#ty>();
                     #call.map(|_| ())
                 })
             }

@@ -679,11 +679,12 @@ fn default_fns(fields: &[StructField<'_>]) -> Vec<HelperFn> {
             let (name, ty) = (field.default_fn_name(), field.ty);
             Some(HelperFn {
                 constant: false,
-                signature: quote!(unsafe extern "C" fn #name(dst: *mut u8) -> bool),
-                // SAFETY (of the generated block): the InitFn contract hands us `dst`
+                signature: quote!(unsafe extern "C" fn #name(__dst: *mut u8) -> bool),
+                // SAFETY (of the generated block): the InitFn contract hands us `__dst`
                 // valid for a write of the field's type, which the turbofish makes the
-                // type `init_with` writes.
-                body: quote!(unsafe { ::jitson::__private::init_with::<#ty>(dst, #path) }),
+                // type `init_with` writes. (`__`: no user function in `#path` is
+                // shadowed by the parameter.)
+                body: quote!(unsafe { ::jitson::__private::init_with::<#ty>(__dst, #path) }),
             })
         })
         .collect()
@@ -702,10 +703,10 @@ fn serde_fns(input: &DeriveInput, field: &StructField<'_>) -> Vec<HelperFn> {
     let helpers = helpers_trait();
     let index = field.index;
     let deserialize = match with {
-        SerdeWith::Module(module) => quote!(#module::deserialize(de)),
-        SerdeWith::Function(path) => quote!(#path(de)),
+        SerdeWith::Module(module) => quote!(#module::deserialize(__deserializer)),
+        SerdeWith::Function(path) => quote!(#path(__deserializer)),
         SerdeWith::Trait => {
-            quote!(<#ty as ::jitson::__private::serde::Deserialize>::deserialize(de))
+            quote!(<#ty as ::jitson::__private::serde::Deserialize>::deserialize(__deserializer))
         }
     };
     let expecting = format!("field `{}` (decoded through serde)", field.rust_name());
@@ -747,21 +748,23 @@ fn serde_fns(input: &DeriveInput, field: &StructField<'_>) -> Vec<HelperFn> {
             constant: false,
             signature: quote! {
                 unsafe extern "C" fn #decode_fn(
-                    dst: *mut u8,
-                    ptr: *const u8,
-                    len: usize,
-                    message: *mut ::jitson::__private::core::option::Option<
+                    __dst: *mut u8,
+                    __ptr: *const u8,
+                    __len: usize,
+                    __message: *mut ::jitson::__private::core::option::Option<
                         ::jitson::__private::Box<str>,
                     >,
                 ) -> bool
             },
-            // SAFETY (of the generated block): the `SerdeFn` contract hands us `dst`
-            // valid for a write of the field's type (the turbofish), UTF-8 text and
-            // a writable `message`.
+            // SAFETY (of the generated block): the `SerdeFn` contract hands us `__dst`
+            // valid for a write of the field's type (the turbofish), validated UTF-8
+            // JSON text and a writable `__message`. The names start with `__`, as
+            // serde_derive's do, so that a user's function (`deserialize_with =
+            // "de"`) is not shadowed by them.
             body: quote! {
                 unsafe {
                     ::jitson::__private::decode_with_serde::<#ty>(
-                        dst, ptr, len, message, |de| #deserialize,
+                        __dst, __ptr, __len, __message, |__deserializer| #deserialize,
                     )
                 }
             },
@@ -835,11 +838,11 @@ fn container_default_fn(field: &StructField<'_>, default: &DefaultAttr) -> Helpe
     };
     HelperFn {
         constant: false,
-        signature: quote!(unsafe extern "C" fn #name(dst: *mut u8) -> bool),
+        signature: quote!(unsafe extern "C" fn #name(__dst: *mut u8) -> bool),
         // SAFETY (of the generated block): as for `default_fns`.
         body: quote! {
             unsafe {
-                ::jitson::__private::init_with::<#ty>(dst, || {
+                ::jitson::__private::init_with::<#ty>(__dst, || {
                     let container: Self = #value;
                     container.#member
                 })
