@@ -872,3 +872,81 @@ fn refused_alike<T: jitson::Encode + Serialize>(value: &T) -> String {
     }
     expected
 }
+
+/// openapiv3's `Type` under its `Schema`: an internally tagged enum whose
+/// variants hold structs (newtype variants: the encoder reaches the struct
+/// through a reference), flattened through an untagged enum. Compiled
+/// whole: no layout of it is left to the interpreter.
+#[derive(Debug, Clone, Serialize, jitson::Encode)]
+struct EncSpec {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<String>,
+    #[serde(flatten)]
+    kind: EncSpecKind,
+}
+
+#[derive(Debug, Clone, Serialize, jitson::Encode)]
+#[serde(untagged)]
+enum EncSpecKind {
+    Type(EncSpecType),
+    Any(EncAny),
+}
+
+#[derive(Debug, Clone, Serialize, jitson::Encode)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum EncSpecType {
+    Object(EncAny),
+    Array(Box<EncAny>),
+    Named(EncWrapT),
+    Flag,
+    Text { max: Option<u8> },
+}
+
+#[derive(Debug, Clone, Serialize, jitson::Encode)]
+#[serde(transparent)]
+struct EncWrapT(EncAny);
+
+#[test]
+fn flattened_tagged_variants_holding_structs_are_compiled() {
+    let any = |a: Option<u8>| EncAny { a };
+    let types = [
+        EncSpecType::Object(any(None)),
+        EncSpecType::Object(any(Some(1))),
+        EncSpecType::Array(Box::new(any(Some(2)))),
+        EncSpecType::Named(EncWrapT(any(Some(3)))),
+        EncSpecType::Flag,
+        EncSpecType::Text { max: Some(4) },
+    ];
+    for title in [None, Some("t".to_owned())] {
+        for t in &types {
+            let spec = EncSpec {
+                title: title.clone(),
+                kind: EncSpecKind::Type(t.clone()),
+            };
+            common::encodes_as_serde_json(&spec);
+            common::encodes_as_serde_json(&vec![spec.clone(), spec]);
+        }
+        common::encodes_as_serde_json(&EncSpec {
+            title: title.clone(),
+            kind: EncSpecKind::Any(any(Some(5))),
+        });
+    }
+    if Backend::Jit.is_available() {
+        jitson::warm_up_encode::<EncSpec>().expect("warm_up_encode");
+        let interpreted = jitson::stats().encoder_interpreted_layouts;
+        for name in [
+            "EncSpec",
+            "EncSpecKind",
+            "EncSpecType",
+            "EncAny",
+            "EncWrapT",
+        ] {
+            assert!(
+                !interpreted
+                    .iter()
+                    .any(|(ty, _)| ty.ends_with(&format!("::{name}"))),
+                "{name}: {interpreted:?}"
+            );
+        }
+    }
+}

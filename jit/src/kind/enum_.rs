@@ -777,21 +777,45 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         enum_src: Value,
         fail: Block,
     ) {
-        let mut content = payload;
-        let mut at = view;
-        loop {
-            let Some(inner) = content else {
+        match self.tagged_content(payload, view) {
+            TaggedContent::Members(st, at) => self.emit_encode_members(st, at, fail, Some(head)),
+            TaggedContent::Nothing => {
                 let close = self.closing(b'}');
                 self.ensure_const(head.len() + close.len(), fail);
                 self.write_const(head);
                 self.write_const(&close);
-                return;
+            }
+            TaggedContent::Refused => {
+                self.interpreted.push((
+                    (layout.type_name)(),
+                    "an internally tagged variant holding a map or a value serde refuses",
+                ));
+                self.emit_interpret(layout, enum_src, fail);
+            }
+        }
+    }
+
+    /// What serde writes after an internally tagged variant's tag, found
+    /// through the payload's layout while compiling: a struct's members
+    /// (through the references, boxes and transparent newtypes around it,
+    /// the struct's address loaded on the way), nothing for a unit or no
+    /// payload, or `Refused` for anything else (a map, or a value serde
+    /// refuses), which the interpreter writes or reports. Shared by the
+    /// enum as a value and flattened (`emit_flattened_enum`).
+    pub(crate) fn tagged_content(
+        &mut self,
+        payload: Option<&'static TypeLayout>,
+        view: Value,
+    ) -> TaggedContent {
+        let mut content = payload;
+        let mut at = view;
+        loop {
+            let Some(inner) = content else {
+                return TaggedContent::Nothing;
             };
             match &inner.kind {
-                Kind::Struct(st) => {
-                    return self.emit_encode_members(st, at, fail, Some(head));
-                }
-                Kind::Unit => content = None,
+                Kind::Struct(st) => return TaggedContent::Members(st, at),
+                Kind::Unit => return TaggedContent::Nothing,
                 Kind::Box(b) => {
                     at = self
                         .call_addr(b.get as usize, &[PTR], Some(PTR), &[at])
@@ -802,14 +826,18 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                     at = self.b.ins().iadd_imm_s(at, n.offset as i64);
                     content = Some(n.inner.get());
                 }
-                _ => {
-                    self.interpreted.push((
-                        (layout.type_name)(),
-                        "an internally tagged variant holding a map or a value serde refuses",
-                    ));
-                    return self.emit_interpret(layout, enum_src, fail);
-                }
+                _ => return TaggedContent::Refused,
             }
         }
     }
+}
+
+/// [`tagged_content`](crate::encode::EncodeTranslator::tagged_content)'s answer.
+pub(crate) enum TaggedContent {
+    /// The members of this struct, at this address.
+    Members(&'static StructLayout, Value),
+    /// Nothing after the tag.
+    Nothing,
+    /// Not written by generated code.
+    Refused,
 }

@@ -51,6 +51,7 @@ use jitson_core::layout::{
 
 use crate::Role;
 use crate::helpers;
+use crate::kind::enum_::TaggedContent;
 use crate::translate::{FnTranslator, PTR};
 
 /// What a member function returns (an `i8`): whether it wrote the value, and
@@ -1137,13 +1138,21 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             self.b.switch_to_block(block);
             let payload = variant.payload.layout();
             let untagged = i >= e.untagged_from || e.tagging == Tagging::Untagged;
-            let after = match (e.tagging, payload.map(|p| &p.kind)) {
-                (_, None) if untagged => Written::Dynamic(var),
-                _ if untagged => {
-                    let p = payload.expect("matched above");
+            let content = match e.tagging {
+                Tagging::Internal { tag } if !untagged => {
+                    Some((tag, self.tagged_content(payload, view)))
+                }
+                _ => None,
+            };
+            let after = match (payload, content) {
+                (None, _) if untagged => Written::Dynamic(var),
+                (Some(p), _) if untagged => {
                     self.emit_flattened_value(p, view, fail, Written::Dynamic(var))
                 }
-                (Tagging::Internal { tag }, None | Some(Kind::Unit | Kind::Struct(_))) => {
+                (
+                    _,
+                    Some((tag, content @ (TaggedContent::Members(..) | TaggedContent::Nothing))),
+                ) => {
                     let mut key = vec![b','];
                     key.extend_from_slice(&line);
                     jitson_core::write::write_str(&mut key, tag);
@@ -1151,9 +1160,9 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                     jitson_core::write::write_str(&mut key, variant.name);
                     self.ensure_const(key.len(), fail);
                     self.write_member_key(Written::Dynamic(var), &key);
-                    match payload.map(|p| &p.kind) {
-                        Some(Kind::Struct(st)) => {
-                            self.emit_members_into(st, view, fail, Written::Known(true), &[], &[])
+                    match content {
+                        TaggedContent::Members(st, at) => {
+                            self.emit_members_into(st, at, fail, Written::Known(true), &[], &[])
                                 .0
                         }
                         _ => Written::Known(true),
