@@ -824,8 +824,50 @@ struct EncBadInside {
     inner: EncBadKey,
 }
 
+/// The same map as the payload of a flattened externally tagged variant,
+/// and of an adjacently tagged one's content.
+#[derive(Debug, Serialize, jitson::Encode)]
+struct EncBadVariant {
+    a: u8,
+    #[serde(flatten)]
+    external: EncBadExternal,
+    #[serde(flatten)]
+    adjacent: EncBadAdjacent,
+}
+
+#[derive(Debug, Serialize, jitson::Encode)]
+enum EncBadExternal {
+    Map(BTreeMap<Vec<u8>, u8>),
+    Fine(u8),
+}
+
+#[derive(Debug, Serialize, jitson::Encode)]
+#[serde(tag = "t", content = "c")]
+enum EncBadAdjacent {
+    Map(BTreeMap<Vec<u8>, u8>),
+    Fine(u8),
+}
+
 #[test]
 fn a_flattened_fields_error_is_the_interpreters() {
+    let bad = || BTreeMap::from([(vec![1], 2)]);
+    let external = EncBadVariant {
+        a: 0,
+        external: EncBadExternal::Map(bad()),
+        adjacent: EncBadAdjacent::Fine(1),
+    };
+    assert!(refused_alike(&external).contains("Map"));
+    let adjacent = EncBadVariant {
+        a: 0,
+        external: EncBadExternal::Fine(1),
+        adjacent: EncBadAdjacent::Map(bad()),
+    };
+    assert!(refused_alike(&adjacent).contains('c'));
+    common::encodes_as_serde_json(&EncBadVariant {
+        a: 0,
+        external: EncBadExternal::Fine(1),
+        adjacent: EncBadAdjacent::Fine(2),
+    });
     let inside = EncBadInside {
         a: 0,
         inner: EncBadKey {
@@ -875,14 +917,39 @@ fn refused_alike<T: jitson::Encode + Serialize>(value: &T) -> String {
 
 /// openapiv3's `Type` under its `Schema`: an internally tagged enum whose
 /// variants hold structs (newtype variants: the encoder reaches the struct
-/// through a reference), flattened through an untagged enum. Compiled
-/// whole: no layout of it is left to the interpreter.
+/// through a reference), flattened through an untagged enum; beside it an
+/// externally and an adjacently tagged enum flattened. Compiled whole: no
+/// layout of it is left to the interpreter.
 #[derive(Debug, Clone, Serialize, jitson::Encode)]
 struct EncSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     title: Option<String>,
     #[serde(flatten)]
     kind: EncSpecKind,
+    #[serde(flatten)]
+    format: EncFormat,
+    #[serde(flatten)]
+    adjacent: Option<EncAdjacent>,
+}
+
+/// openapiv3's `ParameterSchemaOrContent`: externally tagged, flattened
+/// (`"schema": {...}` or `"content": {...}` among the parameter's members).
+#[derive(Debug, Clone, Serialize, jitson::Encode)]
+#[serde(rename_all = "camelCase")]
+enum EncFormat {
+    Schema(EncAny),
+    Content(BTreeMap<String, u8>),
+    Pair(u8, Option<u8>),
+    Named { x: u8, y: Option<String> },
+    Nothing,
+}
+
+#[derive(Debug, Clone, Serialize, jitson::Encode)]
+#[serde(tag = "t", content = "c")]
+enum EncAdjacent {
+    Value(u8),
+    Unit,
+    Fields { z: Option<u8> },
 }
 
 #[derive(Debug, Clone, Serialize, jitson::Encode)]
@@ -917,18 +984,43 @@ fn flattened_tagged_variants_holding_structs_are_compiled() {
         EncSpecType::Flag,
         EncSpecType::Text { max: Some(4) },
     ];
+    let formats = [
+        EncFormat::Schema(any(Some(6))),
+        EncFormat::Content(BTreeMap::from([("a".to_owned(), 1), ("b".to_owned(), 2)])),
+        EncFormat::Content(BTreeMap::new()),
+        EncFormat::Pair(7, None),
+        EncFormat::Named { x: 8, y: None },
+        EncFormat::Named {
+            x: 9,
+            y: Some("y".to_owned()),
+        },
+        EncFormat::Nothing,
+    ];
+    let adjacents = [
+        None,
+        Some(EncAdjacent::Value(1)),
+        Some(EncAdjacent::Unit),
+        Some(EncAdjacent::Fields { z: None }),
+        Some(EncAdjacent::Fields { z: Some(2) }),
+    ];
     for title in [None, Some("t".to_owned())] {
-        for t in &types {
-            let spec = EncSpec {
-                title: title.clone(),
-                kind: EncSpecKind::Type(t.clone()),
-            };
-            common::encodes_as_serde_json(&spec);
-            common::encodes_as_serde_json(&vec![spec.clone(), spec]);
+        for (i, t) in types.iter().enumerate() {
+            for (j, format) in formats.iter().enumerate() {
+                let spec = EncSpec {
+                    title: title.clone(),
+                    kind: EncSpecKind::Type(t.clone()),
+                    format: format.clone(),
+                    adjacent: adjacents[(i + j) % adjacents.len()].clone(),
+                };
+                common::encodes_as_serde_json(&spec);
+                common::encodes_as_serde_json(&vec![spec.clone(), spec]);
+            }
         }
         common::encodes_as_serde_json(&EncSpec {
             title: title.clone(),
             kind: EncSpecKind::Any(any(Some(5))),
+            format: EncFormat::Nothing,
+            adjacent: None,
         });
     }
     if Backend::Jit.is_available() {
@@ -940,6 +1032,8 @@ fn flattened_tagged_variants_holding_structs_are_compiled() {
             "EncSpecType",
             "EncAny",
             "EncWrapT",
+            "EncFormat",
+            "EncAdjacent",
         ] {
             assert!(
                 !interpreted

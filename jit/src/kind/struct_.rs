@@ -1088,10 +1088,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 }
                 Err(_) => self.emit_flattened_elsewhere(layout, src, fail, written),
             },
-            Kind::Enum(e)
-                if e.variant_of.is_some()
-                    && matches!(e.tagging, Tagging::Untagged | Tagging::Internal { .. }) =>
-            {
+            Kind::Enum(e) if e.variant_of.is_some() => {
                 self.emit_flattened_enum(layout, e, src, fail, written)
             }
             _ => self.emit_flattened_elsewhere(layout, src, fail, written),
@@ -1109,17 +1106,19 @@ impl crate::encode::EncodeTranslator<'_, '_> {
     ) -> Written {
         self.interpreted.push((
             (layout.type_name)(),
-            "a flattened map in key order or with keys that are not text, an \
-             externally or adjacently tagged enum, or a serde field",
+            "a flattened map in key order or with keys that are not text, or a \
+             serde field",
         ));
         self.emit_flattened_by_interpreter(layout, src, fail, written)
     }
 
-    /// A flattened untagged or internally tagged enum: a switch on
-    /// `variant_of`'s index; an untagged variant's payload as a flattened
-    /// value (nothing for a unit), a tagged variant's tag member and its
-    /// struct's members (the whole enum to the interpreter for any other
-    /// payload, and for a variant never written, which it reports).
+    /// A flattened enum: a switch on `variant_of`'s index; an untagged
+    /// variant's payload as a flattened value (nothing for a unit); an
+    /// externally tagged variant as the member `"variant": payload`; an
+    /// adjacently tagged one as its tag member and its content member; an
+    /// internally tagged one as its tag member and its struct's members (the
+    /// whole enum to the interpreter for any other payload, and for a
+    /// variant never written, which it reports).
     fn emit_flattened_enum(
         &mut self,
         layout: &'static TypeLayout,
@@ -1148,6 +1147,41 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 (None, _) if untagged => Written::Dynamic(var),
                 (Some(p), _) if untagged => {
                     self.emit_flattened_value(p, view, fail, Written::Dynamic(var))
+                }
+                // serde's flattening serializer: `"variant": payload` (a
+                // unit variant's payload `null`).
+                _ if e.tagging == Tagging::External => {
+                    let mut key = vec![b','];
+                    key.extend_from_slice(&line);
+                    jitson_core::write::write_str(&mut key, variant.name);
+                    key.extend_from_slice(colon);
+                    self.ensure_const(key.len(), fail);
+                    self.write_member_key(Written::Dynamic(var), &key);
+                    self.emit_member_payload(payload, view, &variant.name, fail);
+                    Written::Known(true)
+                }
+                // `"tag": "variant"`, then `"content": payload` if it has one.
+                _ if matches!(e.tagging, Tagging::Adjacent { .. }) => {
+                    let Tagging::Adjacent { tag, content } = &e.tagging else {
+                        unreachable!("matched above")
+                    };
+                    let mut key = vec![b','];
+                    key.extend_from_slice(&line);
+                    jitson_core::write::write_str(&mut key, tag);
+                    key.extend_from_slice(colon);
+                    jitson_core::write::write_str(&mut key, variant.name);
+                    self.ensure_const(key.len(), fail);
+                    self.write_member_key(Written::Dynamic(var), &key);
+                    if payload.is_some() {
+                        let mut key = vec![b','];
+                        key.extend_from_slice(&line);
+                        jitson_core::write::write_str(&mut key, content);
+                        key.extend_from_slice(colon);
+                        self.ensure_const(key.len(), fail);
+                        self.write_const(&key);
+                        self.emit_member_payload(payload, view, content, fail);
+                    }
+                    Written::Known(true)
                 }
                 (
                     _,
@@ -1187,6 +1221,26 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         Written::Dynamic(var)
+    }
+
+    /// A member's value after its key: `payload` at `at` (`null` for none),
+    /// one level in, an error's path through `name`.
+    fn emit_member_payload(
+        &mut self,
+        payload: Option<&'static TypeLayout>,
+        at: Value,
+        name: &'static &'static str,
+        fail: Block,
+    ) {
+        let Some(payload) = payload else {
+            self.ensure_const(4, fail);
+            self.write_const(b"null");
+            return;
+        };
+        let payload_fail = self.path_fail(crate::encode::PathBlock::Name(name), fail);
+        self.enter_level();
+        self.emit_value(payload, at, payload_fail, false);
+        self.leave_level();
     }
 
     /// A flattened value's members written by the interpreter
