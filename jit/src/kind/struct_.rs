@@ -1131,8 +1131,20 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         let var = self.written_var(written);
         let (view, blocks, skipped) = self.emit_variant_switch(e, variant_of, src);
         let done = self.b.create_block();
-        let colon: &[u8] = if self.pretty() { b": " } else { b":" };
+        // `,"name":` (pretty: the members' line and `: `), and with a
+        // string value after it: the keys written here.
         let line = self.line(self.depth + 1);
+        let pretty = self.pretty();
+        let key = |name: &str, value: Option<&str>| {
+            let mut key = vec![b','];
+            key.extend_from_slice(&line);
+            jitson_core::write::write_str(&mut key, name);
+            key.extend_from_slice(if pretty { b": " } else { b":" });
+            if let Some(value) = value {
+                jitson_core::write::write_str(&mut key, value);
+            }
+            key
+        };
         for (i, (variant, block)) in e.variants.iter().zip(blocks).enumerate() {
             self.b.switch_to_block(block);
             let payload = variant.payload.layout();
@@ -1151,12 +1163,9 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 // serde's flattening serializer: `"variant": payload` (a
                 // unit variant's payload `null`).
                 _ if e.tagging == Tagging::External => {
-                    let mut key = vec![b','];
-                    key.extend_from_slice(&line);
-                    jitson_core::write::write_str(&mut key, variant.name);
-                    key.extend_from_slice(colon);
-                    self.ensure_const(key.len(), fail);
-                    self.write_member_key(Written::Dynamic(var), &key);
+                    let name = key(variant.name, None);
+                    self.ensure_const(name.len(), fail);
+                    self.write_member_key(Written::Dynamic(var), &name);
                     self.emit_member_payload(payload, view, &variant.name, fail);
                     Written::Known(true)
                 }
@@ -1165,20 +1174,13 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                     let Tagging::Adjacent { tag, content } = &e.tagging else {
                         unreachable!("matched above")
                     };
-                    let mut key = vec![b','];
-                    key.extend_from_slice(&line);
-                    jitson_core::write::write_str(&mut key, tag);
-                    key.extend_from_slice(colon);
-                    jitson_core::write::write_str(&mut key, variant.name);
-                    self.ensure_const(key.len(), fail);
-                    self.write_member_key(Written::Dynamic(var), &key);
+                    let tagged = key(tag, Some(variant.name));
+                    self.ensure_const(tagged.len(), fail);
+                    self.write_member_key(Written::Dynamic(var), &tagged);
                     if payload.is_some() {
-                        let mut key = vec![b','];
-                        key.extend_from_slice(&line);
-                        jitson_core::write::write_str(&mut key, content);
-                        key.extend_from_slice(colon);
-                        self.ensure_const(key.len(), fail);
-                        self.write_const(&key);
+                        let content_key = key(content, None);
+                        self.ensure_const(content_key.len(), fail);
+                        self.write_const(&content_key);
                         self.emit_member_payload(payload, view, content, fail);
                     }
                     Written::Known(true)
@@ -1187,13 +1189,9 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                     _,
                     Some((tag, content @ (TaggedContent::Members(..) | TaggedContent::Nothing))),
                 ) => {
-                    let mut key = vec![b','];
-                    key.extend_from_slice(&line);
-                    jitson_core::write::write_str(&mut key, tag);
-                    key.extend_from_slice(colon);
-                    jitson_core::write::write_str(&mut key, variant.name);
-                    self.ensure_const(key.len(), fail);
-                    self.write_member_key(Written::Dynamic(var), &key);
+                    let tagged = key(tag, Some(variant.name));
+                    self.ensure_const(tagged.len(), fail);
+                    self.write_member_key(Written::Dynamic(var), &tagged);
                     match content {
                         TaggedContent::Members(st, at) => {
                             self.emit_members_into(st, at, fail, Written::Known(true), &[], &[])
