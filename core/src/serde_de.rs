@@ -655,10 +655,13 @@ fn replay_key<'de, V: Visitor<'de>>(
     let end = text::ignore_value(de.bytes(), start, false).unwrap_or(de.text.len());
     de.pos = end;
     let key = de.text.get(start..end).unwrap_or("");
-    let object = if matches!(ask, KeyAsk::Bool) && key == "\"\"" {
-        // serde_json's `bool` key read takes the key's first byte before it
-        // reads a string: for `""` that is the closing quote, and the string
-        // it reads (to refuse it) runs on into the text after the key.
+    let object = if matches!(ask, KeyAsk::Bool) {
+        // A `bool` key that is not `"true"` or `"false"` (those are read
+        // natively) is always refused, and serde_json reads the string it
+        // refuses from the key's second byte: for `""` past the closing
+        // quote, for `"\\"` past an escaped one. So the key is replayed with
+        // the rest of the value's text after it (beyond the value, serde_json
+        // may read on into the document: docs/semantics.md, difference 22).
         format!("{{{}", de.text.get(start..).unwrap_or(""))
     } else {
         format!("{{{key}:0}}")
@@ -1291,7 +1294,15 @@ mod tests {
         for text in [r#"{"g":1,"f":{}}"#, r#"{}"#, r#"{"a":1}"#] {
             check::<ValueFirst>(text);
         }
-        for text in [r#"{"":1,"g":1}"#, r#"[{"":1},{"a":"b"}]"#, r#"{"":1}"#] {
+        for text in [
+            r#"{"":1,"g":1}"#,
+            r#"[{"":1},{"a":"b"}]"#,
+            r#"{"":1}"#,
+            r#"{"\\":1,"a":2}"#,
+            r#"[{"\\\\":1},{"a":"b"}]"#,
+            r#"{"x":1}"#,
+            r#"{"truex":1}"#,
+        ] {
             check::<BTreeMap<bool, u8>>(text);
             check::<Vec<BTreeMap<bool, u8>>>(text);
         }
