@@ -1010,9 +1010,9 @@ impl crate::encode::EncodeTranslator<'_, '_> {
     /// `encode_flattened`): a struct's members
     /// in place (through options, boxes and newtypes), a map's entries (text
     /// keys, not sorted), an untagged enum's variant's payload as a flattened
-    /// value, an internally tagged one's tag and its struct's members;
-    /// anything else (other maps and enums, serde fields, what serde refuses)
-    /// written by the interpreter
+    /// value, a tagged one's members ([`emit_flattened_enum`](Self::emit_flattened_enum));
+    /// anything else (other maps, serde fields, what serde refuses) written
+    /// by the interpreter
     /// ([`emit_flattened_by_interpreter`](Self::emit_flattened_by_interpreter)).
     fn emit_flattened_value(
         &mut self,
