@@ -982,3 +982,36 @@ fn arrays_of_number_arrays() {
     same(&vec![[true, false]]);
     same(&vec![[Some(1u8), None]]);
 }
+
+/// Arrays of structs holding empty arrays and `None`s (citm's shape), which
+/// the interpreter writes without the dispatch on the kind: compact and
+/// pretty, empty and nested, every backend.
+#[test]
+fn arrays_of_structs_with_empty_arrays_and_options() {
+    #[derive(jitson::Encode, Serialize, Debug, Clone)]
+    #[serde(rename_all = "camelCase")]
+    struct Area {
+        area_id: u64,
+        block_ids: Vec<u64>,
+        logo: Option<String>,
+        inner: Vec<Area>,
+    }
+    let leaf = |id| Area {
+        area_id: id,
+        block_ids: vec![],
+        logo: None,
+        inner: vec![],
+    };
+    same(&Vec::<Area>::new());
+    same(&vec![leaf(1)]);
+    same(&vec![
+        leaf(1),
+        Area {
+            area_id: 2,
+            block_ids: vec![7, 8],
+            logo: Some("l".into()),
+            inner: vec![leaf(3), leaf(4)],
+        },
+    ]);
+    same(&vec![Vec::<Area>::new(), vec![leaf(5)]]);
+}

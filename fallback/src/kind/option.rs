@@ -57,6 +57,7 @@ impl crate::encode::Emitter<'_> {
     ///
     /// # Safety
     /// `src` points to a value of the option type.
+    #[inline]
     pub(crate) unsafe fn encode_option(
         &mut self,
         option: &OptionLayout,

@@ -336,20 +336,47 @@ impl crate::encode::Emitter<'_> {
         ptr: *const u8,
         len: usize,
     ) -> Result<(), Error> {
+        if len == 0 {
+            // Nothing inside, so no level to enter: `[]` in both modes, as
+            // serde_json writes an empty sequence.
+            jitson_core::write::append(self.out, b"[]");
+            return Ok(());
+        }
         self.begin(layout, b'[')?;
         // SAFETY: as the caller guarantees.
         if !self.pretty && unsafe { self.encode_number_elements(elem, ptr, len) } {
-            self.end(b']', len > 0);
+            self.end(b']', true);
             return Ok(());
         }
         for i in 0..len {
             self.separator(i == 0);
             // SAFETY: element `i` lies at `i * size` (contiguous storage).
-            unsafe { self.encode_value(elem, ptr.add(i * elem.size)) }
+            unsafe { self.encode_element(elem, ptr.add(i * elem.size)) }
                 .map_err(|e| crate::encode::at_segment(e, || PathSegment::Index(i)))?;
         }
-        self.end(b']', len > 0);
+        self.end(b']', true);
         Ok(())
+    }
+
+    /// One element of a sequence: [`encode_value`](Self::encode_value), with
+    /// structs, the element of most arrays of objects (citm's prices, seat
+    /// categories and areas), entered without the dispatch on the kind.
+    ///
+    /// # Safety
+    /// As for `encode_value`.
+    #[inline(always)]
+    unsafe fn encode_element(
+        &mut self,
+        elem: &'static TypeLayout,
+        src: *const u8,
+    ) -> Result<(), Error> {
+        // SAFETY (both arms): forwarded from the caller.
+        unsafe {
+            match &elem.kind {
+                Kind::Struct(st) => self.encode_struct(elem, st, src),
+                _ => self.encode_value(elem, src),
+            }
+        }
     }
 
     /// Compact output of elements that are numbers (floats, and integers of

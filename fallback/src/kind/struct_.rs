@@ -1153,8 +1153,8 @@ impl crate::encode::Emitter<'_> {
     }
 
     /// A field's value: [`encode_value`](Self::encode_value), with 64-bit
-    /// integers, the commonest field of small structs (citm's ids), written
-    /// without the dispatch on the kind.
+    /// integers, the commonest field of small structs (citm's ids), and
+    /// options that are `None` written without the dispatch on the kind.
     ///
     /// # Safety
     /// As for `encode_value`.
@@ -1169,6 +1169,7 @@ impl crate::encode::Emitter<'_> {
             match layout.kind {
                 Kind::U64 => self.encode_int::<u64>(src),
                 Kind::I64 => self.encode_int::<i64>(src),
+                Kind::Option(o) => self.encode_option(o, src),
                 _ => self.encode_value(layout, src),
             }
         }
