@@ -509,6 +509,44 @@ fn timestamps() {
     }
 }
 
+/// Runs of timestamps on one day, across midnight, back to an earlier day,
+/// with years the fast path declines in between: the date of the day before
+/// is reused (the writer keeps the last day's text per thread) only for the
+/// same day, in every fraction width, as arrow-json writes them.
+#[test]
+fn timestamps_in_runs_of_one_day() {
+    let day = 86_400_000i64;
+    let base = 19_723 * day; // 2024-01-01
+    let mut ms = Vec::new();
+    for step in [1, 7, 999, 1_000, 3_599_999] {
+        for i in 0..40 {
+            ms.push(Some(base + i * step));
+        }
+    }
+    ms.extend([
+        Some(base + day - 1),
+        Some(base + day),
+        Some(base - 1),
+        Some(base),
+        Some(253_402_300_800_000),
+        Some(base + 5),
+        Some(-62_135_596_801_000),
+        Some(base + 5),
+        None,
+        Some(base + 2 * day + 10),
+    ]);
+    check_column("ms", Arc::new(TimestampMillisecondArray::from(ms.clone())));
+    let ns: Vec<Option<i64>> = ms
+        .iter()
+        .map(|v| v.map(|v| v.saturating_mul(1_000_000).saturating_add(v % 1_000)))
+        .collect();
+    check_column("ns", Arc::new(TimestampNanosecondArray::from(ns)));
+    let us: Vec<Option<i64>> = ms.iter().map(|v| v.map(|v| v * 1_000 + 1)).collect();
+    check_column("us", Arc::new(TimestampMicrosecondArray::from(us)));
+    let days: Vec<Option<i32>> = ms.iter().map(|v| v.map(|v| (v / day) as i32)).collect();
+    check_column("d32", Arc::new(Date32Array::from(days)));
+}
+
 #[test]
 fn dates_and_times() {
     check_column(

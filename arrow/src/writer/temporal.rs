@@ -164,49 +164,82 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
+/// `YYYY-MM-DD` of a day count from 1970-01-01, for years 0..=9999.
+fn date_digits(days: i64) -> Option<[u8; 10]> {
+    let (year, month, day) = civil_from_days(days);
+    if !(0..=9999).contains(&year) {
+        return None;
+    }
+    let year = year as usize;
+    let ([y0, y1], [y2, y3]) = (PAIRS[year / 100], PAIRS[year % 100]);
+    let [m0, m1] = PAIRS[month as usize];
+    let [d0, d1] = PAIRS[day as usize];
+    Some([y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1])
+}
+
+std::thread_local! {
+    /// The day whose date was written last on this thread, and its text:
+    /// the rows of a log or an event table mostly share their day with the
+    /// row before, so the civil date is computed once per day, not per value.
+    static LAST_DATE: core::cell::Cell<(i64, [u8; 10])> =
+        const { core::cell::Cell::new((i64::MIN, [0; 10])) };
+}
+
+/// [`date_digits`] through the thread's last date ([`LAST_DATE`]; computed
+/// afresh when the thread's locals are gone, as in a destructor).
+#[inline]
+fn date_text(days: i64) -> Option<[u8; 10]> {
+    LAST_DATE
+        .try_with(|last| {
+            let (day, text) = last.get();
+            if day == days {
+                return Some(text);
+            }
+            let text = date_digits(days)?;
+            last.set((days, text));
+            Some(text)
+        })
+        .unwrap_or_else(|_| date_digits(days))
+}
+
 /// `YYYY-MM-DD` for years 0..=9999; false (nothing written) otherwise.
 #[inline]
 fn write_date(out: &mut Stamp, days: i64) -> bool {
-    let (year, month, day) = civil_from_days(days);
-    if !(0..=9999).contains(&year) {
-        return false;
+    match date_text(days) {
+        Some(text) => {
+            out.extend_from_slice(&text);
+            true
+        }
+        None => false,
     }
-    let year = year as usize;
-    out.extend_from_slice(&PAIRS[year / 100]);
-    out.extend_from_slice(&PAIRS[year % 100]);
-    out.push(b'-');
-    out.extend_from_slice(&PAIRS[month as usize]);
-    out.push(b'-');
-    out.extend_from_slice(&PAIRS[day as usize]);
-    true
 }
 
 /// `HH:MM:SS` and chrono's automatic fraction (none, 3, 6 or 9 digits).
 #[inline]
 fn write_time(out: &mut Stamp, seconds_of_day: u32, nanos: u32) {
-    out.extend_from_slice(&PAIRS[(seconds_of_day / 3600) as usize]);
-    out.push(b':');
-    out.extend_from_slice(&PAIRS[(seconds_of_day / 60 % 60) as usize]);
-    out.push(b':');
-    out.extend_from_slice(&PAIRS[(seconds_of_day % 60) as usize]);
+    let [h0, h1] = PAIRS[(seconds_of_day / 3600) as usize];
+    let [m0, m1] = PAIRS[(seconds_of_day / 60 % 60) as usize];
+    let [s0, s1] = PAIRS[(seconds_of_day % 60) as usize];
+    out.extend_from_slice(&[h0, h1, b':', m0, m1, b':', s0, s1]);
     if nanos == 0 {
         return;
     }
-    let (value, digits) = if nanos.is_multiple_of(1_000_000) {
-        (nanos / 1_000_000, 3)
+    // Nine digits, of which the first 3, 6 or all are written.
+    let digits = if nanos.is_multiple_of(1_000_000) {
+        3
     } else if nanos.is_multiple_of(1_000) {
-        (nanos / 1_000, 6)
+        6
     } else {
-        (nanos, 9)
+        9
     };
-    out.push(b'.');
-    let mut buf = [b'0'; 9];
-    let mut v = value;
-    for slot in buf[..digits].iter_mut().rev() {
-        *slot = b'0' + (v % 10) as u8;
-        v /= 10;
-    }
-    out.extend_from_slice(&buf[..digits]);
+    let (high, low) = ((nanos / 10_000_000) as usize, nanos % 10_000_000);
+    let [a0, a1] = PAIRS[high];
+    let [b0, b1] = PAIRS[(low / 100_000) as usize];
+    let [c0, c1] = PAIRS[(low / 1_000 % 100) as usize];
+    let [d0, d1] = PAIRS[(low / 10 % 100) as usize];
+    let e = b'0' + (low % 10) as u8;
+    let fraction = [b'.', a0, a1, b0, b1, c0, c1, d0, d1, e];
+    out.extend_from_slice(&fraction[..=digits]);
 }
 
 /// A timestamp's seconds and nanoseconds from its value in `unit`.
