@@ -1044,3 +1044,62 @@ fn flattened_tagged_variants_holding_structs_are_compiled() {
         }
     }
 }
+
+/// Whether a flattened enum may be decoded (nothing in it borrows) is
+/// decided once per type and kept: asked again, on every backend, the
+/// answer is the same, for an enum that borrows (refused every time) and
+/// one that does not (octocrab's `WrappedEventPayload` shape: an option of
+/// an untagged enum of boxed structs, decoded every time).
+#[test]
+fn a_flattened_enums_borrowing_is_decided_once_per_type() {
+    #[derive(Debug, PartialEq, Deserialize, Decode)]
+    struct Push {
+        head: String,
+        size: u32,
+    }
+    #[derive(Debug, PartialEq, Deserialize, Decode)]
+    struct Fork {
+        forkee: String,
+    }
+    #[derive(Debug, PartialEq, Deserialize, Decode)]
+    #[serde(untagged)]
+    enum Payload {
+        Push(Box<Push>),
+        Fork(Box<Fork>),
+    }
+    #[derive(Debug, PartialEq, Deserialize, Decode)]
+    struct Wrapped {
+        sender: Option<String>,
+        #[serde(flatten)]
+        specific: Option<Payload>,
+    }
+    #[derive(Debug, PartialEq, Deserialize, Decode)]
+    #[serde(untagged)]
+    enum Borrowing<'a> {
+        Name { name: &'a str },
+    }
+    #[derive(Debug, PartialEq, Deserialize, Decode)]
+    struct WrapsBorrowing<'a> {
+        #[serde(borrow, flatten)]
+        inner: Borrowing<'a>,
+    }
+    for _ in 0..3 {
+        for doc in [
+            r#"{"sender":"a","head":"h","size":2}"#,
+            r#"{"forkee":"f","sender":null}"#,
+            r#"{"sender":"a"}"#,
+            r#"{"size":2}"#,
+        ] {
+            agree::<Wrapped>(doc).unwrap();
+        }
+        for backend in common::backends() {
+            let e = jitson::Decoder::<WrapsBorrowing<'_>>::with_backend(backend)
+                .decode_slice(br#"{"name":"n"}"#)
+                .unwrap_err();
+            assert!(
+                e.to_string().contains("enums that borrow nothing"),
+                "{backend:?}: {e}"
+            );
+        }
+    }
+}

@@ -828,14 +828,13 @@ pub unsafe extern "C" fn no_data_variants(
 /// Calls `f` on every layout reachable from `root` (including `root`), once each.
 /// Used by warm-up and by backends that compile a whole type graph at once.
 pub fn visit_reachable(root: &'static TypeLayout, mut f: impl FnMut(&'static TypeLayout)) {
-    let mut seen: Vec<LayoutId> = Vec::new();
+    // A set, not a list: an API model's graph reaches hundreds of layouts.
+    let mut seen = std::collections::HashSet::<LayoutId>::new();
     let mut stack = vec![root];
     while let Some(layout) = stack.pop() {
-        let id = layout.id();
-        if seen.contains(&id) {
+        if !seen.insert(layout.id()) {
             continue;
         }
-        seen.push(id);
         f(layout);
         match &layout.kind {
             Kind::Option(o) => stack.push(o.some.get()),

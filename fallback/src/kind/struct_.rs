@@ -11,8 +11,8 @@
 
 use jitson_core::error::{Category, Error, ErrorCode, PathSegment, expected_names};
 use jitson_core::layout::{
-    DuplicateKeys, Field, Kind, MapLayout, OptionLayout, SkippedField, StructLayout, Tagging,
-    TypeLayout,
+    DuplicateKeys, Field, Kind, LayoutId, MapLayout, OptionLayout, SkippedField, StructLayout,
+    Tagging, TypeLayout,
 };
 use jitson_core::text::StrText;
 
@@ -464,12 +464,45 @@ fn flattenable_option(some: &'static TypeLayout) -> bool {
 
 /// A flattened enum is decoded from text assembled from the object's
 /// members, which does not outlive the decode: nothing in it may borrow.
+///
+/// Asked on every decode of a struct that flattens an enum, so the answer
+/// for a Rust type is kept per thread ([`BORROWING`]): the enum of an API
+/// model reaches hundreds of layouts, and walking them was most of such a
+/// decode (octocrab's `WrappedEventPayload`).
 fn flattenable_enum(layout: &'static TypeLayout) -> bool {
-    let mut borrows = false;
-    jitson_core::layout::visit_reachable(layout, |l| {
-        borrows |= matches!(l.kind, Kind::BorrowedStr(_));
+    let borrows = || {
+        let mut borrows = false;
+        jitson_core::layout::visit_reachable(layout, |l| {
+            borrows |= matches!(l.kind, Kind::BorrowedStr(_));
+        });
+        borrows
+    };
+    // A layout built at run time is known by its address, which a later
+    // layout may reuse: not kept.
+    let LayoutId::Type(id) = layout.id() else {
+        return !borrows();
+    };
+    let known = BORROWING
+        .try_with(|known| known.try_borrow().ok()?.get(&id).copied())
+        .ok()
+        .flatten();
+    let answer = known.unwrap_or_else(|| {
+        let answer = borrows();
+        let _ = BORROWING.try_with(|known| {
+            if let Ok(mut known) = known.try_borrow_mut() {
+                known.insert(id, answer);
+            }
+        });
+        answer
     });
-    !borrows
+    !answer
+}
+
+std::thread_local! {
+    /// Whether a flattened enum's type reaches a borrowed string, by type
+    /// ([`flattenable_enum`]).
+    static BORROWING: core::cell::RefCell<std::collections::HashMap<core::any::TypeId, bool>> =
+        core::cell::RefCell::new(std::collections::HashMap::new());
 }
 
 /// A flattened map collects keys the input does not keep: borrowed keys
