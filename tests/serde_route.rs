@@ -962,3 +962,102 @@ fn own_functions_named_like_generated_parameters() {
     encodes_as_serde_json(&ShadowedNames { a: 3, b: 0 });
     encodes_as_serde_json(&ShadowedNames { a: 3, b: 4 });
 }
+
+/// Writes `Some` maps' members with an escaped key, `None` as `null`.
+fn write_some_members<S: Serializer>(
+    map: &Option<BTreeMap<String, u32>>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match map {
+        Some(map) => s.collect_map(map.iter().map(|(k, v)| (format!("x-\"{k}\u{e9}"), v))),
+        None => s.serialize_none(),
+    }
+}
+
+fn write_as_text<S: Serializer>(_: &u32, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str("not members")
+}
+
+/// A flattened field's serde function writes its members in place, first,
+/// between and last among the struct's members, none when it writes `{}` or
+/// `null`: in compact output (where serde_json's object is written straight
+/// into the output) as in pretty and ASCII-only output, on every backend;
+/// and what is not an object is refused as serde refuses it.
+#[test]
+fn flattened_serde_members_in_every_position() {
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct First {
+        #[serde(flatten, serialize_with = "write_some_members")]
+        ext: Option<BTreeMap<String, u32>>,
+        title: String,
+    }
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct Between {
+        a: u8,
+        #[serde(flatten, serialize_with = "write_some_members")]
+        ext: Option<BTreeMap<String, u32>>,
+        b: u8,
+    }
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct Alone {
+        #[serde(flatten, serialize_with = "write_some_members")]
+        ext: Option<BTreeMap<String, u32>>,
+    }
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct Refused {
+        a: u8,
+        #[serde(flatten, serialize_with = "write_as_text")]
+        text: u32,
+    }
+    let maps = [
+        None,
+        Some(BTreeMap::new()),
+        Some(BTreeMap::from([("k".to_owned(), 1)])),
+        Some(BTreeMap::from([
+            ("k".to_owned(), 1),
+            ("\u{1f}".to_owned(), 2),
+        ])),
+    ];
+    for ext in maps {
+        encodes_as_serde_json(&First {
+            ext: ext.clone(),
+            title: "t".into(),
+        });
+        encodes_as_serde_json(&Between {
+            a: 1,
+            ext: ext.clone(),
+            b: 2,
+        });
+        let alone = Alone { ext };
+        encodes_as_serde_json(&alone);
+        let ascii = serde_json::to_string(&alone)
+            .unwrap()
+            .replace('\u{e9}', "\\u00e9");
+        for backend in backends() {
+            let got = Encoder::<Alone>::with_backend(backend)
+                .ascii_only(true)
+                .encode(&alone)
+                .unwrap();
+            assert_eq!(String::from_utf8(got).unwrap(), ascii, "{backend:?}");
+        }
+    }
+    let serde_message = serde_json::to_string(&Refused { a: 1, text: 2 })
+        .unwrap_err()
+        .to_string();
+    for backend in backends() {
+        let encoder = Encoder::<Refused>::with_backend(backend);
+        for encoder in [encoder, encoder.pretty(true)] {
+            let mut out = b"kept".to_vec();
+            let e = encoder
+                .encode_into(&Refused { a: 1, text: 2 }, &mut out)
+                .unwrap_err();
+            // serde_json's words, and the path of the field.
+            assert_eq!(
+                e.to_string(),
+                format!("{serde_message} at $.text"),
+                "{backend:?}"
+            );
+            assert_eq!(out, b"kept", "{backend:?}");
+        }
+    }
+}

@@ -741,6 +741,11 @@ pub fn write_from_compact(
     mut pretty: Option<(usize, &[u8])>,
     escape: Escape,
 ) {
+    if pretty.is_none() && escape.is_json() {
+        // Every byte would be copied as it is.
+        out.extend_from_slice(text);
+        return;
+    }
     let mut i = 0;
     while i < text.len() {
         let b = text[i];

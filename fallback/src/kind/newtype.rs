@@ -239,6 +239,45 @@ impl crate::encode::Emitter<'_> {
         let Some(serialize) = serde.encode else {
             return Err(self.not_encodable(layout));
         };
+        // In compact output with JSON's escapes, serde_json's text of one
+        // object (`{`, `"key":value` members separated by `,`, `}`) holds
+        // the bytes this writer would write for those members (serde_json's
+        // escapes are JSON's): written in place, its `{` turned into the
+        // comma before them (or dropped) and its `}` cut.
+        if !self.pretty && self.escape.is_json() {
+            let at = self.out.len();
+            // SAFETY: as the caller guarantees.
+            if let Err(e) = unsafe { run_serializer(serialize, src, self.out) } {
+                self.out.truncate(at);
+                return Err(e);
+            }
+            let written = &self.out[at..];
+            match (written.first(), written.last()) {
+                (Some(b'{'), Some(b'}')) if written.len() == 2 => self.out.truncate(at),
+                (Some(b'{'), Some(b'}')) => {
+                    let end = self.out.len() - 1;
+                    if *first {
+                        self.out.copy_within(at + 1..end, at);
+                        self.out.truncate(end - 1);
+                        *first = false;
+                    } else {
+                        self.out[at] = b',';
+                        self.out.truncate(end);
+                    }
+                }
+                // A unit or `None`: serde's flattening and tagged
+                // serializers write no member for it.
+                (Some(b'n'), _) => self.out.truncate(at),
+                _ => {
+                    let written = self.out.split_off(at);
+                    return Err(match shape_of(&written) {
+                        Some(shape) => refuse(shape),
+                        None => invalid_json(),
+                    });
+                }
+            }
+            return Ok(());
+        }
         let mut compact = Vec::new();
         // SAFETY: as the caller guarantees.
         unsafe { run_serializer(serialize, src, &mut compact) }?;
@@ -247,11 +286,7 @@ impl crate::encode::Emitter<'_> {
             // A unit or `None`: serde's flattening and tagged serializers
             // write no member for it.
             Some(b'n') => return Ok(()),
-            Some(b'"') => Some("a string"),
-            Some(b'[') => Some("a sequence"),
-            Some(b't' | b'f') => Some("a boolean"),
-            Some(_) if compact.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) => Some("a float"),
-            _ => Some("an integer"),
+            _ => shape_of(&compact),
         };
         if let Some(shape) = shape {
             return Err(refuse(shape));
@@ -269,10 +304,7 @@ impl crate::encode::Emitter<'_> {
                 },
             );
             let Ok((key, value_start, value_end)) = lexed else {
-                let text = "a serializer wrote invalid JSON";
-                return Err(crate::encode::encode_error(ErrorCode::Conversion(
-                    text.into(),
-                )));
+                return Err(invalid_json());
             };
             self.member(*first, &key);
             *first = false;
@@ -282,6 +314,26 @@ impl crate::encode::Emitter<'_> {
             pos = value_end + usize::from(compact.get(value_end) == Some(&b','));
         }
         Ok(())
+    }
+}
+
+/// What a serializer that wrote something other than one JSON value gets.
+#[cold]
+fn invalid_json() -> Error {
+    let text = "a serializer wrote invalid JSON";
+    crate::encode::encode_error(ErrorCode::Conversion(text.into()))
+}
+
+/// serde's word for the kind of value serde_json's compact `text` holds,
+/// when it is not an object (nor `null`, which flattens to no member).
+fn shape_of(text: &[u8]) -> Option<&'static str> {
+    match text.first() {
+        Some(b'{' | b'n') => None,
+        Some(b'"') => Some("a string"),
+        Some(b'[') => Some("a sequence"),
+        Some(b't' | b'f') => Some("a boolean"),
+        Some(_) if text.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) => Some("a float"),
+        _ => Some("an integer"),
     }
 }
 
