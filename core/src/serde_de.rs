@@ -5,10 +5,12 @@
 //! The field's text has already been validated by the backend (every token,
 //! string and bracket; a syntax error never reaches serde), so this reader only
 //! walks it. It answers the common requests itself, with jitson's scanners:
-//! containers, plain strings (no escape), integers that fit `u64` / `i64`,
-//! literals, options, newtypes, enums, and values serde ignores. Everything else
-//! is *delegated*: the one value at the cursor (a float, a string with escapes,
-//! a 128-bit integer, bytes, a raw value, and every request that is an error,
+//! containers, strings (borrowed when they have no escape, unescaped into a
+//! scratch buffer otherwise), integers that fit `u64` / `i64`, literals,
+//! options, newtypes, enums, and values serde ignores. Everything else is
+//! *delegated*: the one value at the cursor (a float, a string jitson's
+//! unescaping refuses, a 128-bit integer, bytes, a raw value, and every
+//! request that is an error,
 //! such as a string where a number is asked) is handed to serde_json's own
 //! deserializer over exactly that value's text, so its result, and its error
 //! message, are serde_json's by construction. Delegated values hold no container
@@ -61,6 +63,8 @@ pub struct TextDeserializer<'de> {
     pos: usize,
     /// serde_json's `remaining_depth`.
     remaining_depth: u8,
+    /// The unescaped text of the last string with escapes.
+    scratch: Vec<u8>,
 }
 
 impl<'de> TextDeserializer<'de> {
@@ -75,6 +79,7 @@ impl<'de> TextDeserializer<'de> {
             text,
             pos: 0,
             remaining_depth: RECURSION_LIMIT,
+            scratch: Vec::new(),
         }
     }
 
@@ -152,6 +157,46 @@ impl<'de> TextDeserializer<'de> {
         self.pos = special + 1;
         // Validated UTF-8 between two quotes (ASCII, so char boundaries).
         self.text.get(start..special)
+    }
+
+    /// A string with escapes, its opening quote at the cursor, unescaped into
+    /// `scratch` as jitson's string fields read it (serde_json's result: the
+    /// conformance suites hold them to it): the cursor moves past it. `false`
+    /// for an escape jitson refuses (a lone surrogate), which is then
+    /// delegated, so the error is serde_json's.
+    fn unescape(&mut self) -> bool {
+        // Room for the rest of the value's text at once (the string's
+        // unescaped text is shorter than what is left of it), not a
+        // reallocation per run between escapes; kept for the next string.
+        self.scratch.reserve(self.text.len() - self.pos);
+        match text::parse_str(self.bytes(), self.pos + 1, &mut self.scratch, false) {
+            // Validated text between the escapes, and the escapes' own
+            // characters: UTF-8, checked again as it is cheap beside a copy.
+            Ok((text::StrText::Scratch, end)) if core::str::from_utf8(&self.scratch).is_ok() => {
+                self.pos = end;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The string at the cursor (its opening quote there) visited as
+    /// serde_json visits it: borrowed when it has no escape, as a transient
+    /// `&str` otherwise; `None` (the cursor left) when it is to be delegated.
+    #[inline]
+    fn visit_string<V: Visitor<'de>>(
+        &mut self,
+        visitor: V,
+    ) -> core::result::Result<Result<V::Value>, V> {
+        if let Some(s) = self.plain_str() {
+            return Ok(visitor.visit_borrowed_str(s));
+        }
+        if self.unescape() {
+            // UTF-8: checked by `unescape`.
+            let s = core::str::from_utf8(&self.scratch).unwrap_or_default();
+            return Ok(visitor.visit_str(s));
+        }
+        Err(visitor)
     }
 
     /// The number at the cursor if serde_json reads it as an integer (it
@@ -276,9 +321,9 @@ impl<'de> de::Deserializer<'de> for &mut TextDeserializer<'de> {
                 self.literal(5);
                 visitor.visit_bool(false)
             }
-            Some(b'"') => match self.plain_str() {
-                Some(s) => visitor.visit_borrowed_str(s),
-                None => self.delegate(|de| de.deserialize_any(visitor)),
+            Some(b'"') => match self.visit_string(visitor) {
+                Ok(visited) => visited,
+                Err(visitor) => self.delegate(|de| de.deserialize_any(visitor)),
             },
             Some(b'[') => self.seq(visitor),
             Some(b'{') => self.map(visitor),
@@ -331,12 +376,13 @@ impl<'de> de::Deserializer<'de> for &mut TextDeserializer<'de> {
     }
 
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.peek() == Some(b'"')
-            && let Some(s) = self.plain_str()
-        {
-            return visitor.visit_borrowed_str(s);
+        if self.peek() != Some(b'"') {
+            return self.delegate(|de| de.deserialize_str(visitor));
         }
-        self.delegate(|de| de.deserialize_str(visitor))
+        match self.visit_string(visitor) {
+            Ok(visited) => visited,
+            Err(visitor) => self.delegate(|de| de.deserialize_str(visitor)),
+        }
     }
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.deserialize_str(visitor)
@@ -554,9 +600,9 @@ impl<'de> de::Deserializer<'de> for MapKey<'_, 'de> {
 
     /// Every request serde_json's `MapKey` forwards here: the key as a string.
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match self.de.plain_str() {
-            Some(s) => visitor.visit_borrowed_str(s),
-            None => self.de.delegate(|de| de.deserialize_any(visitor)),
+        match self.de.visit_string(visitor) {
+            Ok(visited) => visited,
+            Err(visitor) => self.de.delegate(|de| de.deserialize_any(visitor)),
         }
     }
 
@@ -1162,6 +1208,12 @@ mod tests {
                 r#""\u00e9x""#,
                 r#""\ud800""#,
                 r#""é""#,
+                r#""\u00e9""#,
+                r#""\ud83c\udf89""#,
+                r#""\udc00""#,
+                r#""\ud83c\uffff""#,
+                r#""a\"b\\c\/\t""#,
+                r#""\u0000""#,
             ];
             const KEYS: &[&str] = &[
                 r#""a""#,
