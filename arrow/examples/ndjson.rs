@@ -48,10 +48,12 @@
 //!
 //! Run: `cargo run --release -p jitson-arrow --example ndjson` (add `-- --quick`
 //! for 100,000 log records and 2 rounds; `NDJSON_ONLY=writer` runs the writers
-//! alone, `NDJSON_WRITER=<text>` times only those whose name contains it (and
-//! arrow-json's, the reference, unless `NDJSON_WRITER_ALONE=1`: a profile of
-//! one writer; the ratios then read NaN), and `NDJSON_ROUNDS=<n>` sets the
-//! rounds).
+//! alone, `NDJSON_WRITER=<text>` times only those whose name contains it, and
+//! `NDJSON_ROUNDS=<n>` sets the rounds). `NDJSON_ALONE=1` leaves arrow-json's
+//! reader and writer out of the rounds after the first (its output is still
+//! the reference): a profile of the contenders `NDJSON_ONLY` and
+//! `NDJSON_WRITER` keep, without arrow-json's samples; the ratios then read
+//! NaN.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;
@@ -474,13 +476,21 @@ fn output_bytes(batches: &[RecordBatch]) -> usize {
     batches.iter().map(RecordBatch::get_array_memory_size).sum()
 }
 
+/// `NDJSON_ALONE=1`: arrow-json's timed runs after the first left out.
+fn alone() -> bool {
+    std::env::var_os("NDJSON_ALONE").is_some_and(|v| v == "1")
+}
+
 /// Runs the contenders interleaved for `rounds` rounds; checks each one's first
 /// output against arrow-json's (the first contender's).
 fn run_rounds(contenders: &[Contender], input: &[u8], rounds: usize) -> Vec<Stats> {
     let mut stats: Vec<Stats> = contenders.iter().map(|_| Stats::default()).collect();
     let mut reference: Option<Vec<RecordBatch>> = None;
     for round in 0..rounds {
-        for (c, s) in contenders.iter().zip(&mut stats) {
+        for (i, (c, s)) in contenders.iter().zip(&mut stats).enumerate() {
+            if i == 0 && round > 0 && alone() {
+                continue;
+            }
             let (batches, secs, peak) = measure(c, input);
             s.secs.push(secs);
             s.peak_bytes = s.peak_bytes.max(peak);
@@ -735,8 +745,8 @@ fn bench_writer(
         for (i, (name, write)) in writers.iter().enumerate() {
             // `NDJSON_WRITER=<text>`: time only the writers whose name
             // contains it (and arrow-json, the reference, unless
-            // `NDJSON_WRITER_ALONE=1`), to profile one.
-            let reference = i == 0 && std::env::var("NDJSON_WRITER_ALONE").is_err();
+            // `NDJSON_ALONE=1`), to profile one.
+            let reference = i == 0 && !alone();
             if !reference && std::env::var("NDJSON_WRITER").is_ok_and(|only| !name.contains(&only))
             {
                 continue;
