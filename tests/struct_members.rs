@@ -182,9 +182,10 @@ fn five_whitespace_everywhere() {
     }
 }
 
-/// Runs on both sides of sixteen bytes (the JIT tests a member's first
-/// sixteen in line and calls a helper for the rest), near the end of the
-/// input, and with a byte below `' '` that is not whitespace inside them.
+/// Runs on both sides of sixteen and thirty-two bytes (the JIT tests a
+/// member's run sixteen bytes at a time in line and calls a helper for the
+/// last fifteen of the input), near the end of the input, and with a byte
+/// below `' '` that is not whitespace inside them.
 #[test]
 fn five_whitespace_runs_of_every_length() {
     let doc = r#"{"a":1,"b":"bee","c":"sea","d":["x"],"e":"e"}"#;
