@@ -53,7 +53,7 @@
 //! reader and writer out of the rounds after the first (its output is still
 //! the reference): a profile of the contenders `NDJSON_ONLY` and
 //! `NDJSON_WRITER` keep, without arrow-json's samples; the ratios then read
-//! NaN.
+//! NaN. `NDJSON_DATA=logs` or `NDJSON_DATA=twitter` runs that data set alone.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;
@@ -926,17 +926,21 @@ fn main() {
     println!("rounds: {rounds}; batch size {BATCH}");
 
     let mut all_equal = true;
-    let logs = DataSet {
-        name: "logs",
-        schema: logs_schema(),
-        input: generate_logs(rows),
-        rows,
-    };
-    all_equal &= bench(&logs, rounds);
-    drop(logs);
+    // `NDJSON_DATA=logs` or `=twitter`: that data set alone, for a profile.
+    let data = std::env::var("NDJSON_DATA").unwrap_or_default();
+    if data.is_empty() || data == "logs" {
+        let logs = DataSet {
+            name: "logs",
+            schema: logs_schema(),
+            input: generate_logs(rows),
+            rows,
+        };
+        all_equal &= bench(&logs, rounds);
+    }
 
     let path = corpus_dir().join("twitter.json");
     match std::fs::read_to_string(&path) {
+        Ok(_) if !data.is_empty() && data != "twitter" => {}
         Err(_) => {
             println!();
             println!(

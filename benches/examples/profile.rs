@@ -11,7 +11,10 @@
 //! profiles the interpreter. Every decode waits for the optimising tier
 //! (`Tiering::Wait`), so no sample lands in a compile after the first.
 //! `PROFILE_THREADS=N` runs the decode loop on N threads at once (the output
-//! counts them together).
+//! counts them together). `PROFILE_PEER=sonic` runs the same decode loop with
+//! `sonic_rs::from_slice` into the same model (its serde derive), for a profile
+//! of the peer in the same build; each document's value is first checked equal
+//! to jitson's interpreter's, and nothing is compiled.
 //!
 //! A third argument `encode` profiles encoding instead: the data set's values
 //! (decoded once) encoded into a reused buffer, on the backend
@@ -21,25 +24,54 @@
 
 use std::time::{Duration, Instant};
 
-use jitson::{Decode, Decoder, Encode, Encoder, Tiering};
+use jitson::{Backend, Decode, Decoder, Encode, Encoder, Tiering};
 use jitson_benches::documents;
 #[cfg(feature = "serde")]
 use jitson_benches::everyday::Webhook;
 use jitson_benches::everyday::{FeatureCollection, GeoJson, Package};
 use jitson_benches::models::{canada::Canada, citm::CitmCatalog, twitter::Twitter};
 use jitson_benches::seed::{Account, Order, User};
+use serde::de::DeserializeOwned;
 
-/// Decodes each of `docs` in turn for `seconds`, on `PROFILE_THREADS` threads
-/// at once (default 1); prints decodes per second and throughput, all threads
-/// together.
-fn spin<T: Decode>(docs: &[Vec<u8>], seconds: f64) {
+/// Decodes each of `docs` in turn for `seconds` with jitson, or with sonic-rs
+/// when `PROFILE_PEER=sonic`; prints decodes per second and throughput.
+fn spin<T: Decode + DeserializeOwned + PartialEq>(docs: &[Vec<u8>], seconds: f64) {
+    match std::env::var("PROFILE_PEER").as_deref() {
+        Ok("sonic") => {
+            // The check runs jitson's interpreter: nothing is compiled, so the
+            // profile holds sonic-rs alone.
+            let reference = Decoder::<T>::with_backend(Backend::Interpreter);
+            for doc in docs {
+                let peer: T = sonic_rs::from_slice(doc).expect("sonic-rs decodes");
+                assert!(
+                    peer == reference.decode_slice(doc).expect("decodes"),
+                    "jitson's value"
+                );
+            }
+            spin_with(docs, seconds, |doc| {
+                sonic_rs::from_slice::<T>(doc).expect("sonic-rs decodes")
+            });
+        }
+        Ok(other) if !other.is_empty() => panic!("unknown PROFILE_PEER {other}: sonic"),
+        _ => {
+            let decoder = Decoder::<T>::new().tiering(Tiering::Wait);
+            // Compiled before the clock starts, so no thread times a compile.
+            decoder.warm_up().expect("warms up");
+            spin_with(docs, seconds, |doc| {
+                decoder.decode_slice(doc).expect("decodes")
+            });
+        }
+    }
+}
+
+/// Runs `decode` over each of `docs` in turn for `seconds`, on
+/// `PROFILE_THREADS` threads at once (default 1); prints decodes per second and
+/// throughput, all threads together.
+fn spin_with<T>(docs: &[Vec<u8>], seconds: f64, decode: impl Fn(&[u8]) -> T + Sync) {
     let threads: usize = std::env::var("PROFILE_THREADS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
-    let decoder = Decoder::<T>::new().tiering(Tiering::Wait);
-    // Compiled before the clock starts, so no thread times a compile.
-    decoder.warm_up().expect("warms up");
     let end = Instant::now() + Duration::from_secs_f64(seconds);
     let start = Instant::now();
     let (decodes, bytes) = std::thread::scope(|s| {
@@ -49,7 +81,7 @@ fn spin<T: Decode>(docs: &[Vec<u8>], seconds: f64) {
                     let (mut decodes, mut bytes) = (0u64, 0usize);
                     while Instant::now() < end {
                         for doc in docs {
-                            std::hint::black_box(decoder.decode_slice(doc).expect("decodes"));
+                            std::hint::black_box(decode(doc));
                             bytes += doc.len();
                         }
                         decodes += docs.len() as u64;
@@ -131,7 +163,11 @@ fn spin_encode<T: Decode + Encode + serde::Serialize>(
 }
 
 /// Decodes (or, with `encode`, encodes) one data set for `seconds`.
-fn run<T: Decode + Encode + serde::Serialize>(docs: &[Vec<u8>], seconds: f64, encode: bool) {
+fn run<T: Decode + Encode + serde::Serialize + DeserializeOwned + PartialEq>(
+    docs: &[Vec<u8>],
+    seconds: f64,
+    encode: bool,
+) {
     let pretty = std::env::args().nth(4).is_some_and(|a| a == "pretty");
     if encode {
         spin_encode::<T>(docs, seconds, pretty)
