@@ -208,13 +208,19 @@ fn u128_from_digits(digits: &[u8]) -> Option<u128> {
 
 /// The position of the first byte at or after `pos` that is not an ASCII
 /// digit (or the input's length): eight bytes at a time while eight remain.
-#[inline]
+#[inline(always)]
 pub fn digits_end(input: &[u8], mut pos: usize) -> usize {
-    while let Some((k, _)) = digit_word(input, pos) {
-        pos += k;
-        if k < 8 {
-            return pos;
+    while let Some(bytes) = input.get(pos..pos + 8) {
+        let w = u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
+        // `x` is below 10 in a digit's byte. Adding 0x76 sets the high bit of
+        // a byte whose `x` is 10 to 0x7f, and `x` has it set above that; a
+        // carry out of a byte spoils only the bytes after a non-digit.
+        let x = w ^ (ONES * u64::from(b'0'));
+        let other = (x.wrapping_add(ONES * 0x76) | x) & HIGHS;
+        if other != 0 {
+            return pos + (other.trailing_zeros() / 8) as usize;
         }
+        pos += 8;
     }
     while input.get(pos).is_some_and(u8::is_ascii_digit) {
         pos += 1;
@@ -415,10 +421,42 @@ fn combine_eight_digits(v: u64) -> u64 {
     quads >> 32
 }
 
-/// Validates and discards the number at `pos`.
+/// Validates and discards the number at `pos`: [`scan_number`]'s grammar and
+/// errors, without its value (as serde_json's `ignore_integer` and
+/// `ignore_decimal`), each run of digits skipped eight at a time. Returns the
+/// position after the number.
 #[inline]
 pub fn ignore_number(input: &[u8], pos: usize) -> Result<usize, LexError> {
-    scan_number(input, pos).map(|n| n.end)
+    let mut pos = pos + usize::from(input.get(pos) == Some(&b'-'));
+    // Integer part: `0` or `[1-9][0-9]*`.
+    match input.get(pos) {
+        None => return Err((ErrorCode::EofWhileParsingNumber, input.len())),
+        Some(b'0') => {
+            pos += 1;
+            if let Some(b'0'..=b'9') = input.get(pos) {
+                return Err((ErrorCode::InvalidNumber, pos));
+            }
+        }
+        Some(b'1'..=b'9') => pos = digits_end(input, pos + 1),
+        Some(_) => return Err((ErrorCode::InvalidNumber, pos)),
+    }
+    // Fraction `.[0-9]+`, then exponent `[eE][+-]?[0-9]+`: each needs a digit.
+    let required = |pos: usize| match input.get(pos) {
+        None => Err((ErrorCode::EofWhileParsingNumber, input.len())),
+        Some(b'0'..=b'9') => Ok(digits_end(input, pos + 1)),
+        Some(_) => Err((ErrorCode::InvalidNumber, pos)),
+    };
+    if input.get(pos) == Some(&b'.') {
+        pos = required(pos + 1)?;
+    }
+    if let Some(b'e' | b'E') = input.get(pos) {
+        pos += 1;
+        if let Some(b'+' | b'-') = input.get(pos) {
+            pos += 1;
+        }
+        pos = required(pos)?;
+    }
+    Ok(pos)
 }
 
 /// Powers of ten exactly representable in f64.
@@ -1257,6 +1295,41 @@ mod tests {
             }
         }
         assert!(checked > 10_000);
+    }
+
+    /// `ignore_number` against `scan_number` (which also computes the value):
+    /// the same end or the same error, on every text of up to four bytes over
+    /// the bytes a number is made of (and one that ends it), each followed by
+    /// nothing, by a delimiter, or by runs of digits long enough for the
+    /// eight-byte steps.
+    #[test]
+    fn ignore_number_ends_and_fails_where_scan_number_does() {
+        let alphabet = b"-0159.eE+x";
+        let mut checked = 0;
+        for len in 1..=4 {
+            for mut code in 0..alphabet.len().pow(len) {
+                let mut text = Vec::new();
+                for _ in 0..len {
+                    text.push(alphabet[code % alphabet.len()]);
+                    code /= alphabet.len();
+                }
+                for tail in [&b""[..], b",", b"123456789012", b".5e-123456789x", b"7"] {
+                    let mut input = text.clone();
+                    input.extend_from_slice(tail);
+                    if !matches!(input[0], b'-' | b'0'..=b'9') {
+                        continue;
+                    }
+                    assert_eq!(
+                        super::ignore_number(&input, 0),
+                        super::scan_number(&input, 0).map(|n| n.end),
+                        "{:?}",
+                        String::from_utf8_lossy(&input)
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 
     /// `digits_end` against a byte loop: runs of 0 to 40 digits, ended by every
