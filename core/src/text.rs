@@ -263,15 +263,9 @@ pub fn scan_number_inline(input: &[u8], pos: usize) -> Result<Number, LexError> 
     };
 
     // Integer part: `0` or `[1-9][0-9]*`.
-    match input.get(pos) {
-        None => return Err((ErrorCode::EofWhileParsingNumber, input.len())),
-        Some(b'0') => {
-            pos += 1;
-            if let Some(b'0'..=b'9') = input.get(pos) {
-                return Err((ErrorCode::InvalidNumber, pos));
-            }
-        }
-        Some(b'1'..=b'9') => {
+    match after_zero(input, pos)? {
+        Some(after) => pos = after,
+        None => {
             add_digit_runs(input, &mut pos, &mut mantissa);
             while let Some(&d @ b'0'..=b'9') = input.get(pos) {
                 if !overflow && !push_digit(&mut mantissa, d) {
@@ -283,7 +277,6 @@ pub fn scan_number_inline(input: &[u8], pos: usize) -> Result<Number, LexError> 
                 pos += 1;
             }
         }
-        Some(_) => return Err((ErrorCode::InvalidNumber, pos)),
     }
     let mut is_integer = true;
 
@@ -421,6 +414,23 @@ fn combine_eight_digits(v: u64) -> u64 {
     quads >> 32
 }
 
+/// The start of a number's integer part at `pos` (after any `-`): the
+/// position after it when it is a lone `0`, `None` when it is a digit `1`
+/// to `9` (a run follows), or the error (end of input, a digit after a
+/// leading `0`, any other byte).
+#[inline(always)]
+fn after_zero(input: &[u8], pos: usize) -> Result<Option<usize>, LexError> {
+    match input.get(pos) {
+        None => Err((ErrorCode::EofWhileParsingNumber, input.len())),
+        Some(b'0') => match input.get(pos + 1) {
+            Some(b'0'..=b'9') => Err((ErrorCode::InvalidNumber, pos + 1)),
+            _ => Ok(Some(pos + 1)),
+        },
+        Some(b'1'..=b'9') => Ok(None),
+        Some(_) => Err((ErrorCode::InvalidNumber, pos)),
+    }
+}
+
 /// Validates and discards the number at `pos`: [`scan_number`]'s grammar and
 /// errors, without its value (as serde_json's `ignore_integer` and
 /// `ignore_decimal`), each run of digits skipped eight at a time. Returns the
@@ -429,17 +439,7 @@ fn combine_eight_digits(v: u64) -> u64 {
 pub fn ignore_number(input: &[u8], pos: usize) -> Result<usize, LexError> {
     let mut pos = pos + usize::from(input.get(pos) == Some(&b'-'));
     // Integer part: `0` or `[1-9][0-9]*`.
-    match input.get(pos) {
-        None => return Err((ErrorCode::EofWhileParsingNumber, input.len())),
-        Some(b'0') => {
-            pos += 1;
-            if let Some(b'0'..=b'9') = input.get(pos) {
-                return Err((ErrorCode::InvalidNumber, pos));
-            }
-        }
-        Some(b'1'..=b'9') => pos = digits_end(input, pos + 1),
-        Some(_) => return Err((ErrorCode::InvalidNumber, pos)),
-    }
+    pos = after_zero(input, pos)?.unwrap_or_else(|| digits_end(input, pos + 1));
     // Fraction `.[0-9]+`, then exponent `[eE][+-]?[0-9]+`: each needs a digit.
     let required = |pos: usize| match input.get(pos) {
         None => Err((ErrorCode::EofWhileParsingNumber, input.len())),
