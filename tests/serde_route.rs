@@ -1061,3 +1061,151 @@ fn flattened_serde_members_in_every_position() {
         }
     }
 }
+
+/// What a hand-written `Serialize` calls, one case per serializer method
+/// serde's flattening and tagging serializers treat apart.
+#[derive(Debug, Clone, Copy)]
+enum Calls {
+    Char,
+    Bytes,
+    Tuple,
+    TupleStruct,
+    I128,
+    Nan,
+    None,
+    SomeMap,
+    UnitVariant,
+    NewtypeVariant,
+    TupleVariant,
+    StructVariant,
+    Raw,
+}
+
+/// A type whose serde impl makes one of [`Calls`]; no jitson derive, so
+/// every backend runs it through serde.
+#[derive(Debug, Clone, Copy)]
+struct Calling(Calls);
+
+impl Serialize for Calling {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeStructVariant, SerializeTupleVariant};
+        #[derive(Serialize)]
+        struct Pair(u8, u8);
+        match self.0 {
+            Calls::Char => s.serialize_char('c'),
+            Calls::Bytes => s.serialize_bytes(b"ab"),
+            Calls::Tuple => (1u8, 2u8).serialize(s),
+            Calls::TupleStruct => Pair(1, 2).serialize(s),
+            Calls::I128 => s.serialize_i128(-5),
+            Calls::Nan => s.serialize_f64(f64::NAN),
+            Calls::None => s.serialize_none(),
+            Calls::SomeMap => s.serialize_some(&BTreeMap::from([("sm", 1)])),
+            Calls::UnitVariant => s.serialize_unit_variant("En", 0, "Unit"),
+            Calls::NewtypeVariant => s.serialize_newtype_variant("En", 1, "New", &7u8),
+            Calls::TupleVariant => {
+                let mut t = s.serialize_tuple_variant("En", 2, "Tup", 2)?;
+                t.serialize_field(&1u8)?;
+                t.serialize_field("x\"")?;
+                t.end()
+            }
+            Calls::StructVariant => {
+                let mut t = s.serialize_struct_variant("En", 3, "Str", 2)?;
+                t.serialize_field("a", &1u8)?;
+                t.serialize_field("b", &f64::NAN)?;
+                t.end()
+            }
+            Calls::Raw => {
+                let raw = serde_json::value::RawValue::from_string("{ \"r\" : 1 }".into());
+                raw.unwrap().serialize(s)
+            }
+        }
+    }
+}
+
+/// A flattened field, and an internally tagged variant's payload, whose serde
+/// impl makes each call: the bytes serde_json writes (a unit variant as
+/// `"Unit":null`, a variant's value under its name, a `RawValue` under
+/// serde_json's token) or serde's refusal in its words (`got a char`, `got a
+/// tuple struct`, `i128 is not supported`, a tagged `Some` is "an
+/// optional"), compact and pretty, on every backend. serde decides by the
+/// method called, so guessing from serde_json's text got the char, bytes,
+/// tuple, `i128`, NaN, unit variant and tagged option cases wrong.
+#[test]
+fn flattened_and_tagged_serde_values_by_the_call_they_make() {
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct Flat {
+        a: u8,
+        #[serde(flatten)]
+        m: Calling,
+        b: u8,
+    }
+    #[derive(jitson::Encode, Serialize, Debug)]
+    #[serde(tag = "t")]
+    enum Tagged {
+        V(Calling),
+    }
+    let all = [
+        Calls::Char,
+        Calls::Bytes,
+        Calls::Tuple,
+        Calls::TupleStruct,
+        Calls::I128,
+        Calls::Nan,
+        Calls::None,
+        Calls::SomeMap,
+        Calls::UnitVariant,
+        Calls::NewtypeVariant,
+        Calls::TupleVariant,
+        Calls::StructVariant,
+        Calls::Raw,
+    ];
+    /// serde_json's bytes or message, and jitson's on every backend, compact
+    /// and pretty; jitson's message is serde_json's with the value's path
+    /// (none at the root).
+    fn same<T: Encode + Serialize + Debug>(value: &T, path: &str) {
+        for pretty in [false, true] {
+            let theirs = if pretty {
+                serde_json::to_string_pretty(value)
+            } else {
+                serde_json::to_string(value)
+            };
+            for backend in backends() {
+                let ours = Encoder::<T>::with_backend(backend)
+                    .pretty(pretty)
+                    .encode(value)
+                    .map(|bytes| String::from_utf8(bytes).unwrap());
+                match (&theirs, ours) {
+                    (Ok(theirs), Ok(ours)) => {
+                        assert_eq!(&ours, theirs, "{value:?} {backend:?} pretty {pretty}");
+                    }
+                    (Err(theirs), Err(ours)) => assert_eq!(
+                        ours.to_string(),
+                        match path {
+                            "" => theirs.to_string(),
+                            path => format!("{theirs} at {path}"),
+                        },
+                        "{value:?} {backend:?} pretty {pretty}"
+                    ),
+                    (theirs, ours) => {
+                        panic!("{value:?} {backend:?} pretty {pretty}: {theirs:?} against {ours:?}")
+                    }
+                }
+            }
+        }
+    }
+    for calls in all {
+        same(
+            &Flat {
+                a: 1,
+                m: Calling(calls),
+                b: 2,
+            },
+            "$.m",
+        );
+        // serde_json refuses a `RawValue` as a tagged payload (its raw
+        // writer meets the tag): docs/semantics.md.
+        if !matches!(calls, Calls::Raw) {
+            same(&Tagged::V(Calling(calls)), "");
+        }
+    }
+}

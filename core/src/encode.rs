@@ -497,36 +497,54 @@ displayed! {
 pub unsafe extern "C" fn serialize_fn<T: serde::Serialize>(
     src: *const u8,
     out: *mut Vec<u8>,
+    flattening: *mut crate::layout::Flattening,
     message: *mut Option<Box<str>>,
 ) -> bool {
     // SAFETY: as the caller guarantees.
-    unsafe { serialize_with(out, message, |ser| (*src.cast::<T>()).serialize(ser)) }
+    unsafe {
+        let value = &*src.cast::<T>();
+        serialize_with(
+            out,
+            flattening,
+            message,
+            |ser| value.serialize(ser),
+            |flat| value.serialize(flat),
+        )
+    }
 }
 
 /// serde_json's compact serializer into a byte vector.
 #[cfg(feature = "serde")]
 pub type CompactSerializer<'o> = serde_json::Serializer<&'o mut Vec<u8>>;
 
-/// Runs `serialize` with serde_json's compact serializer writing to `*out`:
-/// the body of every [`SerializeFn`](crate::layout::SerializeFn), the
-/// derive's for `serialize_with` included. An error's message goes to
-/// `*message`; a panic is caught and stashed. What was written before an error
-/// is left for the caller to truncate.
+/// Runs `serialize` with serde_json's compact serializer writing to `*out`,
+/// or, when `flattening` is not null, `flatten` with serde's flattening (or
+/// tagging) serializer ([`crate::serde_flatten`]): the body of every
+/// [`SerializeFn`](crate::layout::SerializeFn), the derive's for
+/// `serialize_with` included (which passes the same call twice, one per
+/// serializer). An error's message goes to `*message`; a panic is caught and
+/// stashed. What was written before an error is left for the caller to
+/// truncate.
 ///
 /// # Safety
-/// `out` and `message` are valid for writes.
+/// `out` and `message` are valid for writes; `flattening` is null or valid
+/// for reads and writes.
 #[cfg(feature = "serde")]
 pub unsafe fn serialize_with(
     out: *mut Vec<u8>,
+    flattening: *mut crate::layout::Flattening,
     message: *mut Option<Box<str>>,
     serialize: impl FnOnce(&mut CompactSerializer<'_>) -> Result<(), serde_json::Error>,
+    flatten: impl FnOnce(crate::serde_flatten::FlatMap<'_, '_, '_>) -> Result<(), serde_json::Error>,
 ) -> bool {
     // SAFETY: as the caller guarantees.
-    let out = unsafe { &mut *out };
+    let (out, flattening) = unsafe { (&mut *out, flattening.as_mut()) };
     let mut result = None;
     let finished = crate::panic::catch(|| {
-        let mut ser = serde_json::Serializer::new(&mut *out);
-        result = Some(serialize(&mut ser));
+        result = Some(match flattening {
+            Some(flattening) => crate::serde_flatten::flatten_into(out, flattening, flatten),
+            None => serialize(&mut serde_json::Serializer::new(&mut *out)),
+        });
     });
     match result {
         Some(Ok(())) if finished => true,

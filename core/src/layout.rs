@@ -595,11 +595,33 @@ pub const VALUE_DEPTH_LIMIT_MESSAGE: &str = "recursion limit exceeded in a serde
 
 /// Encodes the value at `src` with a serde serializer (serde_json's compact
 /// one), appending its JSON text to `*out` (a backend writing pretty output
-/// re-formats it: [`crate::write::write_pretty_from_compact`]). Returns `true`
-/// on success; on `false` the serializer's message is in `*message`, or, if it
-/// panicked, the payload is stashed and `*message` left `None`.
-pub type SerializeFn =
-    unsafe extern "C" fn(src: *const u8, out: *mut Vec<u8>, message: *mut Option<Box<str>>) -> bool;
+/// re-formats it: [`crate::write::write_pretty_from_compact`]). With
+/// `flattening` not null, the serializer is serde's flattening (or tagging)
+/// one instead (`serde_flatten::FlatMap`, feature `serde`): the text is one
+/// object of the members the value flattens to, and a value serde refuses to
+/// flatten is named in `*flattening`. Returns `true` on success; on `false`
+/// the serializer's message is in `*message`, or, if it panicked, the payload
+/// is stashed and `*message` left `None`.
+pub type SerializeFn = unsafe extern "C" fn(
+    src: *const u8,
+    out: *mut Vec<u8>,
+    flattening: *mut Flattening,
+    message: *mut Option<Box<str>>,
+) -> bool;
+
+/// Which of serde's serializers a [`SerializeFn`] stands for when it writes
+/// members into an enclosing object, and what it refused.
+#[derive(Debug, Default)]
+pub struct Flattening {
+    /// `true` for an internally tagged variant's payload (serde's
+    /// `TaggedSerializer`), `false` for a flattened field
+    /// (`FlatMapSerializer`).
+    pub tagged: bool,
+    /// serde's word for a value it refuses to flatten (`"a char"`, `"an
+    /// optional"`), set with the refusal: the backend words the error as
+    /// serde does for the two cases.
+    pub refused: Option<&'static str>,
+}
 
 /// A field decoded or encoded through serde (see [`Kind::Serde`]).
 #[derive(Debug)]

@@ -47,6 +47,8 @@ pub mod route;
 pub mod serde_bridge;
 #[cfg(feature = "serde")]
 pub mod serde_de;
+#[cfg(feature = "serde")]
+pub mod serde_flatten;
 pub mod stack;
 pub mod text;
 pub mod write;

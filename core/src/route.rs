@@ -334,11 +334,19 @@ mod through_serde {
     unsafe extern "C" fn serialize_by_ref<T: serde::Serialize + ?Sized>(
         src: *const u8,
         out: *mut Vec<u8>,
+        flattening: *mut crate::layout::Flattening,
         message: *mut Option<Box<str>>,
     ) -> bool {
         // SAFETY: as the caller guarantees.
         unsafe {
-            crate::encode::serialize_with(out, message, |ser| T::serialize(*src.cast::<&T>(), ser))
+            let value: &T = *src.cast::<&T>();
+            crate::encode::serialize_with(
+                out,
+                flattening,
+                message,
+                |ser| value.serialize(ser),
+                |flat| value.serialize(flat),
+            )
         }
     }
 

@@ -843,15 +843,22 @@ fn serde_field(
         unsafe extern "C" fn #encode_fn(
             __src: *const u8,
             __out: *mut ::jitson::__private::Vec<u8>,
+            __flattening: *mut ::jitson::__private::Flattening,
             __message: *mut ::core::option::Option<::jitson::__private::Box<str>>,
         ) -> bool {
-            // SAFETY: the layout passes this field's address and valid `__out`
-            // and `__message` pointers.
+            // SAFETY: the layout passes this field's address and valid
+            // `__out`, `__flattening` (or null) and `__message` pointers.
             unsafe {
-                ::jitson::__private::serialize_with(__out, __message, |__serializer| {
-                    let __v: &#ty = &*__src.cast::<#ty>();
-                    #call.map(|_| ())
-                })
+                let __v: &#ty = &*__src.cast::<#ty>();
+                // The same call for each of the two serializers it may run
+                // with: serde_json's, and serde's flattening one.
+                ::jitson::__private::serialize_with(
+                    __out,
+                    __flattening,
+                    __message,
+                    |__serializer| #call.map(|_| ()),
+                    |__serializer| #call.map(|_| ()),
+                )
             }
         }
         const #layout_const: &'static ::jitson::__private::TypeLayout =

@@ -455,6 +455,8 @@ unsafe impl<'de> crate::decode::DecodeBorrowed<'de> for HeaderMapForm {}
 unsafe extern "C" fn write_header_map(
     src: *const u8,
     out: *mut Vec<u8>,
+    // A map: flattened or tagged, its entries are the members it writes.
+    _flattening: *mut crate::layout::Flattening,
     _message: *mut Option<Box<str>>,
 ) -> bool {
     use crate::write::write_str;

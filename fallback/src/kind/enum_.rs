@@ -1088,7 +1088,7 @@ impl crate::encode::Emitter<'_> {
                 // serializer writes, as serde's tagged serializer takes them.
                 Kind::Serde(s) => {
                     let refuse = |shape: &str| tagged_refusal(e, variant, shape);
-                    self.encode_serde_members(payload, s, src, first, refuse)
+                    self.encode_serde_members(payload, s, src, first, true, refuse)
                 }
                 _ => Err(tagged_refusal(e, variant, serde_shape(payload))),
             }

@@ -4,7 +4,7 @@
 //! place (`translate.rs`, `emit_value`) and hands the others to this module.
 
 use jitson_core::error::{Error, ErrorCode};
-use jitson_core::layout::{ConvertLayout, NewtypeLayout, SerdeLayout, TypeLayout};
+use jitson_core::layout::{ConvertLayout, Flattening, NewtypeLayout, SerdeLayout, TypeLayout};
 use jitson_core::text;
 
 use crate::{Parser, drop_value};
@@ -189,20 +189,20 @@ impl crate::encode::Emitter<'_> {
         if self.pretty || !self.escape.is_json() {
             let mut text = Vec::new();
             // SAFETY: as the caller guarantees.
-            unsafe { run_serializer(serialize, src, &mut text) }?;
+            unsafe { run_serializer(serialize, src, std::ptr::null_mut(), &mut text) }?;
             let pretty = (self.pretty && !serde.raw).then_some((self.level, self.unit));
             jitson_core::write::write_from_compact(self.out, &text, pretty, self.escape);
             Ok(())
         } else {
             // SAFETY: as the caller guarantees.
-            unsafe { run_serializer(serialize, src, self.out) }
+            unsafe { run_serializer(serialize, src, std::ptr::null_mut(), self.out) }
         }
     }
 
     /// A flattened field written by serde (`with`, `serialize_with`): the
-    /// members of the object its serializer writes, written into the
-    /// enclosing object (serde's `FlatMapSerializer` takes only maps and
-    /// structs, and so does this: anything else is refused with its words).
+    /// members its serializer writes under serde's flattening serializer,
+    /// written into the enclosing object (maps and structs give members,
+    /// anything else is refused in serde's words: `jitson_core::serde_flatten`).
     ///
     /// # Safety
     /// `src` points to a value of the field's type.
@@ -218,13 +218,14 @@ impl crate::encode::Emitter<'_> {
             crate::encode::encode_error(ErrorCode::Conversion(text.into()))
         };
         // SAFETY: as the caller guarantees.
-        unsafe { self.encode_serde_members(layout, serde, src, first, refuse) }
+        unsafe { self.encode_serde_members(layout, serde, src, first, false, refuse) }
     }
 
-    /// The members of the object a serde serializer writes for the value at
-    /// `src`, written into the object being written (a flattened field, an
-    /// internally tagged variant's content); `refuse` names serde's refusal
-    /// of anything else, given serde's word for what was written.
+    /// The members a serde serializer writes for the value at `src` under
+    /// serde's flattening serializer (or, `tagged`, its internally tagged
+    /// one), written into the object being written (a flattened field, an
+    /// internally tagged variant's content); `refuse` words serde's refusal
+    /// of a value that gives no members, given serde's word for it.
     ///
     /// # Safety
     /// `src` points to a value of the layout's type.
@@ -234,65 +235,49 @@ impl crate::encode::Emitter<'_> {
         serde: &SerdeLayout,
         src: *const u8,
         first: &mut bool,
+        tagged: bool,
         refuse: impl FnOnce(&str) -> Error,
     ) -> Result<(), Error> {
         let Some(serialize) = serde.encode else {
             return Err(self.not_encodable(layout));
         };
-        // In compact output with JSON's escapes, serde_json's text of one
-        // object (`{`, `"key":value` members separated by `,`, `}`) holds
-        // the bytes this writer would write for those members (serde_json's
-        // escapes are JSON's): written in place, its `{` turned into the
-        // comma before them (or dropped) and its `}` cut.
-        if !self.pretty && self.escape.is_json() {
-            let at = self.out.len();
-            // SAFETY: as the caller guarantees.
-            if let Err(e) = unsafe { run_serializer(serialize, src, self.out) } {
+        let mut flattening = Flattening {
+            tagged,
+            refused: None,
+        };
+        // In compact output with JSON's escapes, serde_json's text of the
+        // members' object (`{`, `"key":value` members separated by `,`, `}`)
+        // holds the bytes this writer would write for them (serde_json's
+        // escapes are JSON's): written in place, its `{` turned into the comma
+        // before them (or dropped) and its `}` cut.
+        let in_place = !self.pretty && self.escape.is_json();
+        let mut compact = Vec::new();
+        let out = if in_place {
+            &mut *self.out
+        } else {
+            &mut compact
+        };
+        let at = out.len();
+        // SAFETY: as the caller guarantees.
+        if let Err(e) = unsafe { run_serializer(serialize, src, &mut flattening, out) } {
+            out.truncate(at);
+            return Err(flattening.refused.map_or(e, refuse));
+        }
+        if in_place {
+            let end = self.out.len() - 1;
+            if end == at + 1 {
                 self.out.truncate(at);
-                return Err(e);
-            }
-            let written = &self.out[at..];
-            match (written.first(), written.last()) {
-                (Some(b'{'), Some(b'}')) if written.len() == 2 => self.out.truncate(at),
-                (Some(b'{'), Some(b'}')) => {
-                    let end = self.out.len() - 1;
-                    if *first {
-                        self.out.copy_within(at + 1..end, at);
-                        self.out.truncate(end - 1);
-                        *first = false;
-                    } else {
-                        self.out[at] = b',';
-                        self.out.truncate(end);
-                    }
-                }
-                // A unit or `None`: serde's flattening and tagged
-                // serializers write no member for it.
-                (Some(b'n'), _) => self.out.truncate(at),
-                _ => {
-                    let written = self.out.split_off(at);
-                    return Err(match shape_of(&written) {
-                        Some(shape) => refuse(shape),
-                        None => invalid_json(),
-                    });
-                }
+            } else if *first {
+                self.out.copy_within(at + 1..end, at);
+                self.out.truncate(end - 1);
+                *first = false;
+            } else {
+                self.out[at] = b',';
+                self.out.truncate(end);
             }
             return Ok(());
         }
-        let mut compact = Vec::new();
-        // SAFETY: as the caller guarantees.
-        unsafe { run_serializer(serialize, src, &mut compact) }?;
-        let shape = match compact.first() {
-            Some(b'{') => None,
-            // A unit or `None`: serde's flattening and tagged serializers
-            // write no member for it.
-            Some(b'n') => return Ok(()),
-            _ => shape_of(&compact),
-        };
-        if let Some(shape) = shape {
-            return Err(refuse(shape));
-        }
-        // serde_json's compact text of one object: `"key":value` members
-        // separated by `,`, no whitespace.
+        // Each member re-written through this writer (pretty, or other escapes).
         let mut scratch = Vec::new();
         let mut pos = 1;
         while compact.get(pos) == Some(&b'"') {
@@ -324,33 +309,23 @@ fn invalid_json() -> Error {
     crate::encode::encode_error(ErrorCode::Conversion(text.into()))
 }
 
-/// serde's word for the kind of value serde_json's compact `text` holds,
-/// when it is not an object (nor `null`, which flattens to no member).
-fn shape_of(text: &[u8]) -> Option<&'static str> {
-    match text.first() {
-        Some(b'{' | b'n') => None,
-        Some(b'"') => Some("a string"),
-        Some(b'[') => Some("a sequence"),
-        Some(b't' | b'f') => Some("a boolean"),
-        Some(_) if text.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) => Some("a float"),
-        _ => Some("an integer"),
-    }
-}
-
 /// Runs a layout's serde serializer on the value at `src`, appending
-/// serde_json's compact text to `out`; its refusal is a `Conversion` error
-/// with its message, a caught panic `Panicked`.
+/// serde_json's compact text to `out` (with `flattening`, as serde's
+/// flattening or tagging serializer: one object of members); its refusal is a
+/// `Conversion` error with its message, a caught panic `Panicked`.
 ///
 /// # Safety
 /// `src` points to a value of the type `serialize` serializes.
 unsafe fn run_serializer(
     serialize: jitson_core::layout::SerializeFn,
     src: *const u8,
+    flattening: *mut Flattening,
     out: &mut Vec<u8>,
 ) -> Result<(), Error> {
     let mut message = None;
-    // SAFETY: as the caller guarantees; `out` and `message` are live.
-    if unsafe { serialize(src, out, &raw mut message) } {
+    // SAFETY: as the caller guarantees; `out` and `message` are live, and
+    // `flattening` is null or live.
+    if unsafe { serialize(src, out, flattening, &raw mut message) } {
         return Ok(());
     }
     let code = message.map_or(ErrorCode::Panicked, ErrorCode::Conversion);
