@@ -161,23 +161,24 @@ impl<'de> TextDeserializer<'de> {
 
     /// A string with escapes, its opening quote at the cursor, unescaped into
     /// `scratch` as jitson's string fields read it (serde_json's result: the
-    /// conformance suites hold them to it): the cursor moves past it. `false`
+    /// conformance suites hold them to it): the cursor moves past it. `None`
     /// for an escape jitson refuses (a lone surrogate), which is then
     /// delegated, so the error is serde_json's.
-    fn unescape(&mut self) -> bool {
+    fn unescape(&mut self) -> Option<&str> {
         // Room for the rest of the value's text at once (the string's
         // unescaped text is shorter than what is left of it), not a
         // reallocation per run between escapes; kept for the next string.
         self.scratch.reserve(self.text.len() - self.pos);
-        match text::parse_str(self.bytes(), self.pos + 1, &mut self.scratch, false) {
-            // Validated text between the escapes, and the escapes' own
-            // characters: UTF-8, checked again as it is cheap beside a copy.
-            Ok((text::StrText::Scratch, end)) if core::str::from_utf8(&self.scratch).is_ok() => {
-                self.pos = end;
-                true
-            }
-            _ => false,
-        }
+        let (text::StrText::Scratch, end) =
+            text::parse_str(self.bytes(), self.pos + 1, &mut self.scratch, false).ok()?
+        else {
+            return None;
+        };
+        // Validated text between the escapes, and the escapes' own
+        // characters: UTF-8, checked again as it is cheap beside a copy.
+        let s = core::str::from_utf8(&self.scratch).ok()?;
+        self.pos = end;
+        Some(s)
     }
 
     /// The string at the cursor (its opening quote there) visited as
@@ -191,12 +192,10 @@ impl<'de> TextDeserializer<'de> {
         if let Some(s) = self.plain_str() {
             return Ok(visitor.visit_borrowed_str(s));
         }
-        if self.unescape() {
-            // UTF-8: checked by `unescape`.
-            let s = core::str::from_utf8(&self.scratch).unwrap_or_default();
-            return Ok(visitor.visit_str(s));
+        match self.unescape() {
+            Some(s) => Ok(visitor.visit_str(s)),
+            None => Err(visitor),
         }
-        Err(visitor)
     }
 
     /// The number at the cursor if serde_json reads it as an integer (it

@@ -264,6 +264,9 @@ impl crate::encode::Emitter<'_> {
             return Err(flattening.refused.map_or(e, refuse));
         }
         if in_place {
+            // Every flattening serializer writes one object (serde_flatten's
+            // `flatten_into`, or a map written directly).
+            debug_assert!(self.out[at] == b'{' && self.out.last() == Some(&b'}'));
             let end = self.out.len() - 1;
             if end == at + 1 {
                 self.out.truncate(at);
