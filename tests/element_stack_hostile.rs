@@ -2523,3 +2523,49 @@ fn untagged_retry_after_a_panicking_field_drop_resumes_the_panic() {
         "the Drop's panic is lost with {quiet:?}: {outcomes:?}"
     );
 }
+
+/// Maps with text keys are built at their `}` from entries staged on the
+/// element stack: maps whose entries cross the first chunks' boundaries, with
+/// repeated keys (the later value wins, as serde's map impls decide), keys
+/// with escapes (staged by a helper in the JIT), maps inside the values of
+/// maps and vectors, and errors at the last entry (the staged entries are
+/// dropped, nothing counted survives).
+#[test]
+fn maps_staged_on_the_element_stack_across_chunks() {
+    let fat = |i: usize| {
+        format!(
+            r#"{{"s":"f{i}","v":{}}}"#,
+            join((0..i % 5).map(|k| format!("\"{k}\"")))
+        )
+    };
+    // Every seventh key repeats an earlier one; every eleventh is escaped.
+    let key = |i: usize| match i {
+        _ if i % 7 == 6 => format!("k{}", i / 2),
+        _ if i % 11 == 10 => format!("k\\u00{:02x}{i}", b'_'),
+        _ => format!("k{i}"),
+    };
+    let object = |n: usize, value: &dyn Fn(usize) -> String| {
+        let members: Vec<String> = (0..n)
+            .map(|i| format!("{:?}:{}", key(i), value(i)))
+            .collect();
+        format!("{{{}}}", members.join(","))
+    };
+    let entry = size_of::<String>() + size_of::<Fat>();
+    for n in boundary_lengths(entry) {
+        let doc = object(n, &fat).replace("\\\\u", "\\u");
+        check_rounds::<BTreeMap<String, Fat>>(&doc, 1);
+        check_rounds::<HashMap<String, Fat>>(&doc, 1);
+        // The last value broken: every staged entry is dropped.
+        if n > 0 {
+            let broken = format!("{}}}", &doc[..doc.len() - 3]);
+            check_err::<BTreeMap<String, Fat>>(broken.as_bytes());
+            check_err::<HashMap<String, Fat>>(broken.as_bytes());
+        }
+    }
+    // Maps in maps in vectors, each level staged above its parent's entry.
+    let inner = |i: usize| object(i % 13, &|j| format!("[{}]", fat(i + j)));
+    let doc = join((0..40).map(|r| object(r, &inner))).replace("\\\\u", "\\u");
+    check::<Vec<BTreeMap<String, HashMap<String, Vec<Fat>>>>>(&doc);
+    let cut = doc.rfind("\"s\"").expect("a string member");
+    check_err::<Vec<BTreeMap<String, HashMap<String, Vec<Fat>>>>>(&doc.as_bytes()[..cut]);
+}

@@ -558,6 +558,7 @@ impl Plan {
             insert_with: map_insert_with,
             insert: map_insert_parsed,
             for_each: None,
+            staged: None,
         });
         let layout = self.keep(TypeLayout {
             drop: Some(column_abandon_row),

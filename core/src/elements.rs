@@ -237,6 +237,22 @@ impl Elements {
         }
     }
 
+    /// The addresses of the `n` elements of `size` bytes (not zero) aligned to
+    /// `align` pushed since `mark`, in order, without popping them: for a
+    /// consumer that moves them out one at a time (a map built from its
+    /// entries), where [`Elements::finish`] copies them out in bulk.
+    pub fn addresses(&self, mark: Mark, n: usize, size: usize, align: usize) -> Addresses<'_> {
+        let (chunk, from) = self.mark_position(mark);
+        Addresses {
+            stack: self,
+            chunk,
+            at: from,
+            remaining: n,
+            size,
+            align,
+        }
+    }
+
     /// The chunk and address where the elements pushed since `mark` begin
     /// (before alignment): a mark taken before the first chunk means the
     /// first chunk's start.
@@ -381,6 +397,50 @@ impl Elements {
         };
     }
 }
+
+/// The iterator of [`Elements::addresses`].
+#[derive(Debug)]
+pub struct Addresses<'a> {
+    stack: &'a Elements,
+    chunk: usize,
+    /// The next element's address, before alignment.
+    at: *mut u8,
+    remaining: usize,
+    size: usize,
+    align: usize,
+}
+
+impl Iterator for Addresses<'_> {
+    type Item = *mut u8;
+
+    #[inline]
+    fn next(&mut self) -> Option<*mut u8> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let mut slot = align_up(self.at, self.align);
+        // Where the elements left in this chunk end: as `for_each_segment`.
+        let end = if self.chunk == self.stack.current {
+            self.stack.top
+        } else {
+            self.stack.chunks[self.chunk].filled
+        };
+        if (end as usize).saturating_sub(slot as usize) < self.size {
+            // The vector moved on to the next chunk here.
+            self.chunk += 1;
+            slot = align_up(self.stack.chunks[self.chunk].start, self.align);
+        }
+        self.at = slot.wrapping_add(self.size);
+        self.remaining -= 1;
+        Some(slot)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl ExactSizeIterator for Addresses<'_> {}
 
 /// A leased [`Elements`]: dereferences to it, and gives it back to the thread's
 /// cache (emptied, at most 1 MiB of chunks kept) when dropped. `repr(C)` with the

@@ -334,6 +334,7 @@ macro_rules! map {
                     new: no_map_new,
                     insert_with: no_insert_with,
                     insert: no_insert,
+                    staged: None,
                     for_each: Some(map_for_each::<$static, <$k as Encode>::Static, <$v as Encode>::Static>),
                 }),
             );

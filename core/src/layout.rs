@@ -24,6 +24,8 @@
 use core::any::TypeId;
 use core::ffi::c_void;
 
+use crate::elements::{Elements, Mark};
+
 /// A layout edge: the layout of a field, an element, a payload.
 #[derive(Clone, Copy)]
 pub enum LayoutRef {
@@ -261,12 +263,16 @@ pub type EntryFn = unsafe extern "C" fn(ctx: *mut c_void, key: *const u8, value:
 /// Iterates a map for encoding (see [`MapLayout::for_each`]).
 pub type ForEachFn = unsafe extern "C" fn(src: *const u8, entry: EntryFn, ctx: *mut c_void) -> bool;
 
+/// Writes owned text built from `ptr[..len]` (valid UTF-8) to `dst` (see
+/// [`StringLayout::write`]).
+pub type WriteStrFn = unsafe extern "C" fn(dst: *mut u8, ptr: *const u8, len: usize);
+
 /// Creates owned text (`String`, `Box<str>`, `RawValue`) from UTF-8 bytes, and
 /// reads it back.
 #[derive(Debug)]
 pub struct StringLayout {
     /// Writes the text `ptr[..len]` (valid UTF-8) to `dst`.
-    pub write: unsafe extern "C" fn(dst: *mut u8, ptr: *const u8, len: usize),
+    pub write: WriteStrFn,
     /// Reads the text (encoding); `None` where the layout cannot be encoded
     /// (run-time column layouts).
     pub read: Option<ReadStrFn>,
@@ -388,6 +394,37 @@ pub struct MapLayout {
     /// order, until it returns `false` (encoding). Returns whether every call
     /// returned `true`. `None` where the layout cannot be encoded.
     pub for_each: Option<ForEachFn>,
+    /// For a key of a string kind: the map built at its `}` from members staged
+    /// on the element stack, the way both backends decode a map of their own
+    /// (`None`: built member by member through `new` and `insert_with`).
+    pub staged: Option<&'static StagedMap>,
+}
+
+/// A map with text keys built from its members once they are all read
+/// (`MapLayout::staged`). Each member is decoded into an *entry* pushed on the
+/// element stack ([`crate::elements`]): the key at offset 0, the value at
+/// `value_offset` (a `repr(C)` pair, so the offsets are this type's, not a
+/// guess at a std type's). At `}` the map is built knowing its length: a hash
+/// map allocated once instead of rehashed as it grows, a `BTreeMap` built from
+/// its entries in one pass (std's bulk build) instead of searched per insert.
+/// Keys of a string kind are never zero-sized, so neither is an entry.
+#[derive(Debug)]
+pub struct StagedMap {
+    /// An entry's size in bytes (a multiple of `entry_align`).
+    pub entry_size: usize,
+    /// An entry's alignment.
+    pub entry_align: usize,
+    /// Where the value lies in an entry.
+    pub value_offset: usize,
+    /// Writes to `dst` the map of the `n` entries pushed since `mark`, in the
+    /// order they were pushed (a repeated key takes the later value, as
+    /// `insert_with` and serde's map impls do), and pops them. `false` if user
+    /// code panicked (a hasher's `Default`, a replaced value's `Drop`; the
+    /// payload is stashed): nothing is written and every entry is dropped.
+    pub finish: unsafe fn(elements: &mut Elements, mark: Mark, n: usize, dst: *mut u8) -> bool,
+    /// Drops the `n` entries pushed since `mark` and pops them. `false` if a
+    /// `Drop` panicked (stashed; every entry is dropped regardless).
+    pub discard: unsafe fn(elements: &mut Elements, mark: Mark, n: usize) -> bool,
 }
 
 impl MapLayout {

@@ -311,6 +311,11 @@ unsafe impl crate::decode::HasLayout for JsonMap {
             insert_with: crate::decode::map_insert_with::<JsonMap, String, serde_json::Value, String>,
             insert: crate::decode::map_insert::<JsonMap, String, serde_json::Value>,
             for_each: Some(crate::decode::map_for_each::<JsonMap, String, serde_json::Value>),
+            staged: Some(&crate::decode::staged_map::<
+                JsonMap,
+                String,
+                serde_json::Value,
+            >()),
         }),
     );
 }

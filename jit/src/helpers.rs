@@ -7,7 +7,7 @@
 use std::cell::Cell;
 
 use jitson_core::keys::KeyTable;
-use jitson_core::layout::{EnumLayout, MapLayout, SlotFn, StructLayout, TypeLayout};
+use jitson_core::layout::{EnumLayout, Kind, MapLayout, SlotFn, StructLayout, TypeLayout};
 
 /// What generated code reads and writes besides its output. `repr(C)`: generated
 /// code addresses the fields by the offsets `offset_of!` gives at compile time.
@@ -462,19 +462,9 @@ pub(crate) unsafe extern "C" fn insert_escaped_key(
     // SAFETY: the state describes a live input.
     let input = unsafe { state_ref.input() };
     let mut scratch = Vec::new();
-    let Some((key, end)) = string_at(
-        input,
-        state_ref.pos,
-        &mut scratch,
-        state_ref.validate_utf8 != 0,
-    ) else {
+    let Some(key) = key_and_colon(state_ref, input, &mut scratch) else {
         return false;
     };
-    let colon = jitson_core::text::skip_ws(input, end);
-    if input.get(colon) != Some(&b':') {
-        return false;
-    }
-    state_ref.pos = colon + 1;
     // SAFETY: `dst` is the live map `map` describes, `key` is UTF-8 (parsed and
     // validated as a JSON string, or `&str` input), and `decode` takes `state` as
     // its context, as the caller guarantees. `insert_with` catches panics itself.
@@ -951,6 +941,117 @@ pub(crate) unsafe extern "C" fn elements_discard_vec(
     let mark = jitson_core::elements::Mark { chunk, top };
     // SAFETY: as the caller guarantees.
     unsafe { (*state).elements.discard_vec(mark, n, &*elem) };
+}
+
+/// At a staged map's `}`: writes to `dst` the map of the `n` entries pushed
+/// since the mark (`chunk`, `top`) and pops them ([`StagedMap::finish`]).
+/// `false` if user code panicked (stashed): nothing written, every entry
+/// dropped.
+///
+/// # Safety
+/// `state` is live; `map` is a `'static` layout with [`MapLayout::staged`];
+/// the element stack holds `n` initialised entries of it pushed since the
+/// mark; `dst` is room for the map.
+///
+/// [`StagedMap::finish`]: jitson_core::layout::StagedMap::finish
+pub(crate) unsafe extern "C" fn elements_finish_map(
+    state: *mut JitState,
+    chunk: usize,
+    top: *mut u8,
+    n: usize,
+    map: *const MapLayout,
+    dst: *mut u8,
+) -> bool {
+    let mark = jitson_core::elements::Mark { chunk, top };
+    // SAFETY: as the caller guarantees; `staged` is set for every map whose
+    // code pushes entries. `finish` catches panics itself.
+    unsafe {
+        let staged = (*map).staged.expect("a staged map");
+        (staged.finish)(&mut (*state).elements, mark, n, dst)
+    }
+}
+
+/// On leaving a staged map early: drops the `n` entries pushed since the mark
+/// (`chunk`, `top`) and pops them; a panicking `Drop` is stashed.
+///
+/// # Safety
+/// As [`elements_finish_map`], without `dst`.
+pub(crate) unsafe extern "C" fn elements_discard_map(
+    state: *mut JitState,
+    chunk: usize,
+    top: *mut u8,
+    n: usize,
+    map: *const MapLayout,
+) {
+    let mark = jitson_core::elements::Mark { chunk, top };
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let staged = (*map).staged.expect("a staged map");
+        (staged.discard)(&mut (*state).elements, mark, n);
+    }
+}
+
+/// The map key at `state.pos` (its opening quote), parsed as the interpreter
+/// parses it (unescaped into `scratch` if it has escapes; checked as UTF-8
+/// where the state says so), and the `:` after it: the key's text, with
+/// `state.pos` after the colon. `None` if either is not there.
+fn key_and_colon<'a>(
+    state: &mut JitState,
+    input: &'a [u8],
+    scratch: &'a mut Vec<u8>,
+) -> Option<&'a [u8]> {
+    let (key, end) = string_at(input, state.pos, scratch, state.validate_utf8 != 0)?;
+    let colon = jitson_core::text::skip_ws(input, end);
+    if input.get(colon) != Some(&b':') {
+        return None;
+    }
+    state.pos = colon + 1;
+    Some(key)
+}
+
+/// A staged map's member whose key the generated scan does not take (escapes,
+/// or anything it leaves to the interpreter's string parser), `state.pos` at
+/// the key's quote: parses the key and `:` as the interpreter does, decodes
+/// the value through `decode` into `entry` (pushed by the caller) and writes
+/// the key beside it. `false` leaves nothing in the entry (a failed value;
+/// its error is in the state), or means the key or `:` is not there (then the
+/// interpreter reruns the map and reports it).
+///
+/// # Safety
+/// `state` is live and describes a live input; `map` is the `'static` layout
+/// of the map being decoded, with [`MapLayout::staged`] and text keys;
+/// `entry` is room for one of its entries; `decode` decodes the map's value
+/// type with `state` as its context.
+pub(crate) unsafe extern "C" fn stage_escaped_member(
+    state: *mut JitState,
+    map: *const MapLayout,
+    entry: *mut u8,
+    decode: SlotFn,
+) -> bool {
+    // SAFETY: generated code passes its own live state and a layout embedded at
+    // compile time.
+    let (state_ref, map) = unsafe { (&mut *state, &*map) };
+    let (Some(staged), Kind::String(text)) = (map.staged, &map.key.get().kind) else {
+        return false;
+    };
+    // SAFETY: the state describes a live input.
+    let input = unsafe { state_ref.input() };
+    let mut scratch = Vec::new();
+    let Some(key) = key_and_colon(state_ref, input, &mut scratch) else {
+        return false;
+    };
+    // The key's text may be in `scratch` or the input: both outlive the value.
+    let (key_ptr, key_len) = (key.as_ptr(), key.len());
+    // SAFETY: `entry` is room for an entry, whose value lies at `value_offset`;
+    // `decode` fills it or leaves it empty; the key (UTF-8: parsed and
+    // validated as a JSON string, or `&str` input) is then written at offset 0.
+    unsafe {
+        if !decode(state.cast(), entry.add(staged.value_offset)) {
+            return false;
+        }
+        (text.write)(entry, key_ptr, key_len);
+    }
+    true
 }
 
 /// Writes `±significand / 10^fraction_digits`, correctly rounded

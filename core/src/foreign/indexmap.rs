@@ -23,7 +23,7 @@ use indexmap::{IndexMap, IndexSet};
 use crate::convert::ConvertFrom;
 use crate::decode::{
     AnyMap, Decode, DecodeBorrowed, EachEntry, HasLayout, layout_of, map_for_each, map_insert,
-    map_insert_with, map_new, slice_of, vec_new, vec_set_len, vec_with_capacity,
+    map_insert_with, map_new, slice_of, staged_map, vec_new, vec_set_len, vec_with_capacity,
 };
 use crate::encode::{Encode, encode_layout_of, no_insert, no_insert_with, no_map_new};
 use crate::layout::{Kind, LayoutRef, MapLayout, TypeLayout, VecLayout};
@@ -42,6 +42,16 @@ impl<K: Eq + Hash, V, S: BuildHasher + Default> AnyMap<K, V> for IndexMap<K, V, 
         // serde's impl inserts each entry: a repeated key stays where it was
         // first read and takes the new value.
         self.insert(key, value);
+    }
+
+    /// Allocated once for `n` entries, inserted in order (so a repeated key
+    /// keeps its first place, as above).
+    fn from_entries(n: usize, entries: impl Iterator<Item = (K, V)>) -> Self {
+        let mut map = IndexMap::with_capacity_and_hasher(n, S::default());
+        for (key, value) in entries {
+            map.insert(key, value);
+        }
+        map
     }
 }
 
@@ -64,6 +74,7 @@ where
             insert_with: map_insert_with::<Self::Static, K::Static, V::Static, K>,
             insert: map_insert::<Self::Static, K::Static, V::Static>,
             for_each: Some(map_for_each::<Self::Static, K::Static, V::Static>),
+            staged: Some(&staged_map::<Self::Static, K::Static, V::Static>()),
         }),
     );
 }
@@ -91,6 +102,7 @@ unsafe impl<K: Encode, V: Encode, S: 'static> Encode for IndexMap<K, V, S> {
             insert_with: no_insert_with,
             insert: no_insert,
             for_each: Some(map_for_each::<Self::Static, K::Static, V::Static>),
+            staged: None,
         }),
     );
 }

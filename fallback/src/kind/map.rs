@@ -6,7 +6,7 @@
 use core::ffi::c_void;
 
 use jitson_core::error::{Error, ErrorCode, Found, PathSegment};
-use jitson_core::layout::{Kind, MapLayout, TypeLayout};
+use jitson_core::layout::{Kind, MapLayout, StagedMap, TypeLayout, WriteStrFn};
 use jitson_core::text::StrText;
 
 use crate::{Parser, at_segment, drop_value};
@@ -89,6 +89,12 @@ impl Parser<'_> {
         dst: *mut u8,
     ) -> Result<(), Error> {
         let skip_key = self.skip_key.take();
+        if let (Some(staged), Kind::String(text)) = (map.staged, &map.key.get().kind) {
+            // SAFETY: forwarded from the caller.
+            return unsafe {
+                self.decode_staged_map(layout, map, staged, text.write, skip_key, dst)
+            };
+        }
         let empty = self.begin_map(layout)?;
         // SAFETY: `dst` is room for the map (caller).
         if !unsafe { (map.new)(dst) } {
@@ -110,45 +116,16 @@ impl Parser<'_> {
                 }
             };
         } else if !empty {
-            result = loop {
-                let key = match self.parse_str_located() {
-                    // A key with escapes lives in the scratch buffer, which the value
-                    // may reuse: own it. Unescaped keys borrow the input.
-                    Ok(StrText::Scratch) => KeyText::Owned(self.scratch.clone()),
-                    Ok(StrText::Borrowed { start, end }) => {
-                        KeyText::Input(self.input[start..].as_ptr(), end - start)
-                    }
-                    Err(e) => break Err(e),
-                };
-                if let Err(e) = self.parse_object_colon() {
-                    break Err(e);
-                }
+            result = self.text_key_members(skip_key, |parser, key| {
                 let (key_ptr, key_len) = key.as_raw();
-                // SAFETY: as below, the key bytes are alive.
-                let key_bytes = unsafe { core::slice::from_raw_parts(key_ptr, key_len) };
-                if skip_key.is_some_and(|k| k.as_bytes() == key_bytes) {
-                    // An internally tagged enum's tag: not an entry.
-                    if let Err(e) = self.ignore_value() {
-                        break Err(e);
-                    }
-                } else {
-                    // SAFETY: `insert_with` hands the callback a slot for `value`; the key
-                    // bytes are UTF-8 and outlive the call (input or `key`).
-                    let inserted = unsafe {
-                        self.decode_through(value, |decode, ctx| {
-                            (map.insert_with)(dst, key_ptr, key_len, decode, ctx)
-                        })
-                    };
-                    if let Err(e) = inserted {
-                        break Err(at_segment(e, || PathSegment::Key(key.to_str().into())));
-                    }
+                // SAFETY: `insert_with` hands the callback a slot for `value`;
+                // the key bytes are UTF-8 and outlive the call (input or `key`).
+                unsafe {
+                    parser.decode_through(value, |decode, ctx| {
+                        (map.insert_with)(dst, key_ptr, key_len, decode, ctx)
+                    })
                 }
-                match self.end_map_member() {
-                    Ok(AfterMember::More) => {}
-                    Ok(AfterMember::End) => break Ok(()),
-                    Err(e) => break Err(e),
-                }
-            };
+            });
         }
         self.leave();
         if result.is_err() {
@@ -156,6 +133,99 @@ impl Parser<'_> {
             unsafe { drop_value(layout, dst) };
         }
         result
+    }
+}
+
+impl Parser<'_> {
+    /// A JSON object into a map with text keys built at its `}`
+    /// ([`StagedMap`]): each member's value is decoded into an entry pushed on
+    /// the element stack and its key written beside it; the map is then built
+    /// from the entries at once. Leaving early drops the entries. Twin: the JIT's
+    /// `emit_staged_map`.
+    ///
+    /// # Safety
+    /// `dst` is valid for a write of the map type; `staged` and `write_key`
+    /// are `map`'s, whose keys are of a string kind.
+    unsafe fn decode_staged_map(
+        &mut self,
+        layout: &'static TypeLayout,
+        map: &MapLayout,
+        staged: &StagedMap,
+        write_key: WriteStrFn,
+        skip_key: Option<&'static str>,
+        dst: *mut u8,
+    ) -> Result<(), Error> {
+        let empty = self.begin_map(layout)?;
+        let value = map.value.get();
+        let mark = self.elements.mark();
+        let mut n = 0usize;
+        let result = if empty {
+            Ok(())
+        } else {
+            self.text_key_members(skip_key, |parser, key| {
+                let entry = parser.elements.push(staged.entry_size, staged.entry_align);
+                // SAFETY: `entry` is room for one entry, below everything
+                // pushed since (nested values pop what they push); the value
+                // goes at its offset, then the key (UTF-8, alive) at offset 0,
+                // so a failed value leaves nothing to drop.
+                unsafe {
+                    parser.decode_value(value, entry.add(staged.value_offset))?;
+                    let (key_ptr, key_len) = key.as_raw();
+                    write_key(entry, key_ptr, key_len);
+                }
+                n += 1;
+                Ok(())
+            })
+        };
+        self.leave();
+        // SAFETY: `n` entries were pushed since `mark`, each initialised;
+        // `dst` is room for the map (caller).
+        unsafe {
+            if result.is_err() {
+                (staged.discard)(&mut self.elements, mark, n);
+            } else if !(staged.finish)(&mut self.elements, mark, n, dst) {
+                return Err(self.error(ErrorCode::Panicked, self.pos));
+            }
+        }
+        result
+    }
+}
+
+impl Parser<'_> {
+    /// The members of a map with text keys, from the first key's quote to the
+    /// `}`: each key and its `:` read, then `member` called with the key's
+    /// text to read the value (an error in it gets the key in its path); the
+    /// key `skip_key` (an internally tagged enum's tag) is not a member, its
+    /// value is skipped.
+    fn text_key_members(
+        &mut self,
+        skip_key: Option<&'static str>,
+        mut member: impl FnMut(&mut Self, &KeyText) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        loop {
+            let key = match self.parse_str_located()? {
+                // A key with escapes lives in the scratch buffer, which the
+                // value may reuse: own it. Unescaped keys borrow the input.
+                StrText::Scratch => KeyText::Owned(self.scratch.clone()),
+                StrText::Borrowed { start, end } => {
+                    KeyText::Input(self.input[start..].as_ptr(), end - start)
+                }
+            };
+            self.parse_object_colon()?;
+            let (key_ptr, key_len) = key.as_raw();
+            // SAFETY: the key bytes are alive (input or `key`).
+            let key_bytes = unsafe { core::slice::from_raw_parts(key_ptr, key_len) };
+            if skip_key.is_some_and(|k| k.as_bytes() == key_bytes) {
+                self.ignore_value()?;
+            } else {
+                member(self, &key)
+                    .map_err(|e| at_segment(e, || PathSegment::Key(key.to_str().into())))?;
+            }
+            match self.end_map_member()? {
+                AfterMember::More => {}
+                AfterMember::End => return Ok(()),
+            }
+        }
     }
 }
 

@@ -14,7 +14,7 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, StackSlotData, StackSlotKind, Value, types};
-use jitson_core::layout::{Kind, MapLayout, TypeLayout};
+use jitson_core::layout::{Kind, MapLayout, StagedMap, TypeLayout, WriteStrFn};
 
 use crate::helpers;
 use crate::translate::{FnTranslator, PTR};
@@ -27,6 +27,9 @@ impl FnTranslator<'_, '_> {
         dst: Value,
         unwind: Block,
     ) {
+        if let (Some(staged), Kind::String(text)) = (map.staged, &map.key.get().kind) {
+            return self.emit_staged_map(layout, map, staged, text.write, dst, unwind);
+        }
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
         let depth = self.emit_open_container(b'{', layout, slow);
@@ -61,13 +64,7 @@ impl FnTranslator<'_, '_> {
         }
 
         self.b.switch_to_block(next);
-        let c = self.peek_or(map_slow);
-        self.branch_if_byte(c, b'}', close);
-        self.expect_byte(c, b',', map_slow);
-        self.advance(1);
-        let c = self.peek_or(map_slow);
-        self.expect_byte(c, b'"', map_slow);
-        self.b.ins().jump(member, &[]);
+        self.emit_after_member(member, close, map_slow);
 
         self.b.switch_to_block(close);
         self.advance(1);
@@ -90,6 +87,155 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(cont);
     }
 
+    /// A map with text keys built at its `}` ([`StagedMap`]; twin: the
+    /// interpreter's `decode_staged_map`): per member, the key scanned in
+    /// place, `:`, an entry pushed on the element stack, the value decoded
+    /// into it by generated code and the key written beside it; at `}` one
+    /// helper call builds the map from the entries, knowing their number.
+    /// A key with escapes goes to a helper that does the same through the
+    /// value's function. Leaving early, the entries are dropped.
+    fn emit_staged_map(
+        &mut self,
+        layout: &'static TypeLayout,
+        map: &MapLayout,
+        staged: &StagedMap,
+        write_key: WriteStrFn,
+        dst: Value,
+        unwind: Block,
+    ) {
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        let depth = self.emit_open_container(b'{', layout, slow);
+        // Where the entries begin on the element stack.
+        let (mark_chunk, mark_top) = self.emit_stack_mark();
+        let len = self.b.declare_var(PTR);
+        let zero = self.b.ins().iconst(PTR, 0);
+        self.b.def_var(len, zero);
+        let (map_slow, map_unwind, close, member, escaped, counted) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let c = self.peek_or(map_slow);
+        self.branch_if_byte(c, b'}', close);
+        self.expect_byte(c, b'"', map_slow);
+        self.b.ins().jump(member, &[]);
+
+        // A plain key, `:`, the value into a new entry, then the key.
+        self.b.switch_to_block(member);
+        let (key_start, key_end) = self.emit_plain_key(escaped, map_slow);
+        let entry = self.emit_push(staged.entry_size, staged.entry_align);
+        let value_dst = self.b.ins().iadd_imm_s(entry, staged.value_offset as i64);
+        // A failed value leaves nothing in its entry, which is not counted.
+        self.emit_value(map.value.get(), value_dst, map_unwind);
+        let key_ptr = self.b.ins().iadd(self.input, key_start);
+        let key_len = self.b.ins().isub(key_end, key_start);
+        self.call_addr(
+            write_key as usize,
+            &[PTR, PTR, PTR],
+            None,
+            &[entry, key_ptr, key_len],
+        );
+        self.b.ins().jump(counted, &[]);
+
+        // A key with escapes (or anything else the scan does not take): the
+        // helper parses it as the interpreter does and decodes the value into
+        // a new entry through the value's function.
+        self.b.switch_to_block(escaped);
+        self.b.set_cold_block(escaped);
+        let entry = self.emit_push(staged.entry_size, staged.entry_align);
+        let staged_member = self.emit_escaped_member(
+            helpers::stage_escaped_member as *const () as usize,
+            key_start,
+            map,
+            entry,
+        );
+        self.b
+            .ins()
+            .brif(staged_member, counted, &[], map_unwind, &[]);
+
+        // `,` then the next key, or `}`.
+        self.b.switch_to_block(counted);
+        let n = self.b.use_var(len);
+        let n = self.b.ins().iadd_imm_s(n, 1);
+        self.b.def_var(len, n);
+        self.emit_after_member(member, close, map_slow);
+
+        // `}`: the map, built from its entries; a panic in user code (a
+        // hasher's `Default`, a replaced value's `Drop`) leaves nothing.
+        self.b.switch_to_block(close);
+        self.advance(1);
+        let n = self.b.use_var(len);
+        let map_ptr = self.const_ptr(map as *const MapLayout);
+        let built = self
+            .call_addr(
+                helpers::elements_finish_map as *const () as usize,
+                &[PTR; 6],
+                Some(types::I8),
+                &[self.state, mark_chunk, mark_top, n, map_ptr, dst],
+            )
+            .expect("returns bool");
+        self.store_depth(depth);
+        let panicked = self.b.create_block();
+        self.b.ins().brif(built, cont, &[], panicked, &[]);
+        self.b.switch_to_block(panicked);
+        self.b.set_cold_block(panicked);
+        self.b.ins().jump(unwind, &[]);
+
+        // Leaving early: `len` entries are on the stack; drop them.
+        for (block, target) in [(map_slow, slow), (map_unwind, unwind)] {
+            self.b.switch_to_block(block);
+            self.b.set_cold_block(block);
+            let n = self.b.use_var(len);
+            let map_ptr = self.const_ptr(map as *const MapLayout);
+            self.call_addr(
+                helpers::elements_discard_map as *const () as usize,
+                &[PTR; 5],
+                None,
+                &[self.state, mark_chunk, mark_top, n, map_ptr],
+            );
+            self.store_depth(depth);
+            self.b.ins().jump(target, &[]);
+        }
+
+        self.b.switch_to_block(slow);
+        self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+
+    /// After a map member's value: `}` to `close`, or `,` and the next key's
+    /// quote to `member`; anything else to `slow`.
+    fn emit_after_member(&mut self, member: Block, close: Block, slow: Block) {
+        let c = self.peek_or(slow);
+        self.branch_if_byte(c, b'}', close);
+        self.expect_byte(c, b',', slow);
+        self.advance(1);
+        let c = self.peek_or(slow);
+        self.expect_byte(c, b'"', slow);
+        self.b.ins().jump(member, &[]);
+    }
+
+    /// A map's key at `pos` (its opening quote) scanned in place, then `:`:
+    /// the key's text offsets (start, end) in the input, `pos` after the
+    /// colon. A key with escapes (anything the scan does not take) goes to
+    /// `escaped` with `pos` after the quote; invalid UTF-8 or no `:`, to
+    /// `slow`.
+    fn emit_plain_key(&mut self, escaped: Block, slow: Block) -> (Value, Value) {
+        self.advance(1);
+        let key_start = self.get_pos();
+        let (key_end, high) = self.emit_scan_plain_string(escaped);
+        self.emit_check_utf8(key_start, key_end, high, slow);
+        let after_key = self.b.ins().iadd_imm_s(key_end, 1);
+        self.set_pos(after_key);
+        let c = self.peek_or(slow);
+        self.expect_byte(c, b':', slow);
+        self.advance(1);
+        (key_start, key_end)
+    }
+
     /// One member of a map with text keys, from `member` (`pos` at the key's
     /// quote) to `next`: a plain key scanned in place, `:`, the value through
     /// `insert_with`; a key with escapes through `insert_escaped_key`.
@@ -104,16 +250,8 @@ impl FnTranslator<'_, '_> {
     ) {
         // One member: a plain key, `:`, the value through `insert_with`.
         self.b.switch_to_block(member);
-        self.advance(1);
-        let key_start = self.get_pos();
         let escaped = self.b.create_block();
-        let (key_end, high) = self.emit_scan_plain_string(escaped);
-        self.emit_check_utf8(key_start, key_end, high, map_slow);
-        let after_key = self.b.ins().iadd_imm_s(key_end, 1);
-        self.set_pos(after_key);
-        let c = self.peek_or(map_slow);
-        self.expect_byte(c, b':', map_slow);
-        self.advance(1);
+        let (key_start, key_end) = self.emit_plain_key(escaped, map_slow);
         let value_fn = self.func_ref(map.value.get());
         let callback = self.b.ins().func_addr(PTR, value_fn);
         let key_ptr = self.b.ins().iadd(self.input, key_start);
@@ -136,22 +274,44 @@ impl FnTranslator<'_, '_> {
         // interpreter would decode its values again, at every level of nesting.
         self.b.switch_to_block(escaped);
         self.b.set_cold_block(escaped);
+        let inserted = self.emit_escaped_member(
+            helpers::insert_escaped_key as *const () as usize,
+            key_start,
+            map,
+            dst,
+        );
+        self.b.ins().brif(inserted, next, &[], map_unwind, &[]);
+    }
+
+    /// A member whose key the scan did not take (its text starts at
+    /// `key_start`), handed to `helper` (`insert_escaped_key` or
+    /// `stage_escaped_member`: `(state, map, target, value_fn) -> bool`) with
+    /// `pos` back at the key's quote: the helper reads the key, `:` and the
+    /// value (through the value's generated function) into `target`. Returns
+    /// the helper's answer, `pos` after the value.
+    fn emit_escaped_member(
+        &mut self,
+        helper: usize,
+        key_start: Value,
+        map: &MapLayout,
+        target: Value,
+    ) -> Value {
         let key_quote = self.b.ins().iadd_imm_s(key_start, -1);
         self.set_pos(key_quote);
         self.store_pos();
         let map_ptr = self.const_ptr(map as *const MapLayout);
         let value_fn = self.func_ref(map.value.get());
         let callback = self.b.ins().func_addr(PTR, value_fn);
-        let inserted = self
+        let answer = self
             .call_addr(
-                helpers::insert_escaped_key as *const () as usize,
+                helper,
                 &[PTR, PTR, PTR, PTR],
                 Some(types::I8),
-                &[self.state, map_ptr, dst, callback],
+                &[self.state, map_ptr, target, callback],
             )
             .expect("returns bool");
         self.load_pos();
-        self.b.ins().brif(inserted, next, &[], map_unwind, &[]);
+        answer
     }
 
     /// One member of a map whose keys are parsed from their text, from

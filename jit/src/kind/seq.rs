@@ -31,18 +31,7 @@ impl FnTranslator<'_, '_> {
         let depth = self.emit_open_container(b'[', layout, slow);
         // Where this vector begins on the element stack: `finish` and `discard`
         // return the stack there.
-        let mark_chunk = self.b.ins().load(
-            PTR,
-            state_flags(),
-            self.state,
-            offset_of(STATE_ELEMENTS_CURRENT),
-        );
-        let mark_top = self.b.ins().load(
-            PTR,
-            state_flags(),
-            self.state,
-            offset_of(STATE_ELEMENTS_TOP),
-        );
+        let (mark_chunk, mark_top) = self.emit_stack_mark();
 
         let len = self.b.declare_var(PTR);
         let zero = self.b.ins().iconst(PTR, 0);
@@ -116,6 +105,25 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(cont);
     }
 
+    /// The element stack's mark (`Elements::mark`: the current chunk and
+    /// `top`), loaded from the state: where a vector's elements or a staged
+    /// map's entries begin.
+    pub(crate) fn emit_stack_mark(&mut self) -> (Value, Value) {
+        let chunk = self.b.ins().load(
+            PTR,
+            state_flags(),
+            self.state,
+            offset_of(STATE_ELEMENTS_CURRENT),
+        );
+        let top = self.b.ins().load(
+            PTR,
+            state_flags(),
+            self.state,
+            offset_of(STATE_ELEMENTS_TOP),
+        );
+        (chunk, top)
+    }
+
     /// Pushes room for one `elem` on the element stack: the stack's `top`
     /// aligned, if the chunk has room past it, else `helpers::elements_grow`.
     /// A zero-sized element gets a dangling aligned address and pushes nothing,
@@ -124,6 +132,13 @@ impl FnTranslator<'_, '_> {
         if elem.size == 0 {
             return self.b.ins().iconst(PTR, elem.align as i64);
         }
+        self.emit_push(elem.size, elem.align)
+    }
+
+    /// Pushes room for `size` bytes (not zero) aligned to `align` on the
+    /// element stack, as [`emit_push_element`](Self::emit_push_element); a
+    /// staged map's entries are pushed so too.
+    pub(crate) fn emit_push(&mut self, size: usize, align: usize) -> Value {
         let top = self.b.ins().load(
             PTR,
             state_flags(),
@@ -136,13 +151,13 @@ impl FnTranslator<'_, '_> {
             self.state,
             offset_of(STATE_ELEMENTS_END),
         );
-        let slot = if elem.align > 1 {
-            let bumped = self.b.ins().iadd_imm_s(top, elem.align as i64 - 1);
-            self.b.ins().band_imm_s(bumped, -(elem.align as i64))
+        let slot = if align > 1 {
+            let bumped = self.b.ins().iadd_imm_s(top, align as i64 - 1);
+            self.b.ins().band_imm_s(bumped, -(align as i64))
         } else {
             top
         };
-        let next = self.b.ins().iadd_imm_s(slot, elem.size as i64);
+        let next = self.b.ins().iadd_imm_s(slot, size as i64);
         let full = self.b.ins().icmp(IntCC::UnsignedGreaterThan, next, end);
         let (bump, grow, pushed) = (
             self.b.create_block(),
@@ -163,8 +178,8 @@ impl FnTranslator<'_, '_> {
 
         self.b.switch_to_block(grow);
         self.b.set_cold_block(grow);
-        let size = self.b.ins().iconst(PTR, elem.size as i64);
-        let align = self.b.ins().iconst(PTR, elem.align as i64);
+        let size = self.b.ins().iconst(PTR, size as i64);
+        let align = self.b.ins().iconst(PTR, align as i64);
         let grown = self
             .call_addr(
                 helpers::elements_grow as *const () as usize,
