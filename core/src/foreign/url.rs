@@ -26,8 +26,10 @@
 
 use std::sync::OnceLock;
 
-use serde::de::value::{Error as ValueError, StrDeserializer};
-use serde::de::{DeserializeSeed, Deserializer, IntoDeserializer, SeqAccess, Visitor};
+use serde::de::value::{
+    Error as ValueError, StrDeserializer, StringDeserializer, U32Deserializer, UnitDeserializer,
+};
+use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use url::Url;
 
 use super::{FromText, Room, ToText};
@@ -93,27 +95,34 @@ fn scan(text: &str) -> Option<Internals> {
     let parts = scan_rest(rest)?;
     // A URL with no path gets url's `/` before its query or fragment.
     let slash = !rest.starts_with(b"/");
-    let mut serialization =
-        String::with_capacity(text.len() + usize::from(slash) + 2 * parts.encoded);
-    serialization.push_str(&text[..host_end]);
-    if slash {
-        serialization.push('/');
-    }
-    let (mut query_start, mut fragment_start) = (None, None);
-    if parts.encoded > 0 {
-        encode_rest(
-            &mut serialization,
-            &text[host_end..],
-            &parts,
-            &mut query_start,
-            &mut fragment_start,
-        );
+    let (serialization, query_start, fragment_start) = if parts.encoded == 0 && !slash {
+        // The common case: url would keep the text as it is.
+        let at = |offset: usize| host_end + offset;
+        (text.to_owned(), parts.query.map(at), parts.fragment.map(at))
     } else {
-        let base = serialization.len();
-        serialization.push_str(&text[host_end..]);
-        query_start = parts.query.map(|q| base + q);
-        fragment_start = parts.fragment.map(|f| base + f);
-    }
+        let mut serialization =
+            String::with_capacity(text.len() + usize::from(slash) + 2 * parts.encoded);
+        serialization.push_str(&text[..host_end]);
+        if slash {
+            serialization.push('/');
+        }
+        let (mut query_start, mut fragment_start) = (None, None);
+        if parts.encoded > 0 {
+            encode_rest(
+                &mut serialization,
+                &text[host_end..],
+                &parts,
+                &mut query_start,
+                &mut fragment_start,
+            );
+        } else {
+            let base = serialization.len();
+            serialization.push_str(&text[host_end..]);
+            query_start = parts.query.map(|q| base + q);
+            fragment_start = parts.fragment.map(|f| base + f);
+        }
+        (serialization, query_start, fragment_start)
+    };
     Some(Internals {
         serialization: Some(serialization),
         offsets: [
@@ -136,16 +145,19 @@ fn scan(text: &str) -> Option<Internals> {
 fn scan_host(bytes: &[u8], start: usize) -> Option<usize> {
     let mut label = start;
     let mut i = start;
-    loop {
-        match bytes.get(i) {
-            Some(b'a'..=b'z' | b'0'..=b'9' | b'-') => i += 1,
-            Some(b'.') => {
+    while let Some(&b) = bytes.get(i) {
+        if CLASS[usize::from(b)] & IN_LABEL != 0 {
+            i += 1;
+            continue;
+        }
+        match b {
+            b'.' => {
                 plain_label(&bytes[label..i])?;
                 i += 1;
                 label = i;
             }
-            Some(b'/' | b'?' | b'#') | None => break,
-            Some(_) => return None,
+            b'/' | b'?' | b'#' => break,
+            _ => return None,
         }
     }
     let last = &bytes[label..i];
@@ -174,11 +186,14 @@ const DELIMITER: u8 = 0x40;
 const IN_PATH: u8 = 1;
 const IN_QUERY: u8 = 2;
 const IN_FRAGMENT: u8 = 4;
+/// A byte of a plain host's label (`a-z`, `0-9`, `-`): [`scan_host`]'s
+/// class, which the parts after the host ignore.
+const IN_LABEL: u8 = 8;
 
 /// Per byte: refused (controls, space, non-ASCII, `\`, which url strips,
 /// trims, encodes from UTF-8 or reads as `/`), a delimiter (`/ ? # % .`,
 /// checked for structure), or the parts that percent-encode it; 0 for a byte
-/// every part keeps.
+/// every part keeps. Bytes of a host's labels also have [`IN_LABEL`].
 static CLASS: [u8; 256] = {
     let mut class = [REFUSED; 256];
     let mut b = 0x21;
@@ -202,6 +217,17 @@ static CLASS: [u8; 256] = {
     class[b'{' as usize] = IN_PATH;
     class[b'}' as usize] = IN_PATH;
     class[b'\'' as usize] = IN_QUERY;
+    let mut b = b'a';
+    while b <= b'z' {
+        class[b as usize] |= IN_LABEL;
+        b += 1;
+    }
+    let mut b = b'0';
+    while b <= b'9' {
+        class[b as usize] |= IN_LABEL;
+        b += 1;
+    }
+    class[b'-' as usize] |= IN_LABEL;
     class
 };
 
@@ -217,7 +243,7 @@ fn scan_rest(rest: &[u8]) -> Option<Rest> {
     let mut part = IN_PATH;
     let mut segment = 0;
     for (i, &b) in rest.iter().enumerate() {
-        let class = CLASS[b as usize];
+        let class = CLASS[b as usize] & !IN_LABEL;
         if class == 0 {
             continue;
         }
@@ -381,45 +407,57 @@ impl<'de> SeqAccess<'de> for Internals {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, ValueError> {
-        let part = match self.next {
-            0 => Part::Text(self.serialization.take().unwrap_or_default()),
-            n @ 1..=4 => Part::Number(self.offsets[n - 1]),
-            5 => Part::Domain,
-            6 => Part::Maybe(None),
-            7 => Part::Number(self.path_start),
-            8 => Part::Maybe(self.query_start),
-            9 => Part::Maybe(self.fragment_start),
+        let n = self.next;
+        self.next += 1;
+        // Each element through serde's own deserializer of its kind, so a
+        // seed is monomorphised with the one it gets.
+        let value = match n {
+            0 => seed.deserialize(StringDeserializer::new(
+                self.serialization.take().unwrap_or_default(),
+            )),
+            1..=4 => seed.deserialize(U32Deserializer::new(self.offsets[n - 1])),
+            // `HostInternal::Domain`, a unit variant.
+            5 => seed.deserialize(EnumNamed("Domain")),
+            // No port: serde's unit deserializer reads as `None`.
+            6 => seed.deserialize(UnitDeserializer::new()),
+            7 => seed.deserialize(U32Deserializer::new(self.path_start)),
+            8 => seed.deserialize(Maybe(self.query_start)),
+            9 => seed.deserialize(Maybe(self.fragment_start)),
             _ => return Ok(None),
         };
-        self.next += 1;
-        seed.deserialize(part).map(Some)
+        value.map(Some)
     }
     fn size_hint(&self) -> Option<usize> {
-        Some(10 - self.next)
+        Some(10usize.saturating_sub(self.next))
     }
 }
 
-/// One element of [`Internals`].
-enum Part {
-    Text(String),
-    Number(u32),
-    /// `HostInternal::Domain`, a unit variant.
-    Domain,
-    Maybe(Option<u32>),
-}
+/// A unit variant of the given name (`visit_enum`).
+struct EnumNamed(&'static str);
 
-impl<'de> Deserializer<'de> for Part {
+impl<'de> Deserializer<'de> for EnumNamed {
     type Error = ValueError;
     #[inline]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
-        match self {
-            Part::Text(text) => visitor.visit_string(text),
-            Part::Number(n) => visitor.visit_u32(n),
-            Part::Domain => visitor.visit_enum(StrDeserializer::<ValueError>::new("Domain")),
-            Part::Maybe(None) => visitor.visit_none(),
-            Part::Maybe(Some(n)) => {
-                visitor.visit_some(IntoDeserializer::<ValueError>::into_deserializer(n))
-            }
+        visitor.visit_enum(StrDeserializer::<ValueError>::new(self.0))
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// An `Option<u32>` (`visit_none` / `visit_some`).
+struct Maybe(Option<u32>);
+
+impl<'de> Deserializer<'de> for Maybe {
+    type Error = ValueError;
+    #[inline]
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
+        match self.0 {
+            None => visitor.visit_none(),
+            Some(n) => visitor.visit_some(U32Deserializer::<ValueError>::new(n)),
         }
     }
     serde::forward_to_deserialize_any! {
