@@ -26,9 +26,11 @@ pub(crate) struct SpecialSplats {
 
 impl SpecialSplats {
     pub(crate) fn new(b: &mut cranelift_frontend::FunctionBuilder<'_>) -> SpecialSplats {
+        // Loaded from the constant pool: one load each, where a splat of an
+        // immediate takes three instructions on x86-64.
         let mut splat = |byte: u8| {
-            let x = b.ins().iconst(types::I8, i64::from(byte));
-            b.ins().splat(types::I8X16, x)
+            let bytes = b.func.dfg.constants.insert(vec![byte; 16].into());
+            b.ins().vconst(types::I8X16, bytes)
         };
         SpecialSplats {
             quotes: splat(b'"'),
@@ -107,6 +109,7 @@ impl FnTranslator<'_, '_> {
         let zero = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(high, zero);
         let byte_head = self.b.create_block();
+        let done = self.b.create_block();
         if cfg!(target_endian = "little") {
             let (word_head, word_body, word_next, word_hit) = (
                 self.b.create_block(),
@@ -115,7 +118,7 @@ impl FnTranslator<'_, '_> {
                 self.b.create_block(),
             );
             if cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
-                self.emit_scan_vectors(high, word_head, byte_head);
+                self.emit_scan_vectors(high, word_head, done, slow);
             } else {
                 self.b.ins().jump(word_head, &[]);
             }
@@ -158,14 +161,13 @@ impl FnTranslator<'_, '_> {
             let h = self.b.ins().bor(h, plain);
             self.b.def_var(high, h);
             self.set_pos(before);
-            self.b.ins().jump(byte_head, &[]);
+            self.emit_special_byte(before, done, slow);
         } else {
             self.b.ins().jump(byte_head, &[]);
         }
 
         // One byte at a time: the tail, and the special byte the words found.
-        let (byte_check, byte_plain, byte_special, done) = (
-            self.b.create_block(),
+        let (byte_check, byte_plain, byte_special) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
@@ -207,13 +209,15 @@ impl FnTranslator<'_, '_> {
     /// Sixteen bytes at a time while sixteen remain: `icmp` of the vector against
     /// `"` and `\\` and an unsigned compare against 0x20, `vhigh_bits` of their OR
     /// gives one bit per special byte; `vhigh_bits` of the bytes themselves says
-    /// whether any is non-ASCII. Continues at `word_head` for the tail, or at
-    /// `byte_head` with `pos` on the first special byte.
+    /// whether any is non-ASCII. Continues at `word_head` for the tail, or with
+    /// `pos` on the first special byte at `done` if it is the closing quote, at
+    /// `slow` if not.
     fn emit_scan_vectors(
         &mut self,
         high: cranelift_frontend::Variable,
         word_head: Block,
-        byte_head: Block,
+        done: Block,
+        slow: Block,
     ) {
         let (head, body, next, hit) = (
             self.b.create_block(),
@@ -256,7 +260,16 @@ impl FnTranslator<'_, '_> {
         let index = self.b.ins().uextend(types::I64, index);
         let at = self.b.ins().iadd(p, index);
         self.set_pos(at);
-        self.b.ins().jump(byte_head, &[]);
+        self.emit_special_byte(at, done, slow);
+    }
+
+    /// The byte at `at`, which a scan found special (`"`, `\\` or a control
+    /// byte, and inside the input): to `done` if it is the closing quote, to
+    /// `slow` if not.
+    fn emit_special_byte(&mut self, at: Value, done: Block, slow: Block) {
+        let c = self.byte_at(at);
+        let quote = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b'"'));
+        self.b.ins().brif(quote, done, &[], slow, &[]);
     }
 
     /// Sets a high bit in `high` when `mask` (i32) is non-zero.
