@@ -23,11 +23,12 @@ use jitson_core::column::{
     Column, ColumnLayout, Conflict, ParseFn, ParsedLayout, Shape, Store, column_abandon_row,
     column_append_text, column_node, column_push_null, node,
 };
-use jitson_core::decode::layout_of;
+use jitson_core::decode::{HasLayout, layout_of};
 use jitson_core::layout::{
     DuplicateKeys, Kind, LayoutRef, MapLayout, SlotFn, StringLayout, StructLayout, TupleElem,
     TupleLayout, TypeLayout,
 };
+use jitson_core::raw::IgnoredAny;
 
 use crate::parse;
 
@@ -94,6 +95,25 @@ impl ColumnTemplate {
     }
 }
 
+/// A field of a record struct, again.
+fn copy_field(f: &jitson_core::layout::Field) -> jitson_core::layout::Field {
+    jitson_core::layout::Field {
+        name: f.name,
+        aliases: f.aliases,
+        offset: f.offset,
+        layout: f.layout,
+        default: f.default,
+        skip_if: f.skip_if,
+    }
+}
+
+/// The `default` of a record key that names no column
+/// ([`ReaderBuilder::with_record_keys`](crate::ReaderBuilder::with_record_keys)):
+/// absent, nothing to do.
+unsafe extern "C" fn ignored_absent(_dst: *mut u8) -> bool {
+    true
+}
+
 /// More columns than this are refused: every record struct keeps a bitmap of
 /// its fields, and a schema of a million columns is a mistake, not data.
 pub const MAX_COLUMNS: usize = 1 << 16;
@@ -101,7 +121,12 @@ pub const MAX_COLUMNS: usize = 1 << 16;
 impl Plan {
     /// Lowers `schema`: records of its fields, or, when `is_field`, values of
     /// its one field. Errors name the first field whose type is not supported.
-    pub fn new(schema: SchemaRef, policy: Policy, is_field: bool) -> Result<Plan, ArrowError> {
+    pub fn new(
+        schema: SchemaRef,
+        policy: Policy,
+        is_field: bool,
+        record_keys: &[String],
+    ) -> Result<Plan, ArrowError> {
         let mut plan = Plan {
             #[cfg(feature = "jit")]
             jit: None,
@@ -119,7 +144,11 @@ impl Plan {
                 let (layout, template) = plan.column(field, policy, &mut count)?;
                 (layout, vec![template])
             }
-            _ => plan.record(schema.fields(), "record", policy, &mut count)?,
+            _ => {
+                let (layout, template) =
+                    plan.record(schema.fields(), "record", policy, &mut count)?;
+                (plan.with_record_keys(layout, record_keys, policy), template)
+            }
         };
         plan.root = root;
         plan.template = template;
@@ -218,6 +247,61 @@ impl Plan {
         // ~10,000 columns were refused on a 2 MiB stack.
         let layout = self.keep(node(expecting, 0, align_of::<Column>(), Kind::Struct(st)));
         Ok((layout, templates))
+    }
+
+    /// The record struct `record` with the keys of `keys` that name no
+    /// column added as fields of an ignored value (any JSON value, validated
+    /// and skipped, absent as it pleases), all in the order of `keys`, then
+    /// the columns `keys` does not name: the decoder's speculation on key
+    /// order then matches a projection's other keys as it matches its
+    /// columns, where an unknown key is looked up and skipped by a helper.
+    /// `record` itself where there is nothing to add, in list mode, and in
+    /// strict mode or with strict parsing (an unknown key, or a repeated
+    /// one, must stay an error there).
+    fn with_record_keys(
+        &mut self,
+        record: &'static TypeLayout,
+        keys: &[String],
+        policy: Policy,
+    ) -> &'static TypeLayout {
+        let Kind::Struct(st) = &record.kind else {
+            return record;
+        };
+        if keys.is_empty() || policy.strict || policy.strict_parsing {
+            return record;
+        }
+        let column = |key: &str| st.fields.iter().find(|f| f.name == key);
+        let mut fields: Vec<jitson_core::layout::Field> = Vec::new();
+        for key in keys {
+            if fields.iter().any(|f| f.name == key.as_str()) {
+                continue;
+            }
+            fields.push(match column(key) {
+                Some(field) => copy_field(field),
+                None => jitson_core::layout::Field {
+                    name: self.keep_str(key),
+                    aliases: &[],
+                    offset: 0,
+                    layout: LayoutRef::Node(IgnoredAny::LAYOUT),
+                    default: Some(ignored_absent),
+                    skip_if: None,
+                },
+            });
+        }
+        for field in st.fields {
+            if !fields.iter().any(|f| f.name == field.name) {
+                fields.push(copy_field(field));
+            }
+        }
+        if fields.len() == st.fields.len() {
+            return record;
+        }
+        let fields = self.keep(fields);
+        let st = self.keep(StructLayout { fields, ..**st });
+        self.keep(TypeLayout {
+            kind: Kind::Struct(st),
+            ..*record
+        })
     }
 
     /// The column layout of `field` and its empty column. Columns of the same

@@ -44,6 +44,8 @@ pub struct ReaderBuilder {
     batch_size: usize,
     policy: Policy,
     backend: Backend,
+    /// [`with_record_keys`](Self::with_record_keys).
+    record_keys: Vec<String>,
 }
 
 impl ReaderBuilder {
@@ -63,6 +65,7 @@ impl ReaderBuilder {
                 list_structs: false,
             },
             backend: Backend::Auto,
+            record_keys: Vec::new(),
         }
     }
 
@@ -76,6 +79,20 @@ impl ReaderBuilder {
             is_field: true,
             ..ReaderBuilder::new(Arc::new(arrow_schema::Schema::new(vec![field.into()])))
         }
+    }
+
+    /// The keys records usually hold, in their usual order: a file's whole
+    /// schema where `new`'s schema is a projection of it (DataFusion's scans
+    /// pass the file schema's field names). The keys that name no column are
+    /// still skipped, as any unknown key, but matched by the decoder's
+    /// speculation on key order instead of looked up one by one, and the
+    /// columns are expected in this order. Nothing else changes: a key not
+    /// given here is skipped as before, a record may hold the keys in any
+    /// order. Ignored in strict mode and with strict parsing, whose errors
+    /// about unknown and repeated keys these keys must keep.
+    pub fn with_record_keys(mut self, keys: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.record_keys = keys.into_iter().map(Into::into).collect();
+        self
     }
 
     /// Rows per batch (at least 1).
@@ -152,7 +169,12 @@ impl ReaderBuilder {
     /// [`Schema`](crate::CompiledSchema) from which decoders are made.
     pub fn compile(&self) -> Result<crate::CompiledSchema, ArrowError> {
         #[allow(unused_mut)]
-        let mut plan = Plan::new(self.schema.clone(), self.policy, self.is_field)?;
+        let mut plan = Plan::new(
+            self.schema.clone(),
+            self.policy,
+            self.is_field,
+            &self.record_keys,
+        )?;
         #[cfg(feature = "jit")]
         {
             plan.jit = crate::backend::Jit::for_plan(&plan, self.backend)?;

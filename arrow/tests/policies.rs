@@ -363,3 +363,85 @@ fn decode_parallel_does_not_depend_on_where_chunks_are_cut() {
         }
     }
 }
+
+/// `with_record_keys` changes only how keys are matched: with the keys of a
+/// whole file around a projection, in the file's order, in another order,
+/// repeated, or naming nothing the records hold, the batches are those read
+/// without it, on both backends; an error inside a value the projection
+/// leaves out is reported as without it; with strict parsing a repeated key
+/// that is not a column stays no error (the record keys are not used there).
+#[test]
+fn record_keys_change_nothing_but_speed() {
+    let projected = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("tags", DataType::new_list(DataType::Utf8, true), true),
+    ]));
+    let input = format!(
+        "{LOG}{{\"tags\": [\"z\"], \"extra\": {{\"deep\": [1, 2]}}, \"id\": 4, \"req\": 7, \"req\": {{}}}}\n"
+    );
+    let orders: [&[&str]; 5] = [
+        &["id", "req", "tags"],
+        &["req", "tags", "id"],
+        &["tags", "req", "id", "req", "extra"],
+        &["nothing", "here"],
+        &[],
+    ];
+    for backend in BACKENDS {
+        let plain = decode_all(
+            ReaderBuilder::new(projected.clone()).with_backend(backend),
+            input.as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(plain.iter().map(RecordBatch::num_rows).sum::<usize>(), 4);
+        for keys in orders {
+            let got = decode_all(
+                ReaderBuilder::new(projected.clone())
+                    .with_backend(backend)
+                    .with_record_keys(keys.iter().copied()),
+                input.as_bytes(),
+            )
+            .unwrap();
+            assert_eq!(got, plain, "{backend:?} {keys:?}");
+        }
+        // Invalid JSON inside a left-out value: the same error either way.
+        let broken = format!("{LOG}{{\"id\": 5, \"req\": {{\"method\": tru}}}}\n");
+        let plain = record_error(
+            decode_all(
+                ReaderBuilder::new(projected.clone()).with_backend(backend),
+                broken.as_bytes(),
+            )
+            .unwrap_err(),
+        );
+        let with_keys = record_error(
+            decode_all(
+                ReaderBuilder::new(projected.clone())
+                    .with_backend(backend)
+                    .with_record_keys(["id", "req", "tags"]),
+                broken.as_bytes(),
+            )
+            .unwrap_err(),
+        );
+        assert_eq!(
+            (
+                with_keys.record,
+                with_keys.line,
+                with_keys.byte,
+                &with_keys.message
+            ),
+            (plain.record, plain.line, plain.byte, &plain.message),
+            "{backend:?}"
+        );
+        // Strict parsing: a repeated key that is not a column is no error,
+        // with or without the record keys.
+        for keys in [&["id", "req", "tags"][..], &[]] {
+            let got = decode_all(
+                ReaderBuilder::new(projected.clone())
+                    .with_backend(backend)
+                    .with_strict_parsing(true)
+                    .with_record_keys(keys.iter().copied()),
+                input.as_bytes(),
+            );
+            assert!(got.is_ok(), "{backend:?} {keys:?}: {got:?}");
+        }
+    }
+}

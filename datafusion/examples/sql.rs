@@ -14,6 +14,12 @@
 //! Run: `cargo run --release -p jitson-datafusion --example sql` (`-- --quick`
 //! for 200,000 records instead of 1,000,000). The exit status is 1 if any
 //! answer differs.
+//!
+//! For a profiler, `SQL_PROFILE=<query label>` (a label of the logs table,
+//! e.g. `full scan`) runs that query alone on the log data set, one
+//! partition, for `SQL_SECONDS` seconds (default 10) with jitson's format,
+//! or DataFusion's own with `SQL_PROFILE_FORMAT=datafusion`; it prints the
+//! queries run and their mean time.
 
 #[path = "../../arrow/examples/data/logs.rs"]
 mod logs;
@@ -52,6 +58,10 @@ async fn run(dir: &Path, quick: bool, rounds: usize) -> Result<bool> {
     let rows = if quick { 200_000 } else { 1_000_000 };
     let logs = dir.join("logs.json");
     std::fs::write(&logs, logs::generate_logs(rows))?;
+    if let Ok(label) = std::env::var("SQL_PROFILE") {
+        profile(&logs, &label).await?;
+        return Ok(true);
+    }
     let mut data_sets = vec![(format!("logs ({rows} records)"), logs)];
     if let Some(statuses) = twitter_statuses(dir)? {
         data_sets.push(("twitter statuses".to_string(), statuses));
@@ -101,6 +111,38 @@ async fn run(dir: &Path, quick: bool, rounds: usize) -> Result<bool> {
         println!();
     }
     Ok(all_equal)
+}
+
+/// `SQL_PROFILE`: one query of the logs table, one format, one partition,
+/// run again and again for `SQL_SECONDS`.
+async fn profile(file: &Path, label: &str) -> Result<()> {
+    let sql = QUERIES
+        .iter()
+        .find(|(l, _)| *l == label)
+        .map(|(_, q)| *q)
+        .unwrap_or_else(|| panic!("SQL_PROFILE: no query labelled {label:?}"));
+    let jitson = std::env::var("SQL_PROFILE_FORMAT").map_or(true, |f| f != "datafusion");
+    let seconds: f64 = std::env::var("SQL_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10.0);
+    let ctx = context(file, 1, jitson).await?;
+    query(&ctx, sql).await?;
+    let (start, mut n) = (Instant::now(), 0u32);
+    while start.elapsed().as_secs_f64() < seconds {
+        query(&ctx, sql).await?;
+        n += 1;
+    }
+    let format = if jitson {
+        "jitson"
+    } else {
+        "DataFusion's JSON"
+    };
+    println!(
+        "{label}, {format}, 1 partition: {n} queries, {:.1} ms each",
+        ms(start.elapsed()) / f64::from(n.max(1))
+    );
+    Ok(())
 }
 
 fn ms(d: Duration) -> f64 {

@@ -44,7 +44,9 @@ pub(crate) struct ReaderOptions {
     pub batch_size: usize,
 }
 
-type Entry = (SchemaRef, ReaderOptions, CompiledSchema);
+/// The projected schema, the records' keys in their order
+/// (`ReaderBuilder::with_record_keys`), the options, and the compiled schema.
+type Entry = (SchemaRef, Vec<String>, ReaderOptions, CompiledSchema);
 
 static CACHE: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 
@@ -59,9 +61,9 @@ fn lock() -> std::sync::MutexGuard<'static, Vec<Entry>> {
     CACHE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn key_hash(schema: &SchemaRef, options: ReaderOptions) -> u64 {
+fn key_hash(schema: &SchemaRef, keys: &[String], options: ReaderOptions) -> u64 {
     use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
-    BuildHasherDefault::<DefaultHasher>::default().hash_one((schema.as_ref(), options))
+    BuildHasherDefault::<DefaultHasher>::default().hash_one((schema.as_ref(), keys, options))
 }
 
 /// Removes the entries `out(index, entry)` picks, remembering them as
@@ -84,14 +86,16 @@ fn evict(cache: &mut Vec<Entry>, out: impl Fn(usize, &Entry) -> bool) -> Vec<Ent
         if evicted.len() + gone.len() > 16_384 {
             evicted.clear();
         }
-        evicted.extend(gone.iter().map(|(s, o, _)| key_hash(s, *o)));
+        evicted.extend(gone.iter().map(|(s, f, o, _)| key_hash(s, f, *o)));
     }
     gone
 }
 
 /// The code region's reclaimer: drops the entries no decoder holds.
 fn reclaim() -> bool {
-    let gone = evict(&mut lock(), |_, (_, _, compiled)| compiled.holders() == 1);
+    let gone = evict(&mut lock(), |_, (_, _, _, compiled)| {
+        compiled.holders() == 1
+    });
     !gone.is_empty()
 }
 
@@ -122,14 +126,21 @@ pub fn cache_stats() -> CacheStats {
     }
 }
 
-/// The compiled schema for `schema` read with `options`, compiled on first use.
-pub(crate) fn compiled(schema: &SchemaRef, options: ReaderOptions) -> Result<CompiledSchema> {
-    let same = |(s, o, _): &Entry| *o == options && (Arc::ptr_eq(s, schema) || s == schema);
+/// The compiled schema for `schema` (a projection of the records' `keys`, in
+/// their order) read with `options`, compiled on first use.
+pub(crate) fn compiled(
+    schema: &SchemaRef,
+    keys: &[String],
+    options: ReaderOptions,
+) -> Result<CompiledSchema> {
+    let same = |(s, k, o, _): &Entry| {
+        *o == options && (Arc::ptr_eq(s, schema) || s == schema) && k.as_slice() == keys
+    };
     {
         let mut cache = lock();
         if let Some(i) = cache.iter().position(same) {
             let entry = cache.remove(i);
-            let compiled = entry.2.clone();
+            let compiled = entry.3.clone();
             cache.insert(0, entry);
             return Ok(compiled);
         }
@@ -139,14 +150,15 @@ pub(crate) fn compiled(schema: &SchemaRef, options: ReaderOptions) -> Result<Com
     jitson_arrow::register_code_reclaimer(reclaim);
     let compiled = ReaderBuilder::new(Arc::clone(schema))
         .with_batch_size(options.batch_size)
+        .with_record_keys(keys.iter().map(String::as_str))
         .compile()?;
     COMPILES.fetch_add(1, Ordering::Relaxed);
     let gone = {
         let mut cache = lock();
         if let Some(i) = cache.iter().position(same) {
-            return Ok(cache[i].2.clone());
+            return Ok(cache[i].3.clone());
         }
-        let hash = key_hash(schema, options);
+        let hash = key_hash(schema, keys, options);
         let mut evicted = EVICTED.lock().unwrap_or_else(|e| e.into_inner());
         if evicted.as_mut().is_some_and(|e| e.remove(&hash)) {
             RECOMPILES.fetch_add(1, Ordering::Relaxed);
@@ -154,7 +166,10 @@ pub(crate) fn compiled(schema: &SchemaRef, options: ReaderOptions) -> Result<Com
         drop(evicted);
         let capacity = capacity();
         if capacity > 0 {
-            cache.insert(0, (Arc::clone(schema), options, compiled.clone()));
+            cache.insert(
+                0,
+                (Arc::clone(schema), keys.to_vec(), options, compiled.clone()),
+            );
         }
         evict(&mut cache, |i, _| i >= capacity)
     };

@@ -94,6 +94,7 @@ impl FileSource for JitsonSource {
         let opener = Arc::new(JitsonOpener {
             batch_size,
             projected_schema,
+            file_schema: Arc::clone(file_schema),
             compression: base_config.file_compression_type,
             object_store,
             newline_delimited: self.newline_delimited,
@@ -162,6 +163,9 @@ impl FileSource for JitsonSource {
 struct JitsonOpener {
     batch_size: usize,
     projected_schema: SchemaRef,
+    /// The file's schema: its field names are the records' keys, which the
+    /// decoder matches by speculation where a projection leaves them out.
+    file_schema: SchemaRef,
     compression: FileCompressionType,
     object_store: Arc<dyn ObjectStore>,
     newline_delimited: bool,
@@ -177,12 +181,22 @@ impl FileOpener for JitsonOpener {
                     .into(),
             ));
         }
-        let compiled = cache::compiled(
-            &self.projected_schema,
-            ReaderOptions {
-                batch_size: self.batch_size,
-            },
-        )?;
+        let options = ReaderOptions {
+            batch_size: self.batch_size,
+        };
+        let keys: Vec<String> = self
+            .file_schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        // Compiled here, so that a schema jitson cannot read fails the open.
+        let compiled = cache::compiled(&self.projected_schema, &keys, options)?;
+        let reorder = Reorder {
+            projected: Arc::clone(&self.projected_schema),
+            keys,
+            options,
+        };
         let store = Arc::clone(&self.object_store);
         let compression = self.compression;
         Ok(Box::pin(async move {
@@ -209,7 +223,10 @@ impl FileOpener for JitsonOpener {
                 ),
             };
             let bytes = compression.convert_stream(bytes)?.fuse();
-            let decoder = DecoderDeserializer::new(JitsonDecoder(compiled.decoder()));
+            let decoder = DecoderDeserializer::new(JitsonDecoder {
+                decoder: compiled.decoder(),
+                reorder: Some(reorder),
+            });
             let place = Place {
                 store,
                 location,
@@ -231,22 +248,95 @@ impl FileOpener for JitsonOpener {
     }
 }
 
+/// The keys of the JSON object `buf` starts with (after whitespace), in
+/// order; `None` if it does not start with one whole object whose keys have
+/// no escapes.
+fn first_record_keys(buf: &[u8]) -> Option<Vec<String>> {
+    use jitson_core::text::{ignore_value, scan_plain, skip_ws};
+    let mut pos = skip_ws(buf, 0);
+    if buf.get(pos) != Some(&b'{') {
+        return None;
+    }
+    pos = skip_ws(buf, pos + 1);
+    let mut keys = Vec::new();
+    if buf.get(pos) == Some(&b'}') {
+        return Some(keys);
+    }
+    loop {
+        if buf.get(pos) != Some(&b'"') {
+            return None;
+        }
+        let (end, _) = scan_plain(buf, pos + 1);
+        if buf.get(end) != Some(&b'"') {
+            return None;
+        }
+        keys.push(std::str::from_utf8(&buf[pos + 1..end]).ok()?.to_owned());
+        pos = skip_ws(buf, end + 1);
+        if buf.get(pos) != Some(&b':') {
+            return None;
+        }
+        pos = skip_ws(buf, ignore_value(buf, skip_ws(buf, pos + 1), true).ok()?);
+        match buf.get(pos) {
+            Some(b',') => pos = skip_ws(buf, pos + 1),
+            Some(b'}') => return Some(keys),
+            _ => return None,
+        }
+    }
+}
+
 fn to_u64(offset: i64) -> Result<u64> {
     u64::try_from(offset)
         .map_err(|_| DataFusionError::Execution(format!("negative file range offset {offset}")))
 }
 
-/// jitson-arrow's push decoder, as DataFusion's `Decoder`.
+/// jitson-arrow's push decoder, as DataFusion's `Decoder`. DataFusion's
+/// schema inference lists a file's columns by name, not in the order its
+/// records hold them, and the decoder matches keys by speculating on their
+/// order ([`jitson_arrow::ReaderBuilder::with_record_keys`]); so the first
+/// record of the first buffer says the order, and the decoder is taken from
+/// the compiled schema of that order (cached like any other) before anything
+/// is decoded.
 #[derive(Debug)]
-struct JitsonDecoder(jitson_arrow::Decoder);
+struct JitsonDecoder {
+    decoder: jitson_arrow::Decoder,
+    /// Until the first buffer: how to compile the decoder for another order.
+    reorder: Option<Reorder>,
+}
+
+/// What [`JitsonDecoder`] needs to compile its decoder for another key order.
+#[derive(Debug)]
+struct Reorder {
+    projected: SchemaRef,
+    /// The file schema's field names, the order the decoder was compiled for.
+    keys: Vec<String>,
+    options: ReaderOptions,
+}
 
 impl datafusion_datasource::decoder::Decoder for JitsonDecoder {
     fn decode(&mut self, buf: &[u8]) -> std::result::Result<usize, ArrowError> {
-        self.0.decode(buf)
+        if let Some(reorder) = self.reorder.take()
+            && let Some(first) = first_record_keys(buf)
+        {
+            let mut keys: Vec<String> = first
+                .into_iter()
+                .filter(|k| reorder.keys.contains(k))
+                .collect();
+            for key in &reorder.keys {
+                if !keys.contains(key) {
+                    keys.push(key.clone());
+                }
+            }
+            if keys != reorder.keys {
+                let compiled = cache::compiled(&reorder.projected, &keys, reorder.options)
+                    .map_err(|e| ArrowError::ExternalError(Box::new(e)))?;
+                self.decoder = compiled.decoder();
+            }
+        }
+        self.decoder.decode(buf)
     }
 
     fn flush(&mut self) -> std::result::Result<Option<RecordBatch>, ArrowError> {
-        self.0.flush()
+        self.decoder.flush()
     }
 
     fn can_flush_early(&self) -> bool {
