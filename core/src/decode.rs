@@ -543,16 +543,23 @@ tuple! {
 pub(crate) trait AnyMap<K, V>: Default + EachEntry<K, V> {
     fn put(&mut self, key: K, value: V);
 
-    /// The map of `entries` (exactly `n` of them), a repeated key taking the
-    /// later value as [`AnyMap::put`] does. Maps that can use the length
-    /// override it.
-    fn from_entries(n: usize, entries: impl Iterator<Item = (K, V)>) -> Self {
+    /// Inserts `entries` (exactly `n` of them) into this map, which is empty,
+    /// a repeated key taking the later value as [`AnyMap::put`] does. Maps
+    /// that can use the length override it.
+    fn put_entries(&mut self, n: usize, entries: impl Iterator<Item = (K, V)>) {
         let _ = n;
-        let mut map = Self::default();
         for (key, value) in entries {
-            map.put(key, value);
+            self.put(key, value);
         }
-        map
+    }
+}
+
+/// Gives back the room a map reserved for `n` entries when repeated keys left
+/// it less than half full: a document repeating one key a hundred thousand
+/// times must not leave a map of one entry holding room for all of them.
+fn shrink_after_repeats(len: usize, n: usize, shrink: impl FnOnce()) {
+    if len < n / 2 {
+        shrink();
     }
 }
 
@@ -602,14 +609,15 @@ impl<K: Eq + core::hash::Hash, V, S: BuildHasher + Default> AnyMap<K, V> for Has
         self.insert(key, value);
     }
 
-    /// Allocated once for `n` entries: serde's visitor (no length hint from
-    /// serde_json) grows the table, rehashing every entry at each doubling.
-    fn from_entries(n: usize, entries: impl Iterator<Item = (K, V)>) -> Self {
-        let mut map = HashMap::with_capacity_and_hasher(n, S::default());
+    /// Room reserved once for `n` entries: serde's visitor (no length hint
+    /// from serde_json) grows the table, rehashing every entry at each
+    /// doubling.
+    fn put_entries(&mut self, n: usize, entries: impl Iterator<Item = (K, V)>) {
+        self.reserve(n);
         for (key, value) in entries {
-            map.insert(key, value);
+            self.insert(key, value);
         }
-        map
+        shrink_after_repeats(self.len(), n, || self.shrink_to_fit());
     }
 }
 
@@ -626,19 +634,31 @@ impl<K: Ord, V> AnyMap<K, V> for BTreeMap<K, V> {
         self.insert(key, value);
     }
 
-    /// From enough entries, std's `FromIterator`: the entries are sorted (a
-    /// stable sort, so among equal keys the later stays last and wins, as
-    /// with inserts) and the tree built left to right with full nodes, where
-    /// each insert searches the tree from its root.
-    fn from_entries(n: usize, entries: impl Iterator<Item = (K, V)>) -> Self {
-        if n >= BTREE_BULK_MIN {
-            return entries.collect();
+    /// From enough entries, std's `FromIterator`, which builds the tree left
+    /// to right with full nodes where each insert searches it from its root.
+    /// The entries are sorted first (a stable sort: equal keys stay in
+    /// document order) and a repeated key keeps its first spelling and takes
+    /// the later value, as `insert` does; `dedup_by` drops what is replaced,
+    /// which may panic, and leaves the vector whole then, where std's own
+    /// removal of duplicates inside the bulk build would leak the tree built
+    /// so far.
+    fn put_entries(&mut self, n: usize, entries: impl Iterator<Item = (K, V)>) {
+        if n < BTREE_BULK_MIN || !self.is_empty() {
+            for (key, value) in entries {
+                self.insert(key, value);
+            }
+            return;
         }
-        let mut map = BTreeMap::new();
-        for (key, value) in entries {
-            map.insert(key, value);
-        }
-        map
+        let mut entries: Vec<(K, V)> = entries.collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.dedup_by(|later, earlier| {
+            let same = later.0 == earlier.0;
+            if same {
+                core::mem::swap(&mut later.1, &mut earlier.1);
+            }
+            same
+        });
+        *self = entries.into_iter().collect();
     }
 }
 
@@ -665,7 +685,7 @@ pub(crate) const fn staged_map<M: AnyMap<K, V>, K, V>() -> StagedMap {
 ///
 /// # Safety
 /// The stack holds exactly `n` initialised entries of `Entry<K, V>` pushed
-/// since `mark`; `dst` is valid for an `M` write.
+/// since `mark`; `dst` holds an empty `M` (made by [`map_new`] at the `{`).
 unsafe fn map_finish<M: AnyMap<K, V>, K, V>(
     elements: &mut Elements,
     mark: Mark,
@@ -683,13 +703,13 @@ unsafe fn map_finish<M: AnyMap<K, V>, K, V>(
             let entry = unsafe { at.cast::<Entry<K, V>>().read() };
             (entry.key, entry.value)
         });
-        // User code may run (a hasher's `Default`, a replaced value's `Drop`);
-        // a decode it runs leases a stack of its own, so this one's entries
+        // User code may run (a replaced value's `Drop`, a key's `Hash`); a
+        // decode it runs leases a stack of its own, so this one's entries
         // stay put.
         crate::panic::catch(|| {
-            let map = M::from_entries(n, &mut entries);
-            // SAFETY: as the caller guarantees.
-            unsafe { dst.cast::<M>().write(map) };
+            // SAFETY: `dst` holds a live `M` (caller), borrowed only here.
+            let map = unsafe { &mut *dst.cast::<M>() };
+            map.put_entries(n, &mut entries);
         })
     };
     if !built {
@@ -698,6 +718,8 @@ unsafe fn map_finish<M: AnyMap<K, V>, K, V>(
             // a panicking `Drop` is caught (the first payload is kept).
             crate::panic::catch(|| unsafe { at.cast::<Entry<K, V>>().drop_in_place() });
         }
+        // SAFETY: the map is live and dropped once: nothing is left at `dst`.
+        crate::panic::catch(|| unsafe { dst.cast::<M>().drop_in_place() });
     }
     elements.pop(mark);
     built

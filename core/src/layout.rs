@@ -404,9 +404,11 @@ pub struct MapLayout {
 /// (`MapLayout::staged`). Each member is decoded into an *entry* pushed on the
 /// element stack ([`crate::elements`]): the key at offset 0, the value at
 /// `value_offset` (a `repr(C)` pair, so the offsets are this type's, not a
-/// guess at a std type's). At `}` the map is built knowing its length: a hash
-/// map allocated once instead of rehashed as it grows, a `BTreeMap` built from
-/// its entries in one pass (std's bulk build) instead of searched per insert.
+/// guess at a std type's). The map itself is made by `MapLayout::new` at the
+/// `{`, as serde makes it (a hasher's `Default` runs there), and filled at
+/// the `}` knowing its length: a hash map's room reserved once instead of
+/// rehashed as it grows, a `BTreeMap` built from its entries in one pass
+/// (std's bulk build) instead of searched per insert.
 /// Keys of a string kind are never zero-sized, so neither is an entry.
 #[derive(Debug)]
 pub struct StagedMap {
@@ -416,14 +418,16 @@ pub struct StagedMap {
     pub entry_align: usize,
     /// Where the value lies in an entry.
     pub value_offset: usize,
-    /// Writes to `dst` the map of the `n` entries pushed since `mark`, in the
-    /// order they were pushed (a repeated key takes the later value, as
-    /// `insert_with` and serde's map impls do), and pops them. `false` if user
-    /// code panicked (a hasher's `Default`, a replaced value's `Drop`; the
-    /// payload is stashed): nothing is written and every entry is dropped.
+    /// Inserts into the empty map at `dst` the `n` entries pushed since
+    /// `mark`, in the order they were pushed (a repeated key keeps its first
+    /// spelling and takes the later value, as `insert_with` and serde's map
+    /// impls do), and pops them. `false` if user code panicked (a replaced
+    /// value's `Drop`; the payload is stashed): every entry and the map are
+    /// dropped, nothing is left at `dst`.
     pub finish: unsafe fn(elements: &mut Elements, mark: Mark, n: usize, dst: *mut u8) -> bool,
-    /// Drops the `n` entries pushed since `mark` and pops them. `false` if a
-    /// `Drop` panicked (stashed; every entry is dropped regardless).
+    /// Drops the `n` entries pushed since `mark` and pops them (the map at
+    /// `dst` is the caller's to drop). `false` if a `Drop` panicked (stashed;
+    /// every entry is dropped regardless).
     pub discard: unsafe fn(elements: &mut Elements, mark: Mark, n: usize) -> bool,
 }
 

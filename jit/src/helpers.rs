@@ -943,15 +943,15 @@ pub(crate) unsafe extern "C" fn elements_discard_vec(
     unsafe { (*state).elements.discard_vec(mark, n, &*elem) };
 }
 
-/// At a staged map's `}`: writes to `dst` the map of the `n` entries pushed
-/// since the mark (`chunk`, `top`) and pops them ([`StagedMap::finish`]).
-/// `false` if user code panicked (stashed): nothing written, every entry
-/// dropped.
+/// At a staged map's `}`: inserts into the empty map at `dst` the `n`
+/// entries pushed since the mark (`chunk`, `top`) and pops them
+/// ([`StagedMap::finish`]). `false` if user code panicked (stashed): every
+/// entry and the map dropped, nothing left at `dst`.
 ///
 /// # Safety
 /// `state` is live; `map` is a `'static` layout with [`MapLayout::staged`];
 /// the element stack holds `n` initialised entries of it pushed since the
-/// mark; `dst` is room for the map.
+/// mark; `dst` holds the empty map `map.new` made.
 ///
 /// [`StagedMap::finish`]: jitson_core::layout::StagedMap::finish
 pub(crate) unsafe extern "C" fn elements_finish_map(

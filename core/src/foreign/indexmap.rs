@@ -44,14 +44,17 @@ impl<K: Eq + Hash, V, S: BuildHasher + Default> AnyMap<K, V> for IndexMap<K, V, 
         self.insert(key, value);
     }
 
-    /// Allocated once for `n` entries, inserted in order (so a repeated key
-    /// keeps its first place, as above).
-    fn from_entries(n: usize, entries: impl Iterator<Item = (K, V)>) -> Self {
-        let mut map = IndexMap::with_capacity_and_hasher(n, S::default());
+    /// Room reserved once for `n` entries, inserted in order (so a repeated
+    /// key keeps its first place, as above).
+    fn put_entries(&mut self, n: usize, entries: impl Iterator<Item = (K, V)>) {
+        self.reserve(n);
         for (key, value) in entries {
-            map.insert(key, value);
+            self.insert(key, value);
         }
-        map
+        if self.len() < n / 2 {
+            // Repeated keys: do not keep room for every repeat.
+            self.shrink_to_fit();
+        }
     }
 }
 

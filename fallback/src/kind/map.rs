@@ -137,11 +137,11 @@ impl Parser<'_> {
 }
 
 impl Parser<'_> {
-    /// A JSON object into a map with text keys built at its `}`
-    /// ([`StagedMap`]): each member's value is decoded into an entry pushed on
-    /// the element stack and its key written beside it; the map is then built
-    /// from the entries at once. Leaving early drops the entries. Twin: the JIT's
-    /// `emit_staged_map`.
+    /// A JSON object into a map with text keys filled at its `}`
+    /// ([`StagedMap`]): the map is made at `{`, each member's value is decoded
+    /// into an entry pushed on the element stack and its key written beside
+    /// it; the map is then filled from the entries at once. Leaving early
+    /// drops the entries and the map. Twin: the JIT's `emit_staged_map`.
     ///
     /// # Safety
     /// `dst` is valid for a write of the map type; `staged` and `write_key`
@@ -156,6 +156,13 @@ impl Parser<'_> {
         dst: *mut u8,
     ) -> Result<(), Error> {
         let empty = self.begin_map(layout)?;
+        // The map is made at `{`, as serde makes it (its hasher's `Default`
+        // may panic), and filled at `}`.
+        // SAFETY: `dst` is room for the map (caller).
+        if !unsafe { (map.new)(dst) } {
+            self.leave();
+            return Err(self.error(ErrorCode::Panicked, self.pos));
+        }
         let value = map.value.get();
         let mark = self.elements.mark();
         let mut n = 0usize;
@@ -179,10 +186,11 @@ impl Parser<'_> {
         };
         self.leave();
         // SAFETY: `n` entries were pushed since `mark`, each initialised;
-        // `dst` is room for the map (caller).
+        // `dst` holds the empty map, dropped once here on an error.
         unsafe {
             if result.is_err() {
                 (staged.discard)(&mut self.elements, mark, n);
+                drop_value(layout, dst);
             } else if !(staged.finish)(&mut self.elements, mark, n, dst) {
                 return Err(self.error(ErrorCode::Panicked, self.pos));
             }

@@ -87,11 +87,12 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(cont);
     }
 
-    /// A map with text keys built at its `}` ([`StagedMap`]; twin: the
-    /// interpreter's `decode_staged_map`): per member, the key scanned in
-    /// place, `:`, an entry pushed on the element stack, the value decoded
-    /// into it by generated code and the key written beside it; at `}` one
-    /// helper call builds the map from the entries, knowing their number.
+    /// A map with text keys filled at its `}` ([`StagedMap`]; twin: the
+    /// interpreter's `decode_staged_map`): the map made at `{`; per member,
+    /// the key scanned in place, `:`, an entry pushed on the element stack,
+    /// the value decoded into it by generated code and the key written beside
+    /// it; at `}` one helper call fills the map from the entries, knowing
+    /// their number.
     /// A key with escapes goes to a helper that does the same through the
     /// value's function. Leaving early, the entries are dropped.
     fn emit_staged_map(
@@ -106,6 +107,18 @@ impl FnTranslator<'_, '_> {
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
         let depth = self.emit_open_container(b'{', layout, slow);
+        // The map is made at `{`, as serde makes it (its hasher's `Default`
+        // may panic: then nothing was written), and filled at `}`.
+        let created = self
+            .call_addr(map.new as usize, &[PTR], Some(types::I8), &[dst])
+            .expect("returns bool");
+        let (made, panicked_new) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(created, made, &[], panicked_new, &[]);
+        self.b.switch_to_block(panicked_new);
+        self.b.set_cold_block(panicked_new);
+        self.store_depth(depth);
+        self.b.ins().jump(unwind, &[]);
+        self.b.switch_to_block(made);
         // Where the entries begin on the element stack.
         let (mark_chunk, mark_top) = self.emit_stack_mark();
         let len = self.b.declare_var(PTR);
@@ -164,8 +177,8 @@ impl FnTranslator<'_, '_> {
         self.b.def_var(len, n);
         self.emit_after_member(member, close, map_slow);
 
-        // `}`: the map, built from its entries; a panic in user code (a
-        // hasher's `Default`, a replaced value's `Drop`) leaves nothing.
+        // `}`: the map, filled from its entries; a panic in user code (a
+        // replaced value's `Drop`) leaves nothing.
         self.b.switch_to_block(close);
         self.advance(1);
         let n = self.b.use_var(len);
@@ -185,7 +198,8 @@ impl FnTranslator<'_, '_> {
         self.b.set_cold_block(panicked);
         self.b.ins().jump(unwind, &[]);
 
-        // Leaving early: `len` entries are on the stack; drop them.
+        // Leaving early: `len` entries are on the stack and the empty map at
+        // `dst`; drop them.
         for (block, target) in [(map_slow, slow), (map_unwind, unwind)] {
             self.b.switch_to_block(block);
             self.b.set_cold_block(block);
@@ -197,6 +211,9 @@ impl FnTranslator<'_, '_> {
                 None,
                 &[self.state, mark_chunk, mark_top, n, map_ptr],
             );
+            if let Some(drop) = layout.drop {
+                self.call_drop(drop, dst);
+            }
             self.store_depth(depth);
             self.b.ins().jump(target, &[]);
         }
