@@ -418,54 +418,7 @@ struct Al64(String);
 #[repr(align(4096))]
 struct Al4K(String);
 
-thread_local! {
-    static MISALIGNED: Cell<usize> = const { Cell::new(0) };
-}
-
-macro_rules! string_kind {
-    ($t:ident, $write:ident, $build:expr) => {
-        /// # Safety
-        /// `dst` is valid for a write of the type; the bytes are UTF-8.
-        unsafe extern "C" fn $write(dst: *mut u8, ptr: *const u8, len: usize) {
-            // SAFETY: as the caller guarantees.
-            let s = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len)) };
-            let value: $t = $build(s);
-            let dst = dst.cast::<$t>();
-            if dst as usize % align_of::<$t>() != 0 {
-                MISALIGNED.set(MISALIGNED.get() + 1);
-                // SAFETY: valid for the write, not aligned.
-                unsafe { dst.write_unaligned(value) };
-            } else {
-                // SAFETY: as the caller guarantees.
-                unsafe { dst.write(value) };
-            }
-        }
-
-        // SAFETY: the write fn writes a whole value; size, alignment and drop come
-        // from the type.
-        unsafe impl jitson::HasLayout for $t {
-            type Static = Self;
-            const LAYOUT: &'static jitson::__private::TypeLayout =
-                &jitson::__private::TypeLayout::of::<$t>(
-                    "a string",
-                    jitson::__private::Kind::String(&jitson::__private::StringLayout {
-                        write: $write,
-                        read: None,
-                    }),
-                );
-        }
-
-        // SAFETY: owns its data.
-        unsafe impl<'de> jitson::DecodeBorrowed<'de> for $t {}
-
-        impl<'de> Deserialize<'de> for $t {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
-                let s = String::deserialize(d)?;
-                Ok($build(&s))
-            }
-        }
-    };
-}
+use common::string_kind::MISALIGNED;
 
 string_kind!(Al64, write_al64, |s: &str| Al64(s.to_owned()));
 string_kind!(Al4K, write_al4k, |s: &str| Al4K(s.to_owned()));
