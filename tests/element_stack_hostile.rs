@@ -77,32 +77,7 @@ fn net() -> isize {
 // Configurations: every backend, and both tiers of the JIT (with `Background`
 // `Backend::Jit` compiles the baseline tier, with `Wait` the optimising one).
 
-#[derive(Clone, Copy, Debug)]
-struct Config {
-    backend: Backend,
-    tiering: Tiering,
-}
-
-fn configs() -> Vec<Config> {
-    let mut list = Vec::new();
-    for backend in common::backends() {
-        list.push(Config {
-            backend,
-            tiering: Tiering::Wait,
-        });
-        if backend != Backend::Interpreter {
-            list.push(Config {
-                backend,
-                tiering: Tiering::Background,
-            });
-        }
-    }
-    list
-}
-
-fn decoder<T>(c: Config) -> Decoder<T> {
-    Decoder::<T>::with_backend(c.backend).tiering(c.tiering)
-}
+use common::{Config, configs, decoder};
 
 // ---------------------------------------------------------------------------
 // Exactness: every vector has capacity == len (ZSTs: any capacity).

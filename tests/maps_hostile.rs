@@ -17,39 +17,14 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use common::counted::{self, Counted, arm_panic_drop};
 use indexmap::IndexMap;
-use jitson::{Backend, Category, Decode, Decoder, Tiering};
+use jitson::{Category, Decode, Decoder};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 // ---------------------------------------------------------------------------
 // Configurations.
 
-#[derive(Clone, Copy, Debug)]
-struct Config {
-    backend: Backend,
-    tiering: Tiering,
-}
-
-fn configs() -> Vec<Config> {
-    let mut list = Vec::new();
-    for backend in common::backends() {
-        list.push(Config {
-            backend,
-            tiering: Tiering::Wait,
-        });
-        if backend != Backend::Interpreter {
-            list.push(Config {
-                backend,
-                tiering: Tiering::Background,
-            });
-        }
-    }
-    list
-}
-
-fn decoder<T>(c: Config) -> Decoder<T> {
-    Decoder::<T>::with_backend(c.backend).tiering(c.tiering)
-}
+use common::{configs, decoder};
 
 fn excerpt(doc: &[u8]) -> String {
     let s = String::from_utf8_lossy(doc);

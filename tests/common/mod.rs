@@ -10,7 +10,7 @@ pub mod string_kind;
 use std::fmt::Debug;
 use std::path::PathBuf;
 
-use jitson::{Backend, Decode, Decoder, Encode, Encoder, Error};
+use jitson::{Backend, Decode, Decoder, Encode, Encoder, Error, Tiering};
 
 /// Every backend the behavioural tests run against: the interpreter, the JIT
 /// wherever this build and process can run it, and `Auto`. Tests must not
@@ -160,4 +160,36 @@ pub fn encodes_as_serde_json<T: Encode + serde::Serialize + Debug>(value: &T) {
         let got = String::from_utf8(encoder.pretty(true).encode(value).unwrap()).unwrap();
         assert_eq!(got, pretty, "{backend:?} pretty: {value:?}");
     }
+}
+
+/// A backend and how it tiers: the configurations the hostile tests run
+/// every case on.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    pub backend: Backend,
+    pub tiering: Tiering,
+}
+
+/// Every backend of [`backends`] waiting for its optimising tier, and those
+/// that compile also with tiering in the background.
+pub fn configs() -> Vec<Config> {
+    let mut list = Vec::new();
+    for backend in backends() {
+        list.push(Config {
+            backend,
+            tiering: Tiering::Wait,
+        });
+        if backend != Backend::Interpreter {
+            list.push(Config {
+                backend,
+                tiering: Tiering::Background,
+            });
+        }
+    }
+    list
+}
+
+/// A decoder of `T` in configuration `c`.
+pub fn decoder<T>(c: Config) -> Decoder<T> {
+    Decoder::<T>::with_backend(c.backend).tiering(c.tiering)
 }

@@ -42,6 +42,27 @@ impl Parser<'_> {
         r
     }
 
+    /// [`begin_map`](Self::begin_map), then the empty map made at `dst` by
+    /// the layout's `new`, as serde makes it there (a hasher's `Default` that
+    /// panics is an error, with nothing written and the level left).
+    ///
+    /// # Safety
+    /// `dst` is valid for a write of the map type.
+    unsafe fn begin_made_map(
+        &mut self,
+        layout: &'static TypeLayout,
+        map: &MapLayout,
+        dst: *mut u8,
+    ) -> Result<bool, Error> {
+        let empty = self.begin_map(layout)?;
+        // SAFETY: as the caller guarantees.
+        if !unsafe { (map.new)(dst) } {
+            self.leave();
+            return Err(self.error(ErrorCode::Panicked, self.pos));
+        }
+        Ok(empty)
+    }
+
     /// The `:` after a key, and the whitespace around it.
     pub(crate) fn parse_object_colon(&mut self) -> Result<(), Error> {
         match self.parse_whitespace() {
@@ -95,12 +116,8 @@ impl Parser<'_> {
                 self.decode_staged_map(layout, map, staged, text.write, skip_key, dst)
             };
         }
-        let empty = self.begin_map(layout)?;
         // SAFETY: `dst` is room for the map (caller).
-        if !unsafe { (map.new)(dst) } {
-            self.leave();
-            return Err(self.error(ErrorCode::Panicked, self.pos));
-        }
+        let empty = unsafe { self.begin_made_map(layout, map, dst) }?;
         let value = map.value.get();
         let mut result = Ok(());
         if !empty && !map.has_text_keys() {
@@ -155,14 +172,9 @@ impl Parser<'_> {
         skip_key: Option<&'static str>,
         dst: *mut u8,
     ) -> Result<(), Error> {
-        let empty = self.begin_map(layout)?;
-        // The map is made at `{`, as serde makes it (its hasher's `Default`
-        // may panic), and filled at `}`.
+        // The map is made at `{` and filled at `}`.
         // SAFETY: `dst` is room for the map (caller).
-        if !unsafe { (map.new)(dst) } {
-            self.leave();
-            return Err(self.error(ErrorCode::Panicked, self.pos));
-        }
+        let empty = unsafe { self.begin_made_map(layout, map, dst) }?;
         let value = map.value.get();
         let mark = self.elements.mark();
         let mut n = 0usize;

@@ -30,26 +30,8 @@ impl FnTranslator<'_, '_> {
         if let (Some(staged), Kind::String(text)) = (map.staged, &map.key.get().kind) {
             return self.emit_staged_map(layout, map, staged, text.write, dst, unwind);
         }
-        let start = self.get_pos();
-        let (slow, cont) = (self.b.create_block(), self.b.create_block());
-        let depth = self.emit_open_container(b'{', layout, slow);
-        let created = self
-            .call_addr(map.new as usize, &[PTR], Some(types::I8), &[dst])
-            .expect("returns bool");
-        let (map_slow, map_unwind, panicked, made) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        self.b.ins().brif(created, made, &[], panicked, &[]);
-        // The hasher's `Default` panicked: nothing was written.
-        self.b.switch_to_block(panicked);
-        self.b.set_cold_block(panicked);
-        self.store_depth(depth);
-        self.b.ins().jump(unwind, &[]);
-
-        self.b.switch_to_block(made);
+        let (start, slow, cont, depth) = self.emit_open_map(layout, map, dst, unwind);
+        let (map_slow, map_unwind) = (self.b.create_block(), self.b.create_block());
         let (close, member) = (self.b.create_block(), self.b.create_block());
         let c = self.peek_or(map_slow);
         self.branch_if_byte(c, b'}', close);
@@ -104,21 +86,8 @@ impl FnTranslator<'_, '_> {
         dst: Value,
         unwind: Block,
     ) {
-        let start = self.get_pos();
-        let (slow, cont) = (self.b.create_block(), self.b.create_block());
-        let depth = self.emit_open_container(b'{', layout, slow);
-        // The map is made at `{`, as serde makes it (its hasher's `Default`
-        // may panic: then nothing was written), and filled at `}`.
-        let created = self
-            .call_addr(map.new as usize, &[PTR], Some(types::I8), &[dst])
-            .expect("returns bool");
-        let (made, panicked_new) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(created, made, &[], panicked_new, &[]);
-        self.b.switch_to_block(panicked_new);
-        self.b.set_cold_block(panicked_new);
-        self.store_depth(depth);
-        self.b.ins().jump(unwind, &[]);
-        self.b.switch_to_block(made);
+        // The map is made at `{` and filled at `}`.
+        let (start, slow, cont, depth) = self.emit_open_map(layout, map, dst, unwind);
         // Where the entries begin on the element stack.
         let (mark_chunk, mark_top) = self.emit_stack_mark();
         let len = self.b.declare_var(PTR);
@@ -233,6 +202,34 @@ impl FnTranslator<'_, '_> {
         let c = self.peek_or(slow);
         self.expect_byte(c, b'"', slow);
         self.b.ins().jump(member, &[]);
+    }
+
+    /// A map's `{`, then the empty map made at `dst` by the layout's `new`,
+    /// as serde makes it there (a hasher's `Default` that panics leaves
+    /// nothing written and goes to `unwind`). Returns the map's start, the
+    /// blocks of the interpreter's rerun (`slow`) and of what follows
+    /// (`cont`), and the depth to restore on leaving.
+    fn emit_open_map(
+        &mut self,
+        layout: &'static TypeLayout,
+        map: &MapLayout,
+        dst: Value,
+        unwind: Block,
+    ) -> (Value, Block, Block, Value) {
+        let start = self.get_pos();
+        let (slow, cont) = (self.b.create_block(), self.b.create_block());
+        let depth = self.emit_open_container(b'{', layout, slow);
+        let created = self
+            .call_addr(map.new as usize, &[PTR], Some(types::I8), &[dst])
+            .expect("returns bool");
+        let (made, panicked) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(created, made, &[], panicked, &[]);
+        self.b.switch_to_block(panicked);
+        self.b.set_cold_block(panicked);
+        self.store_depth(depth);
+        self.b.ins().jump(unwind, &[]);
+        self.b.switch_to_block(made);
+        (start, slow, cont, depth)
     }
 
     /// A map's key at `pos` (its opening quote) scanned in place, then `:`:
