@@ -15,7 +15,13 @@ impl Jit {
     /// Compiles `plan` when `backend` asks for the JIT and the JIT can run:
     /// `None` for the interpreter, an error only for [`Backend::Jit`] where the
     /// JIT cannot run.
-    pub fn for_plan(plan: &Plan, backend: Backend) -> Result<Option<Jit>, ArrowError> {
+    /// `key_orders`: the order of keys to speculate on, per struct layout of
+    /// the plan ([`Plan::learn_key_orders`]).
+    pub fn for_plan(
+        plan: &Plan,
+        backend: Backend,
+        key_orders: jitson_core::layout::KeyOrders,
+    ) -> Result<Option<Jit>, ArrowError> {
         // `JITSON_DISABLE_JIT` switches the JIT off for the whole process: `Auto`
         // uses the interpreter, and for `Jit` the compile below refuses.
         let wanted = match backend {
@@ -32,6 +38,7 @@ impl Jit {
             perf_map: std::env::var_os("JITSON_PERF_MAP").is_some_and(|v| v == "1"),
             // `JITSON_DUMP_IR=<dir>`: each function's IR and machine code.
             dump_dir: std::env::var_os("JITSON_DUMP_IR").map(Into::into),
+            key_orders,
             ..Default::default()
         };
         let compiled =

@@ -46,6 +46,8 @@ pub struct ReaderBuilder {
     backend: Backend,
     /// [`with_record_keys`](Self::with_record_keys).
     record_keys: Vec<String>,
+    /// [`with_example_record`](Self::with_example_record).
+    example: Option<Arc<[u8]>>,
 }
 
 impl ReaderBuilder {
@@ -66,6 +68,7 @@ impl ReaderBuilder {
             },
             backend: Backend::Auto,
             record_keys: Vec::new(),
+            example: None,
         }
     }
 
@@ -92,6 +95,27 @@ impl ReaderBuilder {
     /// about unknown and repeated keys these keys must keep.
     pub fn with_record_keys(mut self, keys: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.record_keys = keys.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// A record like the ones to come (one JSON object, whitespace and
+    /// anything after it ignored), whose key order the decoder speculates on
+    /// at every level: its top-level keys are taken as
+    /// [`with_record_keys`](Self::with_record_keys) (unless those are given),
+    /// and the order of the keys of its nested objects (struct columns, and
+    /// structs in lists) is learned by reading it once with the interpreter
+    /// before the compile, as jitson learns a type's order from its first
+    /// document. DataFusion's scans pass each file's first record: its schema
+    /// inference lists nested fields by name, not in the records' order.
+    ///
+    /// Nothing else changes: records in any order, with any keys, decode as
+    /// without it, and an example that is not a record of the schema (or not
+    /// JSON) only teaches less. Ignored by the interpreter, and, for the top
+    /// level, where `with_record_keys` is.
+    pub fn with_example_record(mut self, record: &[u8]) -> Self {
+        let start = jitson_core::text::skip_ws(record, 0);
+        let end = jitson_core::text::ignore_value(record, start, true).unwrap_or(record.len());
+        self.example = Some(Arc::from(&record[start..end.max(start)]));
         self
     }
 
@@ -168,16 +192,24 @@ impl ReaderBuilder {
     /// Lowers the schema (and compiles it, on the JIT) into a shareable
     /// [`Schema`](crate::CompiledSchema) from which decoders are made.
     pub fn compile(&self) -> Result<crate::CompiledSchema, ArrowError> {
+        let example_keys = match (&self.example, self.record_keys.is_empty()) {
+            (Some(example), true) => top_level_keys(example).unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let record_keys = if example_keys.is_empty() {
+            &self.record_keys
+        } else {
+            &example_keys
+        };
         #[allow(unused_mut)]
-        let mut plan = Plan::new(
-            self.schema.clone(),
-            self.policy,
-            self.is_field,
-            &self.record_keys,
-        )?;
+        let mut plan = Plan::new(self.schema.clone(), self.policy, self.is_field, record_keys)?;
         #[cfg(feature = "jit")]
         {
-            plan.jit = crate::backend::Jit::for_plan(&plan, self.backend)?;
+            let key_orders = match &self.example {
+                Some(example) => plan.learn_key_orders(example),
+                None => jitson_core::layout::KeyOrders::default(),
+            };
+            plan.jit = crate::backend::Jit::for_plan(&plan, self.backend, key_orders)?;
         }
         #[cfg(not(feature = "jit"))]
         if self.backend == Backend::Jit {
@@ -697,7 +729,73 @@ fn count_newlines(bytes: &[u8]) -> u64 {
     bytecount::count(bytes, b'\n') as u64
 }
 
+/// The keys of the JSON object `record` starts with (after whitespace), in
+/// order; `None` if it does not start with one whole object whose keys have
+/// no escapes.
+fn top_level_keys(record: &[u8]) -> Option<Vec<String>> {
+    use jitson_core::text::{ignore_value, scan_plain, skip_ws};
+    let mut pos = skip_ws(record, 0);
+    if record.get(pos) != Some(&b'{') {
+        return None;
+    }
+    pos = skip_ws(record, pos + 1);
+    let mut keys = Vec::new();
+    if record.get(pos) == Some(&b'}') {
+        return Some(keys);
+    }
+    loop {
+        if record.get(pos) != Some(&b'"') {
+            return None;
+        }
+        let (end, _) = scan_plain(record, pos + 1);
+        if record.get(end) != Some(&b'"') {
+            return None;
+        }
+        keys.push(std::str::from_utf8(&record[pos + 1..end]).ok()?.to_owned());
+        pos = skip_ws(record, end + 1);
+        if record.get(pos) != Some(&b':') {
+            return None;
+        }
+        pos = skip_ws(
+            record,
+            ignore_value(record, skip_ws(record, pos + 1), true).ok()?,
+        );
+        match record.get(pos) {
+            Some(b',') => pos = skip_ws(record, pos + 1),
+            Some(b'}') => return Some(keys),
+            _ => return None,
+        }
+    }
+}
+
 impl Plan {
+    /// The key orders the interpreter records reading `example` as a record
+    /// of this plan (the first object of each struct layout it meets; see
+    /// [`KeyOrders`](jitson_core::layout::KeyOrders)), into columns of its
+    /// own that are then dropped. What it recorded before an error stands:
+    /// an order is only ever a guess.
+    #[cfg(feature = "jit")]
+    pub(crate) fn learn_key_orders(&self, example: &[u8]) -> jitson_core::layout::KeyOrders {
+        let mut orders = jitson_core::layout::KeyOrders::default();
+        let mut columns = self.columns();
+        let options = jitson_fallback::Options {
+            max_depth: MAX_DEPTH,
+            validate_utf8: true,
+        };
+        // SAFETY: `columns` are this plan's columns, which is what its root
+        // layout (a struct whose field `i` is column `i`) describes.
+        let _ = unsafe {
+            jitson_fallback::decode_prefix(
+                example,
+                self.root,
+                columns.as_mut_ptr().cast(),
+                &options,
+                Some(&mut orders),
+            )
+        };
+        orders
+    }
+
     /// Decodes the record at `*pos` of `input` into `columns`, advancing `*pos`
     /// past it. On error the columns are as they were.
     pub(crate) fn decode_record(

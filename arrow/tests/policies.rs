@@ -364,6 +364,114 @@ fn decode_parallel_does_not_depend_on_where_chunks_are_cut() {
     }
 }
 
+/// An example record (`with_example_record`) changes nothing but speed:
+/// whatever the example (records in the order it teaches or another, its
+/// nested objects in any order, a list of structs, unknown nested keys, an
+/// example that is not a record of the schema, not an object, or not JSON),
+/// the batches are those read without it, on both backends, and so is an
+/// error; with strict mode an unknown key stays an error.
+#[test]
+fn example_records_change_nothing_but_speed() {
+    let item = Fields::from(vec![
+        Field::new("b", DataType::Int32, true),
+        Field::new("a", DataType::Utf8, true),
+    ]);
+    let request = Fields::from(vec![
+        Field::new("status", DataType::Int32, true),
+        Field::new("path", DataType::Utf8, true),
+        Field::new("method", DataType::Utf8, false),
+    ]);
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("req", DataType::Struct(request), true),
+        Field::new(
+            "items",
+            DataType::new_list(DataType::Struct(item), true),
+            true,
+        ),
+    ]));
+    let input = concat!(
+        r#"{"id": 1, "req": {"method": "GET", "path": "/a", "status": 200, "ua": "x"}, "items": [{"a": "p", "b": 1}, {"b": 2}]}"#,
+        "\n",
+        r#"{"req": {"status": 404, "method": "PUT"}, "id": 2, "items": null, "other": {"req": {}}}"#,
+        "\n",
+        r#"{"items": [{"b": 3, "a": "q", "z": [1]}, {}], "req": null, "id": 3}"#,
+        "\n",
+        r#"{"id": 4, "req": {"path": "/\u00e9", "method": "DELETE", "method": "POST"}}"#,
+        "\n",
+    );
+    let examples: [&[u8]; 9] = [
+        br#"{"id": 0, "req": {"method": "", "path": "", "status": 0}, "items": [{"a": "", "b": 0}]}"#,
+        br#"  {"items": [{"b": 0, "z": 1, "a": ""}], "x": 1, "req": {"ua": "", "status": 0, "path": "", "method": ""}, "id": 0} trailing"#,
+        br#"{"req": {"status": "not a number", "method": 5}, "id": "x"}"#,
+        br#"{"req": 7, "items": {"a": 1}}"#,
+        br#"[1, 2, {"id": 1}]"#,
+        br#"{"id": 1, "req": {"method": "GE"#,
+        br#"{}"#,
+        b"",
+        br#"{"a\u0062": {"\"": [[[[{"k": {}}]]]]}}"#,
+    ];
+    for backend in BACKENDS {
+        let plain = decode_all(
+            ReaderBuilder::new(schema.clone()).with_backend(backend),
+            input.as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(plain.iter().map(RecordBatch::num_rows).sum::<usize>(), 4);
+        for example in examples {
+            let shown = String::from_utf8_lossy(example);
+            let with = |builder: ReaderBuilder| builder.with_example_record(example);
+            let got = decode_all(
+                with(ReaderBuilder::new(schema.clone()).with_backend(backend)),
+                input.as_bytes(),
+            )
+            .unwrap();
+            assert_eq!(got, plain, "{backend:?} {shown}");
+            // With record keys of another order too.
+            let got = decode_all(
+                with(ReaderBuilder::new(schema.clone()).with_backend(backend))
+                    .with_record_keys(["items", "id", "req"]),
+                input.as_bytes(),
+            )
+            .unwrap();
+            assert_eq!(got, plain, "{backend:?} {shown}, record keys");
+            // An error: the same record, line, byte and message.
+            let broken = format!("{input}{{\"id\": 5, \"req\": {{\"method\": 1}}}}\n");
+            let expected = record_error(
+                decode_all(
+                    ReaderBuilder::new(schema.clone()).with_backend(backend),
+                    broken.as_bytes(),
+                )
+                .unwrap_err(),
+            );
+            let error = record_error(
+                decode_all(
+                    with(ReaderBuilder::new(schema.clone()).with_backend(backend)),
+                    broken.as_bytes(),
+                )
+                .unwrap_err(),
+            );
+            assert_eq!(
+                (error.record, error.line, error.byte, &error.message),
+                (
+                    expected.record,
+                    expected.line,
+                    expected.byte,
+                    &expected.message
+                ),
+                "{backend:?} {shown}"
+            );
+            // Strict mode: the unknown nested key is still refused.
+            let strict = decode_all(
+                with(ReaderBuilder::new(schema.clone()).with_backend(backend))
+                    .with_strict_mode(true),
+                input.as_bytes(),
+            );
+            assert!(strict.is_err(), "{backend:?} {shown}: {strict:?}");
+        }
+    }
+}
+
 /// `with_record_keys` changes only how keys are matched: with the keys of a
 /// whole file around a projection, in the file's order, in another order,
 /// repeated, or naming nothing the records hold, the batches are those read

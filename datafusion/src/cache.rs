@@ -44,9 +44,25 @@ pub(crate) struct ReaderOptions {
     pub batch_size: usize,
 }
 
+/// A file's first record, for `ReaderBuilder::with_example_record`, and its
+/// shape (the keys of its objects in order, with their nesting): two records
+/// of the same shape teach the same key orders, so the shape stands for the
+/// record in the cache's key.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Example<'a> {
+    pub record: &'a [u8],
+    pub shape: &'a str,
+}
+
 /// The projected schema, the records' keys in their order
-/// (`ReaderBuilder::with_record_keys`), the options, and the compiled schema.
-type Entry = (SchemaRef, Vec<String>, ReaderOptions, CompiledSchema);
+/// (`ReaderBuilder::with_record_keys`) and the shape of the example record
+/// (empty without one), the options, and the compiled schema.
+type Entry = (
+    SchemaRef,
+    (Vec<String>, String),
+    ReaderOptions,
+    CompiledSchema,
+);
 
 static CACHE: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 
@@ -61,9 +77,9 @@ fn lock() -> std::sync::MutexGuard<'static, Vec<Entry>> {
     CACHE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn key_hash(schema: &SchemaRef, keys: &[String], options: ReaderOptions) -> u64 {
+fn key_hash(schema: &SchemaRef, order: &(Vec<String>, String), options: ReaderOptions) -> u64 {
     use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
-    BuildHasherDefault::<DefaultHasher>::default().hash_one((schema.as_ref(), keys, options))
+    BuildHasherDefault::<DefaultHasher>::default().hash_one((schema.as_ref(), order, options))
 }
 
 /// Removes the entries `out(index, entry)` picks, remembering them as
@@ -127,14 +143,20 @@ pub fn cache_stats() -> CacheStats {
 }
 
 /// The compiled schema for `schema` (a projection of the records' `keys`, in
-/// their order) read with `options`, compiled on first use.
+/// their order) read with `options`, speculating on the key orders of
+/// `example` where given, compiled on first use.
 pub(crate) fn compiled(
     schema: &SchemaRef,
     keys: &[String],
+    example: Option<Example<'_>>,
     options: ReaderOptions,
 ) -> Result<CompiledSchema> {
-    let same = |(s, k, o, _): &Entry| {
-        *o == options && (Arc::ptr_eq(s, schema) || s == schema) && k.as_slice() == keys
+    let shape = example.map_or("", |e| e.shape);
+    let same = |(s, (k, e), o, _): &Entry| {
+        *o == options
+            && (Arc::ptr_eq(s, schema) || s == schema)
+            && k.as_slice() == keys
+            && e == shape
     };
     {
         let mut cache = lock();
@@ -148,17 +170,21 @@ pub(crate) fn compiled(
     // Compiled outside the lock: two threads may both compile a new schema; the
     // second to finish finds the first's and uses it.
     jitson_arrow::register_code_reclaimer(reclaim);
-    let compiled = ReaderBuilder::new(Arc::clone(schema))
+    let mut builder = ReaderBuilder::new(Arc::clone(schema))
         .with_batch_size(options.batch_size)
-        .with_record_keys(keys.iter().map(String::as_str))
-        .compile()?;
+        .with_record_keys(keys.iter().map(String::as_str));
+    if let Some(example) = example {
+        builder = builder.with_example_record(example.record);
+    }
+    let compiled = builder.compile()?;
     COMPILES.fetch_add(1, Ordering::Relaxed);
     let gone = {
         let mut cache = lock();
         if let Some(i) = cache.iter().position(same) {
             return Ok(cache[i].3.clone());
         }
-        let hash = key_hash(schema, keys, options);
+        let order = (keys.to_vec(), shape.to_owned());
+        let hash = key_hash(schema, &order, options);
         let mut evicted = EVICTED.lock().unwrap_or_else(|e| e.into_inner());
         if evicted.as_mut().is_some_and(|e| e.remove(&hash)) {
             RECOMPILES.fetch_add(1, Ordering::Relaxed);
@@ -166,10 +192,7 @@ pub(crate) fn compiled(
         drop(evicted);
         let capacity = capacity();
         if capacity > 0 {
-            cache.insert(
-                0,
-                (Arc::clone(schema), keys.to_vec(), options, compiled.clone()),
-            );
+            cache.insert(0, (Arc::clone(schema), order, options, compiled.clone()));
         }
         evict(&mut cache, |i, _| i >= capacity)
     };

@@ -191,7 +191,7 @@ impl FileOpener for JitsonOpener {
             .map(|f| f.name().clone())
             .collect();
         // Compiled here, so that a schema jitson cannot read fails the open.
-        let compiled = cache::compiled(&self.projected_schema, &keys, options)?;
+        let compiled = cache::compiled(&self.projected_schema, &keys, None, options)?;
         let reorder = Reorder {
             projected: Arc::clone(&self.projected_schema),
             keys,
@@ -248,37 +248,83 @@ impl FileOpener for JitsonOpener {
     }
 }
 
-/// The keys of the JSON object `buf` starts with (after whitespace), in
-/// order; `None` if it does not start with one whole object whose keys have
-/// no escapes.
-fn first_record_keys(buf: &[u8]) -> Option<Vec<String>> {
-    use jitson_core::text::{ignore_value, scan_plain, skip_ws};
-    let mut pos = skip_ws(buf, 0);
-    if buf.get(pos) != Some(&b'{') {
+/// The first record of `buf` (after whitespace), the keys of its top level
+/// in order, and its *shape*: the keys of each of its objects in order, with
+/// their nesting (`{a,b{x,y},c[{p}{p,q}]}`), which is all that
+/// `ReaderBuilder::with_example_record` learns from it. `None` if `buf` does
+/// not start with one whole object whose keys have no escapes, or nests
+/// deeper than [`SHAPE_DEPTH`].
+fn first_record(buf: &[u8]) -> Option<(&[u8], Vec<String>, String)> {
+    let start = jitson_core::text::skip_ws(buf, 0);
+    if buf.get(start) != Some(&b'{') {
         return None;
     }
-    pos = skip_ws(buf, pos + 1);
+    let mut shape = String::new();
     let mut keys = Vec::new();
-    if buf.get(pos) == Some(&b'}') {
-        return Some(keys);
+    let end = shape_of(buf, start, 0, &mut shape, Some(&mut keys))?;
+    Some((&buf[start..end], keys, shape))
+}
+
+/// How deep [`first_record`] follows nested containers.
+const SHAPE_DEPTH: usize = 64;
+
+/// Appends the shape of the value at `pos` (no whitespace before it) to
+/// `shape` and returns the offset after it; the keys of an object at the
+/// top go to `keys` too.
+fn shape_of(
+    buf: &[u8],
+    pos: usize,
+    depth: usize,
+    shape: &mut String,
+    mut keys: Option<&mut Vec<String>>,
+) -> Option<usize> {
+    use jitson_core::text::{ignore_value, scan_plain, skip_ws};
+    let (open, close) = match buf.get(pos) {
+        Some(b'{') => (b'{', b'}'),
+        Some(b'[') => (b'[', b']'),
+        _ => return ignore_value(buf, pos, true).ok(),
+    };
+    if depth == SHAPE_DEPTH {
+        return None;
     }
+    shape.push(char::from(open));
+    let mut at = skip_ws(buf, pos + 1);
+    if buf.get(at) == Some(&close) {
+        shape.push(char::from(close));
+        return Some(at + 1);
+    }
+    let mut first = true;
     loop {
-        if buf.get(pos) != Some(&b'"') {
-            return None;
+        if open == b'{' {
+            if buf.get(at) != Some(&b'"') {
+                return None;
+            }
+            let (end, _) = scan_plain(buf, at + 1);
+            if buf.get(end) != Some(&b'"') {
+                return None;
+            }
+            let key = std::str::from_utf8(&buf[at + 1..end]).ok()?;
+            if !first {
+                shape.push(',');
+            }
+            shape.push_str(key);
+            if let Some(keys) = keys.as_deref_mut() {
+                keys.push(key.to_owned());
+            }
+            at = skip_ws(buf, end + 1);
+            if buf.get(at) != Some(&b':') {
+                return None;
+            }
+            at = skip_ws(buf, at + 1);
         }
-        let (end, _) = scan_plain(buf, pos + 1);
-        if buf.get(end) != Some(&b'"') {
-            return None;
-        }
-        keys.push(std::str::from_utf8(&buf[pos + 1..end]).ok()?.to_owned());
-        pos = skip_ws(buf, end + 1);
-        if buf.get(pos) != Some(&b':') {
-            return None;
-        }
-        pos = skip_ws(buf, ignore_value(buf, skip_ws(buf, pos + 1), true).ok()?);
-        match buf.get(pos) {
-            Some(b',') => pos = skip_ws(buf, pos + 1),
-            Some(b'}') => return Some(keys),
+        first = false;
+        at = skip_ws(buf, shape_of(buf, at, depth + 1, shape, None)?);
+        match buf.get(at) {
+            Some(b',') => at = skip_ws(buf, at + 1),
+            Some(&b) if b == close => {
+                shape.push(char::from(close));
+                return Some(at + 1);
+            }
             _ => return None,
         }
     }
@@ -290,12 +336,14 @@ fn to_u64(offset: i64) -> Result<u64> {
 }
 
 /// jitson-arrow's push decoder, as DataFusion's `Decoder`. DataFusion's
-/// schema inference lists a file's columns by name, not in the order its
-/// records hold them, and the decoder matches keys by speculating on their
-/// order ([`jitson_arrow::ReaderBuilder::with_record_keys`]); so the first
-/// record of the first buffer says the order, and the decoder is taken from
-/// the compiled schema of that order (cached like any other) before anything
-/// is decoded.
+/// schema inference lists a file's columns by name, nested ones too, not in
+/// the order its records hold them, and the decoder matches keys by
+/// speculating on their order
+/// ([`jitson_arrow::ReaderBuilder::with_record_keys`],
+/// [`with_example_record`](jitson_arrow::ReaderBuilder::with_example_record));
+/// so the first record of the first buffer says the order, and the decoder
+/// is taken from the compiled schema of that record's shape (cached like any
+/// other) before anything is decoded.
 #[derive(Debug)]
 struct JitsonDecoder {
     decoder: jitson_arrow::Decoder,
@@ -315,7 +363,7 @@ struct Reorder {
 impl datafusion_datasource::decoder::Decoder for JitsonDecoder {
     fn decode(&mut self, buf: &[u8]) -> std::result::Result<usize, ArrowError> {
         if let Some(reorder) = self.reorder.take()
-            && let Some(first) = first_record_keys(buf)
+            && let Some((record, first, shape)) = first_record(buf)
         {
             let mut keys: Vec<String> = first
                 .into_iter()
@@ -326,11 +374,14 @@ impl datafusion_datasource::decoder::Decoder for JitsonDecoder {
                     keys.push(key.clone());
                 }
             }
-            if keys != reorder.keys {
-                let compiled = cache::compiled(&reorder.projected, &keys, reorder.options)
+            let example = cache::Example {
+                record,
+                shape: &shape,
+            };
+            let compiled =
+                cache::compiled(&reorder.projected, &keys, Some(example), reorder.options)
                     .map_err(|e| ArrowError::ExternalError(Box::new(e)))?;
-                self.decoder = compiled.decoder();
-            }
+            self.decoder = compiled.decoder();
         }
         self.decoder.decode(buf)
     }
