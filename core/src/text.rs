@@ -1095,7 +1095,14 @@ impl ContainerStack {
 /// allowed). Iterative, so nesting depth is unlimited, as in serde_json's
 /// `ignore_value`. Returns the position after the value.
 pub fn ignore_value(input: &[u8], pos: usize, validate_utf8: bool) -> Result<usize, LexError> {
-    skip_value(input, pos, validate_utf8, None)
+    // A number or a string, most of what a projection leaves out, without the
+    // container walk around it (which returns right after a scalar).
+    let at = skip_ws(input, pos);
+    match input.get(at) {
+        Some(b'-' | b'0'..=b'9') => ignore_number(input, at),
+        Some(b'"') => ignore_str(input, at + 1, validate_utf8),
+        _ => skip_value(input, pos, validate_utf8, None),
+    }
 }
 
 /// [`ignore_value`] as serde checks a value it buffers or builds: numbers are

@@ -711,12 +711,22 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         self.b.ins().brif(ok, cont, &[], unwind, &[]);
     }
 
-    /// `IgnoredAny`: the value skipped by a helper (`helpers::ignore_value`,
-    /// the interpreter's `ignore_value`); a malformed one goes to the
-    /// interpreter, which reports it.
+    /// `IgnoredAny`: a string without escapes, the value a projection most
+    /// often leaves out, is skipped in line as a string is read (scanned, and
+    /// checked to be UTF-8 for `&[u8]` input); any other value by a helper
+    /// (`helpers::ignore_value`, the interpreter's `ignore_value`), and a
+    /// malformed one goes to the interpreter, which reports it.
     pub(crate) fn emit_ignored(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
+        let start = self.get_pos();
+        let (other, done) = (self.b.create_block(), self.b.create_block());
+        self.emit_plain_string_text(other);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(other);
+        self.set_pos(start);
         let helper = helpers::ignore_value as *const () as usize;
         self.emit_helper_or_interpret(layout, dst, unwind, helper, false);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
     }
 
     /// Calls `helper(state)` (or `helper(state, dst)` when `with_dst`), which
