@@ -22,6 +22,10 @@ pub struct KeyTable {
     slots: Box<[Slot]>,
     /// `64 - log2(slots.len())`: the hash's top bits pick the first slot.
     shift: u32,
+    /// Bit `min(len, 63)` set for the length of each name: a key of another
+    /// length names nothing, without hashing (a projection's struct meets
+    /// many keys it does not keep, most of them of lengths it has no name of).
+    lengths: u64,
 }
 
 impl KeyTable {
@@ -39,6 +43,7 @@ impl KeyTable {
         let mut table = KeyTable {
             slots: vec![None; 1 << bits].into_boxed_slice(),
             shift: 64 - bits,
+            lengths: 0,
         };
         for (name, index) in names {
             if table.get(name).is_none() {
@@ -47,6 +52,7 @@ impl KeyTable {
                     slot = (slot + 1) & (table.slots.len() - 1);
                 }
                 table.slots[slot] = Some((name, index));
+                table.lengths |= length_bit(name);
             }
         }
         table
@@ -55,6 +61,9 @@ impl KeyTable {
     /// The index of the field `key` (raw, unescaped bytes) names, if any.
     #[inline]
     pub fn get(&self, key: &[u8]) -> Option<usize> {
+        if self.lengths & length_bit(key) == 0 {
+            return None;
+        }
         let mask = self.slots.len() - 1;
         let mut slot = self.first_slot(key);
         loop {
@@ -69,6 +78,13 @@ impl KeyTable {
     fn first_slot(&self, key: &[u8]) -> usize {
         (hash(key) >> self.shift) as usize
     }
+}
+
+/// The bit of [`KeyTable::lengths`] for a name or key of `key`'s length (63
+/// for every length from 63 up).
+#[inline]
+fn length_bit(key: &[u8]) -> u64 {
+    1 << key.len().min(63)
 }
 
 /// The first and last (up to) eight bytes and the length, multiplied by 2^64/φ.
@@ -146,6 +162,38 @@ mod tests {
             "Id",
         ] {
             assert_eq!(table.get(miss.as_bytes()), None, "{miss}");
+        }
+    }
+
+    /// Names of every length up to 130 (the length filter's last bit stands
+    /// for every length from 63 up) are found, and keys of the lengths in
+    /// between, or one byte off, are not.
+    #[test]
+    fn names_of_every_length() {
+        let names: Vec<&'static str> = (0..=130)
+            .step_by(3)
+            .map(|n| &*Box::leak("k".repeat(n).into_boxed_str()))
+            .collect();
+        let fields: Vec<Field> = names.iter().map(|n| field(n, &[])).collect();
+        let st = StructLayout {
+            name: "Lengths",
+            fields: Box::leak(fields.into_boxed_slice()),
+            skipped: &[],
+            deny_unknown_fields: false,
+            duplicate_keys: crate::layout::DuplicateKeys::Error,
+            flatten: &[],
+        };
+        let table = KeyTable::new(&st);
+        for n in 0..=140 {
+            let key = "k".repeat(n);
+            let expected = (n % 3 == 0 && n <= 130).then_some(n / 3);
+            assert_eq!(table.get(key.as_bytes()), expected, "length {n}");
+            let other = "j".repeat(n);
+            assert_eq!(
+                table.get(other.as_bytes()),
+                (n == 0).then_some(0),
+                "j x {n}"
+            );
         }
     }
 }
