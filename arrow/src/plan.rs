@@ -270,13 +270,20 @@ impl Plan {
         if keys.is_empty() || policy.strict || policy.strict_parsing {
             return record;
         }
-        let column = |key: &str| st.fields.iter().find(|f| f.name == key);
+        // Columns of one name (Arrow allows them) each keep their field: the
+        // record as it is.
+        let columns: HashMap<&str, &jitson_core::layout::Field> =
+            st.fields.iter().map(|f| (f.name, f)).collect();
+        if columns.len() != st.fields.len() {
+            return record;
+        }
         let mut fields: Vec<jitson_core::layout::Field> = Vec::new();
+        let mut named: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for key in keys {
-            if fields.iter().any(|f| f.name == key.as_str()) {
+            if !named.insert(key.as_str()) {
                 continue;
             }
-            fields.push(match column(key) {
+            fields.push(match columns.get(key.as_str()) {
                 Some(field) => copy_field(field),
                 None => jitson_core::layout::Field {
                     name: self.keep_str(key),
@@ -289,7 +296,7 @@ impl Plan {
             });
         }
         for field in st.fields {
-            if !fields.iter().any(|f| f.name == field.name) {
+            if !named.contains(field.name) {
                 fields.push(copy_field(field));
             }
         }
