@@ -21,12 +21,12 @@ use core::ffi::c_void;
 
 use jitson_core::column::{
     Column, ColumnLayout, Conflict, ParseFn, ParsedLayout, Shape, Store, column_abandon_row,
-    column_append_text, column_node, column_push_null, node,
+    column_append_text, column_node, column_pop, column_push_null, node,
 };
 use jitson_core::decode::{HasLayout, layout_of};
 use jitson_core::layout::{
-    DuplicateKeys, Kind, LayoutRef, MapLayout, SlotFn, StringLayout, StructLayout, TupleElem,
-    TupleLayout, TypeLayout,
+    DuplicateKeys, Kind, LayoutRef, MapLayout, SkippedField, SlotFn, StringLayout, StructLayout,
+    TupleElem, TupleLayout, TypeLayout,
 };
 use jitson_core::raw::IgnoredAny;
 
@@ -184,8 +184,32 @@ impl Plan {
     ) -> Result<(&'static TypeLayout, Vec<ColumnTemplate>), ArrowError> {
         let mut layouts = Vec::with_capacity(fields.len());
         let mut templates = Vec::with_capacity(fields.len());
+        // A name that repeats (Arrow allows it) names the first column of it
+        // only, as in arrow-json, whose later ones are always null: they are
+        // never read from JSON (positional in list mode, where every column
+        // is read).
+        let mut repeats = Vec::new();
+        let mut names = std::collections::HashSet::new();
         for (i, field) in fields.iter().enumerate() {
             let (layout, template) = self.column(field, policy, count)?;
+            templates.push(template);
+            if !policy.list_structs && !names.insert(field.name()) {
+                if !field.is_nullable() {
+                    return Err(ArrowError::SchemaError(format!(
+                        "column {i} of struct {name} repeats the name `{}` and is not nullable: \
+                         keys of that name fill the first column of it, so this one could \
+                         only be null",
+                        field.name()
+                    )));
+                }
+                repeats.push(SkippedField {
+                    name: self.keep_str(field.name()),
+                    offset: i * size_of::<Column>(),
+                    init: column_push_null,
+                    drop: Some(column_pop),
+                });
+                continue;
+            }
             layouts.push(jitson_core::layout::Field {
                 name: self.keep_str(field.name()),
                 aliases: &[],
@@ -198,7 +222,6 @@ impl Plan {
                 },
                 skip_if: None,
             });
-            templates.push(template);
         }
         let name = self.keep_str(name);
         if policy.list_structs {
@@ -228,10 +251,11 @@ impl Plan {
             return Ok((layout, templates));
         }
         let fields = self.keep(layouts);
+        let skipped = self.keep(repeats);
         let st = self.keep(StructLayout {
             name,
             fields,
-            skipped: &[],
+            skipped,
             deny_unknown_fields: policy.strict,
             duplicate_keys: if policy.strict_parsing {
                 DuplicateKeys::Error
@@ -270,13 +294,9 @@ impl Plan {
         if keys.is_empty() || policy.strict || policy.strict_parsing {
             return record;
         }
-        // Columns of one name (Arrow allows them) each keep their field: the
-        // record as it is.
+        // Names are unique among the fields (`record`).
         let columns: HashMap<&str, &jitson_core::layout::Field> =
             st.fields.iter().map(|f| (f.name, f)).collect();
-        if columns.len() != st.fields.len() {
-            return record;
-        }
         let mut fields: Vec<jitson_core::layout::Field> = Vec::new();
         let mut named: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for key in keys {

@@ -259,11 +259,10 @@ impl crate::CompiledSchema {
             } else {
                 Framing::Start
             },
-            offset: 0,
             records: 0,
-            lines: 0,
-            carry: 0,
-            pending_at: (0, 0),
+            at: Origin::default(),
+            pending_at: Origin::default(),
+            pending_framed: false,
         }
     }
 }
@@ -293,17 +292,49 @@ pub struct Decoder {
     pending: Vec<u8>,
     scan: ValueEnd,
     framing: Framing,
-    /// Bytes consumed before the current call.
-    offset: u64,
     /// Records taken into earlier batches.
     records: u64,
-    /// Newlines in the bytes consumed before the current call.
+    /// Where the current call's buffer starts: after the bytes consumed before.
+    at: Origin,
+    /// Where the pending record starts.
+    pending_at: Origin,
+    /// Whether the framing has taken the pending record's first byte as a
+    /// record's (`next_record`); not when a batch filled before it.
+    pending_framed: bool,
+}
+
+/// A place in the stream, as errors give it: the bytes before it, the
+/// newlines among them and the characters since the last one (columns of
+/// errors on the line a buffer starts in count them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Origin {
+    offset: u64,
     lines: u64,
-    /// Characters since the last of those newlines (columns of errors on the
-    /// line a call starts in count them).
     carry: u64,
-    /// `lines` and `carry` where the pending record starts.
-    pending_at: (u64, u64),
+}
+
+impl Origin {
+    /// The place just after `bytes`, which start here.
+    fn after(self, bytes: &[u8]) -> Origin {
+        let (lines, carry) = advance(self.lines, self.carry, bytes);
+        Origin {
+            offset: self.offset + bytes.len() as u64,
+            lines,
+            carry,
+        }
+    }
+}
+
+/// Why [`Decoder::values`] stopped, with the offset it stopped at.
+#[derive(Clone, Copy, Debug)]
+enum Stop {
+    /// The next record starts at or after the limit it was given (or the
+    /// buffer is used up).
+    Past(usize),
+    /// The batch is full; the next record starts here.
+    Full(usize),
+    /// The record starting here goes on past the buffer.
+    Open(usize),
 }
 
 impl std::fmt::Debug for Decoder {
@@ -325,49 +356,107 @@ impl Decoder {
     pub fn decode(&mut self, buf: &[u8]) -> Result<usize, ArrowError> {
         let result = self.decode_inner(buf);
         if let Ok(consumed) = result {
-            (self.lines, self.carry) = advance(self.lines, self.carry, &buf[..consumed]);
-            self.offset += consumed as u64;
+            self.at = self.at.after(&buf[..consumed]);
         }
         result
     }
 
     fn decode_inner(&mut self, buf: &[u8]) -> Result<usize, ArrowError> {
         let mut pos = 0;
-        if !self.pending.is_empty() {
-            match self.scan.run(buf) {
-                None => {
-                    self.pending.extend_from_slice(buf);
-                    return Ok(buf.len());
-                }
-                Some(end) => {
-                    // One byte past the end too: a scalar ends at the byte after
-                    // it, which its parser reads (and reports, if wrong) as the
-                    // whole input would have it.
-                    let lookahead = (end + 1).min(buf.len());
-                    let carried = self.pending.len();
-                    self.pending.extend_from_slice(&buf[..lookahead]);
-                    let record = std::mem::take(&mut self.pending);
-                    let start = self.offset - carried as u64;
-                    let mut at = 0;
-                    let (lines, carry) = self.pending_at;
-                    self.record(&record, &mut at, start, lines, carry)?;
+        // A record kept from the last call: complete it with the bytes of `buf`
+        // up to where it ends, and decode what starts in the kept bytes.
+        while !self.pending.is_empty() {
+            let Some(end) = self.scan.run(buf) else {
+                self.pending.extend_from_slice(buf);
+                return Ok(buf.len());
+            };
+            // One byte past the end too: a scalar ends at the byte after it,
+            // which its parser reads (and reports, if wrong) as the whole
+            // input would have it.
+            let lookahead = (end + 1).min(buf.len());
+            let carried = self.pending.len();
+            let mut record = std::mem::take(&mut self.pending);
+            record.extend_from_slice(&buf[..lookahead]);
+            // Usually one value, but a scalar ends where its parse stops, not
+            // at the delimiter the scan found: `1` then `x` is `1`, and then
+            // `x`, read (and refused) as in one buffer.
+            match self.values(
+                &record,
+                0,
+                self.pending_at,
+                carried,
+                false,
+                self.pending_framed,
+            )? {
+                Stop::Past(at) => {
+                    pos = at - carried;
+                    record.clear();
                     self.pending = record;
-                    self.pending.clear();
-                    // Where the value's parse stopped in `buf`: a scalar's
-                    // lookahead byte is not part of it (`1` then `x2`: the
-                    // `x` is read next, and refused, as in one buffer).
-                    pos = at.checked_sub(carried).unwrap_or(end);
                 }
+                Stop::Full(at) => {
+                    // The batch is full before the kept bytes are: keep the
+                    // rest of them (`flush` leaves them, as it does with a
+                    // full batch) and none of `buf`.
+                    self.keep(&record[..carried], at, false);
+                    return Ok(0);
+                }
+                Stop::Open(at) => self.keep(&record[..carried], at, true),
             }
         }
-        loop {
-            if self.rows == self.batch_size {
-                return Ok(pos);
+        match self.values(buf, pos, self.at, usize::MAX, false, false)? {
+            Stop::Full(at) => Ok(at),
+            Stop::Past(_) => Ok(buf.len()),
+            Stop::Open(at) => {
+                self.pending_at = self.at.after(&buf[..at]);
+                self.pending_framed = true;
+                self.pending.extend_from_slice(&buf[at..]);
+                Ok(buf.len())
             }
-            pos = match self.next_record(buf, pos)? {
-                Some(p) => p,
-                None => return Ok(buf.len()),
-            };
+        }
+    }
+
+    /// Keeps `record[at..]` (the pending bytes from `at`: a value's start,
+    /// `framed` as `pending_framed` says) for the next call, with the scan
+    /// state at its end.
+    fn keep(&mut self, record: &[u8], at: usize, framed: bool) {
+        self.pending_at = self.pending_at.after(&record[..at]);
+        self.pending_framed = framed;
+        self.pending.clear();
+        self.pending.extend_from_slice(&record[at..]);
+        self.scan = ValueEnd::default();
+        let end = self.scan.run(&self.pending);
+        debug_assert!(end.is_none(), "a kept value ends inside the kept bytes");
+    }
+
+    /// Decodes the records of `buf` (which starts at `origin` in the stream)
+    /// from `pos` on, until one starts at or after `stop`, the batch is full,
+    /// or a record goes on past the end of `buf` (then `self.scan` has read
+    /// it). With `last`, `buf` ends the stream: every record in it is decoded
+    /// as it is, and fails if it is cut short. With `framed`, a record starts
+    /// at `pos` (`next_record` has read up to it).
+    fn values(
+        &mut self,
+        buf: &[u8],
+        mut pos: usize,
+        origin: Origin,
+        stop: usize,
+        last: bool,
+        mut framed: bool,
+    ) -> Result<Stop, ArrowError> {
+        loop {
+            if pos >= stop {
+                return Ok(Stop::Past(pos));
+            }
+            if !framed {
+                if self.rows == self.batch_size {
+                    return Ok(Stop::Full(pos));
+                }
+                pos = match self.next_record(buf, pos, origin)? {
+                    Some(p) => p,
+                    None => return Ok(Stop::Past(buf.len())),
+                };
+            }
+            framed = false;
             // The record is decoded from a slice that starts with it: an error
             // (the last record of a buffer is usually cut short) then finds its
             // line and column in the record's bytes, not in the whole buffer
@@ -378,13 +467,11 @@ impl Decoder {
             // the end of the buffer may go on in the next one (`12` then
             // `34`): keep it until a delimiter, or the end of the stream
             // (`flush`), says where it ends.
-            if !matches!(rest[0], b'{' | b'[' | b'"') {
+            if !last && !matches!(rest[0], b'{' | b'[' | b'"') {
                 let mut scan = ValueEnd::default();
                 if scan.run(rest).is_none() {
                     self.scan = scan;
-                    self.pending_at = advance(self.lines, self.carry, &buf[..pos]);
-                    self.pending.extend_from_slice(rest);
-                    return Ok(buf.len());
+                    return Ok(Stop::Open(pos));
                 }
             }
             let mut at = 0;
@@ -398,16 +485,13 @@ impl Decoder {
                     // truncated object, a number cut in two): keep it, unless it
                     // visibly ends here, and then the error stands.
                     self.scan = ValueEnd::default();
-                    if self.scan.run(rest).is_some() {
-                        let (lines, carry) = advance(self.lines, self.carry, &buf[..pos]);
-                        let at = (self.offset + pos as u64, lines, carry);
+                    if last || self.scan.run(rest).is_some() {
                         let record = self.records + self.rows as u64;
+                        let at = origin.after(&buf[..pos]);
                         let e = RecordError::new(&self.plan.schema, &e, record, at);
                         return Err(Box::new(e).into());
                     }
-                    self.pending_at = advance(self.lines, self.carry, &buf[..pos]);
-                    self.pending.extend_from_slice(&buf[pos..]);
-                    return Ok(buf.len());
+                    return Ok(Stop::Open(pos));
                 }
             }
         }
@@ -415,7 +499,12 @@ impl Decoder {
 
     /// Skips whitespace and top-level separators; the offset of the next record,
     /// or `None` when `buf` holds no more.
-    fn next_record(&mut self, buf: &[u8], mut pos: usize) -> Result<Option<usize>, ArrowError> {
+    fn next_record(
+        &mut self,
+        buf: &[u8],
+        mut pos: usize,
+        origin: Origin,
+    ) -> Result<Option<usize>, ArrowError> {
         loop {
             while pos < buf.len() && matches!(buf[pos], b' ' | b'\t' | b'\n' | b'\r') {
                 pos += 1;
@@ -449,54 +538,30 @@ impl Decoder {
                     } else {
                         "expected `,` or `]` between records"
                     };
-                    return Err(self.framing_error(buf, pos, what).into());
+                    return Err(self.framing_error(buf, pos, origin, what).into());
                 }
             }
         }
     }
 
-    fn framing_error(&self, buf: &[u8], pos: usize, what: &str) -> Box<RecordError> {
-        let (line, column) = jitson_core::error::line_column(buf, pos);
-        let (line, column) = (line as u64, column as u64);
-        let column = if line == 1 {
-            self.carry + column
-        } else {
-            column
-        };
+    fn framing_error(
+        &self,
+        buf: &[u8],
+        pos: usize,
+        origin: Origin,
+        what: &str,
+    ) -> Box<RecordError> {
+        let at = origin.after(&buf[..pos]);
         Box::new(RecordError {
             record: self.records + self.rows as u64,
-            line: self.lines + line,
-            column,
-            byte: self.offset + pos as u64,
+            line: at.lines + 1,
+            column: at.carry + 1,
+            byte: at.offset,
             path: "$".into(),
             column_name: None,
             data_type: None,
             message: what.into(),
         })
-    }
-
-    /// Decodes the record at `*pos` of `input` (which starts at stream offset
-    /// `base`, after `lines` newlines and `carry` characters of its line).
-    fn record(
-        &mut self,
-        input: &[u8],
-        pos: &mut usize,
-        base: u64,
-        lines: u64,
-        carry: u64,
-    ) -> Result<(), Box<RecordError>> {
-        match self.plan.decode_record(input, pos, &mut self.columns) {
-            Ok(()) => {
-                self.rows += 1;
-                Ok(())
-            }
-            Err(e) => Err(Box::new(RecordError::new(
-                &self.plan.schema,
-                &e,
-                self.records + self.rows as u64,
-                (base, lines, carry),
-            ))),
-        }
     }
 
     /// Whether the input so far ends inside a record (kept for the next
@@ -563,12 +628,24 @@ impl Decoder {
             // The stream ends inside a record: a top-level scalar kept for a
             // delimiter is complete now; anything else fails here, with its
             // position.
-            let record = std::mem::take(&mut self.pending);
-            let start = self.offset - record.len() as u64;
-            let (lines, carry) = self.pending_at;
-            let mut at = 0;
-            self.record(&record, &mut at, start, lines, carry)?;
-            self.scan = ValueEnd::default();
+            // (With a full batch, the kept bytes wait for the next `decode` or
+            // `flush`: see `decode_inner`.) What follows the scalar's parse in
+            // the kept bytes (`x` of `1x`) is read as more records.
+            if self.rows < self.batch_size {
+                let record = std::mem::take(&mut self.pending);
+                match self.values(
+                    &record,
+                    0,
+                    self.pending_at,
+                    usize::MAX,
+                    true,
+                    self.pending_framed,
+                )? {
+                    Stop::Past(_) => self.scan = ValueEnd::default(),
+                    Stop::Full(at) => self.keep(&record, at, false),
+                    Stop::Open(_) => unreachable!("the last buffer keeps nothing open"),
+                }
+            }
         }
         if self.rows == 0 {
             return Ok(None);
@@ -646,13 +723,12 @@ pub struct RecordError {
 impl RecordError {
     /// `at`: where the decoded slice starts: its stream offset, the newlines
     /// before it, and the characters of its first line before it.
-    fn new(
-        schema: &SchemaRef,
-        e: &jitson_core::Error,
-        record: u64,
-        at: (u64, u64, u64),
-    ) -> RecordError {
-        let (base, lines, carry) = at;
+    fn new(schema: &SchemaRef, e: &jitson_core::Error, record: u64, at: Origin) -> RecordError {
+        let Origin {
+            offset: base,
+            lines,
+            carry,
+        } = at;
         // The column: follow the path's field names through the schema.
         let mut fields = Some(schema.fields());
         let mut names: Vec<&str> = Vec::new();
@@ -900,7 +976,7 @@ fn decode_chunk(
     range: std::ops::Range<usize>,
 ) -> ChunkResult {
     let mut decoder = schema.decoder();
-    decoder.offset = range.start as u64;
+    decoder.at.offset = range.start as u64;
     let chunk = &input[range];
     let mut batches = Vec::new();
     let mut pos = 0;

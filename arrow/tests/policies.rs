@@ -145,13 +145,18 @@ fn coerce_primitive() {
 }
 
 /// A record split across two `decode` calls at every byte offset decodes as
-/// the whole input does.
+/// the whole input does, with batches that fill at every record too.
 #[test]
 fn split_at_every_byte() {
     let input = format!("[{}]", LOG.trim_end().replace('\n', ",\n"));
     for text in [LOG, input.as_str()] {
-        for backend in BACKENDS {
-            let builder = ReaderBuilder::new(log_schema()).with_backend(backend);
+        for (backend, batch) in BACKENDS
+            .into_iter()
+            .flat_map(|b| [(b, 1), (b, 2), (b, 1024)])
+        {
+            let builder = ReaderBuilder::new(log_schema())
+                .with_backend(backend)
+                .with_batch_size(batch);
             let whole = decode_all(builder.clone(), text.as_bytes()).unwrap();
             let compiled = builder.compile().unwrap();
             for split in 0..=text.len() {
@@ -168,7 +173,10 @@ fn split_at_every_byte() {
                     }
                 }
                 batches.extend(decoder.flush().unwrap());
-                assert_eq!(batches, whole, "{backend:?}, split at {split}");
+                assert_eq!(
+                    batches, whole,
+                    "{backend:?}, batches of {batch}, split at {split}"
+                );
             }
         }
     }
