@@ -354,17 +354,22 @@ pub(crate) fn bind_timestamp<'a, T: ArrowTimestampType>(
     plan: &'a Plan,
     array: &'a dyn Array,
 ) -> Result<Box<dyn Encode + 'a>, ArrowError> {
-    // The digit-by-digit path: no zone, or a whole-minute offset under a day
-    // (every offset arrow parses without chrono-tz).
-    let offset = match &plan.tz {
-        None => Some(0),
-        Some(tz) => {
+    // The digit-by-digit path: no zone, or a zone that is one offset for
+    // every instant (written `±HH:MM`, `±HHMM`, `±HH`, or `UTC`) of whole
+    // minutes. A named zone (arrow with `chrono-tz`, as DataFusion builds
+    // it) goes through chrono: its offset changes with the instant (summer
+    // time), and the offset at the epoch wrote July in Paris an hour early.
+    let fixed_zone = |name: &str| name == "UTC" || name.starts_with(['+', '-']);
+    let offset = match (&plan.tz, &plan.data_type) {
+        (None, _) => Some(0),
+        (Some(tz), arrow_schema::DataType::Timestamp(_, Some(name))) if fixed_zone(name) => {
             let fixed = tz
                 .offset_from_utc_datetime(&chrono::NaiveDateTime::default())
                 .fix();
             let seconds = fixed.local_minus_utc();
             (seconds % 60 == 0).then_some(seconds)
         }
+        (Some(_), _) => None,
     };
     Ok(Box::new(Timestamps::<T> {
         values: array.as_primitive::<T>().values().as_ref(),
