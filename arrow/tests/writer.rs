@@ -593,6 +593,10 @@ fn dates_and_times() {
             Some(86_399_999),
             None,
             Some(45_296_100),
+            Some(45_296_120),
+            Some(-1),
+            Some(86_400_000),
+            Some(i32::MIN),
         ])),
     );
     check_column(
@@ -602,6 +606,10 @@ fn dates_and_times() {
             Some(86_399_999_999),
             None,
             Some(45_296_000_001),
+            Some(45_296_010_000),
+            Some(-1),
+            Some(86_400_000_000),
+            Some(i64::MAX),
         ])),
     );
     check_column(
@@ -611,6 +619,10 @@ fn dates_and_times() {
             Some(86_399_999_999_999),
             None,
             Some(45_296_000_000_010),
+            Some(45_296_000_100_000),
+            Some(-1),
+            Some(86_400_000_000_000),
+            Some(i64::MIN),
         ])),
     );
 }

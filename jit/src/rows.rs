@@ -49,12 +49,14 @@ pub enum RowKind {
     List { large: bool, item: Box<RowKind> },
     /// A `bytes`-wide value (1, 2, 4 or 8 bytes) formatted by a pure
     /// function, the address of a [`FormatFn`] (see [`RowKind::formatted`]),
-    /// into room for `max_len` bytes reserved by the generated code; a value
-    /// it declines is written by the view's [`RowCallFn`].
+    /// into room for `max_len` bytes reserved by the generated code, with
+    /// the column's constant `param`; a value it declines is written by the
+    /// view's [`RowCallFn`].
     Formatted {
         bytes: u8,
         max_len: u8,
         format: usize,
+        param: u64,
     },
     /// Anything else: the view's [`RowCallFn`] appends the value's text.
     Call,
@@ -69,20 +71,28 @@ pub enum RowKind {
 pub const ROW_MAX_DEPTH: usize = 32;
 
 /// Formats a fixed-width value, given as its bits zero-extended to 64, at
-/// `dst`, which has room for the kind's `max_len` bytes. Returns the bytes
-/// written, or 0 to decline the value (nothing written; the view's
-/// [`RowCallFn`] then writes it, e.g. a date outside the years the fast path
-/// knows). Never unwinds.
-pub type FormatFn = unsafe extern "C" fn(value: u64, dst: *mut u8) -> usize;
+/// `dst`, which has room for the kind's `max_len` bytes; `param` is the
+/// column's constant (a zone's offset: [`RowKind::formatted_with`]), 0 when it
+/// has none. Returns the bytes written, or 0 to decline the value (nothing
+/// written; the view's [`RowCallFn`] then writes it, e.g. a date outside the
+/// years the fast path knows). Never unwinds.
+pub type FormatFn = unsafe extern "C" fn(value: u64, dst: *mut u8, param: u64) -> usize;
 
 impl RowKind {
     /// A [`RowKind::Formatted`] column of `bytes`-wide values formatted by
     /// `format` in at most `max_len` bytes.
     pub fn formatted(bytes: u8, max_len: u8, format: FormatFn) -> RowKind {
+        RowKind::formatted_with(bytes, max_len, format, 0)
+    }
+
+    /// [`RowKind::formatted`] with `param` passed to every call of `format`
+    /// (a constant of the column, such as the offset of its time zone).
+    pub fn formatted_with(bytes: u8, max_len: u8, format: FormatFn, param: u64) -> RowKind {
         RowKind::Formatted {
             bytes,
             max_len,
             format: format as usize,
+            param,
         }
     }
 
@@ -638,6 +648,7 @@ impl Rows<'_> {
                 bytes,
                 max_len,
                 format,
+                param,
             } => {
                 let ty = int_type(*bytes);
                 let src = emit_element(t, at, row, *bytes);
@@ -649,8 +660,14 @@ impl Rows<'_> {
                 };
                 t.ensure_const(usize::from(*max_len), fail);
                 let dst = t.cursor();
+                let param = t.b.ins().iconst(types::I64, *param as i64);
                 let n = t
-                    .call_addr(*format, &[types::I64, PTR], Some(PTR), &[v, dst])
+                    .call_addr(
+                        *format,
+                        &[types::I64, PTR, types::I64],
+                        Some(PTR),
+                        &[v, dst, param],
+                    )
                     .expect("returns a length");
                 let (written, declined, done) =
                     (t.b.create_block(), t.b.create_block(), t.b.create_block());

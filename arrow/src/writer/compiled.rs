@@ -17,7 +17,10 @@ use jitson_jit::{ColumnView, CompiledRows, RowColumn, RowKind, RowSpec};
 
 use super::number::{FLOAT_MAX_LEN, format_float};
 use super::plan::{Column, Encode, Plan};
-use super::temporal::{STAMP_MAX_LEN, format_date32, format_date64, format_timestamp};
+use super::temporal::{
+    STAMP_MAX_LEN, fixed_offset, format_date32, format_date64, format_time32ms, format_time32s,
+    format_time64ns, format_time64us, format_timestamp, format_timestamp_at,
+};
 use super::{JsonFormat, Options};
 use crate::reader::Backend;
 
@@ -303,6 +306,33 @@ fn row_kind(data_type: &DataType, plan: &Plan, depth: usize) -> RowKind {
             };
             RowKind::formatted(8, STAMP_MAX_LEN, format)
         }
+        // A zone of one offset (`UTC`, `+05:30`): the offset is the format
+        // function's parameter; a named zone goes through chrono.
+        DataType::Timestamp(unit, Some(_)) if plan.format.is_none() => {
+            use arrow_array::types::*;
+            let Some(offset) = fixed_offset(plan) else {
+                return RowKind::Call;
+            };
+            let format: jitson_jit::FormatFn = match unit {
+                TimeUnit::Second => format_timestamp_at::<TimestampSecondType>,
+                TimeUnit::Millisecond => format_timestamp_at::<TimestampMillisecondType>,
+                TimeUnit::Microsecond => format_timestamp_at::<TimestampMicrosecondType>,
+                TimeUnit::Nanosecond => format_timestamp_at::<TimestampNanosecondType>,
+            };
+            RowKind::formatted_with(8, STAMP_MAX_LEN, format, i64::from(offset) as u64)
+        }
+        DataType::Time32(TimeUnit::Second) if plan.format.is_none() => {
+            RowKind::formatted(4, STAMP_MAX_LEN, format_time32s)
+        }
+        DataType::Time32(TimeUnit::Millisecond) if plan.format.is_none() => {
+            RowKind::formatted(4, STAMP_MAX_LEN, format_time32ms)
+        }
+        DataType::Time64(TimeUnit::Microsecond) if plan.format.is_none() => {
+            RowKind::formatted(8, STAMP_MAX_LEN, format_time64us)
+        }
+        DataType::Time64(TimeUnit::Nanosecond) if plan.format.is_none() => {
+            RowKind::formatted(8, STAMP_MAX_LEN, format_time64ns)
+        }
         DataType::Date32 if plan.format.is_none() => {
             RowKind::formatted(4, STAMP_MAX_LEN, format_date32)
         }
@@ -444,6 +474,10 @@ fn primitive_values(array: &dyn Array) -> *const u8 {
         DataType::Timestamp(TimeUnit::Millisecond, _) => first::<TimestampMillisecondType>(array),
         DataType::Timestamp(TimeUnit::Microsecond, _) => first::<TimestampMicrosecondType>(array),
         DataType::Timestamp(TimeUnit::Nanosecond, _) => first::<TimestampNanosecondType>(array),
+        DataType::Time32(TimeUnit::Second) => first::<Time32SecondType>(array),
+        DataType::Time32(TimeUnit::Millisecond) => first::<Time32MillisecondType>(array),
+        DataType::Time64(TimeUnit::Microsecond) => first::<Time64MicrosecondType>(array),
+        DataType::Time64(TimeUnit::Nanosecond) => first::<Time64NanosecondType>(array),
         other => unreachable!("row_kind reads no {other} column"),
     }
 }

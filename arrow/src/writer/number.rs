@@ -93,6 +93,7 @@ impl Float for half::f16 {
 pub(crate) unsafe extern "C" fn format_float<T: Float + FromBits>(
     value: u64,
     dst: *mut u8,
+    _param: u64,
 ) -> usize {
     let mut buf = [0u8; FLOAT_ROOM];
     let len = T::from_bits(value).format(&mut buf);

@@ -52,16 +52,19 @@ static PAIRS: [[u8; 2]; 100] = {
 /// stack (at most 37 bytes: `"`, a date, `T`, a time with nine fraction
 /// digits, an offset, `"`) and appended to the output in one copy.
 struct Stamp {
-    buf: [u8; 40],
+    buf: [u8; STAMP_ROOM],
     len: usize,
 }
+
+/// A [`Stamp`]'s buffer, copied whole.
+const STAMP_ROOM: usize = 40;
 
 impl Stamp {
     /// A stamp holding its opening quote.
     #[inline]
     fn quoted() -> Stamp {
         let mut stamp = Stamp {
-            buf: [0; 40],
+            buf: [0; STAMP_ROOM],
             len: 1,
         };
         stamp.buf[0] = b'"';
@@ -83,27 +86,37 @@ impl Stamp {
     /// Appends the stamp and its closing quote to `out`.
     #[inline]
     fn close_into(mut self, out: &mut Vec<u8>) {
-        self.push(b'"');
-        out.extend_from_slice(&self.buf[..self.len]);
+        out.reserve(STAMP_ROOM);
+        let len = out.len();
+        // SAFETY: `out` has room for the whole buffer past its length (the
+        // reserve above), which `self` (a local) does not overlap; of what
+        // is copied, the stamp's bytes and quote are initialised and taken
+        // into the vector, the rest stays spare capacity.
+        unsafe {
+            let written = self.close_at(out.as_mut_ptr().add(len));
+            out.set_len(len + written);
+        }
     }
 
-    /// Writes the stamp and its closing quote at `dst`: their length.
+    /// Writes the stamp and its closing quote at `dst` (their length is
+    /// `self.len`, counting the quote). The whole buffer is copied, a fixed
+    /// size the compiler copies in line, where the stamp's own length took
+    /// a `memmove` call per value (a third of a timestamp column's time).
     ///
     /// # Safety
-    /// `dst` has room for [`STAMP_MAX_LEN`] bytes.
-    #[cfg(feature = "jit")]
+    /// `dst` has room for [`STAMP_ROOM`] bytes.
     #[inline]
-    unsafe fn close_at(mut self, dst: *mut u8) -> usize {
+    unsafe fn close_at(&mut self, dst: *mut u8) -> usize {
         self.push(b'"');
         // SAFETY: the caller's room holds the whole buffer; `self` is a local.
-        unsafe { std::ptr::copy_nonoverlapping(self.buf.as_ptr(), dst, self.len) };
+        unsafe { std::ptr::copy_nonoverlapping(self.buf.as_ptr(), dst, STAMP_ROOM) };
         self.len
     }
 }
 
 /// The room the compiled writer reserves for a [`Stamp`].
 #[cfg(feature = "jit")]
-pub(crate) const STAMP_MAX_LEN: u8 = 40;
+pub(crate) const STAMP_MAX_LEN: u8 = STAMP_ROOM as u8;
 
 /// The compiled writer's [`jitson_jit::FormatFn`] for timestamps of type `T`
 /// without a zone or a format: what `Timestamps` writes, or 0 (declined) for
@@ -115,14 +128,96 @@ pub(crate) const STAMP_MAX_LEN: u8 = 40;
 pub(crate) unsafe extern "C" fn format_timestamp<T: ArrowTimestampType>(
     value: u64,
     dst: *mut u8,
+    _param: u64,
 ) -> usize {
-    let (seconds, nanos) = split(value as i64, T::UNIT);
-    let mut stamp = Stamp::quoted();
-    if !write_datetime(&mut stamp, seconds, nanos) {
-        return 0;
+    match stamp_text(value as i64, T::UNIT, 0, false) {
+        // SAFETY: as the caller guarantees.
+        Some(mut stamp) => unsafe { stamp.close_at(dst) },
+        None => 0,
     }
-    // SAFETY: as the caller guarantees.
-    unsafe { stamp.close_at(dst) }
+}
+
+/// [`format_timestamp`] for a column in a zone of one offset, `param` (its
+/// seconds east of UTC, from [`fixed_offset`], sign-extended): the local
+/// time and `Z` or `±HH:MM`, as `Timestamps` writes it, or 0 where that
+/// goes through chrono.
+///
+/// # Safety
+/// `dst` has room for [`STAMP_MAX_LEN`] bytes.
+#[cfg(feature = "jit")]
+pub(crate) unsafe extern "C" fn format_timestamp_at<T: ArrowTimestampType>(
+    value: u64,
+    dst: *mut u8,
+    param: u64,
+) -> usize {
+    match stamp_text(value as i64, T::UNIT, param as i64 as i32, true) {
+        // SAFETY: as the caller guarantees.
+        Some(mut stamp) => unsafe { stamp.close_at(dst) },
+        None => 0,
+    }
+}
+
+/// The default text of timestamp `value` in `unit`, as local time `offset`
+/// seconds east of UTC, quoted, then `Z` or `±HH:MM` when `zoned`; `None`
+/// for years outside 0..=9999 (and offsets past the ends of `i64`), which
+/// go through chrono. Both backends write timestamps in the default formats
+/// with it.
+#[inline]
+fn stamp_text(value: i64, unit: TimeUnit, offset: i32, zoned: bool) -> Option<Stamp> {
+    let (seconds, nanos) = split(value, unit);
+    let mut stamp = Stamp::quoted();
+    // as_datetime's range is wider than years 0..=9999, so a value written
+    // here is one chrono would convert.
+    let local = seconds.checked_add(i64::from(offset))?;
+    if !write_datetime(&mut stamp, local, nanos) {
+        return None;
+    }
+    if zoned {
+        write_offset(&mut stamp, offset);
+    }
+    Some(stamp)
+}
+
+/// The compiled writer's [`jitson_jit::FormatFn`]s for times without a
+/// format: what `Times` writes, or 0 where arrow's conversion fails (the
+/// encoder writes its message).
+#[cfg(feature = "jit")]
+macro_rules! format_time {
+    ($($name:ident: $native:ty => $convert:ident;)*) => {$(
+        /// # Safety
+        /// `dst` has room for [`STAMP_MAX_LEN`] bytes.
+        pub(crate) unsafe extern "C" fn $name(value: u64, dst: *mut u8, _param: u64) -> usize {
+            match time_text($convert(value as $native)) {
+                // SAFETY: as the caller guarantees.
+                Some(mut stamp) => unsafe { stamp.close_at(dst) },
+                None => 0,
+            }
+        }
+    )*};
+}
+
+#[cfg(feature = "jit")]
+format_time! {
+    format_time32s: i32 => time32s_to_time;
+    format_time32ms: i32 => time32ms_to_time;
+    format_time64us: i64 => time64us_to_time;
+    format_time64ns: i64 => time64ns_to_time;
+}
+
+/// A time of day as chrono's `Debug` writes it (`HH:MM:SS`, then 3, 6 or 9
+/// fraction digits when there is a fraction), quoted; `None` when arrow's
+/// conversion failed or for a leap second.
+#[inline]
+fn time_text(time: Option<chrono::NaiveTime>) -> Option<Stamp> {
+    use chrono::Timelike;
+    let time = time?;
+    let nanos = time.nanosecond();
+    if nanos >= 1_000_000_000 {
+        return None;
+    }
+    let mut stamp = Stamp::quoted();
+    write_time(&mut stamp, time.num_seconds_from_midnight(), nanos);
+    Some(stamp)
 }
 
 /// [`format_timestamp`] for Date32 (days, the low 32 bits) without a format.
@@ -130,7 +225,7 @@ pub(crate) unsafe extern "C" fn format_timestamp<T: ArrowTimestampType>(
 /// # Safety
 /// `dst` has room for [`STAMP_MAX_LEN`] bytes.
 #[cfg(feature = "jit")]
-pub(crate) unsafe extern "C" fn format_date32(value: u64, dst: *mut u8) -> usize {
+pub(crate) unsafe extern "C" fn format_date32(value: u64, dst: *mut u8, _param: u64) -> usize {
     let mut stamp = Stamp::quoted();
     if !write_date(&mut stamp, i64::from(value as u32 as i32)) {
         return 0;
@@ -144,9 +239,9 @@ pub(crate) unsafe extern "C" fn format_date32(value: u64, dst: *mut u8) -> usize
 /// # Safety
 /// `dst` has room for [`STAMP_MAX_LEN`] bytes.
 #[cfg(feature = "jit")]
-pub(crate) unsafe extern "C" fn format_date64(value: u64, dst: *mut u8) -> usize {
+pub(crate) unsafe extern "C" fn format_date64(value: u64, dst: *mut u8, param: u64) -> usize {
     // SAFETY: as the caller guarantees.
-    unsafe { format_timestamp::<arrow_array::types::TimestampMillisecondType>(value, dst) }
+    unsafe { format_timestamp::<arrow_array::types::TimestampMillisecondType>(value, dst, param) }
 }
 
 /// Year, month, day of a day count from 1970-01-01 (proleptic Gregorian;
@@ -316,20 +411,10 @@ impl<T: ArrowTimestampType> Encode for Timestamps<'_, T> {
     #[inline]
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
         let value = self.values[row];
-        if let Some(offset) = self.offset.filter(|_| self.plan.format.is_none()) {
-            let (seconds, nanos) = split(value, T::UNIT);
-            let mut stamp = Stamp::quoted();
-            // as_datetime's range is wider than years 0..=9999, so a value
-            // written here is one chrono would convert.
-            let written = seconds
-                .checked_add(i64::from(offset))
-                .is_some_and(|local| write_datetime(&mut stamp, local, nanos));
-            if written {
-                if self.plan.tz.is_some() {
-                    write_offset(&mut stamp, offset);
-                }
-                return stamp.close_into(out);
-            }
+        if let Some(offset) = self.offset.filter(|_| self.plan.format.is_none())
+            && let Some(stamp) = stamp_text(value, T::UNIT, offset, self.plan.tz.is_some())
+        {
+            return stamp.close_into(out);
         }
         out.push(b'"');
         self.slow(value, out);
@@ -354,13 +439,24 @@ pub(crate) fn bind_timestamp<'a, T: ArrowTimestampType>(
     plan: &'a Plan,
     array: &'a dyn Array,
 ) -> Result<Box<dyn Encode + 'a>, ArrowError> {
-    // The digit-by-digit path: no zone, or a zone that is one offset for
-    // every instant (written `±HH:MM`, `±HHMM`, `±HH`, or `UTC`) of whole
-    // minutes. A named zone (arrow with `chrono-tz`, as DataFusion builds
-    // it) goes through chrono: its offset changes with the instant (summer
-    // time), and the offset at the epoch wrote July in Paris an hour early.
+    Ok(Box::new(Timestamps::<T> {
+        values: array.as_primitive::<T>().values().as_ref(),
+        plan,
+        offset: fixed_offset(plan),
+        _unit: std::marker::PhantomData,
+    }))
+}
+
+/// The offset of a timestamp column's zone, in seconds east of UTC, where
+/// it is one offset for every instant (no zone: 0; a zone written `±HH:MM`,
+/// `±HHMM`, `±HH`, or `UTC`) of whole minutes: its values are written digit
+/// by digit. `None` for the rest: a named zone (arrow with `chrono-tz`, as
+/// DataFusion builds it) goes through chrono, since its offset changes with
+/// the instant (summer time; the offset at the epoch wrote July in Paris an
+/// hour early).
+pub(crate) fn fixed_offset(plan: &Plan) -> Option<i32> {
     let fixed_zone = |name: &str| name == "UTC" || name.starts_with(['+', '-']);
-    let offset = match (&plan.tz, &plan.data_type) {
+    match (&plan.tz, &plan.data_type) {
         (None, _) => Some(0),
         (Some(tz), arrow_schema::DataType::Timestamp(_, Some(name))) if fixed_zone(name) => {
             let fixed = tz
@@ -370,13 +466,7 @@ pub(crate) fn bind_timestamp<'a, T: ArrowTimestampType>(
             (seconds % 60 == 0).then_some(seconds)
         }
         (Some(_), _) => None,
-    };
-    Ok(Box::new(Timestamps::<T> {
-        values: array.as_primitive::<T>().values().as_ref(),
-        plan,
-        offset,
-        _unit: std::marker::PhantomData,
-    }))
+    }
 }
 
 struct Date32s<'a> {
@@ -453,7 +543,8 @@ pub(crate) fn bind_date64<'a>(
     }))
 }
 
-/// Times through chrono (rare enough not to need their own digits).
+/// Times: the default format digit by digit (`time_text`), a custom one
+/// through chrono.
 struct Times<'a, T: ArrowPrimitiveType> {
     values: &'a [T::Native],
     plan: &'a Plan,
@@ -466,6 +557,11 @@ where
 {
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
         let value = self.values[row];
+        if self.plan.format.is_none()
+            && let Some(stamp) = time_text((self.convert)(value))
+        {
+            return stamp.close_into(out);
+        }
         out.push(b'"');
         match (self.convert)(value) {
             None => write_error(out, "temporal", value, self.plan),
