@@ -425,6 +425,13 @@ fn strings() -> Vec<Option<String>> {
         Some("é ü 😀 \u{2028}\u{2029}".into()),
         Some("a string long enough to be out of line in a view array".into()),
         Some("<html> & 'apostrophes' /slash/".into()),
+        // At a string view's 12 bytes in line, and past them.
+        Some("twelve bytes".into()),
+        Some("eleven byte\"".into()),
+        Some("ten bytes\n".into()),
+        Some("nine byt😀".into()),
+        Some("thirteen byte".into()),
+        Some("\u{1}".into()),
     ];
     for c in 0u8..0x21 {
         v.push(Some(format!("x{}y", c as char)));
@@ -820,6 +827,37 @@ fn structs_maps_dictionaries() {
     let keys = Int16Array::from(vec![Some(0), Some(1), None, Some(1)]);
     let dict = DictionaryArray::<Int16Type>::try_new(keys, Arc::new(values)).unwrap();
     check_column("dictnull", Arc::new(dict));
+    // Every key width, and values of the kinds the compiled writer reads
+    // itself (texts behind offsets and in views, floats, timestamps).
+    let texts: ArrayRef = Arc::new(StringArray::from(strings()));
+    let views: ArrayRef = Arc::new(StringViewArray::from(strings()));
+    let floats: ArrayRef = Arc::new(Float64Array::from(vec![
+        Some(0.1),
+        None,
+        Some(-0.0),
+        Some(1e300),
+        Some(f64::NAN),
+    ]));
+    let stamps: ArrayRef = Arc::new(
+        TimestampMillisecondArray::from(vec![Some(0), Some(-1), None, Some(1_700_000_000_123)])
+            .with_timezone("+05:30"),
+    );
+    for values in [texts, views, floats, stamps] {
+        let n = values.len() as u64;
+        let key = |i: u64| (i * 7 + 3) % n;
+        let valid = |i: u64| i % 5 != 2;
+        macro_rules! dict {
+            ($key:ty, $keys:ty) => {{
+                let keys = <$keys>::from_iter((0..40u64).map(|i| valid(i).then(|| key(i) as _)));
+                let dict = DictionaryArray::<$key>::try_new(keys, values.clone()).unwrap();
+                check_column("d", Arc::new(dict));
+            }};
+        }
+        dict!(Int8Type, Int8Array);
+        dict!(arrow_array::types::UInt16Type, UInt16Array);
+        dict!(Int32Type, Int32Array);
+        dict!(arrow_array::types::UInt64Type, UInt64Array);
+    }
 
     let run = RunArray::<Int32Type>::try_new(
         &Int32Array::from(vec![2, 3, 6]),
@@ -827,6 +865,41 @@ fn structs_maps_dictionaries() {
     )
     .unwrap();
     same_bytes(&[&batch_of("ree", Arc::new(run))]);
+}
+
+/// A key pointing at a null decimal in a dictionary's values: arrow-json
+/// writes nothing for the value (`{"d":}`, not JSON); jitson writes the
+/// digits the slot holds, as both write a null slot of integers (the one
+/// difference in bytes, docs/arrow.md).
+#[test]
+fn dictionary_keys_at_null_decimals_write_the_slot() {
+    let values = Decimal128Array::from(vec![Some(1234), None])
+        .with_precision_and_scale(10, 2)
+        .unwrap();
+    let keys = Int32Array::from(vec![Some(1), Some(0)]);
+    let dict = DictionaryArray::<Int32Type>::try_new(keys, Arc::new(values)).unwrap();
+    let batch = batch_of("d", Arc::new(dict));
+    let formats = Formats::default();
+    let arrow_json = theirs::<arrow_json::writer::LineDelimited>(
+        &[&batch],
+        false,
+        StructMode::ObjectOnly,
+        &formats,
+    )
+    .unwrap();
+    assert_eq!(arrow_json, b"{\"d\":}\n{\"d\":12.34}\n");
+    for backend in backends() {
+        let ours = ours_on::<writer::LineDelimited>(
+            backend,
+            &[&batch],
+            false,
+            StructMode::ObjectOnly,
+            &formats,
+            1,
+        )
+        .unwrap();
+        assert_eq!(ours, b"{\"d\":0.00}\n{\"d\":12.34}\n", "{backend:?}");
+    }
 }
 
 #[test]
@@ -1109,6 +1182,7 @@ mod generated {
             Just(DataType::Float64),
             Just(DataType::Utf8),
             Just(DataType::LargeUtf8),
+            Just(DataType::Utf8View),
             Just(DataType::Timestamp(TimeUnit::Millisecond, None)),
             Just(DataType::Timestamp(
                 TimeUnit::Microsecond,
@@ -1119,6 +1193,7 @@ mod generated {
             Just(DataType::Decimal256(40, 3)),
             Just(DataType::Date64),
             Just(DataType::Time64(TimeUnit::Microsecond)),
+            Just(DataType::Time32(TimeUnit::Millisecond)),
             Just(DataType::Binary),
         ]
     }
@@ -1267,11 +1342,13 @@ mod generated {
                 };
                 out.push_str(&serde_json::to_string(&f).unwrap());
             }
-            DataType::Utf8 | DataType::LargeUtf8 => {
-                let s: String = (0..r % 12)
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => {
+                // Mostly plain (a view holds up to 12 bytes in line).
+                let s: String = (0..r % 24)
                     .map(|i| {
-                        ['a', 'é', '"', '\\', '\n', '\u{1}', '😀', ' ', '/']
-                            [((r >> (i * 4)) % 9) as usize]
+                        [
+                            'a', 'b', 'c', 'd', 'é', '"', '\\', '\n', '\u{1}', '😀', ' ', '/',
+                        ][(r.rotate_right(i as u32 * 4) % 12) as usize]
                     })
                     .collect();
                 out.push_str(&serde_json::to_string(&s).unwrap());
@@ -1286,6 +1363,7 @@ mod generated {
                 out.push_str(&ms.to_string());
             }
             DataType::Time64(_) => out.push_str(&(r % 86_400_000_000).to_string()),
+            DataType::Time32(_) => out.push_str(&(r % 86_400_000).to_string()),
             DataType::Binary => {
                 let hex: String = (0..r % 9)
                     .map(|i| format!("{:02x}", (r >> (i * 7)) as u8))

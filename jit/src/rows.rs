@@ -2,8 +2,9 @@
 //! jitson-arrow's writer, for one schema and one set of options.
 //!
 //! The description ([`RowSpec`]) knows nothing of Arrow: each column is an
-//! integer of some width, a bit-packed boolean, text behind offsets, a struct
-//! of such columns, a list of them behind offsets, a fixed-width value a
+//! integer of some width, a bit-packed boolean, text behind offsets or in
+//! string views, a struct of such columns, a list of them behind offsets, a
+//! dictionary of them behind integer keys, a fixed-width value a
 //! given function formats ([`RowKind::Formatted`]), or a value some other
 //! code writes ([`RowKind::Call`]). Per batch, the caller points a [`ColumnView`]
 //! at each column's buffers (a struct's fields and a list's items have views
@@ -21,7 +22,7 @@
 use std::time::{Duration, Instant};
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{AbiParam, Block, InstBuilder, Signature, Value, types};
+use cranelift_codegen::ir::{AbiParam, Block, BlockArg, InstBuilder, Signature, Value, types};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::JITModule;
 use cranelift_module::{Linkage, Module};
@@ -40,6 +41,12 @@ pub enum RowKind {
     /// UTF-8 text behind 32-bit (or, `large`, 64-bit) offsets, written as a
     /// JSON string with serde_json's escapes.
     Text { large: bool },
+    /// UTF-8 text in 16-byte views, the Arrow columnar format's string
+    /// views: a little-endian 32-bit length, then the text itself when it
+    /// is at most 12 bytes long, or else (after a 4-byte prefix) a 32-bit
+    /// index of one of the column's data buffers and a 32-bit offset into
+    /// it; written as [`RowKind::Text`] is.
+    TextView,
     /// A struct: its fields, written as a row's columns are (object or list
     /// mode, the same null rules), each from the same row of its own view.
     Struct(Vec<RowColumn>),
@@ -47,6 +54,11 @@ pub enum RowKind {
     /// (32-bit offsets, or 64-bit when `large`), `,` between them, a null
     /// item as `null`, then `]`.
     List { large: bool, item: Box<RowKind> },
+    /// Dictionary-encoded values: `key_bytes`-wide (1, 2, 4 or 8)
+    /// non-negative keys, each the row of the value to write in the
+    /// dictionary's view (of kind `value`, written without a null test:
+    /// the key's validity is the value's).
+    Dictionary { key_bytes: u8, value: Box<RowKind> },
     /// A `bytes`-wide value (1, 2, 4 or 8 bytes) formatted by a pure
     /// function, the address of a [`FormatFn`] (see [`RowKind::formatted`]),
     /// into room for `max_len` bytes reserved by the generated code, with
@@ -62,9 +74,10 @@ pub enum RowKind {
     Call,
 }
 
-/// How deep structs and lists may nest in a [`RowSpec`]: a row's columns are
-/// at depth 0, a struct's fields and a list's item one deeper than it. A
-/// struct or list at this depth or deeper must be given as a
+/// How deep structs, lists and dictionaries may nest in a [`RowSpec`]: a
+/// row's columns are at depth 0, a struct's fields, a list's item and a
+/// dictionary's values one deeper than it. A struct, list or dictionary at
+/// this depth or deeper must be given as a
 /// [`RowKind::Call`] (its encoder writes it); [`compile_rows`] refuses a spec
 /// that nests deeper (the generated code is one function, and each level
 /// adds its blocks and variables to it).
@@ -102,6 +115,7 @@ impl RowKind {
         match self {
             RowKind::Struct(fields) => 1 + fields.iter().map(|f| f.kind.views()).sum::<usize>(),
             RowKind::List { item, .. } => 1 + item.views(),
+            RowKind::Dictionary { value, .. } => 1 + value.views(),
             _ => 1,
         }
     }
@@ -147,14 +161,17 @@ pub type RowCallFn =
 pub struct ColumnView {
     /// `Int` and `Formatted`: the first value; `Bool`: the bit buffer;
     /// `Text` and `List`: the first offset (`len + 1` offsets follow);
-    /// `Struct`: unused.
+    /// `TextView`: the first view; `Dictionary`: the first key; `Struct`:
+    /// unused.
     pub values: *const u8,
     /// `Bool`: the bit of row 0 in `values`.
     pub values_bit: usize,
-    /// `Text`: the bytes the offsets index.
+    /// `Text`: the bytes the offsets index; `TextView`: the addresses of
+    /// the data buffers the views index (an array of `*const u8`).
     pub data: *const u8,
     /// `Text`: how many bytes `data` holds (a short text is read sixteen
-    /// bytes at a time when as many are there).
+    /// bytes at a time when as many are there); `TextView`: how many
+    /// buffers.
     pub data_len: usize,
     /// The validity bitmap when this batch has nulls in the column, or null.
     pub validity: *const u8,
@@ -265,6 +282,7 @@ pub fn compile_rows(spec: &RowSpec) -> Result<CompiledRows, CompileError> {
                 1 + fields.iter().map(|f| nesting(&f.kind)).max().unwrap_or(0)
             }
             RowKind::List { item, .. } => 1 + nesting(item),
+            RowKind::Dictionary { value, .. } => 1 + nesting(value),
             _ => 0,
         }
     }
@@ -401,6 +419,25 @@ fn emit_element(t: &mut EncodeTranslator<'_, '_>, view: Value, row: Value, bytes
     let values = t.b.ins().load(PTR, state_flags(), view, VIEW_VALUES);
     let offset = t.b.ins().imul_imm_s(row, i64::from(bytes));
     t.b.ins().iadd(values, offset)
+}
+
+/// The bytes of a text of `len` bytes (an i64) at byte `first` of the
+/// 16-byte vector `v` that a JSON string cannot hold as they are: an i32,
+/// bit `first + i` for the text's byte `i`; 0 when there are none.
+/// `first + len` is at most 16.
+fn emit_text_specials(t: &mut EncodeTranslator<'_, '_>, v: Value, first: i64, len: Value) -> Value {
+    let flags = crate::kind::vector_specials(&mut t.b, v);
+    // ((1 << len) - 1) << first.
+    let one = t.b.ins().iconst(types::I32, 1);
+    let len32 = t.b.ins().ireduce(types::I32, len);
+    let mask = t.b.ins().ishl(one, len32);
+    let mask = t.b.ins().iadd_imm_s(mask, -1);
+    let mask = if first == 0 {
+        mask
+    } else {
+        t.b.ins().ishl_imm_u(mask, first)
+    };
+    t.b.ins().band(flags, mask)
 }
 
 /// The integer type `bytes` (1, 2, 4 or 8) wide.
@@ -637,12 +674,23 @@ impl Rows<'_> {
                 t.b.ins().jump(done, &[]);
                 t.b.switch_to_block(done);
             }
+            RowKind::TextView => self.emit_text_view(t, at, row),
             RowKind::Struct(fields) => {
                 self.emit_record(t, fields, view + 1, row, b"");
             }
             RowKind::List { large, item } => {
                 let (from, to) = self.emit_offsets(t, at, row, *large);
                 self.emit_items(t, item, view + 1, from, to);
+            }
+            RowKind::Dictionary { key_bytes, value } => {
+                let src = emit_element(t, at, row, *key_bytes);
+                let key = t.b.ins().load(int_type(*key_bytes), value_flags(), src, 0);
+                let key = if *key_bytes == 8 {
+                    key
+                } else {
+                    t.b.ins().uextend(types::I64, key)
+                };
+                self.emit_value(t, value, view + 1, key, false);
             }
             RowKind::Formatted {
                 bytes,
@@ -738,13 +786,7 @@ impl Rows<'_> {
 
         t.b.switch_to_block(vector);
         let v = t.b.ins().load(types::I8X16, value_flags(), text, 0);
-        let flags = crate::kind::vector_specials(&mut t.b, v);
-        // Only the text's own bytes: (1 << len) - 1, len <= 16.
-        let one = t.b.ins().iconst(types::I32, 1);
-        let len32 = t.b.ins().ireduce(types::I32, len);
-        let mask = t.b.ins().ishl(one, len32);
-        let mask = t.b.ins().iadd_imm_s(mask, -1);
-        let hits = t.b.ins().band(flags, mask);
+        let hits = emit_text_specials(t, v, 0, len);
         t.b.ins().brif(hits, general, &[], plain, &[]);
 
         t.b.switch_to_block(plain);
@@ -758,6 +800,71 @@ impl Rows<'_> {
         let written = t.b.ins().iadd_imm_s(len, 2);
         t.advance(written);
         t.b.ins().jump(done, &[]);
+    }
+
+    /// The text of view `row` of the [`RowKind::TextView`] column at
+    /// `view`. A text of at most 12 bytes lies in the view itself: the
+    /// view's 16 bytes are checked for escapes as one vector (the flags of
+    /// the text's bytes, 4 to 4 + len, kept), and when there are none its
+    /// 12 bytes are stored after the opening quote as two words and the
+    /// closing quote after the text. Longer texts, and those to escape, go
+    /// to the typed encoder's string emitter.
+    fn emit_text_view(&self, t: &mut EncodeTranslator<'_, '_>, view: Value, row: Value) {
+        let fail = self.fail;
+        let at = emit_element(t, view, row, 16);
+        let len = t.b.ins().load(types::I32, value_flags(), at, 0);
+        let len = t.b.ins().uextend(types::I64, len);
+        let (inline, plain, long, general, done) = (
+            t.b.create_block(),
+            t.b.create_block(),
+            t.b.create_block(),
+            t.b.create_block(),
+            t.b.create_block(),
+        );
+        let text = t.b.append_block_param(general, PTR);
+        let short =
+            t.b.ins()
+                .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, len, 12);
+        t.b.ins().brif(short, inline, &[], long, &[]);
+
+        t.b.switch_to_block(inline);
+        let v = t.b.ins().load(types::I8X16, value_flags(), at, 0);
+        let hits = emit_text_specials(t, v, 4, len);
+        let in_view = t.b.ins().iadd_imm_s(at, 4);
+        t.b.ins()
+            .brif(hits, general, &[BlockArg::Value(in_view)], plain, &[]);
+
+        t.b.switch_to_block(plain);
+        t.ensure_const(14, fail);
+        let dst = t.cursor();
+        let quote = t.b.ins().iconst(types::I8, i64::from(b'"'));
+        t.b.ins().store(value_flags(), quote, dst, 0);
+        let low = t.b.ins().load(types::I64, value_flags(), at, 4);
+        t.b.ins().store(value_flags(), low, dst, 1);
+        let high = t.b.ins().load(types::I32, value_flags(), at, 12);
+        t.b.ins().store(value_flags(), high, dst, 9);
+        let close = t.b.ins().iadd(dst, len);
+        t.b.ins().store(value_flags(), quote, close, 1);
+        let written = t.b.ins().iadd_imm_s(len, 2);
+        t.advance(written);
+        t.b.ins().jump(done, &[]);
+
+        t.b.switch_to_block(long);
+        let index = t.b.ins().load(types::I32, value_flags(), at, 8);
+        let index = t.b.ins().uextend(types::I64, index);
+        let offset = t.b.ins().load(types::I32, value_flags(), at, 12);
+        let offset = t.b.ins().uextend(types::I64, offset);
+        let buffers = t.b.ins().load(PTR, state_flags(), view, VIEW_DATA);
+        let slot = t.b.ins().imul_imm_s(index, i64::from(PTR.bytes()));
+        let slot = t.b.ins().iadd(buffers, slot);
+        let base = t.b.ins().load(PTR, value_flags(), slot, 0);
+        let in_buffer = t.b.ins().iadd(base, offset);
+        t.b.ins().jump(general, &[BlockArg::Value(in_buffer)]);
+
+        t.b.switch_to_block(general);
+        t.emit_encode_text(text, len, fail);
+        t.b.ins().jump(done, &[]);
+        t.b.switch_to_block(done);
     }
 
     /// Offsets `row` and `row + 1` of the offsets at `view`'s values, as

@@ -1,11 +1,11 @@
 //! The writer's JIT backend: the row loop of a schema's record compiled by
-//! `jitson_jit::compile_rows`. Integer, boolean and Utf8 / LargeUtf8 columns,
-//! and structs and lists of them, are read and written by generated code (the
-//! typed encoder's emitters); floats, dates and timestamps in the default
-//! formats are read by it and formatted by the interpreter's own functions
-//! into room it reserves; every other column's values by its plan encoder,
-//! called back from the generated code, so both backends write the same
-//! bytes.
+//! `jitson_jit::compile_rows`. Integer, boolean and Utf8 / LargeUtf8 /
+//! Utf8View columns, and structs, lists and dictionaries of them, are read
+//! and written by generated code (the typed encoder's emitters); floats,
+//! dates, times and timestamps in the default formats are read by it and
+//! formatted by the interpreter's own functions into room it reserves; every
+//! other column's values by its plan encoder, called back from the generated
+//! code, so both backends write the same bytes.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -220,13 +220,12 @@ impl Compiled {
         out: &mut Vec<u8>,
         mut flush: impl FnMut(&mut Vec<u8>) -> Result<(), ArrowError>,
     ) -> Result<(), ArrowError> {
-        // The views, in the spec's order, and the encoders the `Call` views
-        // point into (boxed: their addresses stay put while more are made).
-        let mut encoders = Vec::new();
-        let mut views = Vec::new();
+        // The views, in the spec's order, and what they point into.
+        let mut bound = Bound::default();
         for ((kind, child), array) in self.kinds.iter().zip(&plan.children).zip(batch.columns()) {
-            bind(kind, child, array.as_ref(), &mut encoders, &mut views)?;
+            bind(kind, child, array.as_ref(), &mut bound)?;
         }
+        let views = &bound.views;
         let _panics = jitson_core::panic::Scope::enter();
         let mut start = rows.start;
         while start < rows.end {
@@ -234,10 +233,11 @@ impl Compiled {
             let separate_first = start > rows.start || !first_in_stream;
             // SAFETY: the views of the spec's columns in its order, each over
             // the buffers of its array in `batch` (alive for the call; the
-            // encoders behind `Call` views live in `encoders`): a column's
-            // cover rows `start..end` of the batch, a struct field's its
-            // struct's rows, a list item's every item of its list array.
-            let ok = unsafe { self.rows.write(&views, start..end, separate_first, out) };
+            // encoders behind `Call` views and the buffer addresses of
+            // `TextView` views live in `bound`): a column's cover rows
+            // `start..end` of the batch, a struct field's its struct's rows,
+            // a list item's every item of its list array.
+            let ok = unsafe { self.rows.write(views, start..end, separate_first, out) };
             if !ok {
                 // An encoder panicked (or the buffer could not grow).
                 jitson_core::panic::resume();
@@ -250,9 +250,22 @@ impl Compiled {
             }
             start = end;
         }
-        drop(encoders);
+        drop(bound);
         Ok(())
     }
+}
+
+/// A batch's views and what they point into besides the batch's buffers.
+#[derive(Default)]
+struct Bound<'a> {
+    views: Vec<ColumnView>,
+    /// The encoders of `Call` (and `Formatted`) views, boxed: their
+    /// addresses stay put while more are made.
+    #[allow(clippy::vec_box)] // the views point into the boxes
+    encoders: Vec<Box<Column<'a>>>,
+    /// The data buffers' addresses of each `TextView` view (a vector's
+    /// elements stay put when the outer vector grows).
+    buffers: Vec<Vec<*const u8>>,
 }
 
 /// The row columns of a record (the schema's, or a struct's) whose fields
@@ -292,6 +305,7 @@ fn row_kind(data_type: &DataType, plan: &Plan, depth: usize) -> RowKind {
         DataType::Boolean => RowKind::Bool,
         DataType::Utf8 => RowKind::Text { large: false },
         DataType::LargeUtf8 => RowKind::Text { large: true },
+        DataType::Utf8View => RowKind::TextView,
         DataType::Float16 => RowKind::formatted(2, FLOAT_MAX_LEN, format_float::<half::f16>),
         DataType::Float32 => RowKind::formatted(4, FLOAT_MAX_LEN, format_float::<f32>),
         DataType::Float64 => RowKind::formatted(8, FLOAT_MAX_LEN, format_float::<f64>),
@@ -348,20 +362,35 @@ fn row_kind(data_type: &DataType, plan: &Plan, depth: usize) -> RowKind {
                 item: Box::new(row_kind(item.data_type(), &plan.children[0], depth + 1)),
             }
         }
+        // Temporal values at null slots take the encoder's `""`.
+        DataType::Dictionary(key, value)
+            if depth < jitson_jit::ROW_MAX_DEPTH && !value.is_temporal() =>
+        {
+            let key_bytes = match key.as_ref() {
+                DataType::Int8 | DataType::UInt8 => 1,
+                DataType::Int16 | DataType::UInt16 => 2,
+                DataType::Int32 | DataType::UInt32 => 4,
+                _ => 8,
+            };
+            RowKind::Dictionary {
+                key_bytes,
+                value: Box::new(row_kind(value, &plan.children[0], depth + 1)),
+            }
+        }
         _ => RowKind::Call,
     }
 }
 
 /// Appends the views of a column of kind `kind` (its own, then its fields'
-/// or its item's) over `array`, which `plan` lowered; a `Call` view's
-/// encoder goes to `encoders`.
+/// or its item's) over `array`, which `plan` lowered, to `bound`, with what
+/// they point into.
 fn bind<'a>(
     kind: &RowKind,
     plan: &'a Plan,
     array: &'a dyn Array,
-    encoders: &mut Vec<Box<Column<'a>>>,
-    views: &mut Vec<ColumnView>,
+    bound: &mut Bound<'a>,
 ) -> Result<(), ArrowError> {
+    let views = &mut bound.views;
     let mut view = ColumnView {
         values: core::ptr::null(),
         values_bit: 0,
@@ -389,7 +418,7 @@ fn bind<'a>(
             nulls(&mut view, column.nulls.as_ref());
             view.call = Some(call_encoder);
             view.ctx = (&raw const column.encoder).cast();
-            encoders.push(column);
+            bound.encoders.push(column);
             views.push(view);
             return Ok(());
         }
@@ -412,6 +441,16 @@ fn bind<'a>(
                 text::<i32>(array, &mut view);
             }
         }
+        RowKind::TextView => {
+            // The views are sliced with the array; the buffers are not
+            // (the views index them).
+            let text = array.as_string_view();
+            let buffers: Vec<*const u8> = text.data_buffers().iter().map(|b| b.as_ptr()).collect();
+            view.values = text.views().as_ptr().cast();
+            view.data = buffers.as_ptr().cast();
+            view.data_len = buffers.len();
+            bound.buffers.push(buffers);
+        }
         RowKind::Struct(fields) => {
             nulls(&mut view, array.nulls());
             views.push(view);
@@ -419,7 +458,7 @@ fn bind<'a>(
             // row r of each.
             let children = array.as_struct().columns();
             for ((field, child), child_array) in fields.iter().zip(&plan.children).zip(children) {
-                bind(&field.kind, child, child_array.as_ref(), encoders, views)?;
+                bind(&field.kind, child, child_array.as_ref(), bound)?;
             }
             return Ok(());
         }
@@ -441,7 +480,15 @@ fn bind<'a>(
                 list::<i32>(array, &mut view)
             };
             views.push(view);
-            return bind(item, &plan.children[0], values.as_ref(), encoders, views);
+            return bind(item, &plan.children[0], values.as_ref(), bound);
+        }
+        RowKind::Dictionary { value, .. } => {
+            nulls(&mut view, array.nulls());
+            // The keys are sliced with the dictionary; its values are not
+            // (the keys index them).
+            let values = dictionary_keys(array, &mut view);
+            views.push(view);
+            return bind(value, &plan.children[0], values.as_ref(), bound);
         }
     }
     nulls(&mut view, array.nulls());
@@ -479,6 +526,33 @@ fn primitive_values(array: &dyn Array) -> *const u8 {
         DataType::Time64(TimeUnit::Microsecond) => first::<Time64MicrosecondType>(array),
         DataType::Time64(TimeUnit::Nanosecond) => first::<Time64NanosecondType>(array),
         other => unreachable!("row_kind reads no {other} column"),
+    }
+}
+
+/// Points `view` at the first key of the dictionary `array`: its values.
+fn dictionary_keys<'a>(array: &'a dyn Array, view: &mut ColumnView) -> &'a ArrayRef {
+    use arrow_array::types::*;
+    fn keys<'a, K: arrow_array::types::ArrowDictionaryKeyType>(
+        array: &'a dyn Array,
+        view: &mut ColumnView,
+    ) -> &'a ArrayRef {
+        let dictionary = array.as_dictionary::<K>();
+        view.values = dictionary.keys().values().as_ptr().cast();
+        dictionary.values()
+    }
+    let DataType::Dictionary(key, _) = array.data_type() else {
+        unreachable!("row_kind made a dictionary of a {}", array.data_type())
+    };
+    match key.as_ref() {
+        DataType::Int8 => keys::<Int8Type>(array, view),
+        DataType::Int16 => keys::<Int16Type>(array, view),
+        DataType::Int32 => keys::<Int32Type>(array, view),
+        DataType::Int64 => keys::<Int64Type>(array, view),
+        DataType::UInt8 => keys::<UInt8Type>(array, view),
+        DataType::UInt16 => keys::<UInt16Type>(array, view),
+        DataType::UInt32 => keys::<UInt32Type>(array, view),
+        DataType::UInt64 => keys::<UInt64Type>(array, view),
+        other => unreachable!("the plan refuses dictionaries keyed by {other}"),
     }
 }
 

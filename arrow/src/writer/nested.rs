@@ -262,23 +262,38 @@ pub(crate) fn bind_map<'a>(
 struct Dictionary<'a, K: ArrowNativeType> {
     keys: &'a [K],
     values: Box<dyn Encode + 'a>,
+    /// Temporal values' nulls: a valid key at a null value writes `""`.
+    null_slots: Option<&'a arrow_buffer::NullBuffer>,
 }
 
 impl<K: ArrowNativeType> Encode for Dictionary<'_, K> {
     #[inline]
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
-        self.values.encode(self.keys[row].as_usize(), out);
+        let key = self.keys[row].as_usize();
+        if self.null_slots.is_some_and(|nulls| nulls.is_null(key)) {
+            out.extend_from_slice(b"\"\"");
+        } else {
+            self.values.encode(key, out);
+        }
     }
 }
 
+/// A dictionary's values are written at their keys, null or not, as
+/// arrow-json writes them: a null slot as what its buffers hold, except for
+/// temporal values, which arrow-json formats through arrow's display (a
+/// null is `""` there).
 pub(crate) fn bind_dictionary<'a, K: ArrowDictionaryKeyType>(
     plan: &'a Plan,
     array: &'a dyn Array,
 ) -> Result<Box<dyn Encode + 'a>, ArrowError> {
     let array = array.as_dictionary::<K>();
+    let values = array.values();
     Ok(Box::new(Dictionary {
         keys: array.keys().values().as_ref(),
-        values: (plan.children[0].bind)(&plan.children[0], array.values().as_ref())?,
+        values: (plan.children[0].bind)(&plan.children[0], values.as_ref())?,
+        null_slots: values
+            .nulls()
+            .filter(|nulls| values.data_type().is_temporal() && nulls.null_count() > 0),
     }))
 }
 
