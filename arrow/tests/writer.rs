@@ -686,7 +686,13 @@ fn decimals() {
         Some(10i128.pow(37)),
         Some(-(10i128.pow(38) - 1)),
         Some(100),
+        // Past precision 38 (arrow's formatting cuts the digits).
+        Some(i128::MAX),
+        Some(i128::MIN),
+        Some(-1),
     ];
+    // Texts of every length up to past the compiled writer's 64 bytes of
+    // room (a scale of -30 on 39 digits: 69), which the encoder then writes.
     for (p, s) in [
         (10u8, 2i8),
         (38, 0),
@@ -695,6 +701,11 @@ fn decimals() {
         (20, 15),
         (3, 1),
         (38, 38),
+        (38, -24),
+        (38, -25),
+        (38, -30),
+        (1, -100),
+        (38, 37),
     ] {
         let a = Decimal128Array::from(values.clone())
             .with_precision_and_scale(p, s)
@@ -712,14 +723,30 @@ fn decimals() {
             .unwrap();
         check_column("d256", Arc::new(a));
     }
-    let small = Decimal32Array::from(vec![Some(12345), None, Some(-7)])
-        .with_precision_and_scale(9, 3)
+    for (p, s) in [(9u8, 3i8), (9, 9), (1, 0), (9, -70)] {
+        let small = Decimal32Array::from(vec![
+            Some(12345),
+            None,
+            Some(-7),
+            Some(i32::MAX),
+            Some(i32::MIN),
+        ])
+        .with_precision_and_scale(p, s)
         .unwrap();
-    check_column("d32", Arc::new(small));
-    let mid = Decimal64Array::from(vec![Some(12345), None, Some(-7)])
-        .with_precision_and_scale(18, 4)
+        check_column("d32", Arc::new(small));
+    }
+    for (p, s) in [(18u8, 4i8), (18, 18), (18, -50)] {
+        let mid = Decimal64Array::from(vec![
+            Some(12345),
+            None,
+            Some(-7),
+            Some(i64::MAX),
+            Some(i64::MIN),
+        ])
+        .with_precision_and_scale(p, s)
         .unwrap();
-    check_column("d64", Arc::new(mid));
+        check_column("d64", Arc::new(mid));
+    }
 }
 
 #[test]

@@ -59,7 +59,7 @@ pub enum RowKind {
     /// dictionary's view (of kind `value`, written without a null test:
     /// the key's validity is the value's).
     Dictionary { key_bytes: u8, value: Box<RowKind> },
-    /// A `bytes`-wide value (1, 2, 4 or 8 bytes) formatted by a pure
+    /// A `bytes`-wide value (1, 2, 4, 8 or 16 bytes) formatted by a pure
     /// function, the address of a [`FormatFn`] (see [`RowKind::formatted`]),
     /// into room for `max_len` bytes reserved by the generated code, with
     /// the column's constant `param`; a value it declines is written by the
@@ -83,8 +83,9 @@ pub enum RowKind {
 /// adds its blocks and variables to it).
 pub const ROW_MAX_DEPTH: usize = 32;
 
-/// Formats a fixed-width value, given as its bits zero-extended to 64, at
-/// `dst`, which has room for the kind's `max_len` bytes; `param` is the
+/// Formats a fixed-width value, given as its bits zero-extended to 64 (a
+/// 16-byte value: as its address), at `dst`, which has room for the kind's
+/// `max_len` bytes; `param` is the
 /// column's constant (a zone's offset: [`RowKind::formatted_with`]), 0 when it
 /// has none. Returns the bytes written, or 0 to decline the value (nothing
 /// written; the view's [`RowCallFn`] then writes it, e.g. a date outside the
@@ -698,13 +699,14 @@ impl Rows<'_> {
                 format,
                 param,
             } => {
-                let ty = int_type(*bytes);
                 let src = emit_element(t, at, row, *bytes);
-                let v = t.b.ins().load(ty, value_flags(), src, 0);
-                let v = if ty == types::I64 {
-                    v
-                } else {
-                    t.b.ins().uextend(types::I64, v)
+                let v = match *bytes {
+                    16 => src,
+                    8 => t.b.ins().load(types::I64, value_flags(), src, 0),
+                    _ => {
+                        let v = t.b.ins().load(int_type(*bytes), value_flags(), src, 0);
+                        t.b.ins().uextend(types::I64, v)
+                    }
                 };
                 t.ensure_const(usize::from(*max_len), fail);
                 let dst = t.cursor();

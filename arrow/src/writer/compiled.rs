@@ -2,7 +2,7 @@
 //! `jitson_jit::compile_rows`. Integer, boolean and Utf8 / LargeUtf8 /
 //! Utf8View columns, and structs, lists and dictionaries of them, are read
 //! and written by generated code (the typed encoder's emitters); floats,
-//! dates, times and timestamps in the default formats are read by it and
+//! decimals, dates, times and timestamps in the default formats are read by it and
 //! formatted by the interpreter's own functions into room it reserves; every
 //! other column's values by its plan encoder, called back from the generated
 //! code, so both backends write the same bytes.
@@ -15,7 +15,7 @@ use arrow_array::{Array, ArrayRef, OffsetSizeTrait, RecordBatch};
 use arrow_schema::{ArrowError, DataType, SchemaRef, TimeUnit};
 use jitson_jit::{ColumnView, CompiledRows, RowColumn, RowKind, RowSpec};
 
-use super::number::{FLOAT_MAX_LEN, format_float};
+use super::number::{DECIMAL_ROOM, FLOAT_MAX_LEN, decimal_param, format_decimal, format_float};
 use super::plan::{Column, Encode, Plan};
 use super::temporal::{
     STAMP_MAX_LEN, fixed_offset, format_date32, format_date64, format_time32ms, format_time32s,
@@ -293,6 +293,14 @@ fn row_columns(plan: &Plan, fields: &arrow_schema::Fields, depth: usize) -> Vec<
 /// [`jitson_jit::ROW_MAX_DEPTH`] down, structs and lists are calls).
 fn row_kind(data_type: &DataType, plan: &Plan, depth: usize) -> RowKind {
     let int = |bytes, signed| RowKind::Int { bytes, signed };
+    let decimal = |bytes, format, precision, scale| {
+        RowKind::formatted_with(
+            bytes,
+            DECIMAL_ROOM as u8,
+            format,
+            decimal_param(precision, scale),
+        )
+    };
     match data_type {
         DataType::Int8 => int(1, true),
         DataType::Int16 => int(2, true),
@@ -309,6 +317,9 @@ fn row_kind(data_type: &DataType, plan: &Plan, depth: usize) -> RowKind {
         DataType::Float16 => RowKind::formatted(2, FLOAT_MAX_LEN, format_float::<half::f16>),
         DataType::Float32 => RowKind::formatted(4, FLOAT_MAX_LEN, format_float::<f32>),
         DataType::Float64 => RowKind::formatted(8, FLOAT_MAX_LEN, format_float::<f64>),
+        DataType::Decimal32(p, s) => decimal(4, format_decimal::<i32>, *p, *s),
+        DataType::Decimal64(p, s) => decimal(8, format_decimal::<i64>, *p, *s),
+        DataType::Decimal128(p, s) => decimal(16, format_decimal::<i128>, *p, *s),
         // The default formats without a zone; the rest go through chrono.
         DataType::Timestamp(unit, None) if plan.format.is_none() => {
             use arrow_array::types::*;
@@ -525,6 +536,9 @@ fn primitive_values(array: &dyn Array) -> *const u8 {
         DataType::Time32(TimeUnit::Millisecond) => first::<Time32MillisecondType>(array),
         DataType::Time64(TimeUnit::Microsecond) => first::<Time64MicrosecondType>(array),
         DataType::Time64(TimeUnit::Nanosecond) => first::<Time64NanosecondType>(array),
+        DataType::Decimal32(..) => first::<Decimal32Type>(array),
+        DataType::Decimal64(..) => first::<Decimal64Type>(array),
+        DataType::Decimal128(..) => first::<Decimal128Type>(array),
         other => unreachable!("row_kind reads no {other} column"),
     }
 }

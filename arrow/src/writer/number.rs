@@ -200,6 +200,9 @@ where
     T::Native: DecimalDigits,
 {
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
+        if let Some(text) = self.values[row].decimal_text(self.precision, self.scale) {
+            return append(out, text.as_bytes());
+        }
         // The unscaled integer's text, moved aside, then placed.
         let start = out.len();
         self.values[row].append_digits(out);
@@ -211,9 +214,17 @@ where
     }
 }
 
-/// Appends the integer's decimal text (with `-`; at most 78 bytes).
-pub(crate) trait DecimalDigits {
+/// An unscaled decimal's digits.
+pub(crate) trait DecimalDigits: Sized {
+    /// Appends the integer's decimal text (with `-`; at most 78 bytes).
     fn append_digits(self, out: &mut Vec<u8>);
+
+    /// The decimal's text for `precision` and `scale` when it fits a
+    /// [`DecimalText`] (all but very negative scales), without touching the
+    /// output: both backends write decimals from it.
+    fn decimal_text(self, _precision: usize, _scale: i8) -> Option<DecimalText> {
+        None
+    }
 }
 
 macro_rules! itoa_digits {
@@ -221,6 +232,12 @@ macro_rules! itoa_digits {
         impl DecimalDigits for $t {
             fn append_digits(self, out: &mut Vec<u8>) {
                 write_int(out, self);
+            }
+
+            #[inline]
+            fn decimal_text(self, precision: usize, scale: i8) -> Option<DecimalText> {
+                let mut digits = itoa::Buffer::new();
+                DecimalText::place(digits.format(self).as_bytes(), precision, scale)
             }
         }
     )*};
@@ -231,6 +248,133 @@ impl DecimalDigits for arrow_buffer::i256 {
     fn append_digits(self, out: &mut Vec<u8>) {
         use std::io::Write;
         write!(out, "{self}").expect("writing to a Vec cannot fail");
+    }
+}
+
+/// A decimal's text in a fixed buffer: a sign, up to 39 digits and the
+/// point, or `0.` and up to 38 zeros before them, fit; a negative scale's
+/// zeros up to what is left.
+pub(crate) struct DecimalText {
+    buf: [u8; DECIMAL_ROOM],
+    len: usize,
+}
+
+/// A [`DecimalText`]'s room, and what the compiled writer reserves for one.
+pub(crate) const DECIMAL_ROOM: usize = 64;
+
+impl DecimalText {
+    /// [`write_decimal`]'s text of the unscaled integer's `text`, or `None`
+    /// if it is longer than [`DECIMAL_ROOM`].
+    #[inline]
+    fn place(text: &[u8], precision: usize, scale: i8) -> Option<DecimalText> {
+        let mut out = DecimalText {
+            buf: [0; DECIMAL_ROOM],
+            len: 0,
+        };
+        let sign = usize::from(text[0] == b'-');
+        let rest = &text[sign..];
+        let value = &text[..precision.min(rest.len()) + sign];
+        if scale <= 0 {
+            out.push(value)?;
+            out.zeros(scale.unsigned_abs() as usize)?;
+        } else if rest.len() > scale as usize {
+            let split = value.len().saturating_sub(scale as usize);
+            out.push(&value[..split])?;
+            out.push(b".")?;
+            out.push(&value[split..])?;
+        } else {
+            out.push(&text[..sign])?;
+            out.push(b"0.")?;
+            out.zeros(scale as usize - rest.len())?;
+            out.push(rest)?;
+        }
+        Some(out)
+    }
+
+    #[inline]
+    fn push(&mut self, bytes: &[u8]) -> Option<()> {
+        let end = self.len + bytes.len();
+        self.buf.get_mut(self.len..end)?.copy_from_slice(bytes);
+        self.len = end;
+        Some(())
+    }
+
+    #[inline]
+    fn zeros(&mut self, n: usize) -> Option<()> {
+        let end = self.len + n;
+        self.buf.get_mut(self.len..end)?.fill(b'0');
+        self.len = end;
+        Some(())
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+/// The compiled writer's [`jitson_jit::FormatFn`] for decimals whose
+/// unscaled integer is a `T` (i32, i64: the value's bits; i128: its
+/// address), `param` the precision in its low byte and the scale in the
+/// next (see [`decimal_param`]): the text `Decimals` writes, or 0 (declined,
+/// the encoder writes it) when it is longer than [`DECIMAL_ROOM`].
+///
+/// # Safety
+/// `dst` has room for [`DECIMAL_ROOM`] bytes; for i128, `value` is the
+/// address of a live i128.
+#[cfg(feature = "jit")]
+pub(crate) unsafe extern "C" fn format_decimal<T: DecimalBits>(
+    value: u64,
+    dst: *mut u8,
+    param: u64,
+) -> usize {
+    // SAFETY: as the caller guarantees.
+    let unscaled = unsafe { T::from_bits(value) };
+    let (precision, scale) = (param as u8 as usize, (param >> 8) as u8 as i8);
+    match unscaled.decimal_text(precision, scale) {
+        Some(text) => {
+            // SAFETY: the caller's room holds DECIMAL_ROOM bytes; `text` is a
+            // local.
+            unsafe { std::ptr::copy_nonoverlapping(text.buf.as_ptr(), dst, DECIMAL_ROOM) };
+            text.len
+        }
+        None => 0,
+    }
+}
+
+/// The parameter of [`format_decimal`] for `precision` and `scale`.
+#[cfg(feature = "jit")]
+pub(crate) fn decimal_param(precision: u8, scale: i8) -> u64 {
+    u64::from(precision) | u64::from(scale as u8) << 8
+}
+
+/// An unscaled decimal as the compiled writer passes it to
+/// [`format_decimal`].
+#[cfg(feature = "jit")]
+pub(crate) trait DecimalBits: DecimalDigits {
+    /// # Safety
+    /// For i128, `value` is the address of a live i128.
+    unsafe fn from_bits(value: u64) -> Self;
+}
+
+#[cfg(feature = "jit")]
+impl DecimalBits for i32 {
+    unsafe fn from_bits(value: u64) -> i32 {
+        value as u32 as i32
+    }
+}
+
+#[cfg(feature = "jit")]
+impl DecimalBits for i64 {
+    unsafe fn from_bits(value: u64) -> i64 {
+        value as i64
+    }
+}
+
+#[cfg(feature = "jit")]
+impl DecimalBits for i128 {
+    unsafe fn from_bits(value: u64) -> i128 {
+        // SAFETY: as the caller guarantees.
+        unsafe { (value as usize as *const i128).read_unaligned() }
     }
 }
 
