@@ -929,6 +929,77 @@ fn dictionary_keys_at_null_decimals_write_the_slot() {
     }
 }
 
+/// Runs `write` on its own thread: whether it panicked, or `None` if it did
+/// not return within two minutes (a hang; the thread is left behind).
+fn panics_in_time(write: impl FnOnce() + Send + 'static) -> Option<bool> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(write));
+        let _ = tx.send(outcome.is_err());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(120)).ok()
+}
+
+/// A value that panics while formatted (chrono's last second, shifted past
+/// its range by the zone: both writers panic in chrono, as arrow-json does)
+/// in any task of a parallel write: the panic reaches the caller. The
+/// worker that panicked never sent its task, and the caller waited for it
+/// for ever (found by a hostile review; 9 to 10 of 12 positions hung).
+#[test]
+fn a_panic_in_a_parallel_write_reaches_the_caller() {
+    // chrono::NaiveDateTime::MAX in seconds since the epoch.
+    const CHRONO_LAST_SECOND: i64 = 8_210_266_876_799;
+    for backend in backends() {
+        for task in [0, 1, 2, 5, 11, 78] {
+            let mut values = vec![1_700_000_000i64; 20_000];
+            values[task * 256 + 7] = CHRONO_LAST_SECOND;
+            let batch = batch_of(
+                "t",
+                Arc::new(TimestampSecondArray::from(values).with_timezone("+01:00")),
+            );
+            let panicked = panics_in_time(move || {
+                let _ = ours_on::<writer::LineDelimited>(
+                    backend,
+                    &[&batch],
+                    false,
+                    StructMode::ObjectOnly,
+                    &Formats::default(),
+                    3,
+                );
+            });
+            assert_eq!(
+                panicked,
+                Some(true),
+                "{backend:?}, the value in task {task}"
+            );
+        }
+    }
+    // A sink that panics on its second write.
+    struct Panicky(usize);
+    impl std::io::Write for Panicky {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += 1;
+            assert!(self.0 < 2, "the sink panics");
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let rows: Vec<String> = (0..200_000).map(|i| format!("row {i}")).collect();
+    let batch = batch_of("s", Arc::new(StringArray::from(rows)));
+    for backend in backends() {
+        let batch = batch.clone();
+        let panicked = panics_in_time(move || {
+            let mut w = writer::WriterBuilder::new()
+                .with_backend(backend)
+                .build::<_, writer::LineDelimited>(Panicky(0));
+            let _ = w.write_batches_with_threads(&[&batch], 3);
+        });
+        assert_eq!(panicked, Some(true), "{backend:?}, a panicking sink");
+    }
+}
+
 #[test]
 fn empty_and_zero_column_batches() {
     let schema = Arc::new(Schema::new(vec![Field::new("a", DataType::Int32, true)]));

@@ -491,11 +491,41 @@ mod parallel {
         }
     }
 
+    /// Why an item was not formatted.
+    enum Failure {
+        Error(ArrowError),
+        /// A panic while formatting, resumed on the caller's thread.
+        Panic(Box<dyn std::any::Any + Send>),
+    }
+
+    /// Sets `stop` and wakes every waiting worker when dropped: when the
+    /// run ends, and when the caller unwinds (a panicking sink), so that no
+    /// worker waits for a turn that never comes while the scope joins it.
+    struct StopOnDrop<'a> {
+        progress: &'a Mutex<Progress>,
+        turn: &'a Condvar,
+        stop: &'a AtomicBool,
+    }
+
+    impl Drop for StopOnDrop<'_> {
+        fn drop(&mut self) {
+            {
+                // Under the lock, so no worker misses the wake-up.
+                let _p = self.progress.lock().unwrap_or_else(|e| e.into_inner());
+                self.stop.store(true, Ordering::Relaxed);
+            }
+            self.turn.notify_all();
+        }
+    }
+
     /// Formats items `0..count` with `format` on `threads` threads (the
     /// caller's among them), at most `window` ahead of the last one written,
     /// and hands each to `write` in order, on the caller's thread. The first
     /// error (formatting or writing) stops the run; nothing after the failing
-    /// item is written.
+    /// item is written. A panic in `format`, on any thread, stops it the same
+    /// way and is resumed on the caller's thread once the workers are joined
+    /// (a worker's panic left its item unsent, and the caller waited for it
+    /// for ever).
     pub(super) fn run(
         count: usize,
         threads: usize,
@@ -511,16 +541,23 @@ mod parallel {
         // Output buffers handed back after writing (at most `window` + threads).
         let pool: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
         let stop = AtomicBool::new(false);
-        let (done, results) = mpsc::channel::<(usize, Result<Vec<u8>, ArrowError>)>();
+        let (done, results) = mpsc::channel::<(usize, Result<Vec<u8>, Failure>)>();
         // One item formatted into a buffer written before, when there is one:
         // no regrowing, no fresh pages.
         let format_one = |index: usize| {
             let reused = pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
             let mut out = reused.unwrap_or_default();
             out.clear();
-            format(index, &mut out).map(|()| out)
+            let formatted =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| format(index, &mut out)));
+            match formatted {
+                Ok(Ok(())) => Ok(out),
+                Ok(Err(e)) => Err(Failure::Error(e)),
+                // The buffer is dropped: it may hold part of the item.
+                Err(panic) => Err(Failure::Panic(panic)),
+            }
         };
-        std::thread::scope(|scope| {
+        let outcome = std::thread::scope(|scope| {
             for _ in 1..threads {
                 let done = done.clone();
                 let (progress, turn, stop, format_one) = (&progress, &turn, &stop, &format_one);
@@ -545,6 +582,11 @@ mod parallel {
                 });
             }
             drop(done);
+            let _stop = StopOnDrop {
+                progress: &progress,
+                turn: &turn,
+                stop: &stop,
+            };
             // The caller writes what is ready, in order; when the next item
             // to write is not ready, it formats one itself rather than wait.
             let mut pending = BTreeMap::new();
@@ -573,7 +615,7 @@ mod parallel {
                 }
                 while let Some(result) = pending.remove(&written) {
                     let step = result.and_then(|bytes| {
-                        write(&bytes)?;
+                        write(&bytes).map_err(Failure::Error)?;
                         pool.lock().unwrap_or_else(|e| e.into_inner()).push(bytes);
                         Ok(())
                     });
@@ -589,14 +631,14 @@ mod parallel {
                     break;
                 }
             }
-            {
-                // Under the lock, so no worker misses the wake-up.
-                let _p = progress.lock().unwrap_or_else(|e| e.into_inner());
-                stop.store(true, Ordering::Relaxed);
-            }
-            turn.notify_all();
+            drop(_stop);
             drop(results);
             outcome
-        })
+        });
+        match outcome {
+            Ok(()) => Ok(()),
+            Err(Failure::Error(e)) => Err(e),
+            Err(Failure::Panic(panic)) => std::panic::resume_unwind(panic),
+        }
     }
 }
