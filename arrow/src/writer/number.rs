@@ -271,26 +271,16 @@ impl DecimalText {
             buf: [0; DECIMAL_ROOM],
             len: 0,
         };
-        let sign = usize::from(text[0] == b'-');
-        let rest = &text[sign..];
-        let value = &text[..precision.min(rest.len()) + sign];
-        if scale <= 0 {
-            out.push(value)?;
-            out.zeros(scale.unsigned_abs() as usize)?;
-        } else if rest.len() > scale as usize {
-            let split = value.len().saturating_sub(scale as usize);
-            out.push(&value[..split])?;
-            out.push(b".")?;
-            out.push(&value[split..])?;
-        } else {
-            out.push(&text[..sign])?;
-            out.push(b"0.")?;
-            out.zeros(scale as usize - rest.len())?;
-            out.push(rest)?;
-        }
+        place_point(&mut out, text, precision, scale)?;
         Some(out)
     }
 
+    fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+impl DecimalSink for DecimalText {
     #[inline]
     fn push(&mut self, bytes: &[u8]) -> Option<()> {
         let end = self.len + bytes.len();
@@ -305,10 +295,6 @@ impl DecimalText {
         self.buf.get_mut(self.len..end)?.fill(b'0');
         self.len = end;
         Some(())
-    }
-
-    fn as_bytes(&self) -> &[u8] {
-        &self.buf[..self.len]
     }
 }
 
@@ -383,25 +369,49 @@ impl DecimalBits for i128 {
 /// "safe" formatting), a negative scale appends zeros, a scale of at least
 /// the digit count gives `0.` and leading zeros.
 fn write_decimal(out: &mut Vec<u8>, text: &[u8], precision: usize, scale: i8) {
+    place_point(out, text, precision, scale).expect("a vector takes any length");
+}
+
+/// Where a decimal's text goes: a vector (any length) or a [`DecimalText`]
+/// (`None` past its room).
+trait DecimalSink {
+    fn push(&mut self, bytes: &[u8]) -> Option<()>;
+    fn zeros(&mut self, n: usize) -> Option<()>;
+}
+
+impl DecimalSink for Vec<u8> {
+    fn push(&mut self, bytes: &[u8]) -> Option<()> {
+        self.extend_from_slice(bytes);
+        Some(())
+    }
+
+    fn zeros(&mut self, n: usize) -> Option<()> {
+        self.resize(self.len() + n, b'0');
+        Some(())
+    }
+}
+
+/// Writes the unscaled integer's `text` (with its `-`) with the point
+/// placed as arrow's `format_decimal` does (see [`write_decimal`]); `None`
+/// when `out` has no room left.
+#[inline]
+fn place_point(out: &mut impl DecimalSink, text: &[u8], precision: usize, scale: i8) -> Option<()> {
     let sign = usize::from(text[0] == b'-');
     let rest = &text[sign..];
-    let bound = precision.min(rest.len()) + sign;
-    let value = &text[..bound];
-    if scale == 0 {
-        out.extend_from_slice(value);
-    } else if scale < 0 {
-        out.extend_from_slice(value);
-        out.resize(out.len() + scale.unsigned_abs() as usize, b'0');
+    let value = &text[..precision.min(rest.len()) + sign];
+    if scale <= 0 {
+        out.push(value)?;
+        out.zeros(scale.unsigned_abs() as usize)
     } else if rest.len() > scale as usize {
         let split = value.len().saturating_sub(scale as usize);
-        out.extend_from_slice(&value[..split]);
-        out.push(b'.');
-        out.extend_from_slice(&value[split..]);
+        out.push(&value[..split])?;
+        out.push(b".")?;
+        out.push(&value[split..])
     } else {
-        out.extend_from_slice(&text[..sign]);
-        out.extend_from_slice(b"0.");
-        out.resize(out.len() + scale as usize - rest.len(), b'0');
-        out.extend_from_slice(rest);
+        out.push(&text[..sign])?;
+        out.push(b"0.")?;
+        out.zeros(scale as usize - rest.len())?;
+        out.push(rest)
     }
 }
 
