@@ -235,6 +235,9 @@ struct Lowered {
 }
 
 impl Lowered {
+    // The format shapes the compiled row loop; the interpreter takes it per
+    // batch (`format`).
+    #[cfg_attr(not(feature = "jit"), allow(clippy::extra_unused_type_parameters))]
     fn new<F: JsonFormat>(schema: &SchemaRef, options: &Options) -> Result<Lowered, ArrowError> {
         let plan = plan::compile_struct(schema.fields(), "", options)?;
         #[cfg(feature = "jit")]

@@ -48,70 +48,93 @@ static PAIRS: [[u8; 2]; 100] = {
     table
 };
 
-/// A quoted date, time or timestamp in the default formats, built on the
-/// stack (at most 37 bytes: `"`, a date, `T`, a time with nine fraction
-/// digits, an offset, `"`) and appended to the output in one copy.
+/// A quoted date, time or timestamp in the default formats, written in
+/// place at its destination (at most 37 bytes: `"`, a date, `T`, a time with
+/// nine fraction digits, an offset, `"`), each part as one store of its
+/// fixed width. Built on the stack and copied whole, a stamp's byte stores
+/// were read back by wide loads, which the store buffer cannot forward: a
+/// stall per value, a third of a timestamp's time.
 struct Stamp {
-    buf: [u8; STAMP_ROOM],
+    dst: *mut u8,
     len: usize,
 }
 
-/// A [`Stamp`]'s buffer, copied whole.
+/// The room a [`Stamp`] may write in, past its destination.
 const STAMP_ROOM: usize = 40;
 
 impl Stamp {
-    /// A stamp holding its opening quote.
+    /// A stamp at `dst`, holding its opening quote.
+    ///
+    /// # Safety
+    /// `dst` is valid for writes of [`STAMP_ROOM`] bytes while the stamp lives.
     #[inline]
-    fn quoted() -> Stamp {
-        let mut stamp = Stamp {
-            buf: [0; STAMP_ROOM],
-            len: 1,
-        };
-        stamp.buf[0] = b'"';
+    unsafe fn quoted_at(dst: *mut u8) -> Stamp {
+        let mut stamp = Stamp { dst, len: 0 };
+        stamp.put([b'"']);
         stamp
     }
 
+    /// Writes `bytes` next, in one store of `N` bytes.
     #[inline]
-    fn push(&mut self, b: u8) {
-        self.buf[self.len] = b;
-        self.len += 1;
-    }
-
-    #[inline]
-    fn extend_from_slice(&mut self, bytes: &[u8]) {
-        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
-        self.len += bytes.len();
-    }
-
-    /// Appends the stamp and its closing quote to `out`.
-    #[inline]
-    fn close_into(mut self, out: &mut Vec<u8>) {
-        out.reserve(STAMP_ROOM);
-        let len = out.len();
-        // SAFETY: `out` has room for the whole buffer past its length (the
-        // reserve above), which `self` (a local) does not overlap; of what
-        // is copied, the stamp's bytes and quote are initialised and taken
-        // into the vector, the rest stays spare capacity.
+    fn put<const N: usize>(&mut self, bytes: [u8; N]) {
+        assert!(self.len + N <= STAMP_ROOM, "a stamp past its room");
+        // SAFETY: `dst` is valid for STAMP_ROOM bytes (`quoted_at`'s
+        // contract) and the assertion keeps this write inside them.
         unsafe {
-            let written = self.close_at(out.as_mut_ptr().add(len));
-            out.set_len(len + written);
-        }
+            self.dst
+                .add(self.len)
+                .cast::<[u8; N]>()
+                .write_unaligned(bytes)
+        };
+        self.len += N;
     }
 
-    /// Writes the stamp and its closing quote at `dst` (their length is
-    /// `self.len`, counting the quote). The whole buffer is copied, a fixed
-    /// size the compiler copies in line, where the stamp's own length took
-    /// a `memmove` call per value (a third of a timestamp column's time).
-    ///
-    /// # Safety
-    /// `dst` has room for [`STAMP_ROOM`] bytes.
+    /// Takes back the last `n` bytes written (they stay in the room, past
+    /// the stamp's length, and are overwritten or left as spare room).
     #[inline]
-    unsafe fn close_at(&mut self, dst: *mut u8) -> usize {
-        self.push(b'"');
-        // SAFETY: the caller's room holds the whole buffer; `self` is a local.
-        unsafe { std::ptr::copy_nonoverlapping(self.buf.as_ptr(), dst, STAMP_ROOM) };
+    fn retract(&mut self, n: usize) {
+        self.len -= n;
+    }
+
+    /// Writes the closing quote; the stamp's length, quotes counted.
+    #[inline]
+    fn close(mut self) -> usize {
+        self.put([b'"']);
         self.len
     }
+}
+
+/// Writes a stamp at the end of `out`: `build` writes its text after the
+/// opening quote, and the stamp is taken into `out` when it returns true;
+/// on false nothing is (the bytes stay in the spare capacity).
+#[inline]
+fn stamp_into(out: &mut Vec<u8>, build: impl FnOnce(&mut Stamp) -> bool) -> bool {
+    out.reserve(STAMP_ROOM);
+    let len = out.len();
+    // SAFETY: the reserve above leaves STAMP_ROOM bytes of capacity past
+    // `len`, and `out` is not touched while the stamp lives.
+    let mut stamp = unsafe { Stamp::quoted_at(out.as_mut_ptr().add(len)) };
+    if !build(&mut stamp) {
+        return false;
+    }
+    let written = stamp.close();
+    // SAFETY: the stamp wrote (initialised) its `written` bytes at `len`,
+    // within the capacity.
+    unsafe { out.set_len(len + written) };
+    true
+}
+
+/// Writes a stamp at `dst` for a [`jitson_jit::FormatFn`]: its length, or
+/// 0 (declined) when `build` returns false.
+///
+/// # Safety
+/// `dst` has room for [`STAMP_ROOM`] bytes.
+#[cfg(feature = "jit")]
+#[inline]
+unsafe fn stamp_at(dst: *mut u8, build: impl FnOnce(&mut Stamp) -> bool) -> usize {
+    // SAFETY: as the caller guarantees.
+    let mut stamp = unsafe { Stamp::quoted_at(dst) };
+    if build(&mut stamp) { stamp.close() } else { 0 }
 }
 
 /// The room the compiled writer reserves for a [`Stamp`].
@@ -130,10 +153,11 @@ pub(crate) unsafe extern "C" fn format_timestamp<T: ArrowTimestampType>(
     dst: *mut u8,
     _param: u64,
 ) -> usize {
-    match stamp_text(value as i64, T::UNIT, 0, false) {
-        // SAFETY: as the caller guarantees.
-        Some(mut stamp) => unsafe { stamp.close_at(dst) },
-        None => 0,
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        stamp_at(dst, |stamp| {
+            stamp_text(stamp, value as i64, T::UNIT, 0, false)
+        })
     }
 }
 
@@ -150,32 +174,35 @@ pub(crate) unsafe extern "C" fn format_timestamp_at<T: ArrowTimestampType>(
     dst: *mut u8,
     param: u64,
 ) -> usize {
-    match stamp_text(value as i64, T::UNIT, param as i64 as i32, true) {
-        // SAFETY: as the caller guarantees.
-        Some(mut stamp) => unsafe { stamp.close_at(dst) },
-        None => 0,
+    let offset = param as i64 as i32;
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        stamp_at(dst, |stamp| {
+            stamp_text(stamp, value as i64, T::UNIT, offset, true)
+        })
     }
 }
 
 /// The default text of timestamp `value` in `unit`, as local time `offset`
-/// seconds east of UTC, quoted, then `Z` or `±HH:MM` when `zoned`; `None`
-/// for years outside 0..=9999 (and offsets past the ends of `i64`), which
-/// go through chrono. Both backends write timestamps in the default formats
-/// with it.
+/// seconds east of UTC, then `Z` or `±HH:MM` when `zoned`, onto `stamp`;
+/// false for years outside 0..=9999 (and offsets past the ends of `i64`),
+/// which go through chrono. Both backends write timestamps in the default
+/// formats with it.
 #[inline]
-fn stamp_text(value: i64, unit: TimeUnit, offset: i32, zoned: bool) -> Option<Stamp> {
+fn stamp_text(stamp: &mut Stamp, value: i64, unit: TimeUnit, offset: i32, zoned: bool) -> bool {
     let (seconds, nanos) = split(value, unit);
-    let mut stamp = Stamp::quoted();
     // as_datetime's range is wider than years 0..=9999, so a value written
     // here is one chrono would convert.
-    let local = seconds.checked_add(i64::from(offset))?;
-    if !write_datetime(&mut stamp, local, nanos) {
-        return None;
+    let Some(local) = seconds.checked_add(i64::from(offset)) else {
+        return false;
+    };
+    if !write_datetime(stamp, local, nanos) {
+        return false;
     }
     if zoned {
-        write_offset(&mut stamp, offset);
+        write_offset(stamp, offset);
     }
-    Some(stamp)
+    true
 }
 
 /// The compiled writer's [`jitson_jit::FormatFn`]s for times without a
@@ -187,11 +214,8 @@ macro_rules! format_time {
         /// # Safety
         /// `dst` has room for [`STAMP_MAX_LEN`] bytes.
         pub(crate) unsafe extern "C" fn $name(value: u64, dst: *mut u8, _param: u64) -> usize {
-            match time_text($convert(value as $native)) {
-                // SAFETY: as the caller guarantees.
-                Some(mut stamp) => unsafe { stamp.close_at(dst) },
-                None => 0,
-            }
+            // SAFETY: as the caller guarantees.
+            unsafe { stamp_at(dst, |stamp| time_text(stamp, $convert(value as $native))) }
         }
     )*};
 }
@@ -205,19 +229,18 @@ format_time! {
 }
 
 /// A time of day as chrono's `Debug` writes it (`HH:MM:SS`, then 3, 6 or 9
-/// fraction digits when there is a fraction), quoted; `None` when arrow's
-/// conversion failed or for a leap second.
+/// fraction digits when there is a fraction), onto `stamp`; false when
+/// arrow's conversion failed or for a leap second.
 #[inline]
-fn time_text(time: Option<chrono::NaiveTime>) -> Option<Stamp> {
+fn time_text(stamp: &mut Stamp, time: Option<chrono::NaiveTime>) -> bool {
     use chrono::Timelike;
-    let time = time?;
+    let Some(time) = time else { return false };
     let nanos = time.nanosecond();
     if nanos >= 1_000_000_000 {
-        return None;
+        return false;
     }
-    let mut stamp = Stamp::quoted();
-    write_time(&mut stamp, time.num_seconds_from_midnight(), nanos);
-    Some(stamp)
+    write_time(stamp, time.num_seconds_from_midnight(), nanos);
+    true
 }
 
 /// [`format_timestamp`] for Date32 (days, the low 32 bits) without a format.
@@ -226,12 +249,12 @@ fn time_text(time: Option<chrono::NaiveTime>) -> Option<Stamp> {
 /// `dst` has room for [`STAMP_MAX_LEN`] bytes.
 #[cfg(feature = "jit")]
 pub(crate) unsafe extern "C" fn format_date32(value: u64, dst: *mut u8, _param: u64) -> usize {
-    let mut stamp = Stamp::quoted();
-    if !write_date(&mut stamp, i64::from(value as u32 as i32)) {
-        return 0;
-    }
     // SAFETY: as the caller guarantees.
-    unsafe { stamp.close_at(dst) }
+    unsafe {
+        stamp_at(dst, |stamp| {
+            write_date(stamp, i64::from(value as u32 as i32))
+        })
+    }
 }
 
 /// [`format_timestamp`] for Date64 (milliseconds) without a format.
@@ -302,7 +325,7 @@ fn date_text(days: i64) -> Option<[u8; 10]> {
 fn write_date(out: &mut Stamp, days: i64) -> bool {
     match date_text(days) {
         Some(text) => {
-            out.extend_from_slice(&text);
+            out.put(text);
             true
         }
         None => false,
@@ -315,7 +338,7 @@ fn write_time(out: &mut Stamp, seconds_of_day: u32, nanos: u32) {
     let [h0, h1] = PAIRS[(seconds_of_day / 3600) as usize];
     let [m0, m1] = PAIRS[(seconds_of_day / 60 % 60) as usize];
     let [s0, s1] = PAIRS[(seconds_of_day % 60) as usize];
-    out.extend_from_slice(&[h0, h1, b':', m0, m1, b':', s0, s1]);
+    out.put([h0, h1, b':', m0, m1, b':', s0, s1]);
     if nanos == 0 {
         return;
     }
@@ -333,8 +356,9 @@ fn write_time(out: &mut Stamp, seconds_of_day: u32, nanos: u32) {
     let [c0, c1] = PAIRS[(low / 1_000 % 100) as usize];
     let [d0, d1] = PAIRS[(low / 10 % 100) as usize];
     let e = b'0' + (low % 10) as u8;
-    let fraction = [b'.', a0, a1, b0, b1, c0, c1, d0, d1, e];
-    out.extend_from_slice(&fraction[..=digits]);
+    // All ten bytes in one store, the digits past the fraction taken back.
+    out.put([b'.', a0, a1, b0, b1, c0, c1, d0, d1, e]);
+    out.retract(9 - digits);
 }
 
 /// A timestamp's seconds and nanoseconds from its value in `unit`.
@@ -359,7 +383,7 @@ fn write_datetime(out: &mut Stamp, seconds: i64, nanos: u32) -> bool {
     if !write_date(out, seconds.div_euclid(86_400)) {
         return false;
     }
-    out.push(b'T');
+    out.put([b'T']);
     write_time(out, seconds.rem_euclid(86_400) as u32, nanos);
     true
 }
@@ -412,9 +436,11 @@ impl<T: ArrowTimestampType> Encode for Timestamps<'_, T> {
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
         let value = self.values[row];
         if let Some(offset) = self.offset.filter(|_| self.plan.format.is_none())
-            && let Some(stamp) = stamp_text(value, T::UNIT, offset, self.plan.tz.is_some())
+            && stamp_into(out, |stamp| {
+                stamp_text(stamp, value, T::UNIT, offset, self.plan.tz.is_some())
+            })
         {
-            return stamp.close_into(out);
+            return;
         }
         out.push(b'"');
         self.slow(value, out);
@@ -425,14 +451,14 @@ impl<T: ArrowTimestampType> Encode for Timestamps<'_, T> {
 /// `Z` or `+HH:MM` (`-HH:MM`), as chrono's RFC 3339 with `use_z`.
 fn write_offset(out: &mut Stamp, offset: i32) {
     if offset == 0 {
-        out.push(b'Z');
+        out.put([b'Z']);
         return;
     }
-    out.push(if offset < 0 { b'-' } else { b'+' });
+    let sign = if offset < 0 { b'-' } else { b'+' };
     let minutes = offset.unsigned_abs() / 60;
-    out.extend_from_slice(&PAIRS[(minutes / 60) as usize]);
-    out.push(b':');
-    out.extend_from_slice(&PAIRS[(minutes % 60) as usize]);
+    let [h0, h1] = PAIRS[(minutes / 60) as usize];
+    let [m0, m1] = PAIRS[(minutes % 60) as usize];
+    out.put([sign, h0, h1, b':', m0, m1]);
 }
 
 pub(crate) fn bind_timestamp<'a, T: ArrowTimestampType>(
@@ -478,9 +504,10 @@ impl Encode for Date32s<'_> {
     #[inline]
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
         let value = self.values[row];
-        let mut stamp = Stamp::quoted();
-        if self.plan.format.is_none() && write_date(&mut stamp, i64::from(value)) {
-            return stamp.close_into(out);
+        if self.plan.format.is_none()
+            && stamp_into(out, |stamp| write_date(stamp, i64::from(value)))
+        {
+            return;
         }
         out.push(b'"');
         match date32_to_datetime(value).map(|d| d.date()) {
@@ -515,9 +542,10 @@ impl Encode for Date64s<'_> {
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
         let value = self.values[row];
         let (seconds, nanos) = split(value, TimeUnit::Millisecond);
-        let mut stamp = Stamp::quoted();
-        if self.plan.format.is_none() && write_datetime(&mut stamp, seconds, nanos) {
-            return stamp.close_into(out);
+        if self.plan.format.is_none()
+            && stamp_into(out, |stamp| write_datetime(stamp, seconds, nanos))
+        {
+            return;
         }
         out.push(b'"');
         match date64_to_datetime(value) {
@@ -558,9 +586,9 @@ where
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
         let value = self.values[row];
         if self.plan.format.is_none()
-            && let Some(stamp) = time_text((self.convert)(value))
+            && stamp_into(out, |stamp| time_text(stamp, (self.convert)(value)))
         {
-            return stamp.close_into(out);
+            return;
         }
         out.push(b'"');
         match (self.convert)(value) {
