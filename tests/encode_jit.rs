@@ -311,6 +311,47 @@ fn nested_option_box_struct_chains() {
     same(&vec![Some(Box::new(chain(2))), None]);
 }
 
+/// Texts of every length to 300 bytes (the encoder's inline paths: two
+/// words to 16 bytes, two vectors to 32, a loop of vectors to 256, a helper
+/// beyond) with one byte to escape at every position, or one two-byte
+/// character there, on both backends: serde_json's bytes each time, whether
+/// the byte to escape falls in the loop's first chunk, a middle one, or the
+/// last (which overlaps the one before it).
+#[test]
+fn texts_with_one_byte_to_escape_at_every_position() {
+    let specials = ['"', '\\', '\n', '\u{1f}', '\u{0}'];
+    let backends: &[Backend] = if Backend::Jit.is_available() {
+        &[Backend::Jit, Backend::Interpreter]
+    } else {
+        &[Backend::Interpreter]
+    };
+    let mut out = Vec::new();
+    for len in 0..=300usize {
+        let mut texts = vec!["a".repeat(len)];
+        for at in 0..len {
+            let mut text = "a".repeat(len);
+            let special = specials[(at + len) % specials.len()];
+            text.replace_range(at..=at, special.encode_utf8(&mut [0; 4]));
+            texts.push(text);
+            if at + 1 < len {
+                let mut wide = "a".repeat(len);
+                wide.replace_range(at..at + 2, "é");
+                texts.push(wide);
+            }
+        }
+        for text in &texts {
+            let expected = serde_json::to_vec(text).unwrap();
+            for &backend in backends {
+                out.clear();
+                Encoder::<String>::with_backend(backend)
+                    .encode_into(text, &mut out)
+                    .unwrap();
+                assert_eq!(out, expected, "{backend:?}, len {len}: {text:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn strings_across_the_buffer_growth() {
     if !jit() {

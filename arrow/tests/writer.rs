@@ -463,6 +463,32 @@ fn texts() {
     check_column("fbin", Arc::new(fixed));
 }
 
+/// Texts of every length to 300 bytes with one byte to escape at a position
+/// near either end or every seventh in between (the compiled writer's inline
+/// paths: 16 bytes read from the column, the encoder's words, vectors and
+/// loop of vectors to 256 bytes, a helper beyond), in each string layout:
+/// arrow-json's bytes on both backends.
+#[test]
+fn texts_with_one_byte_to_escape_at_every_length() {
+    let specials = ['"', '\\', '\n', '\u{1f}', '\u{0}'];
+    let mut texts = Vec::new();
+    for len in 0..=300usize {
+        texts.push(Some("a".repeat(len)));
+        for at in (0..len).filter(|&at| at < 40 || at + 40 > len || at % 7 == 0) {
+            let mut text = "a".repeat(len);
+            let special = specials[(at + len) % specials.len()];
+            text.replace_range(at..=at, special.encode_utf8(&mut [0; 4]));
+            texts.push(Some(text));
+        }
+    }
+    same_bytes(&[&batch_of("s", Arc::new(StringArray::from(texts.clone())))]);
+    same_bytes(&[&batch_of(
+        "l",
+        Arc::new(LargeStringArray::from(texts.clone())),
+    )]);
+    same_bytes(&[&batch_of("v", Arc::new(StringViewArray::from(texts)))]);
+}
+
 fn timestamp_values() -> Vec<Option<i64>> {
     vec![
         Some(0),

@@ -9,7 +9,7 @@
 //! reused buffer); an invalid string fails the decode.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
+use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, Value, types};
 use jitson_core::layout::{BorrowedStrLayout, StringLayout, TypeLayout};
 
 use crate::helpers;
@@ -39,6 +39,11 @@ impl SpecialSplats {
         }
     }
 }
+
+/// The longest text the encoder checks and copies in line, by a loop over
+/// 16-byte vectors; longer ones go to a helper whose scan takes 32 bytes a
+/// step (`core::write::find_escape`) and whose copy is `memcpy`'s.
+pub(crate) const INLINE_TEXT_MAX: usize = 256;
 
 /// One bit per byte of the 16-byte vector `v` (an `I8X16`) that a JSON
 /// string cannot hold as it is: `"`, `\\` or a control byte (an `I32`, bit
@@ -427,17 +432,22 @@ impl crate::encode::EncodeTranslator<'_, '_> {
 
     /// The UTF-8 text `text[..len]` as a JSON string, wherever it was read
     /// from (a `String` through its accessor, an Arrow column's offsets):
-    /// room for the text and its quotes is made in IR; a text of 4 to 32
-    /// bytes with nothing to escape is checked and copied in registers
-    /// ([`emit_short_plain_text`](Self::emit_short_plain_text)); any other
-    /// is copied by a helper when no byte needs escaping, and otherwise
-    /// escaped by `core::write`.
+    /// room for the text and its quotes is made in IR; a text of 4 to
+    /// [`INLINE_TEXT_MAX`] bytes with nothing to escape is checked and copied
+    /// without a call ([`emit_short_plain_text`](Self::emit_short_plain_text));
+    /// any other is copied by a helper when no byte needs escaping, and
+    /// otherwise escaped by `core::write` (straight away when the inline
+    /// check saw a byte to escape).
     pub(crate) fn emit_encode_text(&mut self, text: Value, len: Value, fail: Block) {
         let needed = self.b.ins().iadd_imm_s(len, 2);
         self.ensure(needed, fail);
         let at = self.cursor();
-        let (general, done) = (self.b.create_block(), self.b.create_block());
-        self.emit_short_plain_text(text, len, at, general, done);
+        let (general, escape, done) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.emit_short_plain_text(text, len, at, general, escape, done);
         self.b.switch_to_block(general);
         let plain = self
             .call_addr(
@@ -447,7 +457,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 &[at, text, len],
             )
             .expect("write_plain returns a status");
-        let (copied, escape) = (self.b.create_block(), self.b.create_block());
+        let copied = self.b.create_block();
         self.b.ins().brif(plain, copied, &[], escape, &[]);
         self.b.switch_to_block(copied);
         self.advance(needed);
@@ -497,18 +507,24 @@ impl crate::encode::EncodeTranslator<'_, '_> {
     /// `len + 2` bytes of room at `at`: a text of 4 to 16 bytes is read as two
     /// overlapping words (4 or 8 bytes, at its start and its end) and checked
     /// for bytes to escape by SWAR ([`word_specials`]); one of 17 to 32 bytes
-    /// as two overlapping vectors ([`vector_specials`]). A clean text is
-    /// stored, quoted, from the same registers and the code goes to `done`;
-    /// any other text, or one with a byte to escape, goes to `general`. Every
-    /// load lies inside the text and every store inside the room. A helper
-    /// call, its scan and its `memcpy` were half of `User`'s encode (`perf`,
-    /// 2026-12-02).
+    /// as two overlapping vectors ([`vector_specials`]); one of 33 to
+    /// [`INLINE_TEXT_MAX`] by a loop over 16-byte vectors, each stored after
+    /// it is checked, the last one ending at the text's end (overlapping the
+    /// one before). A clean text is stored, quoted, from the same registers
+    /// and the code goes to `done`; a text with a byte to escape goes to
+    /// `escape` (whatever the loop stored stays past the output's length,
+    /// to be overwritten), and any other text to `general`. Every load lies
+    /// inside the text and every store inside the room. A helper call, its
+    /// scan and its `memcpy` were half of `User`'s encode (`perf`,
+    /// 2026-12-02), and a sixth of the Arrow writer's on log records, whose
+    /// messages and paths are 20 to 80 bytes (2026-12-05).
     fn emit_short_plain_text(
         &mut self,
         text: Value,
         len: Value,
         at: Value,
         general: Block,
+        escape: Block,
         done: Block,
     ) {
         let flags = crate::encode::value_flags();
@@ -532,7 +548,19 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             .b
             .ins()
             .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, from17, 15);
-        self.b.ins().brif(in_vectors, vectors, &[], general, &[]);
+        let (not_vectors, looped) = (self.b.create_block(), self.b.create_block());
+        self.b
+            .ins()
+            .brif(in_vectors, vectors, &[], not_vectors, &[]);
+
+        self.b.switch_to_block(not_vectors);
+        let from33 = self.b.ins().iadd_imm_s(len, -33);
+        let in_loop = self.b.ins().icmp_imm_u(
+            IntCC::UnsignedLessThanOrEqual,
+            from33,
+            INLINE_TEXT_MAX as i64 - 33,
+        );
+        self.b.ins().brif(in_loop, looped, &[], general, &[]);
 
         // One past the text's last byte: its last word is loaded below it.
         let text_end = |t: &mut Self| t.b.ins().iadd(text, len);
@@ -561,7 +589,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
                 word_specials(&mut self.b, both)
             };
             let store = self.b.create_block();
-            self.b.ins().brif(specials, general, &[], store, &[]);
+            self.b.ins().brif(specials, escape, &[], store, &[]);
             self.b.switch_to_block(store);
             self.store_quoted(at, first, last, width, len);
             self.b.ins().jump(done, &[]);
@@ -575,9 +603,58 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         let b = vector_specials(&mut self.b, last);
         let specials = self.b.ins().bor(a, b);
         let store = self.b.create_block();
-        self.b.ins().brif(specials, general, &[], store, &[]);
+        self.b.ins().brif(specials, escape, &[], store, &[]);
         self.b.switch_to_block(store);
         self.store_quoted(at, first, last, 16, len);
+        self.b.ins().jump(done, &[]);
+
+        // The loop: chunk `i` (16 bytes at `i`) checked, then stored at
+        // `at + 1 + i`, while a chunk ends short of the last 16 bytes; then
+        // the last 16, whose store ends where the closing quote goes.
+        self.b.switch_to_block(looped);
+        let splats = SpecialSplats::new(&mut self.b);
+        let (chunk, stored, last_chunk, close) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let i = self.b.append_block_param(chunk, PTR);
+        let zero = self.b.ins().iconst(PTR, 0);
+        self.b.ins().jump(chunk, &[BlockArg::Value(zero)]);
+
+        self.b.switch_to_block(chunk);
+        let from = self.b.ins().iadd(text, i);
+        let v = self.b.ins().load(types::I8X16, flags, from, 0);
+        let specials = vector_specials_with(&mut self.b, v, &splats);
+        self.b.ins().brif(specials, escape, &[], stored, &[]);
+
+        self.b.switch_to_block(stored);
+        let to = self.b.ins().iadd(at, i);
+        self.b.ins().store(flags, v, to, 1);
+        let next = self.b.ins().iadd_imm_s(i, 16);
+        // More whole chunks while `next + 16 < len`: `next` stays below the
+        // last chunk's start, `len - 16`.
+        let next_end = self.b.ins().iadd_imm_s(next, 16);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, next_end, len);
+        self.b
+            .ins()
+            .brif(more, chunk, &[BlockArg::Value(next)], last_chunk, &[]);
+
+        self.b.switch_to_block(last_chunk);
+        let end = text_end(self);
+        let last = self.b.ins().load(types::I8X16, flags, end, -16);
+        let specials = vector_specials_with(&mut self.b, last, &splats);
+        self.b.ins().brif(specials, escape, &[], close, &[]);
+
+        self.b.switch_to_block(close);
+        let quote = self.b.ins().iconst(types::I8, i64::from(b'"'));
+        self.b.ins().store(flags, quote, at, 0);
+        let end = self.b.ins().iadd(at, len);
+        self.b.ins().store(flags, last, end, -15);
+        self.b.ins().store(flags, quote, end, 1);
+        let n = self.b.ins().iadd_imm_s(len, 2);
+        self.advance(n);
         self.b.ins().jump(done, &[]);
     }
 
