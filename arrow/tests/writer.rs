@@ -445,7 +445,18 @@ fn texts() {
     check_column("s", Arc::new(StringArray::from(s.clone())));
     check_column("ls", Arc::new(LargeStringArray::from(s.clone())));
     check_column("vs", Arc::new(StringViewArray::from(s.clone())));
-    let bytes: Vec<Option<&[u8]>> = vec![Some(b""), Some(b"\x00\xff\x10abc"), None, Some(b"xyz")];
+    // Binary views hold up to 12 bytes in place, longer ones in a buffer.
+    let long: Vec<u8> = (0..=255u8).rev().collect();
+    let bytes: Vec<Option<&[u8]>> = vec![
+        Some(b""),
+        Some(b"\x00\xff\x10abc"),
+        None,
+        Some(b"xyz"),
+        Some(&long[..12]),
+        Some(&long[..13]),
+        Some(&long[100..140]),
+        Some(&long),
+    ];
     check_column("bin", Arc::new(BinaryArray::from(bytes.clone())));
     check_column("lbin", Arc::new(LargeBinaryArray::from(bytes.clone())));
     check_column("vbin", Arc::new(BinaryViewArray::from(bytes)));
@@ -461,6 +472,12 @@ fn texts() {
     )
     .unwrap();
     check_column("fbin", Arc::new(fixed));
+    let wide = FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+        (0..40u8).map(|i| (i % 5 != 2).then(|| vec![i.wrapping_mul(37); 20])),
+        20,
+    )
+    .unwrap();
+    check_column("wide", Arc::new(wide));
 }
 
 /// Texts of every length to 300 bytes with one byte to escape at a position

@@ -699,6 +699,61 @@ pub unsafe fn format_finite_at<F: zmij::Float>(value: F, dst: *mut u8) -> usize 
     }
 }
 
+/// The two lower-case hex digits of each byte value, high nibble first.
+static HEX_PAIRS: [[u8; 2]; 256] = {
+    let mut table = [[0u8; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = [HEX[i >> 4], HEX[i & 0xF]];
+        i += 1;
+    }
+    table
+};
+
+/// Writes `bytes` as a quoted string of lower-case hex digits (two per
+/// byte, high nibble first: arrow-json's text of a binary value) at `dst`,
+/// `2 * bytes.len() + 2` bytes in all, one two-byte store per byte.
+///
+/// # Safety
+/// `dst` is valid for writes of `2 * bytes.len() + 2` bytes, which do not
+/// overlap `bytes`.
+#[inline]
+pub unsafe fn write_hex_quoted_at(dst: *mut u8, bytes: &[u8]) {
+    // SAFETY: each store is inside the caller's `2 * len + 2` bytes: the
+    // quote at 0, byte i's pair at 1 + 2i, the quote at 1 + 2 * len.
+    unsafe {
+        *dst = b'"';
+        for (i, &b) in bytes.iter().enumerate() {
+            dst.add(1 + 2 * i)
+                .cast::<[u8; 2]>()
+                .write_unaligned(HEX_PAIRS[usize::from(b)]);
+        }
+        *dst.add(1 + 2 * bytes.len()) = b'"';
+    }
+}
+
+/// Appends `bytes` as [`write_hex_quoted_at`] writes them.
+///
+/// # Panics
+/// When `2 * bytes.len() + 2` overflows `usize` or the vector cannot grow
+/// (as `Vec::reserve`).
+pub fn write_hex_quoted(out: &mut Vec<u8>, bytes: &[u8]) {
+    let needed = bytes
+        .len()
+        .checked_mul(2)
+        .and_then(|n| n.checked_add(2))
+        .expect("hex text length overflows usize");
+    out.reserve(needed);
+    let len = out.len();
+    // SAFETY: the reserve above leaves `needed` bytes of capacity past
+    // `len`; the vector's buffer does not overlap `bytes` (a shared borrow
+    // beside the exclusive one); the call initialises all `needed` bytes.
+    unsafe {
+        write_hex_quoted_at(out.as_mut_ptr().add(len), bytes);
+        out.set_len(len + needed);
+    }
+}
+
 /// Appends `true` or `false`.
 #[inline]
 pub fn write_bool(out: &mut Vec<u8>, value: bool) {

@@ -312,6 +312,15 @@ unsafe extern "C" fn write_plain(dst: *mut u8, ptr: *const u8, len: usize) -> i8
     1
 }
 
+/// Writes the `len` bytes at `ptr` as a quoted string of lower-case hex
+/// digits at `dst` (room for `2 * len + 2` bytes: an Arrow binary value).
+unsafe extern "C" fn write_hex(dst: *mut u8, ptr: *const u8, len: usize) {
+    // SAFETY: generated code reserved `2 * len + 2` bytes at `dst` (the
+    // output vector, which no column's buffer overlaps) and passes a value
+    // its column's offsets or views delimit, alive for the call.
+    unsafe { jitson_core::write::write_hex_quoted_at(dst, std::slice::from_raw_parts(ptr, len)) }
+}
+
 /// The longest string escaped into reserved room by [`write_escaped_into`]
 /// (which needs six bytes per byte of text, plus the quotes); longer ones are
 /// escaped by [`write_escaped`], which grows the vector as it goes.
@@ -539,6 +548,9 @@ pub(crate) fn helper_write_escaped() -> usize {
 }
 pub(crate) fn helper_write_escaped_into() -> usize {
     write_escaped_into as *const () as usize
+}
+pub(crate) fn helper_write_hex() -> usize {
+    write_hex as *const () as usize
 }
 pub(crate) fn helper_write_plain() -> usize {
     write_plain as *const () as usize

@@ -47,6 +47,16 @@ pub enum RowKind {
     /// index of one of the column's data buffers and a 32-bit offset into
     /// it; written as [`RowKind::Text`] is.
     TextView,
+    /// Bytes behind 32-bit (or, `large`, 64-bit) offsets, written as a
+    /// quoted string of lower-case hex digits, two per byte (arrow-json's
+    /// text of a binary value).
+    Binary { large: bool },
+    /// Bytes in 16-byte views, laid out as [`RowKind::TextView`]'s, written
+    /// as [`RowKind::Binary`] is.
+    BinaryView,
+    /// Values of `width` bytes each, one after another, written as
+    /// [`RowKind::Binary`] is.
+    FixedBinary { width: u32 },
     /// A struct: its fields, written as a row's columns are (object or list
     /// mode, the same null rules), each from the same row of its own view.
     Struct(Vec<RowColumn>),
@@ -441,6 +451,27 @@ fn emit_text_specials(t: &mut EncodeTranslator<'_, '_>, v: Value, first: i64, le
     t.b.ins().band(flags, mask)
 }
 
+/// The address of the bytes that the view at `element` (of a view column
+/// at `view`, [`RowKind::TextView`]'s layout) holds out of line: its
+/// offset (bytes 12..16) into the data buffer its index (bytes 8..12)
+/// names. Only for a view of more than 12 bytes: a shorter one holds its
+/// bytes in place of the index and offset.
+fn emit_view_buffer_address(
+    t: &mut EncodeTranslator<'_, '_>,
+    view: Value,
+    element: Value,
+) -> Value {
+    let index = t.b.ins().load(types::I32, value_flags(), element, 8);
+    let index = t.b.ins().uextend(types::I64, index);
+    let offset = t.b.ins().load(types::I32, value_flags(), element, 12);
+    let offset = t.b.ins().uextend(types::I64, offset);
+    let buffers = t.b.ins().load(PTR, state_flags(), view, VIEW_DATA);
+    let slot = t.b.ins().imul_imm_s(index, i64::from(PTR.bytes()));
+    let slot = t.b.ins().iadd(buffers, slot);
+    let base = t.b.ins().load(PTR, value_flags(), slot, 0);
+    t.b.ins().iadd(base, offset)
+}
+
 /// The integer type `bytes` (1, 2, 4 or 8) wide.
 fn int_type(bytes: u8) -> cranelift_codegen::ir::Type {
     match bytes {
@@ -676,6 +707,40 @@ impl Rows<'_> {
                 t.b.switch_to_block(done);
             }
             RowKind::TextView => self.emit_text_view(t, at, row),
+            RowKind::Binary { large } => {
+                let (from, to) = self.emit_offsets(t, at, row, *large);
+                let data = t.b.ins().load(PTR, state_flags(), at, VIEW_DATA);
+                let bytes = t.b.ins().iadd(data, from);
+                let len = t.b.ins().isub(to, from);
+                self.emit_hex(t, bytes, len);
+            }
+            RowKind::BinaryView => {
+                let element = emit_element(t, at, row, 16);
+                let len = t.b.ins().load(types::I32, value_flags(), element, 0);
+                let len = t.b.ins().uextend(types::I64, len);
+                let (inline, long, write) =
+                    (t.b.create_block(), t.b.create_block(), t.b.create_block());
+                let bytes = t.b.append_block_param(write, PTR);
+                let short =
+                    t.b.ins()
+                        .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, len, 12);
+                t.b.ins().brif(short, inline, &[], long, &[]);
+                t.b.switch_to_block(inline);
+                let in_view = t.b.ins().iadd_imm_s(element, 4);
+                t.b.ins().jump(write, &[BlockArg::Value(in_view)]);
+                t.b.switch_to_block(long);
+                let in_buffer = emit_view_buffer_address(t, at, element);
+                t.b.ins().jump(write, &[BlockArg::Value(in_buffer)]);
+                t.b.switch_to_block(write);
+                self.emit_hex(t, bytes, len);
+            }
+            RowKind::FixedBinary { width } => {
+                let values = t.b.ins().load(PTR, state_flags(), at, VIEW_VALUES);
+                let offset = t.b.ins().imul_imm_s(row, i64::from(*width));
+                let bytes = t.b.ins().iadd(values, offset);
+                let len = t.b.ins().iconst(PTR, i64::from(*width));
+                self.emit_hex(t, bytes, len);
+            }
             RowKind::Struct(fields) => {
                 self.emit_record(t, fields, view + 1, row, b"");
             }
@@ -852,21 +917,30 @@ impl Rows<'_> {
         t.b.ins().jump(done, &[]);
 
         t.b.switch_to_block(long);
-        let index = t.b.ins().load(types::I32, value_flags(), at, 8);
-        let index = t.b.ins().uextend(types::I64, index);
-        let offset = t.b.ins().load(types::I32, value_flags(), at, 12);
-        let offset = t.b.ins().uextend(types::I64, offset);
-        let buffers = t.b.ins().load(PTR, state_flags(), view, VIEW_DATA);
-        let slot = t.b.ins().imul_imm_s(index, i64::from(PTR.bytes()));
-        let slot = t.b.ins().iadd(buffers, slot);
-        let base = t.b.ins().load(PTR, value_flags(), slot, 0);
-        let in_buffer = t.b.ins().iadd(base, offset);
+        let in_buffer = emit_view_buffer_address(t, view, at);
         t.b.ins().jump(general, &[BlockArg::Value(in_buffer)]);
 
         t.b.switch_to_block(general);
         t.emit_encode_text(text, len, fail);
         t.b.ins().jump(done, &[]);
         t.b.switch_to_block(done);
+    }
+
+    /// The `len` bytes at `bytes` as a quoted string of lower-case hex
+    /// digits: room for `2 * len + 2` bytes made in IR, the digits stored by
+    /// `core::write`'s function, which the interpreter's encoders call too.
+    fn emit_hex(&self, t: &mut EncodeTranslator<'_, '_>, bytes: Value, len: Value) {
+        let needed = t.b.ins().imul_imm_u(len, 2);
+        let needed = t.b.ins().iadd_imm_u(needed, 2);
+        t.ensure(needed, self.fail);
+        let at = t.cursor();
+        t.call_addr(
+            crate::encode::helper_write_hex(),
+            &[PTR, PTR, PTR],
+            None,
+            &[at, bytes, len],
+        );
+        t.advance(needed);
     }
 
     /// Offsets `row` and `row + 1` of the offsets at `view`'s values, as

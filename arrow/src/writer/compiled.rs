@@ -1,7 +1,9 @@
 //! The writer's JIT backend: the row loop of a schema's record compiled by
 //! `jitson_jit::compile_rows`. Integer, boolean and Utf8 / LargeUtf8 /
 //! Utf8View columns, and structs, lists and dictionaries of them, are read
-//! and written by generated code (the typed encoder's emitters); floats,
+//! and written by generated code (the typed encoder's emitters); binary
+//! columns (all four layouts) are read by it and written as hex by the
+//! function the interpreter's encoders call; floats,
 //! decimals, dates, times and timestamps in the default formats are read by it and
 //! formatted by the interpreter's own functions into room it reserves; every
 //! other column's values by its plan encoder, called back from the generated
@@ -11,6 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use arrow_array::cast::AsArray;
+use arrow_array::types::{BinaryType, ByteArrayType, LargeBinaryType, LargeUtf8Type, Utf8Type};
 use arrow_array::{Array, ArrayRef, OffsetSizeTrait, RecordBatch};
 use arrow_schema::{ArrowError, DataType, SchemaRef, TimeUnit};
 use jitson_jit::{ColumnView, CompiledRows, RowColumn, RowKind, RowSpec};
@@ -314,6 +317,13 @@ fn row_kind(data_type: &DataType, plan: &Plan, depth: usize) -> RowKind {
         DataType::Utf8 => RowKind::Text { large: false },
         DataType::LargeUtf8 => RowKind::Text { large: true },
         DataType::Utf8View => RowKind::TextView,
+        DataType::Binary => RowKind::Binary { large: false },
+        DataType::LargeBinary => RowKind::Binary { large: true },
+        DataType::BinaryView => RowKind::BinaryView,
+        DataType::FixedSizeBinary(width) => match u32::try_from(*width) {
+            Ok(width) => RowKind::FixedBinary { width },
+            Err(_) => RowKind::Call,
+        },
         DataType::Float16 => RowKind::formatted(2, FLOAT_MAX_LEN, format_float::<half::f16>),
         DataType::Float32 => RowKind::formatted(4, FLOAT_MAX_LEN, format_float::<f32>),
         DataType::Float64 => RowKind::formatted(8, FLOAT_MAX_LEN, format_float::<f64>),
@@ -439,28 +449,43 @@ fn bind<'a>(
             view.values = bits.values().as_ptr();
             view.values_bit = bits.offset();
         }
-        RowKind::Text { large } => {
-            fn text<O: OffsetSizeTrait>(array: &dyn Array, view: &mut ColumnView) {
-                let text = array.as_string::<O>();
-                view.values = text.value_offsets().as_ptr().cast();
-                view.data = text.values().as_ptr();
-                view.data_len = text.values().len();
+        RowKind::Text { large } | RowKind::Binary { large } => {
+            // Texts and bytes alike: offsets into one value buffer.
+            fn offsets<T: ByteArrayType>(array: &dyn Array, view: &mut ColumnView) {
+                let array = array.as_bytes::<T>();
+                view.values = array.value_offsets().as_ptr().cast();
+                view.data = array.values().as_ptr();
+                view.data_len = array.values().len();
             }
-            if *large {
-                text::<i64>(array, &mut view);
-            } else {
-                text::<i32>(array, &mut view);
+            match (kind, large) {
+                (RowKind::Text { .. }, false) => offsets::<Utf8Type>(array, &mut view),
+                (RowKind::Text { .. }, true) => offsets::<LargeUtf8Type>(array, &mut view),
+                (_, false) => offsets::<BinaryType>(array, &mut view),
+                (_, true) => offsets::<LargeBinaryType>(array, &mut view),
             }
         }
-        RowKind::TextView => {
+        RowKind::TextView | RowKind::BinaryView => {
             // The views are sliced with the array; the buffers are not
             // (the views index them).
-            let text = array.as_string_view();
-            let buffers: Vec<*const u8> = text.data_buffers().iter().map(|b| b.as_ptr()).collect();
-            view.values = text.views().as_ptr().cast();
+            let (views_start, data_buffers) = match kind {
+                RowKind::TextView => {
+                    let text = array.as_string_view();
+                    (text.views().as_ptr(), text.data_buffers())
+                }
+                _ => {
+                    let binary = array.as_binary_view();
+                    (binary.views().as_ptr(), binary.data_buffers())
+                }
+            };
+            let buffers: Vec<*const u8> = data_buffers.iter().map(|b| b.as_ptr()).collect();
+            view.values = views_start.cast();
             view.data = buffers.as_ptr().cast();
             view.data_len = buffers.len();
             bound.buffers.push(buffers);
+        }
+        RowKind::FixedBinary { .. } => {
+            // Sliced with the array: its first value is the row 0's.
+            view.values = array.as_fixed_size_binary().value_data().as_ptr();
         }
         RowKind::Struct(fields) => {
             nulls(&mut view, array.nulls());

@@ -64,17 +64,11 @@ pub(crate) fn bind_utf8_view<'a>(
     Ok(Box::new(Utf8View(array.as_string_view())))
 }
 
-/// Appends bytes as lower-case hex between quotes.
+/// Appends bytes as lower-case hex between quotes (the JIT's binary
+/// columns call the same function: `jitson_core::write`).
 #[inline]
 fn write_hex(out: &mut Vec<u8>, bytes: &[u8]) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.reserve(bytes.len() * 2 + 2);
-    out.push(b'"');
-    for &b in bytes {
-        out.push(HEX[usize::from(b >> 4)]);
-        out.push(HEX[usize::from(b & 0xF)]);
-    }
-    out.push(b'"');
+    jitson_core::write::write_hex_quoted(out, bytes);
 }
 
 struct Binary<'a, O>(Offsets<'a, O>);
