@@ -941,6 +941,85 @@ fn structs_maps_dictionaries() {
 /// writes nothing for the value (`{"d":}`, not JSON); jitson writes the
 /// digits the slot holds, as both write a null slot of integers (the one
 /// difference in bytes, docs/arrow.md).
+/// A map with a null key or a null entry is refused by arrow-json; both
+/// backends refuse it too, inside a struct and a list as well as at the
+/// top. `MapArray::try_new` refuses such maps itself, so they are built
+/// here without its checks, as data from elsewhere (FFI, IPC) can be.
+#[test]
+fn maps_with_null_keys_or_entries_are_refused() {
+    let fields = Fields::from(vec![
+        Field::new("keys", DataType::Utf8, false),
+        Field::new("values", DataType::Int32, true),
+    ]);
+    let map = |keys: StringArray, entry_nulls: Option<arrow_buffer::Buffer>| {
+        let mut entries = arrow_data::ArrayData::builder(DataType::Struct(fields.clone()))
+            .len(3)
+            .child_data(vec![
+                keys.to_data(),
+                Int32Array::from(vec![1, 2, 3]).to_data(),
+            ]);
+        if let Some(bits) = entry_nulls {
+            entries = entries.null_bit_buffer(Some(bits));
+        }
+        let field = Arc::new(Field::new(
+            "entries",
+            DataType::Struct(fields.clone()),
+            false,
+        ));
+        let map = arrow_data::ArrayData::builder(DataType::Map(field, false))
+            .len(2)
+            .add_buffer(arrow_buffer::Buffer::from_slice_ref([0i32, 2, 3]));
+        // SAFETY: the buffers are as long as the lengths say, the offsets
+        // lie within the 3 entries, the children have the fields' types:
+        // only the nullability rules are broken, which the writers check.
+        let data = unsafe {
+            map.child_data(vec![entries.build_unchecked()])
+                .build_unchecked()
+        };
+        Arc::new(MapArray::from(data)) as ArrayRef
+    };
+    let null_key = map(StringArray::from(vec![Some("a"), None, Some("c")]), None);
+    let null_entry = map(
+        StringArray::from(vec!["a", "b", "c"]),
+        Some(arrow_buffer::Buffer::from_slice_ref([0b101u8])),
+    );
+    for (what, array) in [("a null key", null_key), ("a null entry", null_entry)] {
+        let in_struct: ArrayRef = Arc::new(StructArray::from(vec![(
+            Arc::new(Field::new("m", array.data_type().clone(), true)),
+            array.clone(),
+        )]));
+        let in_list: ArrayRef = Arc::new(
+            ListArray::try_new(
+                Arc::new(Field::new("item", array.data_type().clone(), true)),
+                OffsetBuffer::new(ScalarBuffer::from(vec![0, 1, 2])),
+                array.clone(),
+                None,
+            )
+            .unwrap(),
+        );
+        for array in [array, in_struct, in_list] {
+            let batch = batch_of("m", array);
+            let opts = (false, StructMode::ObjectOnly, &Formats::default());
+            let theirs =
+                theirs::<arrow_json::writer::LineDelimited>(&[&batch], opts.0, opts.1, opts.2);
+            let expected = theirs.expect_err("arrow-json refuses it").to_string();
+            assert!(
+                expected.contains("Encountered nulls in MapArray"),
+                "{expected}"
+            );
+            for backend in backends() {
+                let ours =
+                    ours_on::<writer::LineDelimited>(backend, &[&batch], opts.0, opts.1, opts.2, 1);
+                let message = ours.expect_err("jitson refuses it").to_string();
+                assert!(
+                    message.contains("Encountered nulls in MapArray"),
+                    "{what}, {backend:?}: {message}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn dictionary_keys_at_null_decimals_write_the_slot() {
     let values = Decimal128Array::from(vec![Some(1234), None])

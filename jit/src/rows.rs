@@ -64,6 +64,19 @@ pub enum RowKind {
     /// (32-bit offsets, or 64-bit when `large`), `,` between them, a null
     /// item as `null`, then `]`.
     List { large: bool, item: Box<RowKind> },
+    /// A list of `size` items each: list `r` is the items `r * size ..
+    /// (r + 1) * size` of its item's view, written as [`RowKind::List`] is.
+    FixedList { size: u32, item: Box<RowKind> },
+    /// A map: `{`, the entries `offsets[r]..offsets[r + 1]` (32-bit
+    /// offsets) of its key's view and its value's view (the value's views
+    /// follow the key's), each as the key (a text, never null), `:` and the
+    /// value (`null` when null: written only when `explicit_nulls`, the
+    /// entry left out otherwise), `,` between them, then `}`.
+    Map {
+        explicit_nulls: bool,
+        key: Box<RowKind>,
+        value: Box<RowKind>,
+    },
     /// Dictionary-encoded values: `key_bytes`-wide (1, 2, 4 or 8)
     /// non-negative keys, each the row of the value to write in the
     /// dictionary's view (of kind `value`, written without a null test:
@@ -125,7 +138,8 @@ impl RowKind {
     pub fn views(&self) -> usize {
         match self {
             RowKind::Struct(fields) => 1 + fields.iter().map(|f| f.kind.views()).sum::<usize>(),
-            RowKind::List { item, .. } => 1 + item.views(),
+            RowKind::List { item, .. } | RowKind::FixedList { item, .. } => 1 + item.views(),
+            RowKind::Map { key, value, .. } => 1 + key.views() + value.views(),
             RowKind::Dictionary { value, .. } => 1 + value.views(),
             _ => 1,
         }
@@ -292,7 +306,8 @@ pub fn compile_rows(spec: &RowSpec) -> Result<CompiledRows, CompileError> {
             RowKind::Struct(fields) => {
                 1 + fields.iter().map(|f| nesting(&f.kind)).max().unwrap_or(0)
             }
-            RowKind::List { item, .. } => 1 + nesting(item),
+            RowKind::List { item, .. } | RowKind::FixedList { item, .. } => 1 + nesting(item),
+            RowKind::Map { key, value, .. } => 1 + nesting(key).max(nesting(value)),
             RowKind::Dictionary { value, .. } => 1 + nesting(value),
             _ => 0,
         }
@@ -748,6 +763,20 @@ impl Rows<'_> {
                 let (from, to) = self.emit_offsets(t, at, row, *large);
                 self.emit_items(t, item, view + 1, from, to);
             }
+            RowKind::FixedList { size, item } => {
+                let from = t.b.ins().imul_imm_s(row, i64::from(*size));
+                let to = t.b.ins().iadd_imm_s(from, i64::from(*size));
+                self.emit_items(t, item, view + 1, from, to);
+            }
+            RowKind::Map {
+                explicit_nulls,
+                key,
+                value,
+            } => {
+                let (from, to) = self.emit_offsets(t, at, row, false);
+                let views = (view + 1, view + 1 + key.views());
+                self.emit_entries(t, (key, value), views, from, to, *explicit_nulls);
+            }
             RowKind::Dictionary { key_bytes, value } => {
                 let src = emit_element(t, at, row, *key_bytes);
                 let key = t.b.ins().load(int_type(*key_bytes), value_flags(), src, 0);
@@ -981,52 +1010,126 @@ impl Rows<'_> {
         let fail = self.fail;
         t.ensure_const(1, fail);
         t.write_const(b"[");
-        let index = t.b.declare_var(PTR);
-        t.b.def_var(index, from);
-        let (head, body, value, null, next, done) = (
-            t.b.create_block(),
-            t.b.create_block(),
-            t.b.create_block(),
-            t.b.create_block(),
-            t.b.create_block(),
-            t.b.create_block(),
-        );
-        t.b.ins().jump(head, &[]);
+        emit_range(t, from, to, |t, i, next| {
+            let (comma, test, value, null) = (
+                t.b.create_block(),
+                t.b.create_block(),
+                t.b.create_block(),
+                t.b.create_block(),
+            );
+            let later = t.b.ins().icmp(IntCC::SignedGreaterThan, i, from);
+            t.b.ins().brif(later, comma, &[], test, &[]);
+            t.b.switch_to_block(comma);
+            t.ensure_const(1, fail);
+            t.write_const(b",");
+            t.b.ins().jump(test, &[]);
+            t.b.switch_to_block(test);
+            self.emit_null_test(t, view, i, value, null);
 
-        t.b.switch_to_block(head);
-        let i = t.b.use_var(index);
-        let more = t.b.ins().icmp(IntCC::SignedLessThan, i, to);
-        t.b.ins().brif(more, body, &[], done, &[]);
+            t.b.switch_to_block(null);
+            t.ensure_const(4, fail);
+            t.write_const(b"null");
+            t.b.ins().jump(next, &[]);
 
-        t.b.switch_to_block(body);
-        let (comma, test) = (t.b.create_block(), t.b.create_block());
-        let later = t.b.ins().icmp(IntCC::SignedGreaterThan, i, from);
-        t.b.ins().brif(later, comma, &[], test, &[]);
-        t.b.switch_to_block(comma);
-        t.ensure_const(1, fail);
-        t.write_const(b",");
-        t.b.ins().jump(test, &[]);
-        t.b.switch_to_block(test);
-        self.emit_null_test(t, view, i, value, null);
-
-        t.b.switch_to_block(null);
-        t.ensure_const(4, fail);
-        t.write_const(b"null");
-        t.b.ins().jump(next, &[]);
-
-        t.b.switch_to_block(value);
-        self.emit_value(t, item, view, i, false);
-        t.b.ins().jump(next, &[]);
-
-        t.b.switch_to_block(next);
-        let following = t.b.ins().iadd_imm_s(i, 1);
-        t.b.def_var(index, following);
-        t.b.ins().jump(head, &[]);
-
-        t.b.switch_to_block(done);
+            t.b.switch_to_block(value);
+            self.emit_value(t, item, view, i, false);
+            t.b.ins().jump(next, &[]);
+        });
         t.ensure_const(1, fail);
         t.write_const(b"]");
     }
+
+    /// A map's entries `from..to` of the key and value views `views`:
+    /// `{`, each entry as `key:value` separated by `,` (a null value as
+    /// `null` when `explicit_nulls`, its entry left out otherwise), `}`.
+    fn emit_entries(
+        &self,
+        t: &mut EncodeTranslator<'_, '_>,
+        (key, value): (&RowKind, &RowKind),
+        (key_view, value_view): (usize, usize),
+        from: Value,
+        to: Value,
+        explicit_nulls: bool,
+    ) {
+        let fail = self.fail;
+        t.ensure_const(1, fail);
+        t.write_const(b"{");
+        let first = t.b.declare_var(types::I8);
+        let one = t.b.ins().iconst(types::I8, 1);
+        t.b.def_var(first, one);
+        emit_range(t, from, to, |t, i, next| {
+            let (present, null) = (t.b.create_block(), t.b.create_block());
+            self.emit_null_test(t, value_view, i, present, null);
+
+            // The comma unless this is the first entry written, then the
+            // key and its colon.
+            let emit_key = |t: &mut EncodeTranslator<'_, '_>| {
+                let (comma, bare) = (t.b.create_block(), t.b.create_block());
+                let is_first = t.b.use_var(first);
+                t.b.ins().brif(is_first, bare, &[], comma, &[]);
+                t.b.switch_to_block(comma);
+                t.ensure_const(1, fail);
+                t.write_const(b",");
+                t.b.ins().jump(bare, &[]);
+                t.b.switch_to_block(bare);
+                let zero = t.b.ins().iconst(types::I8, 0);
+                t.b.def_var(first, zero);
+                self.emit_value(t, key, key_view, i, false);
+                t.ensure_const(1, fail);
+                t.write_const(b":");
+            };
+
+            t.b.switch_to_block(null);
+            if explicit_nulls {
+                emit_key(t);
+                t.ensure_const(4, fail);
+                t.write_const(b"null");
+            }
+            t.b.ins().jump(next, &[]);
+
+            t.b.switch_to_block(present);
+            emit_key(t);
+            self.emit_value(t, value, value_view, i, false);
+            t.b.ins().jump(next, &[]);
+        });
+        t.ensure_const(1, fail);
+        t.write_const(b"}");
+    }
+}
+
+/// A loop over the indices `from..to` (signed): `body` emits the code of
+/// index `i` in the current block and ends each of its paths with a jump
+/// to `next`, which goes on to the following index.
+fn emit_range(
+    t: &mut EncodeTranslator<'_, '_>,
+    from: Value,
+    to: Value,
+    mut body: impl FnMut(&mut EncodeTranslator<'_, '_>, Value, Block),
+) {
+    let index = t.b.declare_var(PTR);
+    t.b.def_var(index, from);
+    let (head, start, next, done) = (
+        t.b.create_block(),
+        t.b.create_block(),
+        t.b.create_block(),
+        t.b.create_block(),
+    );
+    t.b.ins().jump(head, &[]);
+
+    t.b.switch_to_block(head);
+    let i = t.b.use_var(index);
+    let more = t.b.ins().icmp(IntCC::SignedLessThan, i, to);
+    t.b.ins().brif(more, start, &[], done, &[]);
+
+    t.b.switch_to_block(start);
+    body(t, i, next);
+
+    t.b.switch_to_block(next);
+    let following = t.b.ins().iadd_imm_s(i, 1);
+    t.b.def_var(index, following);
+    t.b.ins().jump(head, &[]);
+
+    t.b.switch_to_block(done);
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The writer's JIT backend: the row loop of a schema's record compiled by
 //! `jitson_jit::compile_rows`. Integer, boolean and Utf8 / LargeUtf8 /
-//! Utf8View columns, and structs, lists and dictionaries of them, are read
+//! Utf8View columns, and structs, lists, fixed-size lists, maps and
+//! dictionaries of them, are read
 //! and written by generated code (the typed encoder's emitters); binary
 //! columns (all four layouts) are read by it and written as hex by the
 //! function the interpreter's encoders call; floats,
@@ -383,6 +384,27 @@ fn row_kind(data_type: &DataType, plan: &Plan, depth: usize) -> RowKind {
                 item: Box::new(row_kind(item.data_type(), &plan.children[0], depth + 1)),
             }
         }
+        DataType::FixedSizeList(item, size) if depth < jitson_jit::ROW_MAX_DEPTH => {
+            match u32::try_from(*size) {
+                Ok(size) => RowKind::FixedList {
+                    size,
+                    item: Box::new(row_kind(item.data_type(), &plan.children[0], depth + 1)),
+                },
+                Err(_) => RowKind::Call,
+            }
+        }
+        // The plan has checked the entries: a struct of a UTF-8 key and a
+        // value (`plan::compile`).
+        DataType::Map(entries, _) if depth < jitson_jit::ROW_MAX_DEPTH => {
+            let DataType::Struct(kv) = entries.data_type() else {
+                return RowKind::Call;
+            };
+            RowKind::Map {
+                explicit_nulls: plan.explicit_nulls,
+                key: Box::new(row_kind(kv[0].data_type(), &plan.children[0], depth + 1)),
+                value: Box::new(row_kind(kv[1].data_type(), &plan.children[1], depth + 1)),
+            }
+        }
         // Temporal values at null slots take the encoder's `""`.
         DataType::Dictionary(key, value)
             if depth < jitson_jit::ROW_MAX_DEPTH && !value.is_temporal() =>
@@ -517,6 +539,24 @@ fn bind<'a>(
             };
             views.push(view);
             return bind(item, &plan.children[0], values.as_ref(), bound);
+        }
+        RowKind::FixedList { item, .. } => {
+            nulls(&mut view, array.nulls());
+            // The values are sliced with the list (arrow's `slice`): list r
+            // is items r * size.. of them.
+            views.push(view);
+            let values = array.as_fixed_size_list().values();
+            return bind(item, &plan.children[0], values.as_ref(), bound);
+        }
+        RowKind::Map { key, value, .. } => {
+            super::nested::check_map(array)?;
+            nulls(&mut view, array.nulls());
+            // The offsets are sliced with the map; its entries are not.
+            let map = array.as_map();
+            view.values = map.value_offsets().as_ptr().cast();
+            views.push(view);
+            bind(key, &plan.children[0], map.keys().as_ref(), bound)?;
+            return bind(value, &plan.children[1], map.values().as_ref(), bound);
         }
         RowKind::Dictionary { value, .. } => {
             nulls(&mut view, array.nulls());

@@ -233,15 +233,11 @@ impl Encode for Map<'_> {
     }
 }
 
-pub(crate) fn bind_map<'a>(
-    plan: &'a Plan,
-    array: &'a dyn Array,
-) -> Result<Box<dyn Encode + 'a>, ArrowError> {
+/// Refuses a map with null keys or null entries, as arrow-json does
+/// (`MapArray` does not enforce either); both backends check it.
+pub(crate) fn check_map(array: &dyn Array) -> Result<(), ArrowError> {
     let array = array.as_map();
-    let keys = plan.children[0].column(array.keys().as_ref())?;
-    let values = plan.children[1].column(array.values().as_ref())?;
-    // Refused as arrow-json refuses them (MapArray does not enforce these).
-    if keys.nulls.is_some() {
+    if array.keys().null_count() != 0 {
         return Err(ArrowError::InvalidArgumentError(
             "Encountered nulls in MapArray keys".to_string(),
         ));
@@ -251,6 +247,17 @@ pub(crate) fn bind_map<'a>(
             "Encountered nulls in MapArray entries".to_string(),
         ));
     }
+    Ok(())
+}
+
+pub(crate) fn bind_map<'a>(
+    plan: &'a Plan,
+    array: &'a dyn Array,
+) -> Result<Box<dyn Encode + 'a>, ArrowError> {
+    check_map(array)?;
+    let array = array.as_map();
+    let keys = plan.children[0].column(array.keys().as_ref())?;
+    let values = plan.children[1].column(array.values().as_ref())?;
     Ok(Box::new(Map {
         offsets: array.value_offsets(),
         keys,
