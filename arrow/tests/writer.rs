@@ -837,7 +837,16 @@ fn lists() {
         Some(NullBuffer::from(vec![true, true, false, true])),
     )
     .unwrap();
-    check_column("view", Arc::new(view));
+    check_column("view", Arc::new(view.clone()));
+    let large = LargeListViewArray::try_new(
+        Arc::new(Field::new("item", DataType::Int32, true)),
+        ScalarBuffer::from(vec![0i64, 3, 1, 0]),
+        ScalarBuffer::from(vec![2i64, 2, 0, 5]),
+        view.values().clone(),
+        Some(NullBuffer::from(vec![true, true, false, true])),
+    )
+    .unwrap();
+    check_column("large_view", Arc::new(large));
 }
 
 /// A List array as a LargeList of the same values.

@@ -64,6 +64,10 @@ pub enum RowKind {
     /// (32-bit offsets, or 64-bit when `large`), `,` between them, a null
     /// item as `null`, then `]`.
     List { large: bool, item: Box<RowKind> },
+    /// A list view: the items `offsets[r] .. offsets[r] + sizes[r]` of its
+    /// item's view (32-bit offsets and sizes, or 64-bit when `large`; the
+    /// sizes at the view's `data`), written as [`RowKind::List`] is.
+    ListView { large: bool, item: Box<RowKind> },
     /// A list of `size` items each: list `r` is the items `r * size ..
     /// (r + 1) * size` of its item's view, written as [`RowKind::List`] is.
     FixedList { size: u32, item: Box<RowKind> },
@@ -138,7 +142,9 @@ impl RowKind {
     pub fn views(&self) -> usize {
         match self {
             RowKind::Struct(fields) => 1 + fields.iter().map(|f| f.kind.views()).sum::<usize>(),
-            RowKind::List { item, .. } | RowKind::FixedList { item, .. } => 1 + item.views(),
+            RowKind::List { item, .. }
+            | RowKind::ListView { item, .. }
+            | RowKind::FixedList { item, .. } => 1 + item.views(),
             RowKind::Map { key, value, .. } => 1 + key.views() + value.views(),
             RowKind::Dictionary { value, .. } => 1 + value.views(),
             _ => 1,
@@ -192,7 +198,8 @@ pub struct ColumnView {
     /// `Bool`: the bit of row 0 in `values`.
     pub values_bit: usize,
     /// `Text`: the bytes the offsets index; `TextView`: the addresses of
-    /// the data buffers the views index (an array of `*const u8`).
+    /// the data buffers the views index (an array of `*const u8`);
+    /// `ListView`: the first size.
     pub data: *const u8,
     /// `Text`: how many bytes `data` holds (a short text is read sixteen
     /// bytes at a time when as many are there); `TextView`: how many
@@ -306,7 +313,9 @@ pub fn compile_rows(spec: &RowSpec) -> Result<CompiledRows, CompileError> {
             RowKind::Struct(fields) => {
                 1 + fields.iter().map(|f| nesting(&f.kind)).max().unwrap_or(0)
             }
-            RowKind::List { item, .. } | RowKind::FixedList { item, .. } => 1 + nesting(item),
+            RowKind::List { item, .. }
+            | RowKind::ListView { item, .. }
+            | RowKind::FixedList { item, .. } => 1 + nesting(item),
             RowKind::Map { key, value, .. } => 1 + nesting(key).max(nesting(value)),
             RowKind::Dictionary { value, .. } => 1 + nesting(value),
             _ => 0,
@@ -761,6 +770,29 @@ impl Rows<'_> {
             }
             RowKind::List { large, item } => {
                 let (from, to) = self.emit_offsets(t, at, row, *large);
+                self.emit_items(t, item, view + 1, from, to);
+            }
+            RowKind::ListView { large, item } => {
+                let (ty, bytes) = if *large {
+                    (types::I64, 8)
+                } else {
+                    (types::I32, 4)
+                };
+                let offset_at = emit_element(t, at, row, bytes);
+                let sizes = t.b.ins().load(PTR, state_flags(), at, VIEW_DATA);
+                let scaled = t.b.ins().imul_imm_s(row, i64::from(bytes));
+                let size_at = t.b.ins().iadd(sizes, scaled);
+                let mut load = |address: Value| {
+                    let value = t.b.ins().load(ty, value_flags(), address, 0);
+                    if *large {
+                        value
+                    } else {
+                        t.b.ins().sextend(types::I64, value)
+                    }
+                };
+                let from = load(offset_at);
+                let size = load(size_at);
+                let to = t.b.ins().iadd(from, size);
                 self.emit_items(t, item, view + 1, from, to);
             }
             RowKind::FixedList { size, item } => {

@@ -1,7 +1,7 @@
 //! The writer's JIT backend: the row loop of a schema's record compiled by
 //! `jitson_jit::compile_rows`. Integer, boolean and Utf8 / LargeUtf8 /
-//! Utf8View columns, and structs, lists, fixed-size lists, maps and
-//! dictionaries of them, are read
+//! Utf8View columns, and structs, lists, list views, fixed-size lists, maps
+//! and dictionaries of them, are read
 //! and written by generated code (the typed encoder's emitters); binary
 //! columns (all four layouts) are read by it and written as hex by the
 //! function the interpreter's encoders call; floats,
@@ -384,6 +384,14 @@ fn row_kind(data_type: &DataType, plan: &Plan, depth: usize) -> RowKind {
                 item: Box::new(row_kind(item.data_type(), &plan.children[0], depth + 1)),
             }
         }
+        DataType::ListView(item) | DataType::LargeListView(item)
+            if depth < jitson_jit::ROW_MAX_DEPTH =>
+        {
+            RowKind::ListView {
+                large: matches!(data_type, DataType::LargeListView(_)),
+                item: Box::new(row_kind(item.data_type(), &plan.children[0], depth + 1)),
+            }
+        }
         DataType::FixedSizeList(item, size) if depth < jitson_jit::ROW_MAX_DEPTH => {
             match u32::try_from(*size) {
                 Ok(size) => RowKind::FixedList {
@@ -536,6 +544,27 @@ fn bind<'a>(
                 list::<i64>(array, &mut view)
             } else {
                 list::<i32>(array, &mut view)
+            };
+            views.push(view);
+            return bind(item, &plan.children[0], values.as_ref(), bound);
+        }
+        RowKind::ListView { large, item } => {
+            nulls(&mut view, array.nulls());
+            // The offsets and sizes are sliced with the list view; its
+            // values are not (the offsets index them).
+            fn list_view<'a, O: OffsetSizeTrait>(
+                array: &'a dyn Array,
+                view: &mut ColumnView,
+            ) -> &'a ArrayRef {
+                let list = array.as_list_view::<O>();
+                view.values = list.value_offsets().as_ptr().cast();
+                view.data = list.value_sizes().as_ptr().cast();
+                list.values()
+            }
+            let values = if *large {
+                list_view::<i64>(array, &mut view)
+            } else {
+                list_view::<i32>(array, &mut view)
             };
             views.push(view);
             return bind(item, &plan.children[0], values.as_ref(), bound);
