@@ -1,14 +1,15 @@
 //! The writer's JIT backend: the row loop of a schema's record compiled by
 //! `jitson_jit::compile_rows`. Integer, boolean and Utf8 / LargeUtf8 /
 //! Utf8View columns, and structs, lists, list views, fixed-size lists, maps
-//! and dictionaries of them, are read
-//! and written by generated code (the typed encoder's emitters); binary
-//! columns (all four layouts) are read by it and written as hex by the
-//! function the interpreter's encoders call; floats,
-//! decimals, dates, times and timestamps in the default formats are read by it and
-//! formatted by the interpreter's own functions into room it reserves; every
-//! other column's values by its plan encoder, called back from the generated
-//! code, so both backends write the same bytes.
+//! and dictionaries of them, are read and written by generated code (the
+//! typed encoder's emitters); binary columns (all four layouts) are read by
+//! it and written as hex by the function the interpreter's encoders call;
+//! floats, decimals, dates, times and timestamps in the default formats,
+//! durations and intervals are read by it and formatted by the
+//! interpreter's own functions into room it reserves. Every other column
+//! (custom temporal formats, named zones, Decimal256, temporal dictionary
+//! values, unions, run-end encoded) is written by its plan encoder, called
+//! back from the generated code, so both backends write the same bytes.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -16,14 +17,15 @@ use std::sync::atomic::Ordering;
 use arrow_array::cast::AsArray;
 use arrow_array::types::{BinaryType, ByteArrayType, LargeBinaryType, LargeUtf8Type, Utf8Type};
 use arrow_array::{Array, ArrayRef, OffsetSizeTrait, RecordBatch};
-use arrow_schema::{ArrowError, DataType, SchemaRef, TimeUnit};
+use arrow_schema::{ArrowError, DataType, IntervalUnit, SchemaRef, TimeUnit};
 use jitson_jit::{ColumnView, CompiledRows, RowColumn, RowKind, RowSpec};
 
 use super::number::{DECIMAL_ROOM, FLOAT_MAX_LEN, decimal_param, format_decimal, format_float};
 use super::plan::{Column, Encode, Plan};
 use super::temporal::{
-    STAMP_MAX_LEN, fixed_offset, format_date32, format_date64, format_time32ms, format_time32s,
-    format_time64ns, format_time64us, format_timestamp, format_timestamp_at,
+    STAMP_MAX_LEN, TEXT_MAX_LEN, fixed_offset, format_date32, format_date64, format_day_time,
+    format_duration, format_month_day_nano, format_time32ms, format_time32s, format_time64ns,
+    format_time64us, format_timestamp, format_timestamp_at, format_year_month, unit_code,
 };
 use super::{JsonFormat, Options};
 use crate::reader::Backend;
@@ -375,6 +377,18 @@ fn row_kind(data_type: &DataType, plan: &Plan, depth: usize) -> RowKind {
         DataType::Date64 if plan.format.is_none() => {
             RowKind::formatted(8, STAMP_MAX_LEN, format_date64)
         }
+        DataType::Duration(unit) => {
+            RowKind::formatted_with(8, TEXT_MAX_LEN, format_duration, unit_code(*unit))
+        }
+        DataType::Interval(IntervalUnit::YearMonth) => {
+            RowKind::formatted(4, TEXT_MAX_LEN, format_year_month)
+        }
+        DataType::Interval(IntervalUnit::DayTime) => {
+            RowKind::formatted(8, TEXT_MAX_LEN, format_day_time)
+        }
+        DataType::Interval(IntervalUnit::MonthDayNano) => {
+            RowKind::formatted(16, TEXT_MAX_LEN, format_month_day_nano)
+        }
         DataType::Struct(fields) if depth < jitson_jit::ROW_MAX_DEPTH => {
             RowKind::Struct(row_columns(plan, fields, depth + 1))
         }
@@ -633,6 +647,13 @@ fn primitive_values(array: &dyn Array) -> *const u8 {
         DataType::Decimal32(..) => first::<Decimal32Type>(array),
         DataType::Decimal64(..) => first::<Decimal64Type>(array),
         DataType::Decimal128(..) => first::<Decimal128Type>(array),
+        DataType::Duration(TimeUnit::Second) => first::<DurationSecondType>(array),
+        DataType::Duration(TimeUnit::Millisecond) => first::<DurationMillisecondType>(array),
+        DataType::Duration(TimeUnit::Microsecond) => first::<DurationMicrosecondType>(array),
+        DataType::Duration(TimeUnit::Nanosecond) => first::<DurationNanosecondType>(array),
+        DataType::Interval(IntervalUnit::YearMonth) => first::<IntervalYearMonthType>(array),
+        DataType::Interval(IntervalUnit::DayTime) => first::<IntervalDayTimeType>(array),
+        DataType::Interval(IntervalUnit::MonthDayNano) => first::<IntervalMonthDayNanoType>(array),
         other => unreachable!("row_kind reads no {other} column"),
     }
 }

@@ -57,19 +57,26 @@ static PAIRS: [[u8; 2]; 100] = {
 struct Stamp {
     dst: *mut u8,
     len: usize,
+    /// The bytes it may write at `dst`.
+    room: usize,
 }
 
-/// The room a [`Stamp`] may write in, past its destination.
+/// The room of a date, time or timestamp's [`Stamp`].
 const STAMP_ROOM: usize = 40;
 
+/// The room of a duration's or an interval's [`Stamp`]: the longest
+/// interval text, `"-2147483648 mons -2147483648 days -2562047 hours -47
+/// mins -16.854775808 secs"`, is 78 bytes.
+const TEXT_ROOM: usize = 80;
+
 impl Stamp {
-    /// A stamp at `dst`, holding its opening quote.
+    /// A stamp at `dst` of `room` bytes, holding its opening quote.
     ///
     /// # Safety
-    /// `dst` is valid for writes of [`STAMP_ROOM`] bytes while the stamp lives.
+    /// `dst` is valid for writes of `room` bytes while the stamp lives.
     #[inline]
-    unsafe fn quoted_at(dst: *mut u8) -> Stamp {
-        let mut stamp = Stamp { dst, len: 0 };
+    unsafe fn quoted_at(dst: *mut u8, room: usize) -> Stamp {
+        let mut stamp = Stamp { dst, len: 0, room };
         stamp.put([b'"']);
         stamp
     }
@@ -77,9 +84,9 @@ impl Stamp {
     /// Writes `bytes` next, in one store of `N` bytes.
     #[inline]
     fn put<const N: usize>(&mut self, bytes: [u8; N]) {
-        assert!(self.len + N <= STAMP_ROOM, "a stamp past its room");
-        // SAFETY: `dst` is valid for STAMP_ROOM bytes (`quoted_at`'s
-        // contract) and the assertion keeps this write inside them.
+        assert!(self.len + N <= self.room, "a stamp past its room");
+        // SAFETY: `dst` is valid for `room` bytes (`quoted_at`'s contract)
+        // and the assertion keeps this write inside them.
         unsafe {
             self.dst
                 .add(self.len)
@@ -104,16 +111,49 @@ impl Stamp {
     }
 }
 
-/// Writes a stamp at the end of `out`: `build` writes its text after the
-/// opening quote, and the stamp is taken into `out` when it returns true;
-/// on false nothing is (the bytes stay in the spare capacity).
+/// Text formatted into a stamp's room (durations and intervals, through
+/// chrono's and std's formatting): an error, with the stamp's length left
+/// past what fitted, when the text and the closing quote do not fit.
+impl std::fmt::Write for Stamp {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.len + s.len() >= self.room {
+            return Err(std::fmt::Error);
+        }
+        // SAFETY: `dst` is valid for `room` bytes (`quoted_at`'s
+        // contract) and the test above keeps the copy inside them; `s` is
+        // not in that room (a stamp's room is output not yet taken).
+        unsafe {
+            std::ptr::copy_nonoverlapping(s.as_ptr(), self.dst.add(self.len), s.len());
+        }
+        self.len += s.len();
+        Ok(())
+    }
+}
+
+/// Appends `"`, what `text` writes, `"` to `out`: in place, in a stamp of
+/// [`TEXT_ROOM`] bytes, when it fits (every duration's and interval's
+/// text), otherwise through a `String`.
+fn quoted_text(out: &mut Vec<u8>, text: impl Fn(&mut dyn std::fmt::Write) -> std::fmt::Result) {
+    if stamp_into(out, TEXT_ROOM, |stamp| text(stamp).is_ok()) {
+        return;
+    }
+    let mut long = String::new();
+    let _ = text(&mut long);
+    out.push(b'"');
+    out.extend_from_slice(long.as_bytes());
+    out.push(b'"');
+}
+
+/// Writes a stamp of `room` bytes at the end of `out`: `build` writes its
+/// text after the opening quote, and the stamp is taken into `out` when it
+/// returns true; on false nothing is (the bytes stay in the spare capacity).
 #[inline]
-fn stamp_into(out: &mut Vec<u8>, build: impl FnOnce(&mut Stamp) -> bool) -> bool {
-    out.reserve(STAMP_ROOM);
+fn stamp_into(out: &mut Vec<u8>, room: usize, build: impl FnOnce(&mut Stamp) -> bool) -> bool {
+    out.reserve(room);
     let len = out.len();
-    // SAFETY: the reserve above leaves STAMP_ROOM bytes of capacity past
-    // `len`, and `out` is not touched while the stamp lives.
-    let mut stamp = unsafe { Stamp::quoted_at(out.as_mut_ptr().add(len)) };
+    // SAFETY: the reserve above leaves `room` bytes of capacity past `len`,
+    // and `out` is not touched while the stamp lives.
+    let mut stamp = unsafe { Stamp::quoted_at(out.as_mut_ptr().add(len), room) };
     if !build(&mut stamp) {
         return false;
     }
@@ -124,22 +164,28 @@ fn stamp_into(out: &mut Vec<u8>, build: impl FnOnce(&mut Stamp) -> bool) -> bool
     true
 }
 
-/// Writes a stamp at `dst` for a [`jitson_jit::FormatFn`]: its length, or
-/// 0 (declined) when `build` returns false.
+/// Writes a stamp of `room` bytes at `dst` for a [`jitson_jit::FormatFn`]:
+/// its length, or 0 (declined) when `build` returns false.
 ///
 /// # Safety
-/// `dst` has room for [`STAMP_ROOM`] bytes.
+/// `dst` has room for `room` bytes.
 #[cfg(feature = "jit")]
 #[inline]
-unsafe fn stamp_at(dst: *mut u8, build: impl FnOnce(&mut Stamp) -> bool) -> usize {
+unsafe fn stamp_at(dst: *mut u8, room: usize, build: impl FnOnce(&mut Stamp) -> bool) -> usize {
     // SAFETY: as the caller guarantees.
-    let mut stamp = unsafe { Stamp::quoted_at(dst) };
+    let mut stamp = unsafe { Stamp::quoted_at(dst, room) };
     if build(&mut stamp) { stamp.close() } else { 0 }
 }
 
-/// The room the compiled writer reserves for a [`Stamp`].
+/// The room the compiled writer reserves for a date's, a time's or a
+/// timestamp's [`Stamp`].
 #[cfg(feature = "jit")]
 pub(crate) const STAMP_MAX_LEN: u8 = STAMP_ROOM as u8;
+
+/// The room the compiled writer reserves for a duration's or an
+/// interval's text.
+#[cfg(feature = "jit")]
+pub(crate) const TEXT_MAX_LEN: u8 = TEXT_ROOM as u8;
 
 /// The compiled writer's [`jitson_jit::FormatFn`] for timestamps of type `T`
 /// without a zone or a format: what `Timestamps` writes, or 0 (declined) for
@@ -155,7 +201,7 @@ pub(crate) unsafe extern "C" fn format_timestamp<T: ArrowTimestampType>(
 ) -> usize {
     // SAFETY: as the caller guarantees.
     unsafe {
-        stamp_at(dst, |stamp| {
+        stamp_at(dst, STAMP_ROOM, |stamp| {
             stamp_text(stamp, value as i64, T::UNIT, 0, false)
         })
     }
@@ -177,7 +223,7 @@ pub(crate) unsafe extern "C" fn format_timestamp_at<T: ArrowTimestampType>(
     let offset = param as i64 as i32;
     // SAFETY: as the caller guarantees.
     unsafe {
-        stamp_at(dst, |stamp| {
+        stamp_at(dst, STAMP_ROOM, |stamp| {
             stamp_text(stamp, value as i64, T::UNIT, offset, true)
         })
     }
@@ -215,7 +261,7 @@ macro_rules! format_time {
         /// `dst` has room for [`STAMP_MAX_LEN`] bytes.
         pub(crate) unsafe extern "C" fn $name(value: u64, dst: *mut u8, _param: u64) -> usize {
             // SAFETY: as the caller guarantees.
-            unsafe { stamp_at(dst, |stamp| time_text(stamp, $convert(value as $native))) }
+            unsafe { stamp_at(dst, STAMP_ROOM, |stamp| time_text(stamp, $convert(value as $native))) }
         }
     )*};
 }
@@ -251,7 +297,7 @@ fn time_text(stamp: &mut Stamp, time: Option<chrono::NaiveTime>) -> bool {
 pub(crate) unsafe extern "C" fn format_date32(value: u64, dst: *mut u8, _param: u64) -> usize {
     // SAFETY: as the caller guarantees.
     unsafe {
-        stamp_at(dst, |stamp| {
+        stamp_at(dst, STAMP_ROOM, |stamp| {
             write_date(stamp, i64::from(value as u32 as i32))
         })
     }
@@ -436,7 +482,7 @@ impl<T: ArrowTimestampType> Encode for Timestamps<'_, T> {
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
         let value = self.values[row];
         if let Some(offset) = self.offset.filter(|_| self.plan.format.is_none())
-            && stamp_into(out, |stamp| {
+            && stamp_into(out, STAMP_ROOM, |stamp| {
                 stamp_text(stamp, value, T::UNIT, offset, self.plan.tz.is_some())
             })
         {
@@ -505,7 +551,7 @@ impl Encode for Date32s<'_> {
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
         let value = self.values[row];
         if self.plan.format.is_none()
-            && stamp_into(out, |stamp| write_date(stamp, i64::from(value)))
+            && stamp_into(out, STAMP_ROOM, |stamp| write_date(stamp, i64::from(value)))
         {
             return;
         }
@@ -543,7 +589,9 @@ impl Encode for Date64s<'_> {
         let value = self.values[row];
         let (seconds, nanos) = split(value, TimeUnit::Millisecond);
         if self.plan.format.is_none()
-            && stamp_into(out, |stamp| write_datetime(stamp, seconds, nanos))
+            && stamp_into(out, STAMP_ROOM, |stamp| {
+                write_datetime(stamp, seconds, nanos)
+            })
         {
             return;
         }
@@ -586,7 +634,9 @@ where
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
         let value = self.values[row];
         if self.plan.format.is_none()
-            && stamp_into(out, |stamp| time_text(stamp, (self.convert)(value)))
+            && stamp_into(out, STAMP_ROOM, |stamp| {
+                time_text(stamp, (self.convert)(value))
+            })
         {
             return;
         }
@@ -652,60 +702,108 @@ pub(crate) fn bind_time64ns<'a>(
 /// it (seconds and milliseconds beyond its range).
 struct Durations<'a> {
     values: &'a [i64],
-    convert: ToDelta,
+    unit: TimeUnit,
 }
 
-/// A duration's value in its unit to chrono's `TimeDelta`.
-type ToDelta = fn(i64) -> Option<chrono::TimeDelta>;
+/// A duration's value in `unit` as chrono's `TimeDelta`, as arrow converts
+/// it.
+fn to_delta(value: i64, unit: TimeUnit) -> Option<chrono::TimeDelta> {
+    use arrow_array::temporal_conversions as tc;
+    match unit {
+        TimeUnit::Second => tc::try_duration_s_to_duration(value),
+        TimeUnit::Millisecond => tc::try_duration_ms_to_duration(value),
+        TimeUnit::Microsecond => Some(tc::duration_us_to_duration(value)),
+        TimeUnit::Nanosecond => Some(tc::duration_ns_to_duration(value)),
+    }
+}
+
+/// The text of a duration, unquoted (both backends).
+fn duration_text(
+    w: &mut dyn std::fmt::Write,
+    delta: Option<chrono::TimeDelta>,
+) -> std::fmt::Result {
+    match delta {
+        Some(delta) => write!(w, "{delta}"),
+        None => w.write_str("<invalid>"),
+    }
+}
 
 impl Encode for Durations<'_> {
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
-        out.push(b'"');
-        match (self.convert)(self.values[row]) {
-            Some(delta) => {
-                let _ = write!(out, "{delta}");
-            }
-            None => out.extend_from_slice(b"<invalid>"),
-        }
-        out.push(b'"');
+        let delta = to_delta(self.values[row], self.unit);
+        quoted_text(out, |w| duration_text(w, delta));
     }
+}
+
+/// The time units by their codes in a duration column's format parameter.
+#[cfg(feature = "jit")]
+const UNITS: [TimeUnit; 4] = [
+    TimeUnit::Second,
+    TimeUnit::Millisecond,
+    TimeUnit::Microsecond,
+    TimeUnit::Nanosecond,
+];
+
+/// The code of `unit` in [`UNITS`], the compiled writer's parameter of a
+/// duration column.
+#[cfg(feature = "jit")]
+pub(crate) fn unit_code(unit: TimeUnit) -> u64 {
+    UNITS.iter().position(|u| *u == unit).unwrap_or(0) as u64
+}
+
+/// The compiled writer's [`jitson_jit::FormatFn`] for durations in the
+/// unit whose code is `param` ([`unit_code`]): what `Durations` writes.
+///
+/// # Safety
+/// `dst` has room for [`TEXT_MAX_LEN`] bytes.
+#[cfg(feature = "jit")]
+pub(crate) unsafe extern "C" fn format_duration(value: u64, dst: *mut u8, param: u64) -> usize {
+    let unit = UNITS[(param & 3) as usize];
+    let delta = to_delta(value as i64, unit);
+    // SAFETY: as the caller guarantees.
+    unsafe { stamp_at(dst, TEXT_ROOM, |stamp| duration_text(stamp, delta).is_ok()) }
 }
 
 pub(crate) fn bind_duration<'a>(
     _: &'a Plan,
     array: &'a dyn Array,
 ) -> Result<Box<dyn Encode + 'a>, ArrowError> {
-    use arrow_array::temporal_conversions as tc;
     use arrow_array::types::*;
-    let (values, convert): (&[i64], ToDelta) = match array.data_type() {
-        arrow_schema::DataType::Duration(TimeUnit::Second) => (
-            array.as_primitive::<DurationSecondType>().values(),
-            tc::try_duration_s_to_duration,
-        ),
-        arrow_schema::DataType::Duration(TimeUnit::Millisecond) => (
-            array.as_primitive::<DurationMillisecondType>().values(),
-            tc::try_duration_ms_to_duration,
-        ),
-        arrow_schema::DataType::Duration(TimeUnit::Microsecond) => (
-            array.as_primitive::<DurationMicrosecondType>().values(),
-            |v| Some(tc::duration_us_to_duration(v)),
-        ),
-        _ => (
-            array.as_primitive::<DurationNanosecondType>().values(),
-            |v| Some(tc::duration_ns_to_duration(v)),
-        ),
+    let values: &[i64] = match array.data_type() {
+        arrow_schema::DataType::Duration(TimeUnit::Second) => {
+            array.as_primitive::<DurationSecondType>().values()
+        }
+        arrow_schema::DataType::Duration(TimeUnit::Millisecond) => {
+            array.as_primitive::<DurationMillisecondType>().values()
+        }
+        arrow_schema::DataType::Duration(TimeUnit::Microsecond) => {
+            array.as_primitive::<DurationMicrosecondType>().values()
+        }
+        _ => array.as_primitive::<DurationNanosecondType>().values(),
     };
-    Ok(Box::new(Durations { values, convert }))
+    let arrow_schema::DataType::Duration(unit) = array.data_type() else {
+        unreachable!("bound to a duration column")
+    };
+    Ok(Box::new(Durations {
+        values,
+        unit: *unit,
+    }))
 }
 
 /// `"{years} years {months} mons"` (arrow-cast's text, years floored).
 struct YearMonths<'a>(&'a [i32]);
 
+/// The text of a year-month interval of `months`, unquoted.
+fn year_month_text(w: &mut dyn std::fmt::Write, months: i32) -> std::fmt::Result {
+    let months = f64::from(months);
+    let years = (months / 12.0).floor();
+    write!(w, "{years} years {} mons", months - years * 12.0)
+}
+
 impl Encode for YearMonths<'_> {
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
-        let months = f64::from(self.0[row]);
-        let years = (months / 12.0).floor();
-        let _ = write!(out, "\"{years} years {} mons\"", months - years * 12.0);
+        let months = self.0[row];
+        quoted_text(out, |w| year_month_text(w, months));
     }
 }
 
@@ -723,7 +821,12 @@ pub(crate) fn bind_interval_year_month<'a>(
 /// Writes ` {hours} hours {mins} mins {s}.{fraction} secs` (each part only
 /// when non-zero, `prefix` before the first) of a sub-day amount in units of
 /// `10^-digits` seconds, as arrow-cast does.
-fn write_clock(out: &mut Vec<u8>, amount: i64, digits: u32, mut prefix: &str) {
+fn write_clock(
+    w: &mut dyn std::fmt::Write,
+    amount: i64,
+    digits: u32,
+    mut prefix: &str,
+) -> std::fmt::Result {
     let per_second = 10i64.pow(digits);
     let secs = amount / per_second;
     let mins = secs / 60;
@@ -731,44 +834,51 @@ fn write_clock(out: &mut Vec<u8>, amount: i64, digits: u32, mut prefix: &str) {
     let (secs, mins) = (secs - mins * 60, mins - hours * 60);
     let fraction = amount % per_second;
     if hours != 0 {
-        let _ = write!(out, "{prefix}{hours} hours");
+        write!(w, "{prefix}{hours} hours")?;
         prefix = " ";
     }
     if mins != 0 {
-        let _ = write!(out, "{prefix}{mins} mins");
+        write!(w, "{prefix}{mins} mins")?;
         prefix = " ";
     }
     if secs != 0 || fraction != 0 {
         let sign = if secs < 0 || fraction < 0 { "-" } else { "" };
-        let _ = write!(
-            out,
+        write!(
+            w,
             "{prefix}{sign}{}.{:0width$} secs",
             secs.abs(),
             fraction.abs(),
             width = digits as usize
-        );
+        )?;
     }
+    Ok(())
 }
 
 struct DayTimes<'a>(&'a [arrow_buffer::IntervalDayTime]);
 
+/// The text of a day-time interval, unquoted.
+fn day_time_text(
+    w: &mut dyn std::fmt::Write,
+    value: arrow_buffer::IntervalDayTime,
+) -> std::fmt::Result {
+    if value.days == 0 && value.milliseconds == 0 {
+        return w.write_str("0 secs");
+    }
+    let mut prefix = "";
+    if value.days != 0 {
+        write!(w, "{} days", value.days)?;
+        prefix = " ";
+    }
+    if value.milliseconds != 0 {
+        write_clock(w, i64::from(value.milliseconds), 3, prefix)?;
+    }
+    Ok(())
+}
+
 impl Encode for DayTimes<'_> {
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
         let value = self.0[row];
-        out.push(b'"');
-        if value.days == 0 && value.milliseconds == 0 {
-            out.extend_from_slice(b"0 secs");
-        } else {
-            let mut prefix = "";
-            if value.days != 0 {
-                let _ = write!(out, "{} days", value.days);
-                prefix = " ";
-            }
-            if value.milliseconds != 0 {
-                write_clock(out, i64::from(value.milliseconds), 3, prefix);
-            }
-        }
-        out.push(b'"');
+        quoted_text(out, |w| day_time_text(w, value));
     }
 }
 
@@ -785,27 +895,85 @@ pub(crate) fn bind_interval_day_time<'a>(
 
 struct MonthDayNanos<'a>(&'a [arrow_buffer::IntervalMonthDayNano]);
 
+/// The text of a month-day-nanosecond interval, unquoted.
+fn month_day_nano_text(
+    w: &mut dyn std::fmt::Write,
+    value: arrow_buffer::IntervalMonthDayNano,
+) -> std::fmt::Result {
+    if value.months == 0 && value.days == 0 && value.nanoseconds == 0 {
+        return w.write_str("0 secs");
+    }
+    let mut prefix = "";
+    if value.months != 0 {
+        write!(w, "{} mons", value.months)?;
+        prefix = " ";
+    }
+    if value.days != 0 {
+        write!(w, "{prefix}{} days", value.days)?;
+        prefix = " ";
+    }
+    if value.nanoseconds != 0 {
+        write_clock(w, value.nanoseconds, 9, prefix)?;
+    }
+    Ok(())
+}
+
 impl Encode for MonthDayNanos<'_> {
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
         let value = self.0[row];
-        out.push(b'"');
-        if value.months == 0 && value.days == 0 && value.nanoseconds == 0 {
-            out.extend_from_slice(b"0 secs");
-        } else {
-            let mut prefix = "";
-            if value.months != 0 {
-                let _ = write!(out, "{} mons", value.months);
-                prefix = " ";
-            }
-            if value.days != 0 {
-                let _ = write!(out, "{prefix}{} days", value.days);
-                prefix = " ";
-            }
-            if value.nanoseconds != 0 {
-                write_clock(out, value.nanoseconds, 9, prefix);
-            }
-        }
-        out.push(b'"');
+        quoted_text(out, |w| month_day_nano_text(w, value));
+    }
+}
+
+/// The compiled writer's [`jitson_jit::FormatFn`]s for intervals: what
+/// their encoders write, or 0 (declined: the encoder writes it) for a text
+/// longer than a stamp's room. A day-time value comes as its 8 bytes (days
+/// in the low 32 bits: `IntervalDayTime` is `repr(C)`, days first), a
+/// month-day-nanosecond one by its address.
+///
+/// # Safety
+/// `dst` has room for [`TEXT_MAX_LEN`] bytes; for `format_month_day_nano`,
+/// `value` is the address of an `IntervalMonthDayNano`.
+#[cfg(feature = "jit")]
+pub(crate) unsafe extern "C" fn format_year_month(value: u64, dst: *mut u8, _: u64) -> usize {
+    let months = value as u32 as i32;
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        stamp_at(dst, TEXT_ROOM, |stamp| {
+            year_month_text(stamp, months).is_ok()
+        })
+    }
+}
+
+/// See [`format_year_month`].
+///
+/// # Safety
+/// As for [`format_year_month`].
+#[cfg(feature = "jit")]
+pub(crate) unsafe extern "C" fn format_day_time(value: u64, dst: *mut u8, _: u64) -> usize {
+    let interval = arrow_buffer::IntervalDayTime::new(value as u32 as i32, (value >> 32) as i32);
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        stamp_at(dst, TEXT_ROOM, |stamp| {
+            day_time_text(stamp, interval).is_ok()
+        })
+    }
+}
+
+/// See [`format_year_month`].
+///
+/// # Safety
+/// As for [`format_year_month`].
+#[cfg(feature = "jit")]
+pub(crate) unsafe extern "C" fn format_month_day_nano(value: u64, dst: *mut u8, _: u64) -> usize {
+    // SAFETY: the caller passes the address of a value of the column.
+    let interval =
+        unsafe { (value as usize as *const arrow_buffer::IntervalMonthDayNano).read_unaligned() };
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        stamp_at(dst, TEXT_ROOM, |stamp| {
+            month_day_nano_text(stamp, interval).is_ok()
+        })
     }
 }
 
