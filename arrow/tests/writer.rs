@@ -907,7 +907,8 @@ fn structs_maps_dictionaries() {
     let dict = DictionaryArray::<Int16Type>::try_new(keys, Arc::new(values)).unwrap();
     check_column("dictnull", Arc::new(dict));
     // Every key width, and values of the kinds the compiled writer reads
-    // itself (texts behind offsets and in views, floats, timestamps).
+    // itself (texts behind offsets and in views, floats, timestamps, dates,
+    // durations).
     let texts: ArrayRef = Arc::new(StringArray::from(strings()));
     let views: ArrayRef = Arc::new(StringViewArray::from(strings()));
     let floats: ArrayRef = Arc::new(Float64Array::from(vec![
@@ -921,7 +922,14 @@ fn structs_maps_dictionaries() {
         TimestampMillisecondArray::from(vec![Some(0), Some(-1), None, Some(1_700_000_000_123)])
             .with_timezone("+05:30"),
     );
-    for values in [texts, views, floats, stamps] {
+    // Temporal values at a null slot: a key there writes `""`.
+    let dates: ArrayRef = Arc::new(Date32Array::from(vec![Some(0), Some(19_000), None]));
+    let durations: ArrayRef = Arc::new(DurationMicrosecondArray::from(vec![
+        None,
+        Some(1_500_000),
+        Some(-1),
+    ]));
+    for values in [texts, views, floats, stamps, dates, durations] {
         let n = values.len() as u64;
         let key = |i: u64| (i * 7 + 3) % n;
         let valid = |i: u64| i % 5 != 2;

@@ -83,9 +83,14 @@ pub enum RowKind {
     },
     /// Dictionary-encoded values: `key_bytes`-wide (1, 2, 4 or 8)
     /// non-negative keys, each the row of the value to write in the
-    /// dictionary's view (of kind `value`, written without a null test:
-    /// the key's validity is the value's).
-    Dictionary { key_bytes: u8, value: Box<RowKind> },
+    /// dictionary's view (of kind `value`). The key's validity is the
+    /// value's: a valid key at a null value writes the value's slot, or,
+    /// when `empty_at_null`, `""` (arrow-json's temporal encoders).
+    Dictionary {
+        key_bytes: u8,
+        value: Box<RowKind>,
+        empty_at_null: bool,
+    },
     /// A `bytes`-wide value (1, 2, 4, 8 or 16 bytes) formatted by a pure
     /// function, the address of a [`FormatFn`] (see [`RowKind::formatted`]),
     /// into room for `max_len` bytes reserved by the generated code, with
@@ -809,7 +814,11 @@ impl Rows<'_> {
                 let views = (view + 1, view + 1 + key.views());
                 self.emit_entries(t, (key, value), views, from, to, *explicit_nulls);
             }
-            RowKind::Dictionary { key_bytes, value } => {
+            RowKind::Dictionary {
+                key_bytes,
+                value,
+                empty_at_null,
+            } => {
                 let src = emit_element(t, at, row, *key_bytes);
                 let key = t.b.ins().load(int_type(*key_bytes), value_flags(), src, 0);
                 let key = if *key_bytes == 8 {
@@ -817,7 +826,21 @@ impl Rows<'_> {
                 } else {
                     t.b.ins().uextend(types::I64, key)
                 };
-                self.emit_value(t, value, view + 1, key, false);
+                if *empty_at_null {
+                    let (present, null, done) =
+                        (t.b.create_block(), t.b.create_block(), t.b.create_block());
+                    self.emit_null_test(t, view + 1, key, present, null);
+                    t.b.switch_to_block(null);
+                    t.ensure_const(2, fail);
+                    t.write_const(b"\"\"");
+                    t.b.ins().jump(done, &[]);
+                    t.b.switch_to_block(present);
+                    self.emit_value(t, value, view + 1, key, false);
+                    t.b.ins().jump(done, &[]);
+                    t.b.switch_to_block(done);
+                } else {
+                    self.emit_value(t, value, view + 1, key, false);
+                }
             }
             RowKind::Formatted {
                 bytes,

@@ -7,8 +7,8 @@
 //! floats, decimals, dates, times and timestamps in the default formats,
 //! durations and intervals are read by it and formatted by the
 //! interpreter's own functions into room it reserves. Every other column
-//! (custom temporal formats, named zones, Decimal256, temporal dictionary
-//! values, unions, run-end encoded) is written by its plan encoder, called
+//! (custom temporal formats, named zones, Decimal256, unions, run-end
+//! encoded) is written by its plan encoder, called
 //! back from the generated code, so both backends write the same bytes.
 
 use std::sync::Arc;
@@ -427,10 +427,7 @@ fn row_kind(data_type: &DataType, plan: &Plan, depth: usize) -> RowKind {
                 value: Box::new(row_kind(kv[1].data_type(), &plan.children[1], depth + 1)),
             }
         }
-        // Temporal values at null slots take the encoder's `""`.
-        DataType::Dictionary(key, value)
-            if depth < jitson_jit::ROW_MAX_DEPTH && !value.is_temporal() =>
-        {
+        DataType::Dictionary(key, value) if depth < jitson_jit::ROW_MAX_DEPTH => {
             let key_bytes = match key.as_ref() {
                 DataType::Int8 | DataType::UInt8 => 1,
                 DataType::Int16 | DataType::UInt16 => 2,
@@ -440,6 +437,9 @@ fn row_kind(data_type: &DataType, plan: &Plan, depth: usize) -> RowKind {
             RowKind::Dictionary {
                 key_bytes,
                 value: Box::new(row_kind(value, &plan.children[0], depth + 1)),
+                // A key at a null temporal value writes `""`, as the
+                // interpreter's dictionaries (and arrow-json) do.
+                empty_at_null: value.is_temporal(),
             }
         }
         _ => RowKind::Call,
