@@ -200,8 +200,16 @@ where
     T::Native: DecimalDigits,
 {
     fn encode(&self, row: usize, out: &mut Vec<u8>) {
-        if let Some(text) = self.values[row].decimal_text(self.precision, self.scale) {
-            return append(out, text.as_bytes());
+        out.reserve(DECIMAL_ROOM);
+        let len = out.len();
+        // SAFETY: the reserve above leaves DECIMAL_ROOM bytes of capacity
+        // past `len`; the text's `written` bytes are initialised there.
+        unsafe {
+            let dst = out.as_mut_ptr().add(len);
+            if let Some(written) = self.values[row].decimal_text_at(self.precision, self.scale, dst)
+            {
+                return out.set_len(len + written);
+            }
         }
         // The unscaled integer's text, moved aside, then placed.
         let start = out.len();
@@ -219,10 +227,14 @@ pub(crate) trait DecimalDigits: Sized {
     /// Appends the integer's decimal text (with `-`; at most 78 bytes).
     fn append_digits(self, out: &mut Vec<u8>);
 
-    /// The decimal's text for `precision` and `scale` when it fits a
-    /// [`DecimalText`] (all but very negative scales), without touching the
-    /// output: both backends write decimals from it.
-    fn decimal_text(self, _precision: usize, _scale: i8) -> Option<DecimalText> {
+    /// Writes the decimal's text for `precision` and `scale` at `dst` when
+    /// it fits [`DECIMAL_ROOM`] bytes (all but very negative scales): its
+    /// length; `None` otherwise (what was written is not the text). Both
+    /// backends write decimals with it.
+    ///
+    /// # Safety
+    /// `dst` is valid for writes of [`DECIMAL_ROOM`] bytes.
+    unsafe fn decimal_text_at(self, _precision: usize, _scale: i8, _dst: *mut u8) -> Option<usize> {
         None
     }
 }
@@ -235,9 +247,16 @@ macro_rules! itoa_digits {
             }
 
             #[inline]
-            fn decimal_text(self, precision: usize, scale: i8) -> Option<DecimalText> {
+            unsafe fn decimal_text_at(
+                self,
+                precision: usize,
+                scale: i8,
+                dst: *mut u8,
+            ) -> Option<usize> {
                 let mut digits = itoa::Buffer::new();
-                DecimalText::place(digits.format(self).as_bytes(), precision, scale)
+                let mut text = DecimalText { dst, len: 0 };
+                place_point(&mut text, digits.format(self).as_bytes(), precision, scale)?;
+                Some(text.len)
             }
         }
     )*};
@@ -251,40 +270,35 @@ impl DecimalDigits for arrow_buffer::i256 {
     }
 }
 
-/// A decimal's text in a fixed buffer: a sign, up to 39 digits and the
-/// point, or `0.` and up to 38 zeros before them, fit; a negative scale's
-/// zeros up to what is left.
+/// A decimal's text written in place at `dst`, which has room for
+/// [`DECIMAL_ROOM`] bytes (the contract of
+/// [`DecimalDigits::decimal_text_at`], which makes one): a sign, up to 39
+/// digits and the point, or `0.` and up to 38 zeros before them, fit; a
+/// negative scale's zeros up to what is left. Built on the stack and copied
+/// whole, a text's narrow stores were read back by wide loads, a stall the
+/// store buffer cannot forward (as the timestamps' were).
 pub(crate) struct DecimalText {
-    buf: [u8; DECIMAL_ROOM],
+    dst: *mut u8,
     len: usize,
 }
 
-/// A [`DecimalText`]'s room, and what the compiled writer reserves for one.
+/// What a [`DecimalText`] may write, and what the compiled writer reserves
+/// for one.
 pub(crate) const DECIMAL_ROOM: usize = 64;
-
-impl DecimalText {
-    /// [`write_decimal`]'s text of the unscaled integer's `text`, or `None`
-    /// if it is longer than [`DECIMAL_ROOM`].
-    #[inline]
-    fn place(text: &[u8], precision: usize, scale: i8) -> Option<DecimalText> {
-        let mut out = DecimalText {
-            buf: [0; DECIMAL_ROOM],
-            len: 0,
-        };
-        place_point(&mut out, text, precision, scale)?;
-        Some(out)
-    }
-
-    fn as_bytes(&self) -> &[u8] {
-        &self.buf[..self.len]
-    }
-}
 
 impl DecimalSink for DecimalText {
     #[inline]
     fn push(&mut self, bytes: &[u8]) -> Option<()> {
         let end = self.len + bytes.len();
-        self.buf.get_mut(self.len..end)?.copy_from_slice(bytes);
+        if end > DECIMAL_ROOM {
+            return None;
+        }
+        // SAFETY: `dst` is valid for DECIMAL_ROOM bytes and the test above
+        // keeps the copy inside them; `bytes` (digits on the stack, or a
+        // constant) does not overlap the output.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.dst.add(self.len), bytes.len())
+        };
         self.len = end;
         Some(())
     }
@@ -292,7 +306,11 @@ impl DecimalSink for DecimalText {
     #[inline]
     fn zeros(&mut self, n: usize) -> Option<()> {
         let end = self.len + n;
-        self.buf.get_mut(self.len..end)?.fill(b'0');
+        if end > DECIMAL_ROOM {
+            return None;
+        }
+        // SAFETY: as in `push`.
+        unsafe { std::ptr::write_bytes(self.dst.add(self.len), b'0', n) };
         self.len = end;
         Some(())
     }
@@ -316,15 +334,8 @@ pub(crate) unsafe extern "C" fn format_decimal<T: DecimalBits>(
     // SAFETY: as the caller guarantees.
     let unscaled = unsafe { T::from_bits(value) };
     let (precision, scale) = (param as u8 as usize, (param >> 8) as u8 as i8);
-    match unscaled.decimal_text(precision, scale) {
-        Some(text) => {
-            // SAFETY: the caller's room holds DECIMAL_ROOM bytes; `text` is a
-            // local.
-            unsafe { std::ptr::copy_nonoverlapping(text.buf.as_ptr(), dst, DECIMAL_ROOM) };
-            text.len
-        }
-        None => 0,
-    }
+    // SAFETY: the caller's room holds DECIMAL_ROOM bytes.
+    unsafe { unscaled.decimal_text_at(precision, scale, dst) }.unwrap_or(0)
 }
 
 /// The parameter of [`format_decimal`] for `precision` and `scale`.
