@@ -52,11 +52,34 @@ pub(crate) trait Float: Copy {
     /// The value's text in `buf` (`null` for NaN and ±infinity): its length.
     fn format(self, buf: &mut [u8; FLOAT_ROOM]) -> usize;
 
+    /// Writes the value's text at `dst` (zeroed first, so that lexical
+    /// writes into initialised bytes): its length. In place, where a text
+    /// built on the stack and copied took a `memcpy` call and a stalled
+    /// reload per value.
+    ///
+    /// # Safety
+    /// `dst` is valid for writes of [`FLOAT_ROOM`] bytes.
+    #[inline]
+    unsafe fn format_at(self, dst: *mut u8) -> usize {
+        // SAFETY: as the caller guarantees; once zeroed, the room is
+        // initialised bytes that nothing else refers to for the call.
+        unsafe {
+            dst.cast::<[u8; FLOAT_ROOM]>()
+                .write_unaligned([0; FLOAT_ROOM]);
+            self.format(&mut *dst.cast::<[u8; FLOAT_ROOM]>())
+        }
+    }
+
     #[inline]
     fn append(self, out: &mut Vec<u8>) {
-        let mut buf = [0u8; FLOAT_ROOM];
-        let len = self.format(&mut buf);
-        append(out, &buf[..len]);
+        out.reserve(FLOAT_ROOM);
+        let len = out.len();
+        // SAFETY: the reserve above leaves FLOAT_ROOM bytes of capacity past
+        // `len`; the text's bytes written there are initialised.
+        unsafe {
+            let written = self.format_at(out.as_mut_ptr().add(len));
+            out.set_len(len + written);
+        }
     }
 }
 
@@ -95,12 +118,8 @@ pub(crate) unsafe extern "C" fn format_float<T: Float + FromBits>(
     dst: *mut u8,
     _param: u64,
 ) -> usize {
-    let mut buf = [0u8; FLOAT_ROOM];
-    let len = T::from_bits(value).format(&mut buf);
-    // SAFETY: the caller reserved FLOAT_ROOM bytes at `dst`; `len` is at most
-    // that, and `buf` is a local (no overlap).
-    unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), dst, len) };
-    len
+    // SAFETY: the caller reserved FLOAT_ROOM bytes at `dst`.
+    unsafe { T::from_bits(value).format_at(dst) }
 }
 
 /// [`format_float`]'s room, for the row spec.
