@@ -759,8 +759,13 @@ fn decimals() {
         .iter()
         .map(|v| v.map(i256::from_i128))
         .chain([Some(i256::MAX), Some(i256::MIN)])
+        // Just past i128's range: the compiled writer declines them.
+        .chain([
+            i256::from_i128(i128::MAX).checked_add(i256::ONE),
+            i256::from_i128(i128::MIN).checked_sub(i256::ONE),
+        ])
         .collect();
-    for (p, s) in [(76u8, 10i8), (50, 0), (76, -3)] {
+    for (p, s) in [(76u8, 10i8), (50, 0), (76, -3), (76, 76), (5, 2), (38, 37)] {
         let a = Decimal256Array::from(wide.clone())
             .with_precision_and_scale(p, s)
             .unwrap();

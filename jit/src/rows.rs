@@ -91,7 +91,7 @@ pub enum RowKind {
         value: Box<RowKind>,
         empty_at_null: bool,
     },
-    /// A `bytes`-wide value (1, 2, 4, 8 or 16 bytes) formatted by a pure
+    /// A `bytes`-wide value (1, 2, 4, 8, 16 or 32 bytes) formatted by a pure
     /// function, the address of a [`FormatFn`] (see [`RowKind::formatted`]),
     /// into room for `max_len` bytes reserved by the generated code, with
     /// the column's constant `param`; a value it declines is written by the
@@ -116,7 +116,7 @@ pub enum RowKind {
 pub const ROW_MAX_DEPTH: usize = 32;
 
 /// Formats a fixed-width value, given as its bits zero-extended to 64 (a
-/// 16-byte value: as its address), at `dst`, which has room for the kind's
+/// 16- or 32-byte value: as its address), at `dst`, which has room for the kind's
 /// `max_len` bytes; `param` is the
 /// column's constant (a zone's offset: [`RowKind::formatted_with`]), 0 when it
 /// has none. Returns the bytes written, or 0 to decline the value (nothing
@@ -850,7 +850,7 @@ impl Rows<'_> {
             } => {
                 let src = emit_element(t, at, row, *bytes);
                 let v = match *bytes {
-                    16 => src,
+                    16 | 32 => src,
                     8 => t.b.ins().load(types::I64, value_flags(), src, 0),
                     _ => {
                         let v = t.b.ins().load(int_type(*bytes), value_flags(), src, 0);

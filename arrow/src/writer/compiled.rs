@@ -7,8 +7,8 @@
 //! floats, decimals, dates, times and timestamps in the default formats,
 //! durations and intervals are read by it and formatted by the
 //! interpreter's own functions into room it reserves. Every other column
-//! (custom temporal formats, named zones, Decimal256, unions, run-end
-//! encoded) is written by its plan encoder, called
+//! (custom temporal formats, named zones, unions, run-end encoded) is
+//! written by its plan encoder, called
 //! back from the generated code, so both backends write the same bytes.
 
 use std::sync::Arc;
@@ -333,6 +333,7 @@ fn row_kind(data_type: &DataType, plan: &Plan, depth: usize) -> RowKind {
         DataType::Decimal32(p, s) => decimal(4, format_decimal::<i32>, *p, *s),
         DataType::Decimal64(p, s) => decimal(8, format_decimal::<i64>, *p, *s),
         DataType::Decimal128(p, s) => decimal(16, format_decimal::<i128>, *p, *s),
+        DataType::Decimal256(p, s) => decimal(32, format_decimal::<arrow_buffer::i256>, *p, *s),
         // The default formats without a zone; the rest go through chrono.
         DataType::Timestamp(unit, None) if plan.format.is_none() => {
             use arrow_array::types::*;
@@ -647,6 +648,7 @@ fn primitive_values(array: &dyn Array) -> *const u8 {
         DataType::Decimal32(..) => first::<Decimal32Type>(array),
         DataType::Decimal64(..) => first::<Decimal64Type>(array),
         DataType::Decimal128(..) => first::<Decimal128Type>(array),
+        DataType::Decimal256(..) => first::<Decimal256Type>(array),
         DataType::Duration(TimeUnit::Second) => first::<DurationSecondType>(array),
         DataType::Duration(TimeUnit::Millisecond) => first::<DurationMillisecondType>(array),
         DataType::Duration(TimeUnit::Microsecond) => first::<DurationMicrosecondType>(array),

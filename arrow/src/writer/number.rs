@@ -287,6 +287,14 @@ impl DecimalDigits for arrow_buffer::i256 {
         use std::io::Write;
         write!(out, "{self}").expect("writing to a Vec cannot fail");
     }
+
+    /// A value within i128's range (up to 38 digits: nearly every one a
+    /// column holds) as an i128's; the rest declined.
+    #[inline]
+    unsafe fn decimal_text_at(self, precision: usize, scale: i8, dst: *mut u8) -> Option<usize> {
+        // SAFETY: as the caller guarantees.
+        unsafe { self.to_i128()?.decimal_text_at(precision, scale, dst) }
+    }
 }
 
 /// A decimal's text written in place at `dst`, which has room for
@@ -336,14 +344,15 @@ impl DecimalSink for DecimalText {
 }
 
 /// The compiled writer's [`jitson_jit::FormatFn`] for decimals whose
-/// unscaled integer is a `T` (i32, i64: the value's bits; i128: its
+/// unscaled integer is a `T` (i32, i64: the value's bits; i128, i256: its
 /// address), `param` the precision in its low byte and the scale in the
 /// next (see [`decimal_param`]): the text `Decimals` writes, or 0 (declined,
-/// the encoder writes it) when it is longer than [`DECIMAL_ROOM`].
+/// the encoder writes it) when it is longer than [`DECIMAL_ROOM`] or, for
+/// i256, outside i128's range.
 ///
 /// # Safety
-/// `dst` has room for [`DECIMAL_ROOM`] bytes; for i128, `value` is the
-/// address of a live i128.
+/// `dst` has room for [`DECIMAL_ROOM`] bytes; for i128 and i256, `value` is
+/// the address of a live value.
 #[cfg(feature = "jit")]
 pub(crate) unsafe extern "C" fn format_decimal<T: DecimalBits>(
     value: u64,
@@ -368,7 +377,7 @@ pub(crate) fn decimal_param(precision: u8, scale: i8) -> u64 {
 #[cfg(feature = "jit")]
 pub(crate) trait DecimalBits: DecimalDigits {
     /// # Safety
-    /// For i128, `value` is the address of a live i128.
+    /// For i128 and i256, `value` is the address of a live value.
     unsafe fn from_bits(value: u64) -> Self;
 }
 
@@ -391,6 +400,14 @@ impl DecimalBits for i128 {
     unsafe fn from_bits(value: u64) -> i128 {
         // SAFETY: as the caller guarantees.
         unsafe { (value as usize as *const i128).read_unaligned() }
+    }
+}
+
+#[cfg(feature = "jit")]
+impl DecimalBits for arrow_buffer::i256 {
+    unsafe fn from_bits(value: u64) -> arrow_buffer::i256 {
+        // SAFETY: as the caller guarantees.
+        unsafe { (value as usize as *const arrow_buffer::i256).read_unaligned() }
     }
 }
 
