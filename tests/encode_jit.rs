@@ -211,6 +211,59 @@ fn integers_at_every_length_and_floats_of_every_class() {
     }
 }
 
+/// Integers of four to nine digits, written in generated code up to eight
+/// (the high one to four digits, then the low four, leading zeros kept) and
+/// by the helper beyond: every width's ends, low groups with zeros, and
+/// generated values, signed and not, against serde_json.
+#[test]
+fn integers_of_four_to_nine_digits() {
+    if !jit() {
+        return;
+    }
+    let mut values: Vec<u64> = Vec::new();
+    for d in 3..=9 {
+        let p = 10u64.pow(d);
+        values.extend([
+            p - 1,
+            p,
+            p + 1,
+            p + 9,
+            p + 10,
+            p + 99,
+            p + 100,
+            p + 999,
+            p + 1000,
+        ]);
+    }
+    values.extend([
+        12_000_034, 10_200_003, 99_990_000, 50_000_005, 7_000_700, 100_010,
+    ]);
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..5000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        values.push(x % 10u64.pow(1 + (x >> 60) as u32 % 9));
+    }
+    let signed: Vec<i64> = values.iter().map(|&v| -(v as i64)).collect();
+    let small: Vec<u32> = values.iter().map(|&v| v as u32).collect();
+    let small_signed: Vec<i32> = values.iter().map(|&v| -(v as i32)).collect();
+    fn check<T: Encode + Serialize>(values: &T) {
+        let got = Encoder::<T>::with_backend(Backend::Jit)
+            .encode(values)
+            .unwrap();
+        let expected = serde_json::to_vec(values).unwrap();
+        assert_eq!(
+            String::from_utf8(got).unwrap(),
+            String::from_utf8(expected).unwrap()
+        );
+    }
+    check(&values);
+    check(&signed);
+    check(&small);
+    check(&small_signed);
+}
+
 fn never(_: &u32) -> bool {
     false
 }

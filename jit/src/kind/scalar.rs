@@ -743,13 +743,15 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         self.emit_encode_u64(v);
     }
 
-    /// The digits of the unsigned 64-bit `v` (room reserved): up to four
-    /// digits in IR, from a table of digit pairs; longer ones by the helper.
+    /// The digits of the unsigned 64-bit `v` (room reserved): up to eight
+    /// digits in IR, from a table of digit pairs (a value of five to eight
+    /// as its high 1 to 4 digits, then its low four); longer ones by the
+    /// helper. A call spills the values live across it: log records' sizes,
+    /// ids and counts of five to eight digits took one each.
     fn emit_encode_u64(&mut self, v: Value) {
         let pairs = self.const_ptr(crate::encode::DIGIT_PAIRS.as_ptr());
         let flags = crate::encode::value_flags();
-        let (one, two, more, three, four, long, done) = (
-            self.b.create_block(),
+        let (short, not_short, eight, low_four, long, done) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
@@ -757,55 +759,30 @@ impl crate::encode::EncodeTranslator<'_, '_> {
             self.b.create_block(),
             self.b.create_block(),
         );
-        let small = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, v, 10);
-        let not_one = self.b.create_block();
-        self.b.ins().brif(small, one, &[], not_one, &[]);
+        let under_10k = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, v, 10_000);
+        self.b.ins().brif(under_10k, short, &[], not_short, &[]);
 
-        self.b.switch_to_block(one);
-        let digit = self.b.ins().iadd_imm_s(v, i64::from(b'0'));
-        let digit = self.b.ins().ireduce(types::I8, digit);
-        let at = self.cursor();
-        self.b.ins().store(flags, digit, at, 0);
-        self.advance_const(1);
-        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(short);
+        self.emit_up_to_four_digits(pairs, v, done);
 
-        self.b.switch_to_block(not_one);
-        let under_100 = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, v, 100);
-        self.b.ins().brif(under_100, two, &[], more, &[]);
+        self.b.switch_to_block(not_short);
+        let under_100m = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThan, v, 100_000_000);
+        self.b.ins().brif(under_100m, eight, &[], long, &[]);
 
-        self.b.switch_to_block(two);
-        let pair = self.digit_pair(pairs, v);
-        let at = self.cursor();
-        self.b.ins().store(flags, pair, at, 0);
-        self.advance_const(2);
-        self.b.ins().jump(done, &[]);
-
-        self.b.switch_to_block(more);
-        let short = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, v, 10_000);
-        let split = self.b.create_block();
-        self.b.ins().brif(short, split, &[], long, &[]);
-        self.b.switch_to_block(split);
-        let high = self.b.ins().udiv_imm_u(v, 100);
-        let high_times = self.b.ins().imul_imm_s(high, 100);
+        self.b.switch_to_block(eight);
+        let high = self.b.ins().udiv_imm_u(v, 10_000);
+        let high_times = self.b.ins().imul_imm_s(high, 10_000);
         let low = self.b.ins().isub(v, high_times);
-        let low_pair = self.digit_pair(pairs, low);
-        let under_1000 = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, v, 1000);
-        self.b.ins().brif(under_1000, three, &[], four, &[]);
+        self.emit_up_to_four_digits(pairs, high, low_four);
 
-        self.b.switch_to_block(three);
-        let digit = self.b.ins().iadd_imm_s(high, i64::from(b'0'));
-        let digit = self.b.ins().ireduce(types::I8, digit);
+        self.b.switch_to_block(low_four);
+        let (first, second) = self.digit_pairs_of(pairs, low);
         let at = self.cursor();
-        self.b.ins().store(flags, digit, at, 0);
-        self.b.ins().store(flags, low_pair, at, 1);
-        self.advance_const(3);
-        self.b.ins().jump(done, &[]);
-
-        self.b.switch_to_block(four);
-        let high_pair = self.digit_pair(pairs, high);
-        let at = self.cursor();
-        self.b.ins().store(flags, high_pair, at, 0);
-        self.b.ins().store(flags, low_pair, at, 2);
+        self.b.ins().store(flags, first, at, 0);
+        self.b.ins().store(flags, second, at, 2);
         self.advance_const(4);
         self.b.ins().jump(done, &[]);
 
@@ -822,6 +799,78 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         self.advance(n);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
+    }
+
+    /// The digits of `v` (below 10,000), one to four, stored at the cursor,
+    /// which advances past them; then a jump to `next`.
+    fn emit_up_to_four_digits(&mut self, pairs: Value, v: Value, next: Block) {
+        let flags = crate::encode::value_flags();
+        let (one, not_one, two, more, three, four) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let small = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, v, 10);
+        self.b.ins().brif(small, one, &[], not_one, &[]);
+
+        self.b.switch_to_block(one);
+        let digit = self.b.ins().iadd_imm_s(v, i64::from(b'0'));
+        let digit = self.b.ins().ireduce(types::I8, digit);
+        let at = self.cursor();
+        self.b.ins().store(flags, digit, at, 0);
+        self.advance_const(1);
+        self.b.ins().jump(next, &[]);
+
+        self.b.switch_to_block(not_one);
+        let under_100 = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, v, 100);
+        self.b.ins().brif(under_100, two, &[], more, &[]);
+
+        self.b.switch_to_block(two);
+        let pair = self.digit_pair(pairs, v);
+        let at = self.cursor();
+        self.b.ins().store(flags, pair, at, 0);
+        self.advance_const(2);
+        self.b.ins().jump(next, &[]);
+
+        self.b.switch_to_block(more);
+        let (high, low) = self.split_hundreds(v);
+        let low_pair = self.digit_pair(pairs, low);
+        let under_1000 = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, v, 1000);
+        self.b.ins().brif(under_1000, three, &[], four, &[]);
+
+        self.b.switch_to_block(three);
+        let digit = self.b.ins().iadd_imm_s(high, i64::from(b'0'));
+        let digit = self.b.ins().ireduce(types::I8, digit);
+        let at = self.cursor();
+        self.b.ins().store(flags, digit, at, 0);
+        self.b.ins().store(flags, low_pair, at, 1);
+        self.advance_const(3);
+        self.b.ins().jump(next, &[]);
+
+        self.b.switch_to_block(four);
+        let high_pair = self.digit_pair(pairs, high);
+        let at = self.cursor();
+        self.b.ins().store(flags, high_pair, at, 0);
+        self.b.ins().store(flags, low_pair, at, 2);
+        self.advance_const(4);
+        self.b.ins().jump(next, &[]);
+    }
+
+    /// The four digits of `v` (below 10,000, leading zeros kept) as two
+    /// digit pairs, high first.
+    fn digit_pairs_of(&mut self, pairs: Value, v: Value) -> (Value, Value) {
+        let (high, low) = self.split_hundreds(v);
+        (self.digit_pair(pairs, high), self.digit_pair(pairs, low))
+    }
+
+    /// `v / 100` and `v % 100`.
+    fn split_hundreds(&mut self, v: Value) -> (Value, Value) {
+        let high = self.b.ins().udiv_imm_u(v, 100);
+        let high_times = self.b.ins().imul_imm_s(high, 100);
+        (high, self.b.ins().isub(v, high_times))
     }
 
     /// The two ASCII digits of `v` (below 100) as an i16, from the table.
