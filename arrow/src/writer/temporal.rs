@@ -96,13 +96,6 @@ impl Stamp {
         self.len += N;
     }
 
-    /// Takes back the last `n` bytes written (they stay in the room, past
-    /// the stamp's length, and are overwritten or left as spare room).
-    #[inline]
-    fn retract(&mut self, n: usize) {
-        self.len -= n;
-    }
-
     /// Writes the closing quote; the stamp's length, quotes counted.
     #[inline]
     fn close(mut self) -> usize {
@@ -388,23 +381,37 @@ fn write_time(out: &mut Stamp, seconds_of_day: u32, nanos: u32) {
     if nanos == 0 {
         return;
     }
-    // Nine digits, of which the first 3, 6 or all are written.
-    let digits = if nanos.is_multiple_of(1_000_000) {
-        3
+    // The fewest of 3, 6 or 9 digits that hold the fraction, each width
+    // from its own quotient (milliseconds need one division, not four).
+    if nanos.is_multiple_of(1_000_000) {
+        let millis = nanos / 1_000_000;
+        let [a0, a1] = PAIRS[(millis / 10) as usize];
+        out.put([b'.', a0, a1, b'0' + (millis % 10) as u8]);
     } else if nanos.is_multiple_of(1_000) {
-        6
+        let micros = nanos / 1_000;
+        let [a0, a1] = PAIRS[(micros / 10_000) as usize];
+        let [b0, b1] = PAIRS[(micros / 100 % 100) as usize];
+        let [c0, c1] = PAIRS[(micros % 100) as usize];
+        out.put([b'.', a0, a1, b0, b1, c0, c1]);
     } else {
-        9
-    };
-    let (high, low) = ((nanos / 10_000_000) as usize, nanos % 10_000_000);
-    let [a0, a1] = PAIRS[high];
-    let [b0, b1] = PAIRS[(low / 100_000) as usize];
-    let [c0, c1] = PAIRS[(low / 1_000 % 100) as usize];
-    let [d0, d1] = PAIRS[(low / 10 % 100) as usize];
-    let e = b'0' + (low % 10) as u8;
-    // All ten bytes in one store, the digits past the fraction taken back.
-    out.put([b'.', a0, a1, b0, b1, c0, c1, d0, d1, e]);
-    out.retract(9 - digits);
+        let (high, low) = ((nanos / 10_000_000) as usize, nanos % 10_000_000);
+        let [a0, a1] = PAIRS[high];
+        let [b0, b1] = PAIRS[(low / 100_000) as usize];
+        let [c0, c1] = PAIRS[(low / 1_000 % 100) as usize];
+        let [d0, d1] = PAIRS[(low / 10 % 100) as usize];
+        out.put([
+            b'.',
+            a0,
+            a1,
+            b0,
+            b1,
+            c0,
+            c1,
+            d0,
+            d1,
+            b'0' + (low % 10) as u8,
+        ]);
+    }
 }
 
 /// A timestamp's seconds and nanoseconds from its value in `unit`.
