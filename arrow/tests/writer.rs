@@ -1721,7 +1721,7 @@ mod generated_columns {
         let wide: Decimal256Array = (0..rows)
             .map(|_| {
                 (!rng.null(density))
-                    .then(|| i256::from_i128(rng.next() as i128 * rng.next() as i128))
+                    .then(|| i256::from_i128((rng.next() as i128).wrapping_mul(rng.next() as i128)))
             })
             .collect::<Decimal256Array>()
             .with_precision_and_scale(60, 7)
