@@ -51,18 +51,22 @@ fn serde_message<T: serde::de::DeserializeOwned + std::fmt::Debug>(doc: &str) ->
 }
 
 /// Asserts that every backend (and both entry points, which must agree on
-/// the error's shape) words the error for `doc` as serde_json does.
+/// the error's shape) words the error for `doc` as serde_json does, in its
+/// category.
 fn same_message<T: Decode + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(doc: &str) {
     common::err::<T>(doc.as_bytes());
     let theirs = serde_message::<T>(doc);
+    let category =
+        common::oracle::category(&serde_json::from_str::<T>(doc).expect_err("serde_json refuses"));
     for backend in common::backends() {
-        let ours = jitson::Decoder::<T>::with_backend(backend)
+        let e = jitson::Decoder::<T>::with_backend(backend)
             .decode_str(doc)
-            .expect_err("jitson refuses")
-            .to_string();
+            .expect_err("jitson refuses");
+        let ours = e.to_string();
         assert!(
-            ours.starts_with(&format!("{theirs} at $")),
-            "for {doc} ({backend:?}):\n jitson:     {ours}\n serde_json: {theirs}"
+            ours.starts_with(&format!("{theirs} at $")) && e.classify() == category,
+            "for {doc} ({backend:?}):\n jitson:     {ours} ({:?})\n serde_json: {theirs} ({category:?})",
+            e.classify()
         );
     }
 }
@@ -75,15 +79,13 @@ fn same_error<T: Decode + serde::de::DeserializeOwned + PartialEq + std::fmt::De
         let ours = jitson::Decoder::<T>::with_backend(backend)
             .decode_str(doc)
             .expect_err("jitson refuses");
-        let category = match theirs.classify() {
-            serde_json::error::Category::Syntax => jitson::Category::Syntax,
-            serde_json::error::Category::Data => jitson::Category::Data,
-            serde_json::error::Category::Eof => jitson::Category::Eof,
-            serde_json::error::Category::Io => jitson::Category::Io,
-        };
         assert_eq!(
             (ours.classify(), ours.line(), ours.column()),
-            (category, theirs.line(), theirs.column()),
+            (
+                common::oracle::category(&theirs),
+                theirs.line(),
+                theirs.column()
+            ),
             "for {doc} ({backend:?}): {ours}"
         );
     }
@@ -277,4 +279,88 @@ fn one_element_too_many_is_trailing_characters_as_in_serde_json() {
         (e.kind(), e.offset(), e.path()),
         (jitson::ErrorKind::Syntax, 7, "$".to_owned())
     );
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(tag = "kind")]
+enum Internal {
+    Point { x: i32 },
+    Empty,
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(tag = "kind", rename = "Shown")]
+enum InternalRenamed {
+    Point { x: i32 },
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(tag = "kind", expecting = "a shape")]
+enum InternalExpecting {
+    Point { x: i32 },
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct HoldsTagged {
+    one: Option<Internal>,
+    many: Vec<Adj>,
+}
+
+/// [`same_message`] where serde_json refuses `doc`; else the same value on
+/// every backend.
+fn same_outcome<T: Decode + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(doc: &str) {
+    match serde_json::from_str::<T>(doc) {
+        Ok(theirs) => assert_eq!(common::ok::<T>(doc), theirs, "for {doc}"),
+        Err(_) => same_message::<T>(doc),
+    }
+}
+
+/// serde_derive names a tagged enum by its tagging in "expected ...":
+/// "internally tagged enum E", "adjacently tagged enum E", "enum E" for an
+/// externally tagged one; a container's `rename` or `expecting` as it does.
+#[test]
+fn tagged_enums_given_other_values_are_named_by_their_tagging() {
+    for value in ["1", "-2", "2.5", r#""s""#, "true", "null"] {
+        same_outcome::<Internal>(value);
+        same_outcome::<InternalRenamed>(value);
+        same_outcome::<InternalExpecting>(value);
+        same_outcome::<Adj>(value);
+        same_outcome::<Ext>(value);
+        same_outcome::<HoldsTagged>(&format!(r#"{{"one": {value}, "many": []}}"#));
+        if value != "null" {
+            same_outcome::<HoldsTagged>(&format!(r#"{{"one": null, "many": [{value}]}}"#));
+        }
+    }
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(rename = "Shown")]
+struct StructRenamed {
+    a: u8,
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(untagged, rename = "Shown")]
+enum UntaggedRenamed {
+    A(u8),
+    B { b: bool },
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(rename = "Shown")]
+struct TupleRenamed(u8, u8);
+
+/// serde_derive's messages name a type by its Rust name, whatever its
+/// `rename` (which names it to the data format). (A struct given an array is a
+/// documented difference, docs/semantics.md.)
+#[test]
+fn messages_name_a_renamed_type_by_its_rust_name() {
+    for value in ["1", r#""s""#, "true", "null", "[1]", "[true, 1]"] {
+        if !value.starts_with('[') {
+            same_outcome::<StructRenamed>(value);
+        }
+        same_outcome::<UntaggedRenamed>(value);
+        same_outcome::<TupleRenamed>(value);
+        same_outcome::<Ext>(value);
+    }
 }

@@ -362,10 +362,9 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
         .collect();
     errors.finish()?;
 
-    let name = container
-        .rename
-        .clone()
-        .unwrap_or_else(|| input.ident.unraw().to_string());
+    // serde_derive's messages name the type by its Rust name, whatever its
+    // `rename`.
+    let name = input.ident.unraw().to_string();
     let shape = struct_shape(match &input.data {
         Data::Struct(data) => &data.fields,
         _ => unreachable!("expand_struct is called for structs"),
@@ -988,14 +987,20 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
     errors.finish()?;
     let tagging = tagging.expect("checked above");
 
-    let name = container
-        .rename
-        .clone()
-        .unwrap_or_else(|| input.ident.unraw().to_string());
-    let expecting = container
-        .expecting
-        .clone()
-        .unwrap_or_else(|| format!("enum {name}"));
+    // serde_derive names the type in messages by its Rust name, whatever its
+    // `rename`, and says how it is tagged: "internally tagged enum E",
+    // "adjacently tagged enum E", else "enum E" (an untagged enum's own error
+    // names it apart).
+    let name = input.ident.unraw().to_string();
+    let expecting =
+        container
+            .expecting
+            .clone()
+            .unwrap_or_else(|| match (&container.tag, &container.content) {
+                (Some(_), None) => format!("internally tagged enum {name}"),
+                (Some(_), Some(_)) => format!("adjacently tagged enum {name}"),
+                _ => format!("enum {name}"),
+            });
     let (_, ty_generics, _) = input.generics.split_for_impl();
     let mut hidden_types = TokenStream::new();
     let mut entries = Vec::new();

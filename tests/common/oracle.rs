@@ -106,10 +106,11 @@ pub fn validates_skipped_text(e: &Error) -> bool {
 
 /// Whether `e` rejects an array given for a struct, a struct variant, or an
 /// internally or adjacently tagged enum (whose layouts expect "struct ...",
-/// "struct variant ..." and "enum ...").
+/// "struct variant ...", "internally tagged enum ..." and "adjacently tagged
+/// enum ...").
 pub fn is_struct_from_array(e: &Error) -> bool {
     matches!(e.code(), ErrorCode::InvalidType { found: Found::Array, expected, .. }
-        if expected.starts_with("struct ") || expected.starts_with("enum "))
+        if expected.starts_with("struct ") || expected.contains("tagged enum "))
 }
 
 /// As [`agree`], and when both refuse, serde_json's reason (its message
