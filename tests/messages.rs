@@ -6,6 +6,8 @@
 
 mod common;
 
+use std::collections::HashMap;
+
 use jitson::Decode;
 use serde::Deserialize;
 
@@ -362,5 +364,135 @@ fn messages_name_a_renamed_type_by_its_rust_name() {
         same_outcome::<UntaggedRenamed>(value);
         same_outcome::<TupleRenamed>(value);
         same_outcome::<Ext>(value);
+    }
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Paging {
+    page: u8,
+    #[serde(default)]
+    size: Option<u8>,
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Listing {
+    id: u32,
+    #[serde(flatten)]
+    paging: Paging,
+    #[serde(flatten)]
+    rest: HashMap<String, u32>,
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Extras {
+    q: Option<u8>,
+    #[serde(flatten)]
+    extra: HashMap<String, u32>,
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Nested {
+    m: u8,
+    #[serde(flatten)]
+    inner: Extras,
+}
+
+/// serde reads an object's own fields as it goes but builds each flattened
+/// struct and map from what it buffered, once the object is read: after the
+/// object's own missing fields, part after part, depth first, each part's
+/// values before its missing fields. Every pair of faults below is reported
+/// as serde_json reports it, on every backend (compiled or not).
+#[test]
+fn flattened_parts_report_their_errors_in_serde_order() {
+    let docs = [
+        // A flattened struct's bad value or repeated key, a map's bad value,
+        // against the object's own missing field.
+        r#"{"page": "x"}"#,
+        r#"{"page": 1, "page": 2}"#,
+        r#"{"page": 1, "other": "x"}"#,
+        r#"{"other": "x", "page": 1}"#,
+        // The object's own bad value comes first wherever it is.
+        r#"{"page": "x", "id": "y"}"#,
+        r#"{"other": "x", "id": "y", "page": 1}"#,
+        // The flattened struct's missing field before the map's bad value.
+        r#"{"id": 1, "other": "x"}"#,
+        r#"{"id": 1, "other": "x", "size": 1}"#,
+        // The struct's bad value before the map's, whichever comes first.
+        r#"{"id": 1, "other": "x", "page": "y"}"#,
+        r#"{"id": 1, "page": "y", "other": "x"}"#,
+        // Two bad map values: the first.
+        r#"{"id": 1, "page": 1, "a": "x", "b": [1]}"#,
+        // A syntax error after any of them comes first.
+        r#"{"page": "x", "other": "y", "id": 1, "z": tru}"#,
+        r#"{"id": 1, "page": 1, "other": "x", "z": [1,]}"#,
+        r#"{"page": "x", "id": 1"#,
+        r#"{"id": 1, "id": 2, "z": tru}"#,
+        r#"{"page": 1, "page": 2, "z": tru}"#,
+    ];
+    for doc in docs {
+        same_outcome::<Listing>(doc);
+    }
+    for doc in [
+        r#"{"r": "x"}"#,
+        r#"{"r": "x", "q": "y"}"#,
+        r#"{"q": "y", "r": "x"}"#,
+        r#"{"q": "y", "m": 1, "r": "x"}"#,
+        r#"{"q": 1, "q": 2, "r": "x", "m": 1}"#,
+        r#"{"r": "x", "m": "z"}"#,
+    ] {
+        same_outcome::<Nested>(doc);
+    }
+    for backend in common::backends() {
+        jitson::Decoder::<Listing>::with_backend(backend)
+            .warm_up()
+            .unwrap();
+    }
+    common::assert_compiled(&["Listing"]);
+}
+
+/// [`flattened_parts_report_their_errors_in_serde_order`] on generated
+/// objects: up to six members drawn from good and bad values of every field
+/// of [`Listing`] and [`Nested`] and of keys their maps collect, repeated keys
+/// included, in any order; each object's error (or value) is serde_json's on
+/// every backend.
+#[test]
+fn generated_flattened_objects_fail_as_serde_json_does() {
+    const LISTING: &[&str] = &[
+        r#""id": 1"#,
+        r#""id": "x""#,
+        r#""page": 2"#,
+        r#""page": -1"#,
+        r#""size": 3"#,
+        r#""size": "s""#,
+        r#""a": 4"#,
+        r#""b": "t""#,
+        r#""c": [5]"#,
+    ];
+    const NESTED: &[&str] = &[
+        r#""m": 1"#,
+        r#""m": null"#,
+        r#""q": 2"#,
+        r#""q": {}"#,
+        r#""r": 3"#,
+        r#""s": "u""#,
+        r#""t": 1.5"#,
+    ];
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut next = move |below: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % below as u64) as usize
+    };
+    for _ in 0..1_500 {
+        for (pool, listing) in [(LISTING, true), (NESTED, false)] {
+            let members: Vec<&str> = (0..next(7)).map(|_| pool[next(pool.len())]).collect();
+            let doc = format!("{{{}}}", members.join(", "));
+            if listing {
+                same_outcome::<Listing>(&doc);
+            } else {
+                same_outcome::<Nested>(&doc);
+            }
+        }
     }
 }

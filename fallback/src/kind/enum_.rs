@@ -363,26 +363,12 @@ impl Parser<'_> {
     }
 
     /// serde buffers a tagged object before it decodes the payload, so a syntax
-    /// error anywhere in the object wins over a data error in the payload. Ours
-    /// decodes in one pass; only when that fails on data is the object checked
-    /// for a syntax error to report instead (free on the success path).
-    #[cold]
-    pub(crate) fn syntax_first(&mut self, e: Error, start: usize) -> Error {
-        if e.classify() != Category::Data {
-            return e;
-        }
-        let depth = self.remaining_depth;
-        match text::ignore_value_as_parsed(self.input, start, self.validate_utf8, depth) {
-            Ok(_) => e,
-            Err(syntax) => self.lex_error(syntax),
-        }
-    }
-
-    /// [`syntax_first`](Self::syntax_first) for an internally tagged object at
-    /// `start`: while serde buffers it, it also refuses a second `tag` key (a
-    /// duplicate field) as soon as it reads it, so whichever of a syntax error
-    /// and a second tag comes first in the object wins over a data error in
-    /// the payload.
+    /// error anywhere in the object wins over a data error in the payload; ours
+    /// decodes in one pass, so only when that fails on data is the object at
+    /// `start` checked (free on the success path). While serde buffers it, it
+    /// also refuses a second `tag` key (a duplicate field) as soon as it reads
+    /// it, so whichever of a syntax error and a second tag comes first in the
+    /// object wins over a data error in the payload.
     #[cold]
     fn tagged_object_first(&mut self, e: Error, start: usize, tag: &'static str) -> Error {
         if e.classify() != Category::Data {

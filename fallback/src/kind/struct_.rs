@@ -342,6 +342,8 @@ struct Target {
     st: &'static StructLayout,
     base: *mut u8,
     seen: Seen,
+    /// Its place in the flattening's tree, in pre-order ([`Deferred`]).
+    order: usize,
     /// The flattened `Option` whose struct this is part of (an index into the
     /// groups), if any.
     group: Option<usize>,
@@ -352,6 +354,8 @@ struct RestMap {
     map: &'static MapLayout,
     layout: &'static TypeLayout,
     at: *mut u8,
+    /// As [`Target::order`].
+    order: usize,
     /// As [`Target::group`].
     group: Option<usize>,
 }
@@ -560,10 +564,15 @@ unsafe fn flatten_targets(
     rest_values: &mut Vec<RestValue>,
     groups: &mut Vec<OptionGroup>,
 ) -> Result<(), &'static str> {
+    // Each part is numbered in the order it is pushed: the tree's pre-order.
+    let order = |targets: &Vec<Target>, maps: &Vec<RestMap>, rest: &Vec<RestValue>| {
+        targets.len() + maps.len() + rest.len()
+    };
     targets.push(Target {
         st,
         base,
         seen: Seen::new(st.fields.len() + st.skipped.len()),
+        order: order(targets, maps, rest_values),
         group,
     });
     for f in st.flatten {
@@ -579,6 +588,7 @@ unsafe fn flatten_targets(
                 map,
                 layout,
                 at,
+                order: order(targets, maps, rest_values),
                 group,
             }),
             Kind::Serde(_) => rest_values.push(RestValue {
@@ -625,6 +635,7 @@ unsafe fn flatten_targets(
                         map,
                         layout: some,
                         at: base,
+                        order: order(targets, maps, rest_values),
                         group: g,
                     }),
                     _ => unreachable!("checked by flattenable_option"),
@@ -689,7 +700,6 @@ impl Parser<'_> {
             return Err(self.error(ErrorCode::UnsupportedType(why), self.pos));
         }
         self.peek_value()?;
-        let object_start = self.pos;
         let empty = self.begin_map(layout)?;
         let mut made = 0;
         for m in &maps {
@@ -702,7 +712,7 @@ impl Parser<'_> {
         let result = if made < maps.len() {
             Err(self.error(ErrorCode::Panicked, self.pos))
         } else if empty {
-            Ok(Vec::new())
+            Ok((Vec::new(), Deferred::default()))
         } else {
             let mut flat = Flattened {
                 targets: &mut targets,
@@ -711,14 +721,20 @@ impl Parser<'_> {
                 collected: (!rest_values.is_empty()).then(Vec::new),
                 rest_values: &rest_values,
                 taken: vec![false; rest_values.len()],
+                deferred: Deferred::default(),
             };
             // SAFETY: forwarded from the caller; `targets` record what was written.
-            let read =
-                unsafe { self.decode_flattened_members(&mut flat, skip_key, st, object_start) };
-            read.map(|()| flat.collected.unwrap_or_default())
+            let read = unsafe { self.decode_flattened_members(&mut flat, skip_key, st) };
+            read.map(|()| (flat.collected.unwrap_or_default(), flat.deferred))
         };
-        let result = result.and_then(|collected| {
+        let result = result.and_then(|(collected, mut deferred)| {
             for t in &mut targets {
+                // An error of this part, or of a part before it: serde builds
+                // this one after them (a flattened map is built after its
+                // struct's missing fields, before the next struct's).
+                if let Some(e) = deferred.take_up_to(t.order) {
+                    return Err(e);
+                }
                 if dead(&groups, t.group) {
                     continue;
                 }
@@ -730,6 +746,9 @@ impl Parser<'_> {
                         _ => return Err(e),
                     },
                 }
+            }
+            if let Some(e) = deferred.take_up_to(usize::MAX) {
+                return Err(e);
             }
             for e in &mut rest_values {
                 if dead(&groups, e.group) {
@@ -778,7 +797,6 @@ impl Parser<'_> {
         flat: &mut Flattened<'_>,
         skip_key: Option<&'static str>,
         st: &'static StructLayout,
-        object_start: usize,
     ) -> Result<(), Error> {
         let mut skipped_tag = false;
         loop {
@@ -808,17 +826,13 @@ impl Parser<'_> {
                     // The option is `None` already: its keys are skipped.
                     self.ignore_member_value_as_parsed(key_start)?;
                 } else if t.seen.get(i) {
-                    let Some(g) = t.group else {
-                        let e = self.error(ErrorCode::DuplicateField(field.name), key_start);
-                        // A flattened struct's key is one serde buffered: a
-                        // syntax error anywhere in the object comes first.
-                        return Err(if n > 0 {
-                            self.syntax_first(e, object_start)
-                        } else {
-                            e
-                        });
-                    };
-                    flat.groups[g].failed = true;
+                    let e = self.error(ErrorCode::DuplicateField(field.name), key_start);
+                    match t.group {
+                        Some(g) => flat.groups[g].failed = true,
+                        // A flattened struct's key is one serde buffered.
+                        None if n > 0 => flat.deferred.keep(t.order, e),
+                        None => return Err(e),
+                    }
                     self.ignore_member_value_as_parsed(key_start)?;
                 } else {
                     // serde buffers what the container's own fields do not
@@ -837,16 +851,15 @@ impl Parser<'_> {
                             self.ignore_member_value_as_parsed(key_start)?;
                         }
                         // serde decodes the container's own fields in place but
-                        // buffers the rest, decoding it after the whole object:
-                        // for a flattened field, a syntax error anywhere in the
-                        // object comes first.
+                        // buffers the rest, decoding it after the whole object.
                         (Err(e), _) => {
                             let e = self.place(at_segment(e, || PathSegment::Field(field.name)));
-                            return Err(if n > 0 {
-                                self.syntax_first(e, object_start)
-                            } else {
-                                e
-                            });
+                            if n == 0 || !fails_option(&e) {
+                                return Err(e);
+                            }
+                            flat.deferred.keep(t.order, e);
+                            self.pos = value_start;
+                            self.ignore_member_value_as_parsed(key_start)?;
                         }
                     }
                 }
@@ -864,7 +877,7 @@ impl Parser<'_> {
                     self.ignore_member_value_as_parsed(key_start)?;
                 } else {
                     // SAFETY: forwarded from the caller.
-                    unsafe { self.insert_rest(flat, &key, key_start, value_start, object_start)? };
+                    unsafe { self.insert_rest(flat, &key, key_start, value_start)? };
                 }
                 // The member, for the rest values (`pos` is after its value).
                 if let Some(collected) = &mut flat.collected {
@@ -900,7 +913,6 @@ impl Parser<'_> {
         key: &[u8],
         key_start: usize,
         value_start: usize,
-        object_start: usize,
     ) -> Result<(), Error> {
         let mut end = None;
         for m in flat.maps {
@@ -931,7 +943,9 @@ impl Parser<'_> {
             match (r, m.group) {
                 (Ok(()), _) => end = Some(self.pos),
                 (Err(e), Some(g)) if fails_option(&e) => flat.groups[g].failed = true,
-                (Err(e), _) => return Err(self.syntax_first(self.place(e), object_start)),
+                // A value serde buffered: built into the map after the object.
+                (Err(e), None) if fails_option(&e) => flat.deferred.keep(m.order, self.place(e)),
+                (Err(e), _) => return Err(self.place(e)),
             }
         }
         match end {
@@ -956,6 +970,39 @@ struct Flattened<'f> {
     /// tagged ones took their member.
     rest_values: &'f [RestValue],
     taken: Vec<bool>,
+    /// The first error of a flattened part, reported after the object.
+    deferred: Deferred,
+}
+
+/// The error serde reports first among those a flattening object's flattened
+/// structs and maps meet. serde reads the object's own fields as it goes, but
+/// builds each flattened part from what it buffered once the object is read:
+/// after the object's own missing fields, part after part in declaration
+/// order, depth first (the parts' pre-order, [`Target::order`]), each part's
+/// values before its own missing fields. So a data error in a flattened part
+/// is kept here, with its part's place, and the members are read on (a syntax
+/// error anywhere still comes first, as serde parses the whole object before
+/// building any flattened part).
+#[derive(Default)]
+struct Deferred(Option<(usize, Error)>);
+
+impl Deferred {
+    /// Keeps `e`, met in the part at `order`, unless an error of that part or
+    /// of one before it is kept already (within a part, the first one met is
+    /// serde's: it builds the part from the members in their order).
+    fn keep(&mut self, order: usize, e: Error) {
+        if self.0.as_ref().is_none_or(|(kept, _)| order < *kept) {
+            self.0 = Some((order, e));
+        }
+    }
+
+    /// The kept error, if its part comes at or before `order`.
+    fn take_up_to(&mut self, order: usize) -> Option<Error> {
+        match self.0 {
+            Some((kept, _)) if kept <= order => self.0.take().map(|(_, e)| e),
+            _ => None,
+        }
+    }
 }
 
 impl Flattened<'_> {
