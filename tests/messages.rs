@@ -496,3 +496,68 @@ fn generated_flattened_objects_fail_as_serde_json_does() {
         }
     }
 }
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Small {
+    a: u8,
+    #[serde(flatten)]
+    m: HashMap<String, u8>,
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Denying {
+    o: u8,
+    #[serde(flatten)]
+    s: Paging,
+}
+
+/// serde refuses an object's own field repeated as soon as it reads the key,
+/// before its colon, flattened fields or not; and with `deny_unknown_fields`
+/// it reports an unknown member last, once every flattened part is built (a
+/// syntax error anywhere still first). From a review's reduced cases.
+#[test]
+fn own_repeats_come_at_the_key_and_unknown_members_last() {
+    for doc in [
+        r#"{"a":1,"a""#,
+        r#"{"a":1,"a" 1}"#,
+        r#"{"a":1,"a":"#,
+        r#"{"x":1,"a":1,"a"}"#,
+    ] {
+        same_outcome::<Small>(doc);
+        same_outcome::<Two>(doc);
+    }
+    for doc in [
+        r#"{"u":tru}"#,
+        r#"{"u":1"#,
+        r#"{"u":1}"#,
+        r#"{"o":1,"u":1}"#,
+        r#"{"u":1,"o":"x"}"#,
+        r#"{"u":1,"o":1,"page":"x"}"#,
+        r#"{"u":1,"o":1,"page":1}"#,
+        r#"{"o":1,"o":2,"u":1}"#,
+    ] {
+        same_outcome::<Denying>(doc);
+    }
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Arrays {
+    empty: Option<[u8; 0]>,
+    one: Option<[u8; 1]>,
+    two: Option<[u8; 2]>,
+    full: Option<[u8; 32]>,
+}
+
+/// serde names a fixed-size array by its length: "an empty array", "an
+/// array of length N" (its impls stop at 32).
+#[test]
+fn arrays_are_named_by_their_length() {
+    for value in ["3", r#""A""#, "{}", "true", "[1, 2, 3]"] {
+        for field in ["empty", "one", "two", "full"] {
+            same_outcome::<Arrays>(&format!(r#"{{"{field}": {value}}}"#));
+        }
+        same_outcome::<[u8; 2]>(value);
+        same_outcome::<[u8; 0]>(value);
+    }
+}

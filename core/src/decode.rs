@@ -450,11 +450,56 @@ unsafe impl<T: HasLayout> HasLayout for Vec<T> {
 // SAFETY: a Vec borrows what its elements borrow.
 unsafe impl<'de, T: DecodeBorrowed<'de>> DecodeBorrowed<'de> for Vec<T> {}
 
+/// serde's words for an array of `n` elements (its impls stop at 32): "an
+/// empty array", "an array of length n"; "an array" beyond.
+const fn array_expecting(n: usize) -> &'static str {
+    const WORDS: [&str; 33] = [
+        "an empty array",
+        "an array of length 1",
+        "an array of length 2",
+        "an array of length 3",
+        "an array of length 4",
+        "an array of length 5",
+        "an array of length 6",
+        "an array of length 7",
+        "an array of length 8",
+        "an array of length 9",
+        "an array of length 10",
+        "an array of length 11",
+        "an array of length 12",
+        "an array of length 13",
+        "an array of length 14",
+        "an array of length 15",
+        "an array of length 16",
+        "an array of length 17",
+        "an array of length 18",
+        "an array of length 19",
+        "an array of length 20",
+        "an array of length 21",
+        "an array of length 22",
+        "an array of length 23",
+        "an array of length 24",
+        "an array of length 25",
+        "an array of length 26",
+        "an array of length 27",
+        "an array of length 28",
+        "an array of length 29",
+        "an array of length 30",
+        "an array of length 31",
+        "an array of length 32",
+    ];
+    if n < WORDS.len() {
+        WORDS[n]
+    } else {
+        "an array"
+    }
+}
+
 // SAFETY: `[T; N]` stores N values of T contiguously, element i at i * size_of::<T>().
 unsafe impl<T: HasLayout, const N: usize> HasLayout for [T; N] {
     type Static = [T::Static; N];
     const LAYOUT: &'static TypeLayout = &TypeLayout::of::<[T::Static; N]>(
-        "an array",
+        array_expecting(N),
         Kind::Array(&ArrayLayout {
             elem: LayoutRef::Lazy(layout_of::<T>),
             len: N,

@@ -747,7 +747,7 @@ impl Parser<'_> {
                     },
                 }
             }
-            if let Some(e) = deferred.take_up_to(usize::MAX) {
+            if let Some(e) = deferred.take_up_to(Deferred::LAST - 1) {
                 return Err(e);
             }
             for e in &mut rest_values {
@@ -763,7 +763,7 @@ impl Parser<'_> {
                     },
                 }
             }
-            Ok(())
+            deferred.take_up_to(Deferred::LAST).map_or(Ok(()), Err)
         });
         self.leave();
         match result {
@@ -810,6 +810,19 @@ impl Parser<'_> {
             if is_tag && skipped_tag {
                 let tag = skip_key.unwrap_or_default();
                 return Err(self.error(ErrorCode::DuplicateField(tag), key_start));
+            }
+            // So is the object's own field (the first target's): the keys
+            // of the flattened parts are buffered, colon and value, first.
+            let own = &mut flat.targets[0];
+            if let Some(i) = own
+                .st
+                .fields
+                .iter()
+                .position(|f| !is_tag && f.matches(&key))
+                && own.seen.get(i)
+            {
+                let name = own.st.fields[i].name;
+                return Err(self.error(ErrorCode::DuplicateField(name), key_start));
             }
             self.parse_object_colon()?;
             let value_start = text_start(self);
@@ -869,9 +882,7 @@ impl Parser<'_> {
             } else if !flat.maps.is_empty() || flat.collected.is_some() {
                 let taken = flat.take(&key);
                 if !taken && flat.maps.is_empty() && !flat.reads_all() && st.deny_unknown_fields {
-                    let name = String::from_utf8_lossy(&key).into();
-                    let expected = Box::default();
-                    return Err(self.error(ErrorCode::UnknownField { name, expected }, key_start));
+                    self.keep_unknown(flat, &key, key_start);
                 }
                 if taken || flat.maps.is_empty() {
                     self.ignore_member_value_as_parsed(key_start)?;
@@ -887,10 +898,8 @@ impl Parser<'_> {
                     });
                 }
             } else if st.deny_unknown_fields {
-                // serde lists no fields for a struct with flattened ones.
-                let name = String::from_utf8_lossy(&key).into();
-                let expected = Box::default();
-                return Err(self.error(ErrorCode::UnknownField { name, expected }, key_start));
+                self.keep_unknown(flat, &key, key_start);
+                self.ignore_member_value_as_parsed(key_start)?;
             } else {
                 // serde buffers what a flattening struct does not claim.
                 self.ignore_member_value_as_parsed(key_start)?;
@@ -899,6 +908,16 @@ impl Parser<'_> {
                 return Ok(());
             }
         }
+    }
+
+    /// An unknown `key` at `key_start` of a flattening object that denies
+    /// them: serde checks what is left of its buffer last, once every part is
+    /// built, and lists no fields for a struct with flattened ones.
+    fn keep_unknown(&mut self, flat: &mut Flattened<'_>, key: &[u8], key_start: usize) {
+        let name = String::from_utf8_lossy(key).into();
+        let expected = Box::default();
+        let e = self.error(ErrorCode::UnknownField { name, expected }, key_start);
+        flat.deferred.keep(Deferred::LAST, e);
     }
 
     /// A member no field claims, into every flattened map (as in serde): the
@@ -987,6 +1006,9 @@ struct Flattened<'f> {
 struct Deferred(Option<(usize, Error)>);
 
 impl Deferred {
+    /// The place of an unknown member's error: after every part.
+    const LAST: usize = usize::MAX;
+
     /// Keeps `e`, met in the part at `order`, unless an error of that part or
     /// of one before it is kept already (within a part, the first one met is
     /// serde's: it builds the part from the members in their order).
