@@ -811,40 +811,35 @@ impl Parser<'_> {
                 let tag = skip_key.unwrap_or_default();
                 return Err(self.error(ErrorCode::DuplicateField(tag), key_start));
             }
-            // So is the object's own field (the first target's): the keys
-            // of the flattened parts are buffered, colon and value, first.
-            let own = &mut flat.targets[0];
-            if let Some(i) = own
-                .st
-                .fields
-                .iter()
-                .position(|f| !is_tag && f.matches(&key))
-                && own.seen.get(i)
-            {
-                let name = own.st.fields[i].name;
-                return Err(self.error(ErrorCode::DuplicateField(name), key_start));
-            }
-            self.parse_object_colon()?;
-            let value_start = text_start(self);
-            let found = flat.targets.iter_mut().enumerate().find_map(|(n, t)| {
+            let mut found = flat.targets.iter_mut().enumerate().find_map(|(n, t)| {
                 if is_tag {
                     return None;
                 }
                 let i = t.st.fields.iter().position(|f| f.matches(&key))?;
                 Some((n, t, i))
             });
+            // So is the object's own field (the first target's): the keys of
+            // the flattened parts are buffered, colon and value, first.
+            if let Some((0, t, i)) = &mut found
+                && t.seen.get(*i)
+            {
+                let name = t.st.fields[*i].name;
+                return Err(self.error(ErrorCode::DuplicateField(name), key_start));
+            }
+            self.parse_object_colon()?;
+            let value_start = text_start(self);
             if let Some((n, t, i)) = found {
                 let field = &t.st.fields[i];
                 if dead(flat.groups, t.group) {
                     // The option is `None` already: its keys are skipped.
                     self.ignore_member_value_as_parsed(key_start)?;
                 } else if t.seen.get(i) {
+                    // A flattened part's key, one serde buffered (the object's
+                    // own were refused above).
                     let e = self.error(ErrorCode::DuplicateField(field.name), key_start);
                     match t.group {
                         Some(g) => flat.groups[g].failed = true,
-                        // A flattened struct's key is one serde buffered.
-                        None if n > 0 => flat.deferred.keep(t.order, e),
-                        None => return Err(e),
+                        None => flat.deferred.keep(t.order, e),
                     }
                     self.ignore_member_value_as_parsed(key_start)?;
                 } else {
