@@ -16,6 +16,9 @@
 //!
 //! Contenders, all with batches of 8192 rows: arrow-json's push `Decoder`;
 //! jitson-arrow's `Decoder` with the interpreter and with the JIT, on one thread;
+//! the JIT on one thread with `with_validate_skipped(false)` (members no column
+//! reads are matched by brackets, not validated: not the default, and not what
+//! arrow-json does, so its ratio is not the one of record);
 //! and `CompiledSchema::decode_parallel` (the JIT) on rayon's pool, in chunks of
 //! input / (4 × threads), clamped to 256 KiB..16 MiB. Every contender's rows are
 //! checked against arrow-json's; the example exits with status 1 if any differ.
@@ -53,7 +56,8 @@
 //! reader and writer out of the rounds after the first (its output is still
 //! the reference): a profile of the contenders `NDJSON_ONLY` and
 //! `NDJSON_WRITER` keep, without arrow-json's samples; the ratios then read
-//! NaN. `NDJSON_DATA=logs` or `NDJSON_DATA=twitter` runs that data set alone.
+//! NaN. `NDJSON_DATA=logs` or `NDJSON_DATA=twitter` runs that data set alone;
+//! `NDJSON_SKIP_WRITERS=1` leaves the writers out (a profile of the readers).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;
@@ -332,6 +336,9 @@ struct Compiled {
     interpreter_time: Duration,
     jit: Result<CompiledSchema, ArrowError>,
     jit_time: Duration,
+    /// The JIT (or the interpreter where it cannot run) with
+    /// `with_validate_skipped(false)`.
+    unvalidated: CompiledSchema,
 }
 
 fn compile(schema: &SchemaRef) -> Result<Compiled, ArrowError> {
@@ -346,11 +353,15 @@ fn compile(schema: &SchemaRef) -> Result<Compiled, ArrowError> {
     let start = Instant::now();
     let jit = builder(Backend::Jit).compile();
     let jit_time = start.elapsed();
+    let unvalidated = builder(Backend::Auto)
+        .with_validate_skipped(false)
+        .compile()?;
     Ok(Compiled {
         interpreter,
         interpreter_time,
         jit,
         jit_time,
+        unvalidated,
     })
 }
 
@@ -376,6 +387,13 @@ fn contenders<'a>(schema: &'a SchemaRef, compiled: &'a Compiled) -> Vec<Contende
         }
         Err(_) => (&compiled.interpreter, "interpreter"),
     };
+    out.push(Contender {
+        name: format!(
+            "jitson-arrow {}, 1 thread, skipped members unvalidated",
+            parallel.1
+        ),
+        decode: Box::new(|input: &[u8]| drain(compiled.unvalidated.decoder(), input)),
+    });
     out.push(Contender {
         name: format!("jitson-arrow {}, {threads} threads", parallel.1),
         decode: Box::new(move |input: &[u8]| {
@@ -651,6 +669,9 @@ fn bench(data: &DataSet, rounds: usize) -> bool {
         eprintln!("{}: arrow-json failed: {e}", data.name);
         std::process::exit(1);
     });
+    if std::env::var_os("NDJSON_SKIP_WRITERS").is_some() {
+        return equal;
+    }
     let written = bench_writer(data, &compiled, &batches, rounds);
     equal && written
 }

@@ -25,8 +25,8 @@ use jitson_core::column::{
 };
 use jitson_core::decode::{HasLayout, layout_of};
 use jitson_core::layout::{
-    DuplicateKeys, Kind, LayoutRef, MapLayout, SkippedField, SlotFn, StringLayout, StructLayout,
-    TupleElem, TupleLayout, TypeLayout,
+    DuplicateKeys, Kind, LayoutRef, MapLayout, SkipUnknown, SkippedField, SlotFn, StringLayout,
+    StructLayout, TupleElem, TupleLayout, TypeLayout,
 };
 use jitson_core::raw::IgnoredAny;
 
@@ -45,6 +45,9 @@ pub(crate) struct Policy {
     /// `with_struct_mode(ListOnly)`: records and structs are JSON arrays of
     /// their fields' values, in field order, exactly one per field.
     pub list_structs: bool,
+    /// `with_validate_skipped(false)`: the values of keys that name no column
+    /// are matched by brackets, not validated ([`SkipUnknown::Brackets`]).
+    pub skip_unchecked: bool,
 }
 
 /// Text appended to a text column.
@@ -261,6 +264,11 @@ impl Plan {
                 DuplicateKeys::Error
             } else {
                 DuplicateKeys::LastWins
+            },
+            skip_unknown: if policy.skip_unchecked {
+                SkipUnknown::Brackets
+            } else {
+                SkipUnknown::Validate
             },
             flatten: &[],
         });

@@ -65,6 +65,7 @@ impl ReaderBuilder {
                 coerce_primitive: false,
                 conflict: Conflict::Error,
                 list_structs: false,
+                skip_unchecked: false,
             },
             backend: Backend::Auto,
             record_keys: Vec::new(),
@@ -152,6 +153,24 @@ impl ReaderBuilder {
     /// one leaves alone.)
     pub fn with_strict_parsing(mut self, strict: bool) -> Self {
         self.policy.strict_parsing = strict;
+        self
+    }
+
+    /// With `false`, the value of a key that names no column is skipped
+    /// without checking what it holds (the grammar, escapes, control
+    /// characters and UTF-8 inside it): an object or an array by matching its
+    /// brackets, 64 bytes at a time, a string up to its first unescaped
+    /// quote. Records with large members the schema leaves out are read
+    /// faster (twitter's statuses with 15 columns: 1.3–1.4×), and a malformed
+    /// member that no column reads is not an error. Input that ends inside
+    /// such a member, or closes it with the other kind of bracket (both kinds
+    /// are counted alike), still fails; numbers, literals and every value a
+    /// column reads are checked as always. The default (`true`)
+    /// validates every byte, as arrow-json does. The idea and the trade are
+    /// bytedance/sonic's (`Config.NoValidateSkipJSON`, its "SIMD-searching-pair"
+    /// skip); see `jitson_core::brackets`.
+    pub fn with_validate_skipped(mut self, validate: bool) -> Self {
+        self.policy.skip_unchecked = !validate;
         self
     }
 

@@ -638,16 +638,19 @@ struct Policy {
     strict: bool,
     coerce: bool,
     ignore_conflicts: bool,
+    /// `with_validate_skipped(false)`.
+    unvalidated: bool,
 }
 
 fn policy() -> impl Strategy<Value = Policy> {
-    (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(strict, coerce, ignore_conflicts)| {
-        Policy {
+    (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
+        |(strict, coerce, ignore_conflicts, unvalidated)| Policy {
             strict,
             coerce,
             ignore_conflicts,
-        }
-    })
+            unvalidated,
+        },
+    )
 }
 
 fn builder(schema: &SchemaRef, batch: usize, backend: Backend, policy: Policy) -> ReaderBuilder {
@@ -657,6 +660,7 @@ fn builder(schema: &SchemaRef, batch: usize, backend: Backend, policy: Policy) -
         .with_strict_mode(policy.strict)
         .with_coerce_primitive(policy.coerce)
         .with_ignore_type_conflicts(policy.ignore_conflicts)
+        .with_validate_skipped(!policy.unvalidated)
 }
 
 /// Decodes `input` through a push decoder, fed `input[..split]` and then the
@@ -781,18 +785,24 @@ fn check_valid(schema: &SchemaRef, input: &[u8], batch: usize, split: usize) {
     let theirs = arrow_json(schema, input, batch)
         .unwrap_or_else(|e| panic!("arrow-json refuses a valid document: {e}\n{text}"));
     let theirs = concat(schema, &theirs);
-    for backend in BACKENDS {
-        let compiled = builder(schema, batch, backend, Policy::default())
-            .compile()
-            .unwrap();
+    // Valid input reads the same whether skipped members are validated or not.
+    let unvalidated = Policy {
+        unvalidated: true,
+        ..Policy::default()
+    };
+    for (backend, policy) in BACKENDS
+        .into_iter()
+        .flat_map(|b| [(b, Policy::default()), (b, unvalidated)])
+    {
+        let compiled = builder(schema, batch, backend, policy).compile().unwrap();
         let whole = decode(&compiled, input, input.len());
         assert_eq!(
             whole.error, None,
-            "{backend:?} refuses a valid document\n{text}"
+            "{backend:?} refuses a valid document, {policy:?}\n{text}"
         );
         let ours = concat(schema, &whole.batches);
         if let Some(diff) = first_difference(&ours, &theirs) {
-            panic!("{backend:?} differs from arrow-json: {diff}\n{text}");
+            panic!("{backend:?} differs from arrow-json, {policy:?}: {diff}\n{text}");
         }
         for batch in &whole.batches {
             for column in batch.columns() {
@@ -800,7 +810,10 @@ fn check_valid(schema: &SchemaRef, input: &[u8], batch: usize, split: usize) {
             }
         }
         let parts = decode(&compiled, input, split);
-        assert_eq!(parts, whole, "{backend:?}, split at {split}\n{text}");
+        assert_eq!(
+            parts, whole,
+            "{backend:?}, {policy:?}, split at {split}\n{text}"
+        );
     }
 }
 

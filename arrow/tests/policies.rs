@@ -1,40 +1,19 @@
 //! Errors, policies, streaming and ownership, through both backends.
 
+mod common;
+
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
-use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef};
-use jitson_arrow::{Backend, ReaderBuilder, RecordError};
+use arrow_schema::{DataType, Field, Fields, Schema};
+use jitson_arrow::{Backend, ReaderBuilder};
 
-const BACKENDS: [Backend; 2] = [Backend::Interpreter, Backend::Jit];
-
-fn log_schema() -> SchemaRef {
-    let request = Fields::from(vec![
-        Field::new("method", DataType::Utf8, false),
-        Field::new("status", DataType::Int32, true),
-    ]);
-    Arc::new(Schema::new(vec![
-        Field::new("id", DataType::Int64, false),
-        Field::new("req", DataType::Struct(request), true),
-        Field::new("tags", DataType::new_list(DataType::Utf8, true), true),
-    ]))
-}
+use common::{BACKENDS, decode_all, log_schema, record_error};
 
 const LOG: &str = r#"{"id": 1, "req": {"method": "GET", "status": 200}, "tags": ["a"]}
 {"id": 2, "tags": [], "req": null}
 {"req": {"status": 404, "method": "PUT"}, "id": 3, "tags": ["x", null, "\u00e9"]}
 "#;
-
-fn decode_all(builder: ReaderBuilder, input: &[u8]) -> Result<Vec<RecordBatch>, ArrowError> {
-    builder.build(input)?.collect()
-}
-
-fn record_error(e: ArrowError) -> RecordError {
-    match e {
-        ArrowError::ExternalError(e) => *e.downcast::<RecordError>().expect("a RecordError"),
-        other => panic!("not a record error: {other}"),
-    }
-}
 
 #[test]
 fn errors_say_where() {

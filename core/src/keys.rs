@@ -142,6 +142,7 @@ mod tests {
             skipped: &[],
             deny_unknown_fields: false,
             duplicate_keys: crate::layout::DuplicateKeys::Error,
+            skip_unknown: crate::layout::SkipUnknown::Validate,
             flatten: &[],
         };
         let table = KeyTable::new(&st);
@@ -181,6 +182,7 @@ mod tests {
             skipped: &[],
             deny_unknown_fields: false,
             duplicate_keys: crate::layout::DuplicateKeys::Error,
+            skip_unknown: crate::layout::SkipUnknown::Validate,
             flatten: &[],
         };
         let table = KeyTable::new(&st);

@@ -452,9 +452,30 @@ pub struct StructLayout {
     pub deny_unknown_fields: bool,
     /// What a key naming a field already written means.
     pub duplicate_keys: DuplicateKeys,
+    /// How the value of a key that names no field is discarded.
+    pub skip_unknown: SkipUnknown,
     /// `#[serde(flatten)]` fields: structs whose keys join this struct's, and
     /// maps that collect the keys no field claims; in declaration order.
     pub flatten: &'static [FlattenField],
+}
+
+/// How a struct discards the value of a key that names no field (when it
+/// does not [deny](StructLayout::deny_unknown_fields) or collect it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkipUnknown {
+    /// Read and validated as serde_json's `ignore_value` reads it (the
+    /// grammar, escapes, UTF-8 for byte input): every derived type.
+    Validate,
+    /// An object or an array is matched by its brackets, 64 bytes at a time,
+    /// and a string skipped to its first unescaped quote, without checking
+    /// what they hold
+    /// ([`brackets::ignore_value_by_brackets`](crate::brackets::ignore_value_by_brackets));
+    /// numbers and literals are validated as by `Validate`. What an Arrow reader built with
+    /// `with_validate_skipped(false)` uses, as sonic's `NoValidateSkipJSON`.
+    /// Both backends fall back to `Validate` where serde would buffer the
+    /// value (a flattening struct's members, an untagged candidate), since
+    /// serde checks what it buffers.
+    Brackets,
 }
 
 /// What a struct does with a key naming a field it has already written.
@@ -1211,6 +1232,7 @@ mod tests {
         skipped: &[],
         deny_unknown_fields: false,
         duplicate_keys: DuplicateKeys::Error,
+        skip_unknown: SkipUnknown::Validate,
         flatten: &[],
     };
     static OTHER: StructLayout = StructLayout {
@@ -1219,6 +1241,7 @@ mod tests {
         skipped: &[],
         deny_unknown_fields: false,
         duplicate_keys: DuplicateKeys::Error,
+        skip_unknown: SkipUnknown::Validate,
         flatten: &[],
     };
 

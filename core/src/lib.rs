@@ -16,6 +16,7 @@
 //! Users do not depend on this crate directly: the `jitson` facade re-exports what
 //! they need.
 
+pub mod brackets;
 pub mod column;
 #[doc(hidden)]
 pub mod convert;

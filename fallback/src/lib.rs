@@ -33,8 +33,9 @@
 
 use core::ffi::c_void;
 
+use jitson_core::brackets;
 use jitson_core::error::{Error, ErrorCode, Found, PathSegment};
-use jitson_core::layout::{KeyOrders, Kind, MapLayout, StructLayout, TypeLayout};
+use jitson_core::layout::{KeyOrders, Kind, MapLayout, SkipUnknown, StructLayout, TypeLayout};
 use jitson_core::text::{self, LexError};
 
 pub mod encode;
@@ -598,6 +599,29 @@ impl<'a> Parser<'a> {
     fn ignore_member_value(&mut self, key_start: usize) -> Result<(), Error> {
         self.ignore_value()
             .map_err(|e| at_segment(e, || PathSegment::Key(self.key_at(key_start))))
+    }
+
+    /// [`ignore_member_value`](Self::ignore_member_value) for a key that names
+    /// no field of a struct, discarded as the struct's `skip` says (matched by
+    /// brackets only outside what serde would buffer, which it checks).
+    fn skip_unknown_member(&mut self, key_start: usize, skip: SkipUnknown) -> Result<(), Error> {
+        if skip == SkipUnknown::Brackets && self.buffered == 0 {
+            return match brackets::ignore_value_by_brackets(
+                self.input,
+                self.pos,
+                self.validate_utf8,
+            ) {
+                Ok(end) => {
+                    self.pos = end;
+                    Ok(())
+                }
+                Err(e) => {
+                    let e = self.lex_error(e);
+                    Err(at_segment(e, || PathSegment::Key(self.key_at(key_start))))
+                }
+            };
+        }
+        self.ignore_member_value(key_start)
     }
 
     /// [`ignore_value_as_parsed`](Self::ignore_value_as_parsed) for the value of

@@ -7,7 +7,9 @@
 use std::cell::Cell;
 
 use jitson_core::keys::KeyTable;
-use jitson_core::layout::{EnumLayout, Kind, MapLayout, SlotFn, StructLayout, TypeLayout};
+use jitson_core::layout::{
+    EnumLayout, Kind, MapLayout, SkipUnknown, SlotFn, StructLayout, TypeLayout,
+};
 
 /// What generated code reads and writes besides its output. `repr(C)`: generated
 /// code addresses the fields by the offsets `offset_of!` gives at compile time.
@@ -482,6 +484,27 @@ pub(crate) unsafe extern "C" fn insert_escaped_key(
 /// # Safety
 /// `state` is live and describes a live input.
 pub(crate) unsafe extern "C" fn skip_member(state: *mut JitState) -> i8 {
+    // SAFETY: forwarded from the caller.
+    unsafe { skip_member_as(state, SkipUnknown::Validate) }
+}
+
+/// [`skip_member`] for a struct whose unknown members are matched by their
+/// brackets ([`SkipUnknown::Brackets`]); validated as [`skip_member`] does
+/// where serde would buffer them.
+///
+/// # Safety
+/// As [`skip_member`].
+pub(crate) unsafe extern "C" fn skip_member_by_brackets(state: *mut JitState) -> i8 {
+    // SAFETY: forwarded from the caller.
+    unsafe { skip_member_as(state, SkipUnknown::Brackets) }
+}
+
+/// [`skip_member`] and [`skip_member_by_brackets`].
+///
+/// # Safety
+/// As [`skip_member`].
+#[inline(always)]
+unsafe fn skip_member_as(state: *mut JitState, skip: SkipUnknown) -> i8 {
     use crate::kind::MemberStatus;
     use jitson_core::text::skip_ws;
     // SAFETY: generated code passes its own live state.
@@ -492,8 +515,13 @@ pub(crate) unsafe extern "C" fn skip_member(state: *mut JitState) -> i8 {
     if input.get(colon) != Some(&b':') {
         return MemberStatus::Bail as i8;
     }
-    // SAFETY: as above.
-    let Ok(end) = (unsafe { state.skip_value(colon + 1) }) else {
+    let skipped = if skip == SkipUnknown::Brackets && state.buffered == 0 {
+        jitson_core::brackets::ignore_value_by_brackets(input, colon + 1, state.validate_utf8 != 0)
+    } else {
+        // SAFETY: as above.
+        unsafe { state.skip_value(colon + 1) }
+    };
+    let Ok(end) = skipped else {
         return MemberStatus::Bail as i8;
     };
     match after_member(input, end) {

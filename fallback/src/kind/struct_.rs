@@ -193,7 +193,7 @@ impl Parser<'_> {
                 }
                 None => {
                     self.parse_object_colon()?;
-                    self.ignore_member_value(key_start)?;
+                    self.skip_unknown_member(key_start, st.skip_unknown)?;
                 }
             }
             match self.end_map_member()? {

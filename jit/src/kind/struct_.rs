@@ -45,8 +45,8 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::Variable;
 use jitson_core::keys::KeyTable;
 use jitson_core::layout::{
-    DuplicateKeys, EnumLayout, Field, Kind, MapLayout, SkippedField, StructLayout, Tagging,
-    TypeLayout,
+    DuplicateKeys, EnumLayout, Field, Kind, MapLayout, SkipUnknown, SkippedField, StructLayout,
+    Tagging, TypeLayout,
 };
 
 use crate::Role;
@@ -276,6 +276,7 @@ impl Flattening {
                 skipped: skipped_refs,
                 deny_unknown_fields: false,
                 duplicate_keys: DuplicateKeys::Error,
+                skip_unknown: SkipUnknown::Validate,
                 flatten: &[],
             },
             owned,
@@ -626,7 +627,12 @@ impl FnTranslator<'_, '_> {
                     if flattens {
                         self.adjust_buffered(1);
                     }
-                    let skip = helpers::skip_member as *const () as usize;
+                    let skip = match st.skip_unknown {
+                        SkipUnknown::Validate => helpers::skip_member as *const () as usize,
+                        SkipUnknown::Brackets => {
+                            helpers::skip_member_by_brackets as *const () as usize
+                        }
+                    };
                     let status = self.call_addr(skip, &[PTR], Some(types::I8), &[self.state]);
                     if flattens {
                         self.adjust_buffered(-1);

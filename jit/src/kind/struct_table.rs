@@ -19,7 +19,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use jitson_core::keys::KeyTable;
-use jitson_core::layout::{Alternates, StructLayout, TypeLayout};
+use jitson_core::layout::{Alternates, SkipUnknown, StructLayout, TypeLayout};
 use jitson_core::text::skip_ws;
 
 use crate::helpers::{self, JitState};
@@ -505,7 +505,12 @@ unsafe fn members<S: Written>(
                 let index = unsafe { helpers::match_key(st, t.st, &t.keys) };
                 if index == -1 && !t.st.deny_unknown_fields {
                     // SAFETY: the state is live, `pos` after the key.
-                    let status = unsafe { helpers::skip_member(st) };
+                    let status = unsafe {
+                        match t.st.skip_unknown {
+                            SkipUnknown::Validate => helpers::skip_member(st),
+                            SkipUnknown::Brackets => helpers::skip_member_by_brackets(st),
+                        }
+                    };
                     pos = st.pos;
                     match status {
                         s if s == MemberStatus::Next as i8 => {
