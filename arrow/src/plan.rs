@@ -25,7 +25,7 @@ use jitson_core::column::{
 };
 use jitson_core::decode::{HasLayout, layout_of};
 use jitson_core::layout::{
-    DuplicateKeys, Kind, LayoutRef, MapLayout, SkipUnknown, SkippedField, SlotFn, StringLayout,
+    DuplicateKeys, Kind, LayoutRef, MapLayout, SkipMode, SkippedField, SlotFn, StringLayout,
     StructLayout, TupleElem, TupleLayout, TypeLayout,
 };
 use jitson_core::raw::IgnoredAny;
@@ -46,7 +46,7 @@ pub(crate) struct Policy {
     /// their fields' values, in field order, exactly one per field.
     pub list_structs: bool,
     /// `with_validate_skipped(false)`: the values of keys that name no column
-    /// are matched by brackets, not validated ([`SkipUnknown::Brackets`]).
+    /// are matched by brackets, not validated ([`SkipMode::Brackets`]).
     pub skip_unchecked: bool,
 }
 
@@ -56,6 +56,11 @@ static TEXT: StringLayout = StringLayout {
     read: None,
 };
 static TEXT_VALUE: TypeLayout = node("a string", 0, 1, Kind::String(&TEXT));
+
+/// A record key that names no column ([`ReaderBuilder::with_record_keys`](crate::ReaderBuilder::with_record_keys)),
+/// its value skipped by brackets (`with_validate_skipped(false)`).
+static IGNORED_BY_BRACKETS: TypeLayout =
+    TypeLayout::of::<IgnoredAny>("any JSON value", Kind::Ignored(SkipMode::Brackets));
 
 /// A schema lowered for decoding. See the module docs for ownership.
 pub(crate) struct Plan {
@@ -266,9 +271,9 @@ impl Plan {
                 DuplicateKeys::LastWins
             },
             skip_unknown: if policy.skip_unchecked {
-                SkipUnknown::Brackets
+                SkipMode::Brackets
             } else {
-                SkipUnknown::Validate
+                SkipMode::Validate
             },
             flatten: &[],
         });
@@ -317,7 +322,11 @@ impl Plan {
                     name: self.keep_str(key),
                     aliases: &[],
                     offset: 0,
-                    layout: LayoutRef::Node(IgnoredAny::LAYOUT),
+                    layout: LayoutRef::Node(if policy.skip_unchecked {
+                        &IGNORED_BY_BRACKETS
+                    } else {
+                        IgnoredAny::LAYOUT
+                    }),
                     default: Some(ignored_absent),
                     skip_if: None,
                 },

@@ -63,6 +63,13 @@ fn unvalidated_skipping_changes_only_what_is_checked() {
         assert!(e.message.starts_with("expected ident"), "{}", e.message);
         let rows = decode_all(fast(), malformed).unwrap();
         assert_eq!(rows[0].num_rows(), 1, "{backend:?}");
+        // Members named by the record keys (matched by speculation, not
+        // looked up) are skipped the same way.
+        let keys = ["id", "x", "s", "req", "tags"];
+        let rows = decode_all(fast().with_record_keys(keys), malformed).unwrap();
+        assert_eq!(rows[0].num_rows(), 1, "{backend:?}");
+        let e = record_error(decode_all(b().with_record_keys(keys), malformed).unwrap_err());
+        assert_eq!(e.path, "$.x", "{backend:?}");
 
         // Brackets of either kind count alike: `{"a": [1}}` pairs `[` with
         // the first `}`, so the member ends at the second and the record is

@@ -9,7 +9,8 @@
 //!   a [`JitsonSource`] (scheduler → executors): DataFusion's own
 //!   `FileScanConfig` message (files and ranges, schema, partition columns,
 //!   projection, limit, statistics, orderings, batch size) plus what it leaves
-//!   out, the compression and whether files are newline-delimited; and the
+//!   out, the compression, whether files are newline-delimited and whether the
+//!   members no column reads are validated; and the
 //!   `DataSinkExec` whose sink is a [`JitsonSink`] (`COPY … STORED AS JSON`,
 //!   `INSERT INTO` a JSON table) with DataFusion's own `JsonSink` message —
 //!   the `FileSinkConfig` and the writer options — plus the sink's required
@@ -105,6 +106,10 @@ struct ScanNode {
     /// `UNCOMPRESSED`, `GZIP`, `BZIP2`, `XZ` or `ZSTD`.
     #[prost(string, tag = "3")]
     compression: String,
+    /// `JitsonSource::with_validate_skipped(false)` (absent: `false`, the
+    /// default validation).
+    #[prost(bool, tag = "4")]
+    skip_unvalidated: bool,
 }
 
 /// A `DataSinkExec` over a [`JitsonSink`] on the wire (its input travels
@@ -420,7 +425,9 @@ impl JitsonPhysicalCodec {
         let compression: CompressionTypeVariant = node.compression.parse()?;
         let table_schema = parse_table_schema_from_proto(base_conf)?;
         let source = Arc::new(
-            JitsonSource::new(table_schema).with_newline_delimited(node.newline_delimited),
+            JitsonSource::new(table_schema)
+                .with_newline_delimited(node.newline_delimited)
+                .with_validate_skipped(!node.skip_unvalidated),
         );
         let decode_ctx = PhysicalPlanDecodeContext::new(ctx, self);
         let conf =
@@ -583,6 +590,7 @@ impl PhysicalExtensionCodec for JitsonPhysicalCodec {
             base_conf: Some(serialize_file_scan_config(conf, self, proto_converter)?),
             newline_delimited: source.newline_delimited(),
             compression: conf.file_compression_type.get_variant().to_string(),
+            skip_unvalidated: !source.validate_skipped(),
         };
         buf.extend_from_slice(SCAN_TAG);
         scan.encode(buf)

@@ -275,7 +275,7 @@ unsafe impl HasLayout for DurationParts {
             // serde's Duration names only these two fields.
             deny_unknown_fields: true,
             duplicate_keys: crate::layout::DuplicateKeys::Error,
-            skip_unknown: crate::layout::SkipUnknown::Validate,
+            skip_unknown: crate::layout::SkipMode::Validate,
             flatten: &[],
         }),
     );

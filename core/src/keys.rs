@@ -142,7 +142,7 @@ mod tests {
             skipped: &[],
             deny_unknown_fields: false,
             duplicate_keys: crate::layout::DuplicateKeys::Error,
-            skip_unknown: crate::layout::SkipUnknown::Validate,
+            skip_unknown: crate::layout::SkipMode::Validate,
             flatten: &[],
         };
         let table = KeyTable::new(&st);
@@ -182,7 +182,7 @@ mod tests {
             skipped: &[],
             deny_unknown_fields: false,
             duplicate_keys: crate::layout::DuplicateKeys::Error,
-            skip_unknown: crate::layout::SkipUnknown::Validate,
+            skip_unknown: crate::layout::SkipMode::Validate,
             flatten: &[],
         };
         let table = KeyTable::new(&st);

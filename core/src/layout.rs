@@ -233,8 +233,9 @@ pub enum Kind {
     /// Any JSON value, validated and handed as text to a serde deserializer (a
     /// field with `with`, `deserialize_with` or `#[jitson(serde)]`).
     Serde(&'static SerdeLayout),
-    /// Any JSON value, validated and discarded. The type is a ZST.
-    Ignored,
+    /// Any JSON value, discarded (validated unless the mode says otherwise).
+    /// The type is a ZST.
+    Ignored(SkipMode),
     /// A value appended to a column rather than written in place (run-time
     /// schemas, columnar output; see [`crate::column`]).
     Column(&'static crate::column::ColumnLayout),
@@ -453,16 +454,18 @@ pub struct StructLayout {
     /// What a key naming a field already written means.
     pub duplicate_keys: DuplicateKeys,
     /// How the value of a key that names no field is discarded.
-    pub skip_unknown: SkipUnknown,
+    pub skip_unknown: SkipMode,
     /// `#[serde(flatten)]` fields: structs whose keys join this struct's, and
     /// maps that collect the keys no field claims; in declaration order.
     pub flatten: &'static [FlattenField],
 }
 
-/// How a struct discards the value of a key that names no field (when it
-/// does not [deny](StructLayout::deny_unknown_fields) or collect it).
+/// How a value nothing keeps is discarded: the value of a key that names no
+/// field of a struct (when it does not
+/// [deny](StructLayout::deny_unknown_fields) or collect it), and a
+/// [`Kind::Ignored`] value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SkipUnknown {
+pub enum SkipMode {
     /// Read and validated as serde_json's `ignore_value` reads it (the
     /// grammar, escapes, UTF-8 for byte input): every derived type.
     Validate,
@@ -1232,7 +1235,7 @@ mod tests {
         skipped: &[],
         deny_unknown_fields: false,
         duplicate_keys: DuplicateKeys::Error,
-        skip_unknown: SkipUnknown::Validate,
+        skip_unknown: SkipMode::Validate,
         flatten: &[],
     };
     static OTHER: StructLayout = StructLayout {
@@ -1241,7 +1244,7 @@ mod tests {
         skipped: &[],
         deny_unknown_fields: false,
         duplicate_keys: DuplicateKeys::Error,
-        skip_unknown: SkipUnknown::Validate,
+        skip_unknown: SkipMode::Validate,
         flatten: &[],
     };
 

@@ -42,6 +42,8 @@ pub fn set_capacity(capacity: usize) {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct ReaderOptions {
     pub batch_size: usize,
+    /// `ReaderBuilder::with_validate_skipped`.
+    pub validate_skipped: bool,
 }
 
 /// A file's first record, for `ReaderBuilder::with_example_record`, and its
@@ -172,6 +174,7 @@ pub(crate) fn compiled(
     jitson_arrow::register_code_reclaimer(reclaim);
     let mut builder = ReaderBuilder::new(Arc::clone(schema))
         .with_batch_size(options.batch_size)
+        .with_validate_skipped(options.validate_skipped)
         .with_record_keys(keys.iter().map(String::as_str));
     if let Some(example) = example {
         builder = builder.with_example_record(example.record);

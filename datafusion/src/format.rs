@@ -45,6 +45,8 @@ use crate::source::JitsonSource;
 #[derive(Debug, Default)]
 pub struct JitsonFormat {
     options: JsonOptions,
+    /// `with_validate_skipped(false)`.
+    skip_unvalidated: bool,
 }
 
 impl JitsonFormat {
@@ -75,6 +77,14 @@ impl JitsonFormat {
     /// records.
     pub fn with_newline_delimited(mut self, newline_delimited: bool) -> Self {
         self.options.newline_delimited = newline_delimited;
+        self
+    }
+
+    /// `false`: members of each record that no projected column reads are
+    /// skipped without being validated; see
+    /// [`JitsonSource::with_validate_skipped`]. Default `true`.
+    pub fn with_validate_skipped(mut self, validate: bool) -> Self {
+        self.skip_unvalidated = !validate;
         self
     }
 
@@ -147,7 +157,9 @@ impl FileFormat for JitsonFormat {
 
     fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
         Arc::new(
-            JitsonSource::new(table_schema).with_newline_delimited(self.options.newline_delimited),
+            JitsonSource::new(table_schema)
+                .with_newline_delimited(self.options.newline_delimited)
+                .with_validate_skipped(!self.skip_unvalidated),
         )
     }
 }

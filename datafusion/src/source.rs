@@ -40,6 +40,7 @@ pub struct JitsonSource {
     metrics: ExecutionPlanMetricsSet,
     projection: SplitProjection,
     newline_delimited: bool,
+    validate_skipped: bool,
 }
 
 impl JitsonSource {
@@ -53,6 +54,7 @@ impl JitsonSource {
             batch_size: None,
             metrics: ExecutionPlanMetricsSet::new(),
             newline_delimited: true,
+            validate_skipped: true,
         }
     }
 
@@ -67,6 +69,22 @@ impl JitsonSource {
     pub fn newline_delimited(&self) -> bool {
         self.newline_delimited
     }
+
+    /// `false`: the members of each record that no projected column reads are
+    /// skipped without being validated (jitson-arrow's
+    /// `ReaderBuilder::with_validate_skipped`: objects and arrays matched by
+    /// their brackets, strings to their closing quote), so a query reading a
+    /// few columns of wide records runs faster, and a malformed member it does
+    /// not read is no error. Default `true`, as DataFusion's own reader.
+    pub fn with_validate_skipped(mut self, validate: bool) -> Self {
+        self.validate_skipped = validate;
+        self
+    }
+
+    /// Whether members no column reads are validated.
+    pub fn validate_skipped(&self) -> bool {
+        self.validate_skipped
+    }
 }
 
 impl fmt::Debug for JitsonSource {
@@ -75,6 +93,7 @@ impl fmt::Debug for JitsonSource {
             .field("file_schema", self.table_schema.file_schema())
             .field("batch_size", &self.batch_size)
             .field("newline_delimited", &self.newline_delimited)
+            .field("validate_skipped", &self.validate_skipped)
             .finish()
     }
 }
@@ -98,6 +117,7 @@ impl FileSource for JitsonSource {
             compression: base_config.file_compression_type,
             object_store,
             newline_delimited: self.newline_delimited,
+            validate_skipped: self.validate_skipped,
         });
         ProjectionOpener::try_new(self.projection.clone(), opener, file_schema)
     }
@@ -169,6 +189,7 @@ struct JitsonOpener {
     compression: FileCompressionType,
     object_store: Arc<dyn ObjectStore>,
     newline_delimited: bool,
+    validate_skipped: bool,
 }
 
 impl FileOpener for JitsonOpener {
@@ -183,6 +204,7 @@ impl FileOpener for JitsonOpener {
         }
         let options = ReaderOptions {
             batch_size: self.batch_size,
+            validate_skipped: self.validate_skipped,
         };
         let keys: Vec<String> = self
             .file_schema

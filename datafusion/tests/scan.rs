@@ -515,3 +515,64 @@ async fn the_cache_of_compiled_schemas_is_bounded() {
         "{before:?} {after:?}"
     );
 }
+
+/// `JitsonFormat::with_validate_skipped(false)`: a member no column of the
+/// query reads is skipped without being validated, so a malformed one is no
+/// error; by default it is, as in DataFusion's own reader. The answer over
+/// sound records is the same either way.
+#[tokio::test]
+async fn unread_members_are_validated_unless_asked_not_to() {
+    use datafusion::arrow::datatypes::{DataType, Field, Schema};
+    use datafusion::datasource::listing::{
+        ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+    };
+    use jitson_datafusion::JitsonFormat;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("members.json");
+    write(
+        &file,
+        b"{\"id\": 1, \"x\": {\"a\": [1, 2]}, \"s\": \"ok\"}\n\
+          {\"id\": 2, \"x\": {\"a\": [tru, 2 3]}, \"s\": \"\\q\"}\n",
+    );
+    let inner = DataType::Struct(
+        vec![Field::new(
+            "a",
+            DataType::new_list(DataType::Int64, true),
+            true,
+        )]
+        .into(),
+    );
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, true),
+        Field::new("x", inner, true),
+        Field::new("s", DataType::Utf8, true),
+    ]));
+    for validate in [true, false] {
+        let ctx = context(1, true);
+        let format = JitsonFormat::default().with_validate_skipped(validate);
+        let options = ListingOptions::new(Arc::new(format)).with_file_extension(".json");
+        let url = ListingTableUrl::parse(file.to_str().unwrap()).unwrap();
+        let config = ListingTableConfig::new(url)
+            .with_listing_options(options)
+            .with_schema(Arc::clone(&schema));
+        let table = ListingTable::try_new(config).unwrap();
+        ctx.register_table("t", Arc::new(table)).unwrap();
+        let got = collect(&ctx, "SELECT sum(id) FROM t").await;
+        if validate {
+            let e = got.unwrap_err().to_string();
+            assert!(e.contains("line 2") && e.contains("$.x"), "{e}");
+        } else {
+            let lines = rows(&got.unwrap());
+            assert!(
+                lines.iter().any(|l| l.trim_matches(['|', ' ']) == "3"),
+                "{lines:?}"
+            );
+        }
+        // Reading the member validates it either way.
+        let e = collect(&ctx, "SELECT x FROM t")
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("$.x.a"), "{e}");
+    }
+}

@@ -424,7 +424,7 @@ fn struct_kind(
                         skipped: &[],
                         deny_unknown_fields: false,
                         duplicate_keys: ::jitson::__private::DuplicateKeys::Error,
-                        skip_unknown: ::jitson::__private::SkipUnknown::Validate,
+                        skip_unknown: ::jitson::__private::SkipMode::Validate,
                         flatten: &[#(#flatten),*],
                     })
                 },

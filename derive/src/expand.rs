@@ -507,7 +507,7 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
                 skipped: &[#(#skipped_entries),*],
                 deny_unknown_fields: #deny_unknown_fields,
                 duplicate_keys: ::jitson::__private::DuplicateKeys::Error,
-                skip_unknown: ::jitson::__private::SkipUnknown::Validate,
+                skip_unknown: ::jitson::__private::SkipMode::Validate,
                 flatten: &[#(#flatten_entries),*],
             })
         }

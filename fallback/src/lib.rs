@@ -35,7 +35,7 @@ use core::ffi::c_void;
 
 use jitson_core::brackets;
 use jitson_core::error::{Error, ErrorCode, Found, PathSegment};
-use jitson_core::layout::{KeyOrders, Kind, MapLayout, SkipUnknown, StructLayout, TypeLayout};
+use jitson_core::layout::{KeyOrders, Kind, MapLayout, SkipMode, StructLayout, TypeLayout};
 use jitson_core::text::{self, LexError};
 
 pub mod encode;
@@ -564,7 +564,7 @@ impl<'a> Parser<'a> {
                 Kind::String(s) => self.decode_string(layout, s, dst),
                 Kind::BorrowedStr(s) => self.decode_borrowed_str(layout, s, dst),
                 Kind::RawValue(s) => self.decode_raw(s, dst),
-                Kind::Ignored => self.ignore_value(),
+                Kind::Ignored(mode) => self.skip_value(*mode),
                 Kind::Option(o) => self.decode_option(o, dst),
                 Kind::Box(b) => self.decode_box(b, dst),
                 Kind::Vec(v) => self.decode_vec(layout, v, dst),
@@ -601,27 +601,22 @@ impl<'a> Parser<'a> {
             .map_err(|e| at_segment(e, || PathSegment::Key(self.key_at(key_start))))
     }
 
-    /// [`ignore_member_value`](Self::ignore_member_value) for a key that names
-    /// no field of a struct, discarded as the struct's `skip` says (matched by
-    /// brackets only outside what serde would buffer, which it checks).
-    fn skip_unknown_member(&mut self, key_start: usize, skip: SkipUnknown) -> Result<(), Error> {
-        if skip == SkipUnknown::Brackets && self.buffered == 0 {
-            return match brackets::ignore_value_by_brackets(
-                self.input,
-                self.pos,
-                self.validate_utf8,
-            ) {
-                Ok(end) => {
-                    self.pos = end;
-                    Ok(())
-                }
-                Err(e) => {
-                    let e = self.lex_error(e);
-                    Err(at_segment(e, || PathSegment::Key(self.key_at(key_start))))
-                }
-            };
+    /// Discards one value as `mode` says: matched by brackets only outside
+    /// what serde would buffer, which it checks.
+    fn skip_value(&mut self, mode: SkipMode) -> Result<(), Error> {
+        if mode == SkipMode::Brackets && self.buffered == 0 {
+            self.pos = brackets::ignore_value_by_brackets(self.input, self.pos, self.validate_utf8)
+                .map_err(|e| self.lex_error(e))?;
+            return Ok(());
         }
-        self.ignore_member_value(key_start)
+        self.ignore_value()
+    }
+
+    /// [`ignore_member_value`](Self::ignore_member_value) for a key that names
+    /// no field of a struct, discarded as the struct's `skip` says.
+    fn skip_unknown_member(&mut self, key_start: usize, skip: SkipMode) -> Result<(), Error> {
+        self.skip_value(skip)
+            .map_err(|e| at_segment(e, || PathSegment::Key(self.key_at(key_start))))
     }
 
     /// [`ignore_value_as_parsed`](Self::ignore_value_as_parsed) for the value of

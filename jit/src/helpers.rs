@@ -8,7 +8,7 @@ use std::cell::Cell;
 
 use jitson_core::keys::KeyTable;
 use jitson_core::layout::{
-    EnumLayout, Kind, MapLayout, SkipUnknown, SlotFn, StructLayout, TypeLayout,
+    EnumLayout, Kind, MapLayout, SkipMode, SlotFn, StructLayout, TypeLayout,
 };
 
 /// What generated code reads and writes besides its output. `repr(C)`: generated
@@ -485,18 +485,18 @@ pub(crate) unsafe extern "C" fn insert_escaped_key(
 /// `state` is live and describes a live input.
 pub(crate) unsafe extern "C" fn skip_member(state: *mut JitState) -> i8 {
     // SAFETY: forwarded from the caller.
-    unsafe { skip_member_as(state, SkipUnknown::Validate) }
+    unsafe { skip_member_as(state, SkipMode::Validate) }
 }
 
 /// [`skip_member`] for a struct whose unknown members are matched by their
-/// brackets ([`SkipUnknown::Brackets`]); validated as [`skip_member`] does
+/// brackets ([`SkipMode::Brackets`]); validated as [`skip_member`] does
 /// where serde would buffer them.
 ///
 /// # Safety
 /// As [`skip_member`].
 pub(crate) unsafe extern "C" fn skip_member_by_brackets(state: *mut JitState) -> i8 {
     // SAFETY: forwarded from the caller.
-    unsafe { skip_member_as(state, SkipUnknown::Brackets) }
+    unsafe { skip_member_as(state, SkipMode::Brackets) }
 }
 
 /// [`skip_member`] and [`skip_member_by_brackets`].
@@ -504,7 +504,7 @@ pub(crate) unsafe extern "C" fn skip_member_by_brackets(state: *mut JitState) ->
 /// # Safety
 /// As [`skip_member`].
 #[inline(always)]
-unsafe fn skip_member_as(state: *mut JitState, skip: SkipUnknown) -> i8 {
+unsafe fn skip_member_as(state: *mut JitState, skip: SkipMode) -> i8 {
     use crate::kind::MemberStatus;
     use jitson_core::text::skip_ws;
     // SAFETY: generated code passes its own live state.
@@ -515,7 +515,7 @@ unsafe fn skip_member_as(state: *mut JitState, skip: SkipUnknown) -> i8 {
     if input.get(colon) != Some(&b':') {
         return MemberStatus::Bail as i8;
     }
-    let skipped = if skip == SkipUnknown::Brackets && state.buffered == 0 {
+    let skipped = if skip == SkipMode::Brackets && state.buffered == 0 {
         jitson_core::brackets::ignore_value_by_brackets(input, colon + 1, state.validate_utf8 != 0)
     } else {
         // SAFETY: as above.
@@ -636,6 +636,34 @@ pub(crate) unsafe extern "C" fn ignore_value(state: *mut JitState) -> bool {
     let state = unsafe { &mut *state };
     // SAFETY: the state describes a live input.
     match unsafe { state.skip_value(state.pos) } {
+        Ok(end) => {
+            state.pos = end;
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// [`ignore_value`] for an `IgnoredAny` whose layout skips by brackets
+/// ([`SkipMode::Brackets`]): validated as [`ignore_value`] does where serde
+/// would buffer it.
+///
+/// # Safety
+/// As [`ignore_value`].
+pub(crate) unsafe extern "C" fn ignore_value_by_brackets(state: *mut JitState) -> bool {
+    // SAFETY: generated code passes its own live state.
+    let state = unsafe { &mut *state };
+    if state.buffered > 0 {
+        // SAFETY: forwarded from the caller.
+        return unsafe { ignore_value(state) };
+    }
+    // SAFETY: the state describes a live input.
+    let input = unsafe { state.input() };
+    match jitson_core::brackets::ignore_value_by_brackets(
+        input,
+        state.pos,
+        state.validate_utf8 != 0,
+    ) {
         Ok(end) => {
             state.pos = end;
             true

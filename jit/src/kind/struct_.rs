@@ -45,7 +45,7 @@ use cranelift_codegen::ir::{
 use cranelift_frontend::Variable;
 use jitson_core::keys::KeyTable;
 use jitson_core::layout::{
-    DuplicateKeys, EnumLayout, Field, Kind, MapLayout, SkipUnknown, SkippedField, StructLayout,
+    DuplicateKeys, EnumLayout, Field, Kind, MapLayout, SkipMode, SkippedField, StructLayout,
     Tagging, TypeLayout,
 };
 
@@ -276,7 +276,7 @@ impl Flattening {
                 skipped: skipped_refs,
                 deny_unknown_fields: false,
                 duplicate_keys: DuplicateKeys::Error,
-                skip_unknown: SkipUnknown::Validate,
+                skip_unknown: SkipMode::Validate,
                 flatten: &[],
             },
             owned,
@@ -628,8 +628,8 @@ impl FnTranslator<'_, '_> {
                         self.adjust_buffered(1);
                     }
                     let skip = match st.skip_unknown {
-                        SkipUnknown::Validate => helpers::skip_member as *const () as usize,
-                        SkipUnknown::Brackets => {
+                        SkipMode::Validate => helpers::skip_member as *const () as usize,
+                        SkipMode::Brackets => {
                             helpers::skip_member_by_brackets as *const () as usize
                         }
                     };

@@ -19,7 +19,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use jitson_core::keys::KeyTable;
-use jitson_core::layout::{Alternates, SkipUnknown, StructLayout, TypeLayout};
+use jitson_core::layout::{Alternates, SkipMode, StructLayout, TypeLayout};
 use jitson_core::text::skip_ws;
 
 use crate::helpers::{self, JitState};
@@ -507,8 +507,8 @@ unsafe fn members<S: Written>(
                     // SAFETY: the state is live, `pos` after the key.
                     let status = unsafe {
                         match t.st.skip_unknown {
-                            SkipUnknown::Validate => helpers::skip_member(st),
-                            SkipUnknown::Brackets => helpers::skip_member_by_brackets(st),
+                            SkipMode::Validate => helpers::skip_member(st),
+                            SkipMode::Brackets => helpers::skip_member_by_brackets(st),
                         }
                     };
                     pos = st.pos;
