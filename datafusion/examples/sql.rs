@@ -15,6 +15,13 @@
 //! for 200,000 records instead of 1,000,000). The exit status is 1 if any
 //! answer differs.
 //!
+//! On the twitter statuses, whose queries read two of about thirty members,
+//! each query also runs on a table of jitson's format built with
+//! `JitsonFormat::with_validate_skipped(false)` (the members no column reads
+//! are skipped without being validated; not the default, and not what
+//! DataFusion's reader does): a line after the table gives its median, timed
+//! in the same rounds, and its answers are checked too.
+//!
 //! For a profiler, `SQL_PROFILE=<query label>` (a label of the logs table,
 //! e.g. `full scan`) runs that query alone on the log data set, one
 //! partition, for `SQL_SECONDS` seconds (default 10) with jitson's format,
@@ -89,10 +96,24 @@ async fn run(dir: &Path, quick: bool, rounds: usize) -> Result<bool> {
                 ),
             ]
         };
+        let unvalidated = !name.starts_with("logs");
+        let mut unvalidated_lines = Vec::new();
         for (label, sql) in &queries {
             for partitions in [1, cores] {
-                let (ours_t, theirs_t, same) = compare(file, sql, partitions, rounds).await?;
+                let (ours_t, theirs_t, same, fast) =
+                    compare(file, sql, partitions, rounds, unvalidated).await?;
                 all_equal &= same != Same::No;
+                if let Some((fast_t, fast_same)) = fast {
+                    all_equal &= fast_same != Same::No;
+                    unvalidated_lines.push(format!(
+                        "- {label}, {partitions} partition(s): {:.1} ms, DataFusion / it {:.2}×, \
+                         jitson (validating) / it {:.2}×, same rows: {}",
+                        ms(fast_t),
+                        theirs_t.as_secs_f64() / fast_t.as_secs_f64(),
+                        ours_t.as_secs_f64() / fast_t.as_secs_f64(),
+                        if fast_same == Same::No { "NO" } else { "yes" }
+                    ));
+                }
                 println!(
                     "| {label} | {partitions} | {:.1} | {:.1} | {:.0} | {:.0} | {:.2}× | {} |",
                     ms(theirs_t),
@@ -106,6 +127,12 @@ async fn run(dir: &Path, quick: bool, rounds: usize) -> Result<bool> {
                         Same::No => "NO",
                     }
                 );
+            }
+        }
+        if !unvalidated_lines.is_empty() {
+            println!("\nWith `with_validate_skipped(false)` (unread members not validated):\n");
+            for line in &unvalidated_lines {
+                println!("{line}");
             }
         }
         println!();
@@ -163,29 +190,69 @@ async fn context(file: &Path, partitions: usize, jitson: bool) -> Result<Session
     Ok(ctx)
 }
 
+/// A context whose table `t` is `file` in jitson's format with
+/// `with_validate_skipped(false)`, its schema inferred as `CREATE EXTERNAL
+/// TABLE` infers it.
+async fn unvalidated_context(file: &Path, partitions: usize) -> Result<SessionContext> {
+    use datafusion::datasource::listing::{
+        ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+    };
+    use jitson_datafusion::JitsonFormat;
+    let config = SessionConfig::new().with_target_partitions(partitions);
+    let ctx = SessionContext::new_with_config(config);
+    jitson_datafusion::register(&ctx)?;
+    let format = JitsonFormat::default().with_validate_skipped(false);
+    let options = ListingOptions::new(std::sync::Arc::new(format)).with_file_extension(".json");
+    let url = ListingTableUrl::parse(file.to_string_lossy())?;
+    let config = ListingTableConfig::new(url)
+        .with_listing_options(options)
+        .infer_schema(&ctx.state())
+        .await?;
+    ctx.register_table("t", std::sync::Arc::new(ListingTable::try_new(config)?))?;
+    Ok(ctx)
+}
+
 async fn query(ctx: &SessionContext, sql: &str) -> Result<(Duration, Vec<RecordBatch>)> {
     let start = Instant::now();
     let batches = ctx.sql(sql).await?.collect().await?;
     Ok((start.elapsed(), batches))
 }
 
-/// Medians of jitson's and DataFusion's times, and whether the answers agree.
+/// Medians of jitson's and DataFusion's times, and whether the answers agree;
+/// with `unvalidated`, also the median and agreement of jitson's format with
+/// `with_validate_skipped(false)`, timed in the same rounds.
 async fn compare(
     file: &Path,
     sql: &str,
     partitions: usize,
     rounds: usize,
-) -> Result<(Duration, Duration, Same)> {
+    unvalidated: bool,
+) -> Result<(Duration, Duration, Same, Option<(Duration, Same)>)> {
     let ours_ctx = context(file, partitions, true).await?;
     let theirs_ctx = context(file, partitions, false).await?;
+    let fast_ctx = match unvalidated {
+        true => Some(unvalidated_context(file, partitions).await?),
+        false => None,
+    };
     // Warm-up: compiles jitson's decoder, fills the OS page cache.
     let (_, ours_rows) = query(&ours_ctx, sql).await?;
     let (_, theirs_rows) = query(&theirs_ctx, sql).await?;
+    let theirs_text = pretty_format_batches(&theirs_rows)?.to_string();
     let same = same_answers(
         &pretty_format_batches(&ours_rows)?.to_string(),
-        &pretty_format_batches(&theirs_rows)?.to_string(),
+        &theirs_text,
     );
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    let fast_same = match &fast_ctx {
+        Some(ctx) => {
+            let rows = query(ctx, sql).await?.1;
+            Some(same_answers(
+                &pretty_format_batches(&rows)?.to_string(),
+                &theirs_text,
+            ))
+        }
+        None => None,
+    };
+    let (mut ours, mut theirs, mut fast) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
         // Alternate which goes first.
         if round % 2 == 0 {
@@ -195,8 +262,12 @@ async fn compare(
             theirs.push(query(&theirs_ctx, sql).await?.0);
             ours.push(query(&ours_ctx, sql).await?.0);
         }
+        if let Some(ctx) = &fast_ctx {
+            fast.push(query(ctx, sql).await?.0);
+        }
     }
-    Ok((median(ours), median(theirs), same))
+    let fast = fast_same.map(|same| (median(fast), same));
+    Ok((median(ours), median(theirs), same, fast))
 }
 
 /// twitter.json's statuses, one per line, repeated to at least 20 MB, from the
