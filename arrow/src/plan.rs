@@ -57,11 +57,6 @@ static TEXT: StringLayout = StringLayout {
 };
 static TEXT_VALUE: TypeLayout = node("a string", 0, 1, Kind::String(&TEXT));
 
-/// A record key that names no column ([`ReaderBuilder::with_record_keys`](crate::ReaderBuilder::with_record_keys)),
-/// its value skipped by brackets (`with_validate_skipped(false)`).
-static IGNORED_BY_BRACKETS: TypeLayout =
-    TypeLayout::of::<IgnoredAny>("any JSON value", Kind::Ignored(SkipMode::Brackets));
-
 /// A schema lowered for decoding. See the module docs for ownership.
 pub(crate) struct Plan {
     /// The compiled decoder, when the JIT runs. Declared first, so dropped before
@@ -304,7 +299,12 @@ impl Plan {
         let Kind::Struct(st) = &record.kind else {
             return record;
         };
-        if keys.is_empty() || policy.strict || policy.strict_parsing {
+        // Unvalidated skipping (`with_validate_skipped(false)`) ignores the
+        // keys too: a key that names no column is then looked up and its
+        // value matched by brackets, which reads twitter's statuses (one of
+        // about thirty members kept) about 1.7 times as fast as speculating
+        // on the keys as fields (4,570–4,637 against 2,635 MB/s, Round 11).
+        if keys.is_empty() || policy.strict || policy.strict_parsing || policy.skip_unchecked {
             return record;
         }
         // Names are unique among the fields (`record`).
@@ -322,11 +322,7 @@ impl Plan {
                     name: self.keep_str(key),
                     aliases: &[],
                     offset: 0,
-                    layout: LayoutRef::Node(if policy.skip_unchecked {
-                        &IGNORED_BY_BRACKETS
-                    } else {
-                        IgnoredAny::LAYOUT
-                    }),
+                    layout: LayoutRef::Node(IgnoredAny::LAYOUT),
                     default: Some(ignored_absent),
                     skip_if: None,
                 },

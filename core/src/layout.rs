@@ -233,9 +233,8 @@ pub enum Kind {
     /// Any JSON value, validated and handed as text to a serde deserializer (a
     /// field with `with`, `deserialize_with` or `#[jitson(serde)]`).
     Serde(&'static SerdeLayout),
-    /// Any JSON value, discarded (validated unless the mode says otherwise).
-    /// The type is a ZST.
-    Ignored(SkipMode),
+    /// Any JSON value, validated and discarded. The type is a ZST.
+    Ignored,
     /// A value appended to a column rather than written in place (run-time
     /// schemas, columnar output; see [`crate::column`]).
     Column(&'static crate::column::ColumnLayout),
@@ -460,10 +459,8 @@ pub struct StructLayout {
     pub flatten: &'static [FlattenField],
 }
 
-/// How a value nothing keeps is discarded: the value of a key that names no
-/// field of a struct (when it does not
-/// [deny](StructLayout::deny_unknown_fields) or collect it), and a
-/// [`Kind::Ignored`] value.
+/// How a struct discards the value of a key that names no field (when it
+/// does not [deny](StructLayout::deny_unknown_fields) or collect it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SkipMode {
     /// Read and validated as serde_json's `ignore_value` reads it (the

@@ -1,7 +1,7 @@
 //! Types that capture or discard JSON without a fixed shape.
 
 use crate::decode::{HasLayout, owned};
-use crate::layout::{Kind, SkipMode, StringLayout, TypeLayout};
+use crate::layout::{Kind, StringLayout, TypeLayout};
 
 /// Any valid JSON value, captured as owned text.
 ///
@@ -85,7 +85,7 @@ pub struct IgnoredAny;
 unsafe impl HasLayout for IgnoredAny {
     type Static = Self;
     const LAYOUT: &'static TypeLayout =
-        &TypeLayout::of::<IgnoredAny>("any JSON value", Kind::Ignored(SkipMode::Validate));
+        &TypeLayout::of::<IgnoredAny>("any JSON value", Kind::Ignored);
 }
 
 owned! {

@@ -168,7 +168,7 @@ impl Emitter<'_> {
                 Kind::String(s) => self.encode_string(layout, s, src),
                 Kind::BorrowedStr(s) => self.encode_borrowed_str(s, src),
                 Kind::RawValue(s) => self.encode_raw(layout, s, src),
-                Kind::Ignored(_) | Kind::Unit => self.encode_unit(),
+                Kind::Ignored | Kind::Unit => self.encode_unit(),
                 Kind::Option(o) => self.encode_option(o, src),
                 Kind::Box(b) => self.encode_box(b, src),
                 Kind::Vec(v) => self.encode_vec(layout, v, src),

@@ -564,7 +564,7 @@ impl<'a> Parser<'a> {
                 Kind::String(s) => self.decode_string(layout, s, dst),
                 Kind::BorrowedStr(s) => self.decode_borrowed_str(layout, s, dst),
                 Kind::RawValue(s) => self.decode_raw(s, dst),
-                Kind::Ignored(mode) => self.skip_value(*mode),
+                Kind::Ignored => self.ignore_value(),
                 Kind::Option(o) => self.decode_option(o, dst),
                 Kind::Box(b) => self.decode_box(b, dst),
                 Kind::Vec(v) => self.decode_vec(layout, v, dst),

@@ -619,7 +619,7 @@ fn bound_within(layout: &TypeLayout, depth: usize) -> Option<usize> {
         | Kind::U32
         | Kind::U64 => Some(INT_MAX_LEN),
         Kind::F32 | Kind::F64 => Some(FLOAT_MAX_LEN),
-        Kind::Unit | Kind::Ignored(_) => Some(4),
+        Kind::Unit | Kind::Ignored => Some(4),
         Kind::Option(o) => bound(o.some.get()).map(|b| b.max(4)),
         Kind::Box(b) => bound(b.inner.get()),
         Kind::Newtype(n) => bound(n.inner.get()),
@@ -1375,7 +1375,7 @@ impl EncodeTranslator<'_, '_> {
             Kind::U64 => self.emit_encode_int(types::I64, false, src, fail, reserved),
             Kind::F32 => self.emit_encode_float(types::F32, src, fail, reserved),
             Kind::F64 => self.emit_encode_float(types::F64, src, fail, reserved),
-            Kind::Unit | Kind::Ignored(_) => {
+            Kind::Unit | Kind::Ignored => {
                 if !reserved {
                     self.ensure_const(4, fail);
                 }

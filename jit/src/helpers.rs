@@ -644,34 +644,6 @@ pub(crate) unsafe extern "C" fn ignore_value(state: *mut JitState) -> bool {
     }
 }
 
-/// [`ignore_value`] for an `IgnoredAny` whose layout skips by brackets
-/// ([`SkipMode::Brackets`]): validated as [`ignore_value`] does where serde
-/// would buffer it.
-///
-/// # Safety
-/// As [`ignore_value`].
-pub(crate) unsafe extern "C" fn ignore_value_by_brackets(state: *mut JitState) -> bool {
-    // SAFETY: generated code passes its own live state.
-    let state = unsafe { &mut *state };
-    if state.buffered > 0 {
-        // SAFETY: forwarded from the caller.
-        return unsafe { ignore_value(state) };
-    }
-    // SAFETY: the state describes a live input.
-    let input = unsafe { state.input() };
-    match jitson_core::brackets::ignore_value_by_brackets(
-        input,
-        state.pos,
-        state.validate_utf8 != 0,
-    ) {
-        Ok(end) => {
-            state.pos = end;
-            true
-        }
-        Err(_) => false,
-    }
-}
-
 /// Reads a `char` at `state.pos` when it is a string of one character with
 /// no escape and no control byte, and writes it to `dst`; `false` for
 /// anything else (the interpreter then decodes it, escapes included, or

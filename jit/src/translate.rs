@@ -22,7 +22,7 @@ use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
-use jitson_core::layout::{Kind, LayoutId, SkipMode, TypeLayout};
+use jitson_core::layout::{Kind, LayoutId, TypeLayout};
 
 use crate::helpers::{self, JitState};
 use crate::{Role, StructLowering};
@@ -716,23 +716,14 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
     /// checked to be UTF-8 for `&[u8]` input); any other value by a helper
     /// (`helpers::ignore_value`, the interpreter's `ignore_value`), and a
     /// malformed one goes to the interpreter, which reports it.
-    pub(crate) fn emit_ignored(
-        &mut self,
-        layout: &'static TypeLayout,
-        mode: SkipMode,
-        dst: Value,
-        unwind: Block,
-    ) {
+    pub(crate) fn emit_ignored(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
         let start = self.get_pos();
         let (other, done) = (self.b.create_block(), self.b.create_block());
         self.emit_plain_string_text(other);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(other);
         self.set_pos(start);
-        let helper = match mode {
-            SkipMode::Validate => helpers::ignore_value as *const () as usize,
-            SkipMode::Brackets => helpers::ignore_value_by_brackets as *const () as usize,
-        };
+        let helper = helpers::ignore_value as *const () as usize;
         self.emit_helper_or_interpret(layout, dst, unwind, helper, false);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
@@ -790,7 +781,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             Kind::Unit => self.emit_unit(layout, dst, unwind),
             Kind::Convert(c) => self.emit_convert(c, dst, unwind),
             Kind::Char => self.emit_char(layout, dst, unwind),
-            Kind::Ignored(mode) => self.emit_ignored(layout, *mode, dst, unwind),
+            Kind::Ignored => self.emit_ignored(layout, dst, unwind),
             Kind::F32 | Kind::F64 => self.emit_float(layout, dst, unwind),
             Kind::String(s) => self.emit_string(s, dst, unwind),
             Kind::BorrowedStr(s) => self.emit_borrowed_str(layout, s, dst, unwind),

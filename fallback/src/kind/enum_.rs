@@ -902,7 +902,7 @@ fn may_start(layout: &TypeLayout, b: u8, depth: u32) -> bool {
             Tagging::Internal { .. } | Tagging::Adjacent { .. } => b == b'{' || b == b'[',
             Tagging::Untagged => true,
         },
-        Kind::RawValue(_) | Kind::Ignored(_) | Kind::Serde(_) | Kind::Parsed(_) => true,
+        Kind::RawValue(_) | Kind::Ignored | Kind::Serde(_) | Kind::Parsed(_) => true,
         Kind::Column(c) => {
             (c.nullable && b == b'n')
                 || match c.store {
