@@ -635,6 +635,17 @@ impl Decoder {
         self.rows == 0
     }
 
+    /// This decoder with batches of at most `batch_size` rows (at least 1)
+    /// in place of its compiled schema's: [`decode`](Self::decode) stops
+    /// once a batch holds that many. The batch size is the decoder's, not
+    /// the generated code's, so nothing is compiled again. A scan under a
+    /// `LIMIT n` below its batch size asks for `n` rows this way and decodes
+    /// no record past them (jitson-datafusion's scans do).
+    pub fn with_batch_size(mut self, batch_size: usize) -> Decoder {
+        self.batch_size = batch_size.max(1);
+        self
+    }
+
     /// Rows buffered.
     pub fn len(&self) -> usize {
         self.rows

@@ -8,6 +8,8 @@
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 use jitson_arrow::{Backend, ReaderBuilder, RecordError};
 
@@ -735,5 +737,35 @@ fn reader_is_a_record_batch_reader_and_decoder_reports_partial_records() {
             );
         }
         assert_eq!(ours.flush().unwrap(), theirs.flush().unwrap());
+    }
+}
+
+/// `Decoder::with_batch_size` below the compiled schema's: `decode` stops
+/// after that many records and decodes none past them (a malformed record
+/// further on is not reached), and the decoder goes on from there after a
+/// flush, with the same rows as a decoder compiled for the smaller size.
+#[test]
+fn a_decoder_batch_size_stops_decoding_at_it() {
+    let schema = Arc::new(Schema::new(vec![Field::new("a", DataType::Int64, true)]));
+    let input = b"{\"a\": 1}\n{\"a\": 2}\n{\"a\": 3}\n{\"a\": oops}\n";
+    for backend in BACKENDS {
+        let compiled = ReaderBuilder::new(schema.clone())
+            .with_batch_size(1024)
+            .with_backend(backend)
+            .compile()
+            .unwrap();
+        let mut decoder = compiled.decoder().with_batch_size(2);
+        let consumed = decoder.decode(input).unwrap();
+        assert_eq!(consumed, 17, "{backend:?}: stops after two records");
+        let batch = decoder.flush().unwrap().unwrap();
+        assert_eq!(batch.num_rows(), 2, "{backend:?}");
+        let column = batch.column(0).as_primitive::<Int64Type>();
+        assert_eq!(column.values(), &[1, 2], "{backend:?}");
+        // Then the third record, and the fourth fails as it would have.
+        let error = decoder.decode(&input[consumed..]).unwrap_err().to_string();
+        assert!(error.contains("line 4"), "{backend:?}: {error}");
+        let batch = decoder.flush().unwrap().unwrap();
+        let column = batch.column(0).as_primitive::<Int64Type>();
+        assert_eq!(column.values(), &[3], "{backend:?}");
     }
 }

@@ -112,6 +112,7 @@ impl FileSource for JitsonSource {
         })?;
         let opener = Arc::new(JitsonOpener {
             batch_size,
+            limit: base_config.limit,
             projected_schema,
             file_schema: Arc::clone(file_schema),
             compression: base_config.file_compression_type,
@@ -182,6 +183,9 @@ impl FileSource for JitsonSource {
 /// Opens one file (or one range of it) of a [`JitsonSource`].
 struct JitsonOpener {
     batch_size: usize,
+    /// The scan's `LIMIT`, when DataFusion pushed one into it: a decoder
+    /// whose batches hold no more rows decodes no record past it.
+    limit: Option<usize>,
     projected_schema: SchemaRef,
     /// The file's schema: its field names are the records' keys, which the
     /// decoder matches by speculation where a projection leaves them out.
@@ -214,6 +218,11 @@ impl FileOpener for JitsonOpener {
             .collect();
         // Compiled here, so that a schema jitson cannot read fails the open.
         let compiled = cache::compiled(&self.projected_schema, &keys, None, options)?;
+        // Under a `LIMIT` smaller than a batch, the first batch is the last
+        // one the scan needs: the decoder stops at it, not a batch later.
+        let rows = self
+            .limit
+            .map_or(self.batch_size, |l| l.min(self.batch_size));
         let reorder = Reorder {
             projected: Arc::clone(&self.projected_schema),
             keys,
@@ -246,8 +255,9 @@ impl FileOpener for JitsonOpener {
             };
             let bytes = compression.convert_stream(bytes)?.fuse();
             let decoder = DecoderDeserializer::new(JitsonDecoder {
-                decoder: compiled.decoder(),
+                decoder: compiled.decoder().with_batch_size(rows),
                 reorder: Some(reorder),
+                rows,
             });
             let place = Place {
                 store,
@@ -371,6 +381,8 @@ struct JitsonDecoder {
     decoder: jitson_arrow::Decoder,
     /// Until the first buffer: how to compile the decoder for another order.
     reorder: Option<Reorder>,
+    /// Rows per batch: the batch size, or the scan's limit if smaller.
+    rows: usize,
 }
 
 /// What [`JitsonDecoder`] needs to compile its decoder for another key order.
@@ -403,7 +415,7 @@ impl datafusion_datasource::decoder::Decoder for JitsonDecoder {
             let compiled =
                 cache::compiled(&reorder.projected, &keys, Some(example), reorder.options)
                     .map_err(|e| ArrowError::ExternalError(Box::new(e)))?;
-            self.decoder = compiled.decoder();
+            self.decoder = compiled.decoder().with_batch_size(self.rows);
         }
         self.decoder.decode(buf)
     }

@@ -576,3 +576,66 @@ async fn unread_members_are_validated_unless_asked_not_to() {
         assert!(e.contains("$.x.a"), "{e}");
     }
 }
+
+/// A `LIMIT` under the batch size reaches the decoder: the scan decodes the
+/// rows it asked for and no record after them, so a malformed record further
+/// on (within the first batch) is never read. DataFusion's own JSON decodes
+/// whole batches, and fails on it. Without a limit both fail, with the line.
+#[tokio::test]
+async fn a_limit_stops_the_decoder() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for i in 0..20 {
+        text.push_str(&format!("{{\"a\": {i}, \"b\": \"r{i}\"}}\n"));
+    }
+    text.push_str("{\"a\": oops}\n");
+    write(&dir.path().join("t.json"), text.as_bytes());
+    let create = format!(
+        "CREATE EXTERNAL TABLE t (a BIGINT, b VARCHAR) STORED AS JSON LOCATION '{}/'",
+        dir.path().display()
+    );
+    // One partition: the file is one scan, with the limit pushed into it.
+    let (theirs, ours) = (context(1, false), context(1, true));
+    theirs.sql(&create).await.unwrap();
+    ours.sql(&create).await.unwrap();
+    for sql in [
+        "SELECT a, b FROM t LIMIT 5",
+        "SELECT count(*) FROM (SELECT a FROM t LIMIT 20)",
+    ] {
+        let plan = collect(&ours, &format!("EXPLAIN {sql}")).await.unwrap();
+        let plan = pretty_format_batches(&plan).unwrap().to_string();
+        assert!(
+            plan.contains("limit="),
+            "the limit is pushed into the scan: {plan}"
+        );
+        let e = collect(&theirs, sql).await.unwrap_err().to_string();
+        assert!(
+            e.contains("oops") || e.contains("ncountered"),
+            "DataFusion's own: {e}"
+        );
+    }
+    let got = rows(&collect(&ours, "SELECT a, b FROM t LIMIT 5").await.unwrap());
+    let expected: Vec<String> = {
+        let mut lines = vec![
+            "+---+----+".to_owned(),
+            "+---+----+".to_owned(),
+            "+---+----+".to_owned(),
+            "| a | b  |".to_owned(),
+        ];
+        lines.extend((0..5).map(|i| format!("| {i} | r{i} |")));
+        lines.sort();
+        lines
+    };
+    assert_eq!(got, expected);
+    let got = rows(
+        &collect(&ours, "SELECT count(*) FROM (SELECT a FROM t LIMIT 20)")
+            .await
+            .unwrap(),
+    );
+    assert!(got.iter().any(|l| l.contains("| 20 ")), "{got:?}");
+    let e = collect(&ours, "SELECT a FROM t")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 21"), "{e}");
+}

@@ -13,9 +13,17 @@ pub const QUERIES: &[(&str, &str)] = &[
          GROUP BY level, service, get_field(request, 'status') ORDER BY n DESC, level, service, status LIMIT 10",
     ),
     (
+        "filter alone",
+        "SELECT count(*) AS n FROM t WHERE level = 'ERROR'",
+    ),
+    (
         "filter + avg",
         "SELECT service, avg(latency_ms) AS avg_ms, max(user_id) AS max_user FROM t \
          WHERE level = 'ERROR' GROUP BY service ORDER BY service",
+    ),
+    (
+        "limit 1000",
+        "SELECT count(*) AS n FROM (SELECT message, request FROM t LIMIT 1000)",
     ),
     (
         "full scan",
