@@ -478,6 +478,17 @@ pub enum SkipMode {
     Brackets,
 }
 
+impl SkipMode {
+    /// Whether a value is matched by its brackets: in `Brackets` mode, unless
+    /// `buffered` (the containers around the value that serde would buffer)
+    /// is nonzero, since serde checks what it buffers. Both backends decide
+    /// here.
+    #[inline]
+    pub fn by_brackets(self, buffered: u32) -> bool {
+        self == SkipMode::Brackets && buffered == 0
+    }
+}
+
 /// What a struct does with a key naming a field it has already written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DuplicateKeys {

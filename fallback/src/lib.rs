@@ -604,7 +604,7 @@ impl<'a> Parser<'a> {
     /// Discards one value as `mode` says: matched by brackets only outside
     /// what serde would buffer, which it checks.
     fn skip_value(&mut self, mode: SkipMode) -> Result<(), Error> {
-        if mode == SkipMode::Brackets && self.buffered == 0 {
+        if mode.by_brackets(self.buffered) {
             self.pos = brackets::ignore_value_by_brackets(self.input, self.pos, self.validate_utf8)
                 .map_err(|e| self.lex_error(e))?;
             return Ok(());

@@ -515,7 +515,7 @@ unsafe fn skip_member_as(state: *mut JitState, skip: SkipMode) -> i8 {
     if input.get(colon) != Some(&b':') {
         return MemberStatus::Bail as i8;
     }
-    let skipped = if skip == SkipMode::Brackets && state.buffered == 0 {
+    let skipped = if skip.by_brackets(state.buffered) {
         jitson_core::brackets::ignore_value_by_brackets(input, colon + 1, state.validate_utf8 != 0)
     } else {
         // SAFETY: as above.
