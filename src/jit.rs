@@ -550,10 +550,10 @@ cfg_jit! {
 
     /// Compiles `layout` with `structs`, speculating on `key_orders` and counting
     /// misses into a counter of its own (leaked like the code: at most 10
-    /// compiles per type); records the outcome in the stats.
+    /// compiles per type); records the outcome in the stats (the switch it
+    /// makes is counted by [`count_switch`] once its code is served).
     fn compile_layout(
         layout: &'static TypeLayout,
-        compiler: Compiler,
         structs: StructLowering,
         key_orders: KeyOrders,
     ) -> Result<&'static Compiled, String> {
@@ -576,12 +576,6 @@ cfg_jit! {
         match result {
             Ok(compiled) => {
                 stats.compiled += 1;
-                match compiler {
-                    Compiler::Caller => {}
-                    Compiler::Background => stats.tier_switches += 1,
-                    Compiler::Relearn => stats.relearns += 1,
-                    Compiler::Promote => stats.promotions += 1,
-                }
                 stats.learned_orders += learned;
                 stats.compile_time_total += compiled.compile_time;
                 stats.compile_time_max = stats.compile_time_max.max(compiled.compile_time);
@@ -598,6 +592,19 @@ cfg_jit! {
                 stats.failures.push((layout.expecting.to_owned(), e.to_string()));
                 Err(e.to_string())
             }
+        }
+    }
+
+    /// Counts the switch `compiler`'s compile made, once its decoder is the one
+    /// [`Entry::current`] serves: a caller that sees the counter move and
+    /// decodes again runs the new code (tests/tiering.rs relies on it).
+    fn count_switch(compiler: Compiler) {
+        let mut stats = stats_cell().lock().unwrap_or_else(|p| p.into_inner());
+        match compiler {
+            Compiler::Caller => {}
+            Compiler::Background => stats.tier_switches += 1,
+            Compiler::Relearn => stats.relearns += 1,
+            Compiler::Promote => stats.promotions += 1,
         }
     }
 
@@ -637,8 +644,10 @@ cfg_jit! {
             Version::Optimized => &slot.optimized,
         };
         let was_ready = cell.get().is_some();
+        let mut compiled_here = false;
         // The shard lock is released: compile inside the once-cell only.
         let done = cell.get_or_init(|| {
+            compiled_here = true;
             let structs = match (forced_lowering(), version) {
                 (Some(forced), _) => forced,
                 (None, Version::Optimized) => StructLowering::Unrolled,
@@ -648,7 +657,7 @@ cfg_jit! {
                 Some(Ok(current)) => current.key_orders.clone(),
                 _ => KeyOrders::default(),
             });
-            let result = compile_layout(layout, compiler, structs, key_orders);
+            let result = compile_layout(layout, structs, key_orders);
             if version != Version::First
                 && let Ok(compiled) = result
             {
@@ -656,7 +665,10 @@ cfg_jit! {
             }
             result
         });
-
+        // `done` is served from here on (`install` served `optimized` already).
+        if compiled_here && done.is_ok() {
+            count_switch(compiler);
+        }
         if compiler == Compiler::Caller && !was_ready {
             stats_cell().lock().unwrap_or_else(|p| p.into_inner()).caller_wait += started.elapsed();
         }
@@ -692,8 +704,9 @@ cfg_jit! {
             Some(current) => learned.followed_by(&current.key_orders),
             None => learned,
         };
-        if let Ok(compiled) = compile_layout(layout, Compiler::Relearn, structs, orders) {
+        if let Ok(compiled) = compile_layout(layout, structs, orders) {
             install(slot, compiled);
+            count_switch(Compiler::Relearn);
         }
         slot.relearn.store(false, Ordering::Release);
     }
@@ -984,8 +997,8 @@ cfg_jit! {
         options: EncodeOptions,
         background: bool,
     ) -> Result<&'static CompiledEncoder, &'static str> {
-        slot.done
-            .get_or_init(|| {
+        let mut switched = false;
+        let done = slot.done.get_or_init(|| {
                 let start = std::time::Instant::now();
                 let compiled = jitson_jit::compile_encoder(layout, options)
                     .map(|c| &*Box::leak(Box::new(c)))
@@ -997,9 +1010,7 @@ cfg_jit! {
                         .fetch_add(compiled.code_bytes as u64, Ordering::Relaxed);
                     let nanos = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
                     ENCODER_STATS.nanos.fetch_add(nanos, Ordering::Relaxed);
-                    if background {
-                        ENCODER_STATS.switches.fetch_add(1, Ordering::Relaxed);
-                    }
+                    switched = background;
                     let mut interpreted =
                         ENCODER_INTERPRETED.lock().unwrap_or_else(|p| p.into_inner());
                     for (ty, why) in &compiled.interpreted {
@@ -1010,10 +1021,12 @@ cfg_jit! {
                     }
                 }
                 compiled
-            })
-            .as_ref()
-            .copied()
-            .map_err(|e| leak_reason(e))
+            });
+        // Counted once `done` serves the code, as `count_switch` does for decoders.
+        if switched {
+            ENCODER_STATS.switches.fetch_add(1, Ordering::Relaxed);
+        }
+        done.as_ref().copied().map_err(|e| leak_reason(e))
     }
 
     /// The compiled encoder for `layout` (the encode layout of the type with
