@@ -641,25 +641,23 @@ fn build_module(
     let compiled = parallel::define_functions(&mut module, &*isa, translated)?;
     let mut code_bytes = 0;
     let mut sizes = Vec::with_capacity(functions.len());
-    for (i, (&(role, layout), (_, ctx))) in functions.iter().zip(&compiled).enumerate() {
-        if let Some(code) = ctx.compiled_code() {
-            code_bytes += code.code_info().total_size as usize;
-            sizes.push(code.code_info().total_size);
-            if let Some(dir) = &dump_dir {
-                dump(
-                    dir,
-                    &function_name(i, role, layout),
-                    ctx,
-                    code.vcode.as_deref(),
-                );
-                // The machine code itself, for `objdump -D -b binary -m i386:x86-64`
-                // against the offsets of a perf profile (the perf map gives each
-                // function's start).
-                let bin = dir
-                    .join(function_name(i, role, layout))
-                    .with_extension("bin");
-                let _ = std::fs::write(bin, code.code_buffer());
-            }
+    for (i, (&(role, layout), (_, ctx, code))) in functions.iter().zip(&compiled).enumerate() {
+        code_bytes += code.code_info().total_size as usize;
+        sizes.push(code.code_info().total_size);
+        if let Some(dir) = &dump_dir {
+            dump(
+                dir,
+                &function_name(i, role, layout),
+                ctx,
+                code.vcode.as_deref(),
+            );
+            // The machine code itself, for `objdump -D -b binary -m i386:x86-64`
+            // against the offsets of a perf profile (the perf map gives each
+            // function's start).
+            let bin = dir
+                .join(function_name(i, role, layout))
+                .with_extension("bin");
+            let _ = std::fs::write(bin, code.code_buffer());
         }
     }
     drop(compiled);

@@ -16,9 +16,9 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use cranelift_codegen::Context;
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::isa::TargetIsa;
+use cranelift_codegen::{CompiledCode, Context};
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module, ModuleReloc};
 
@@ -40,54 +40,56 @@ const PARALLEL_INSTS: usize = 500;
 /// was declared under in `module`) to machine code for `isa`, on two threads
 /// when they are large enough, then defines each in `module` in order.
 ///
-/// Returns the contexts, compiled (for their sizes and disassembly), in the
-/// order given. A code generation error in any function is returned (the first
-/// in order); a panic on the helper thread is resumed on the caller, where
-/// [`crate::guarded_compile`] turns it into an error.
+/// Returns each context (its function as optimised, for the IR dump) with its
+/// machine code, in the order given. A code generation error in any function
+/// is returned (the first in order); a panic on the helper thread is resumed
+/// on the caller, where [`crate::guarded_compile`] turns it into an error.
 pub(crate) fn define_functions(
     module: &mut JITModule,
     isa: &dyn TargetIsa,
     mut functions: Vec<(FuncId, Context)>,
-) -> Result<Vec<(FuncId, Context)>, CompileError> {
-    compile_all(isa, &mut functions)?;
-    for (id, ctx) in &functions {
-        let compiled = ctx
-            .compiled_code()
-            .expect("compile_all compiled every function");
+) -> Result<Vec<(FuncId, Context, CompiledCode)>, CompileError> {
+    let codes = compile_all(isa, &mut functions)?;
+    let mut defined = Vec::with_capacity(functions.len());
+    for ((id, ctx), compiled) in functions.into_iter().zip(codes) {
         let relocs: Vec<ModuleReloc> = compiled
             .buffer
             .relocs()
             .iter()
-            .map(|reloc| ModuleReloc::from_mach_reloc(reloc, &ctx.func, *id))
+            .map(|reloc| ModuleReloc::from_mach_reloc(reloc, &ctx.func, id))
             .collect();
         module
             .define_function_bytes(
-                *id,
+                id,
                 u64::from(compiled.buffer.alignment),
                 compiled.code_buffer(),
                 &relocs,
             )
             .map_err(|e| CompileError::Codegen(format!("{e:?}")))?;
+        defined.push((id, ctx, compiled));
     }
-    Ok(functions)
+    Ok(defined)
 }
 
 /// Compiles each context, largest first, on the caller and (for modules of at
 /// least [`PARALLEL_INSTS`] instructions) one helper thread pulling from the
-/// same queue. Without a helper thread (the OS refused one) the caller
-/// compiles them all.
+/// same queue; returns the machine code of each, in the order given. Without a
+/// helper thread (the OS refused one) the caller compiles them all.
 fn compile_all(
     isa: &dyn TargetIsa,
     functions: &mut [(FuncId, Context)],
-) -> Result<(), CompileError> {
+) -> Result<Vec<CompiledCode>, CompileError> {
+    let count = functions.len();
     let insts: usize = functions
         .iter()
         .map(|(_, ctx)| ctx.func.dfg.num_insts())
         .sum();
     if functions.len() < 2 || insts < PARALLEL_INSTS {
+        let mut compiler = Compiler::new();
         return functions
             .iter_mut()
-            .try_for_each(|(_, ctx)| compile_one(isa, ctx));
+            .map(|(_, ctx)| compiler.compile(isa, ctx))
+            .collect();
     }
     // Largest first, so that the two threads finish close together.
     let mut by_size: Vec<(usize, &mut Context)> = functions
@@ -96,22 +98,28 @@ fn compile_all(
         .enumerate()
         .collect();
     by_size.sort_by_key(|(_, ctx)| std::cmp::Reverse(ctx.func.dfg.num_insts()));
-    let queue: Vec<(usize, Mutex<&mut Context>)> = by_size
+    // Each function's index in `functions`, its context, and its code once
+    // compiled.
+    type Job<'a> = (usize, Mutex<(&'a mut Context, Option<CompiledCode>)>);
+    let queue: Vec<Job> = by_size
         .into_iter()
-        .map(|(i, ctx)| (i, Mutex::new(ctx)))
+        .map(|(i, ctx)| (i, Mutex::new((ctx, None))))
         .collect();
     let next = AtomicUsize::new(0);
     // Each worker returns the first error it met, with the function's index.
     let work = || -> Option<(usize, CompileError)> {
+        let mut compiler = Compiler::new();
         loop {
             let (index, slot) = queue.get(next.fetch_add(1, Ordering::Relaxed))?;
             // A poisoned slot means the other thread panicked in it; its panic
             // is resumed below, so this one only needs to stop.
-            let Ok(mut ctx) = slot.lock() else {
+            let Ok(mut slot) = slot.lock() else {
                 return None;
             };
-            if let Err(e) = compile_one(isa, &mut ctx) {
-                return Some((*index, e));
+            let (ctx, code) = &mut *slot;
+            match compiler.compile(isa, ctx) {
+                Ok(compiled) => *code = Some(compiled),
+                Err(e) => return Some((*index, e)),
             }
         }
     };
@@ -129,15 +137,54 @@ fn compile_all(
         (mine, theirs)
     });
     match (mine, theirs) {
-        (Some(a), Some(b)) => Err(if a.0 <= b.0 { a.1 } else { b.1 }),
-        (Some((_, e)), None) | (None, Some((_, e))) => Err(e),
-        (None, None) => Ok(()),
+        (Some(a), Some(b)) => return Err(if a.0 <= b.0 { a.1 } else { b.1 }),
+        (Some((_, e)), None) | (None, Some((_, e))) => return Err(e),
+        (None, None) => {}
     }
+    let mut codes: Vec<Option<CompiledCode>> = (0..count).map(|_| None).collect();
+    for (index, slot) in queue {
+        let (_, code) = slot.into_inner().expect("no worker panicked");
+        codes[index] = code;
+    }
+    Ok(codes
+        .into_iter()
+        .map(|code| code.expect("a worker compiled every function"))
+        .collect())
 }
 
-/// Compiles one function's IR to machine code, kept in `ctx`.
-fn compile_one(isa: &dyn TargetIsa, ctx: &mut Context) -> Result<(), CompileError> {
-    ctx.compile(isa, &mut ControlPlane::default())
-        .map(|_| ())
-        .map_err(|e| CompileError::Codegen(format!("{:?}", e.inner)))
+/// One thread's Cranelift context, reused for every function that thread
+/// compiles: its register allocator's and analyses' buffers are allocated
+/// (and their pages touched) once per module instead of once per function.
+/// Cranelift keeps the allocator's state in the `Context` for this reuse
+/// (`Context::clear` keeps it); per-function contexts threw it away.
+struct Compiler {
+    scratch: Context,
+}
+
+impl Compiler {
+    fn new() -> Self {
+        Compiler {
+            scratch: Context::new(),
+        }
+    }
+
+    /// Compiles `ctx`'s function to machine code in the reused context, and
+    /// gives the function (as optimised) back to `ctx`.
+    fn compile(
+        &mut self,
+        isa: &dyn TargetIsa,
+        ctx: &mut Context,
+    ) -> Result<CompiledCode, CompileError> {
+        std::mem::swap(&mut self.scratch.func, &mut ctx.func);
+        self.scratch.set_disasm(ctx.want_disasm);
+        let result = self
+            .scratch
+            .compile(isa, &mut ControlPlane::default())
+            .map(|_| ())
+            .map_err(|e| CompileError::Codegen(format!("{:?}", e.inner)));
+        let code = self.scratch.take_compiled_code();
+        std::mem::swap(&mut self.scratch.func, &mut ctx.func);
+        self.scratch.clear();
+        result.map(|()| code.expect("Context::compile keeps the code it returns"))
+    }
 }
