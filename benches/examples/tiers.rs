@@ -1,7 +1,8 @@
 //! The JIT's two tiers side by side: for each model, the compile time and the
 //! decode throughput of the baseline tier (`StructLowering::Table`: a table per
-//! struct, walked by one Rust function) and of the optimising tier
-//! (`StructLowering::Unrolled`: per-field IR), both compiled directly with
+//! struct, walked by one Rust function; Cranelift's single-pass register
+//! allocator), of the same lowering with the backtracking allocator, and of
+//! the optimising tier (`StructLowering::Unrolled`: per-field IR), all compiled directly with
 //! `jitson_jit::compile` (outside the facade's cache) and timed interleaved in
 //! one process, medians of `ROUNDS` rounds.
 //!
@@ -14,7 +15,7 @@ use std::time::Instant;
 use jitson::{Decode, HasLayout};
 use jitson_benches::models::{canada::Canada, citm::CitmCatalog, twitter::Twitter};
 use jitson_benches::seed::{Account, Order, User};
-use jitson_jit::{CompileOptions, Compiled, JitState, StructLowering, compile};
+use jitson_jit::{CompileOptions, Compiled, JitState, RegisterAllocator, StructLowering, compile};
 
 /// Runs `compiled` (compiled for `T`) on `doc`; panics unless it decodes.
 fn decode<T: Decode>(compiled: &Compiled, doc: &[u8]) {
@@ -34,11 +35,23 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
-/// Compiles `T` both ways (median of 5 compiles each) and times both on `docs`.
+/// The tiers compared: jitson's baseline (table-lowered structs, single-pass
+/// register allocation), the same lowering with the backtracking allocator
+/// (what the allocator costs and saves), and the optimising tier.
+const TIERS: [(StructLowering, RegisterAllocator); 3] = [
+    (StructLowering::Table, RegisterAllocator::SinglePass),
+    (StructLowering::Table, RegisterAllocator::Backtracking),
+    (StructLowering::Unrolled, RegisterAllocator::Backtracking),
+];
+
+/// Compiles `T` in each of [`TIERS`] (median of 5 compiles each, the shared
+/// library already filled after the first) and times each on `docs`,
+/// interleaved.
 fn row<T: Decode>(name: &str, docs: &[Vec<u8>], rounds: usize) {
-    let build = |structs| {
+    let build = |(structs, register_allocator)| {
         let options = || CompileOptions {
             structs,
+            register_allocator,
             ..Default::default()
         };
         let mut times: Vec<f64> = (0..5)
@@ -50,33 +63,43 @@ fn row<T: Decode>(name: &str, docs: &[Vec<u8>], rounds: usize) {
         let compiled = compile(<T as HasLayout>::LAYOUT, options()).expect("compiles");
         (compiled, median(&mut times))
     };
-    let (table, table_compile) = build(StructLowering::Table);
-    let (unrolled, unrolled_compile) = build(StructLowering::Unrolled);
+    let built: Vec<(Compiled, f64)> = TIERS.into_iter().map(build).collect();
     let bytes: usize = docs.iter().map(Vec::len).sum();
     // About 20 ms per turn.
     let reps = (10_000_000 / bytes).max(1);
-    let (mut t_table, mut t_unrolled) = (Vec::new(), Vec::new());
+    let interpreter = jitson::Decoder::<T>::with_backend(jitson::Backend::Interpreter);
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); TIERS.len() + 1];
     for _ in 0..rounds {
-        for (compiled, times) in [(&table, &mut t_table), (&unrolled, &mut t_unrolled)] {
+        for (i, times) in times.iter_mut().enumerate() {
             let start = Instant::now();
             for _ in 0..reps {
                 for doc in docs {
-                    decode::<T>(compiled, std::hint::black_box(doc));
+                    match built.get(i) {
+                        Some((compiled, _)) => decode::<T>(compiled, std::hint::black_box(doc)),
+                        None => drop(
+                            interpreter
+                                .decode_slice(std::hint::black_box(doc))
+                                .expect("decodes"),
+                        ),
+                    }
                 }
             }
             times.push(start.elapsed().as_secs_f64() / reps as f64);
         }
     }
-    let (a, b) = (median(&mut t_table), median(&mut t_unrolled));
+    let decode: Vec<f64> = times.iter_mut().map(|t| median(t)).collect();
     let ms = |s: f64| format!("{:.2} ms", s * 1e3);
     let mbs = |s: f64| format!("{:.0} MB/s", bytes as f64 / s / 1e6);
     println!(
-        "| {name} | {} | {} | {} | {} | {:.2}x |",
-        ms(table_compile),
-        ms(unrolled_compile),
-        mbs(a),
-        mbs(b),
-        a / b
+        "| {name} | {} | {} | {} | {} | {} | {} | {} | {:.2}x |",
+        ms(built[0].1),
+        ms(built[1].1),
+        ms(built[2].1),
+        mbs(decode[3]),
+        mbs(decode[0]),
+        mbs(decode[1]),
+        mbs(decode[2]),
+        decode[0] / decode[2]
     );
 }
 
@@ -92,7 +115,7 @@ fn main() {
         11
     };
     println!(
-        "| data | compile, baseline (table) | compile, optimising (unrolled) | decode, baseline | decode, optimising | optimising speed-up |\n|---|---:|---:|---:|---:|---:|"
+        "| data | compile, baseline (table, single-pass) | compile, table, backtracking | compile, optimising (unrolled, backtracking) | decode, interpreter | decode, baseline | decode, table, backtracking | decode, optimising | optimising / baseline |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     row::<User>(
         "User (2,000 docs)",

@@ -708,7 +708,7 @@ pub(crate) const MAP_COUNT: i32 = std::mem::offset_of!(MapContext, count) as i32
 /// process's code region ([`crate::memory`]) like every module's.
 pub(crate) fn output_module()
 -> Result<(cranelift_codegen::isa::OwnedTargetIsa, JITModule), CompileError> {
-    let isa = crate::build_isa("speed")?;
+    let isa = crate::build_isa("speed", crate::RegisterAllocator::Backtracking)?;
     let mut jit_builder =
         JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names());
     jit_builder.memory_provider(Box::new(

@@ -220,6 +220,42 @@ pub struct CompileOptions {
     pub miss_counter: Option<&'static std::sync::atomic::AtomicU64>,
     /// How struct functions are lowered.
     pub structs: StructLowering,
+    /// Which register allocator Cranelift runs.
+    pub register_allocator: RegisterAllocator,
+}
+
+/// Which of Cranelift's register allocators (its `regalloc_algorithm`
+/// setting, both from regalloc2) a compile runs: compile time against code
+/// speed.
+///
+/// jitson's facade compiles both tiers with the backtracking allocator: with
+/// the single-pass one its baseline tier decoded only 1.1-1.25x as fast as the
+/// interpreter, and canada 0.85x (`docs/benchmarks.md`, Round 13; the `tiers`
+/// example measures it). The process's first compile (the executable-memory
+/// probe, whose code only has to run) uses the single-pass one.
+///
+/// The process-wide library of shared functions keeps one copy per allocator,
+/// so code compiled with one never calls functions compiled with the other.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RegisterAllocator {
+    /// The backtracking allocator (Cranelift's default): the faster code.
+    #[default]
+    Backtracking,
+    /// The single-pass allocator (quicker to compile, slower code): on the
+    /// twitter model, a fresh process's `warm_up` took 10.9 ms instead of
+    /// 14.3-15.9, and table-lowered code decoded at 764 MB/s instead of 1,009
+    /// (`docs/benchmarks.md`, Round 13).
+    SinglePass,
+}
+
+impl RegisterAllocator {
+    /// The value of Cranelift's `regalloc_algorithm` setting.
+    fn setting(self) -> &'static str {
+        match self {
+            RegisterAllocator::Backtracking => "backtracking",
+            RegisterAllocator::SinglePass => "single_pass",
+        }
+    }
 }
 
 /// How a struct's function is lowered (issue 10's tiers). Both keep the same
@@ -237,7 +273,10 @@ pub enum StructLowering {
     Table,
 }
 
-fn build_isa(opt_level: &str) -> Result<OwnedTargetIsa, CompileError> {
+fn build_isa(
+    opt_level: &str,
+    allocator: RegisterAllocator,
+) -> Result<OwnedTargetIsa, CompileError> {
     let mut flags = settings::builder();
     let set = |flags: &mut settings::Builder, k: &str, v: &str| {
         flags
@@ -245,6 +284,7 @@ fn build_isa(opt_level: &str) -> Result<OwnedTargetIsa, CompileError> {
             .map_err(|e| CompileError::Codegen(format!("setting {k}={v}: {e}")))
     };
     set(&mut flags, "opt_level", opt_level)?;
+    set(&mut flags, "regalloc_algorithm", allocator.setting())?;
     set(
         &mut flags,
         "enable_verifier",
@@ -566,7 +606,7 @@ fn build_module(
     memory_provider: Option<Box<dyn JITMemoryProvider + Send>>,
     dump_name: &str,
 ) -> Result<Built, CompileError> {
-    let isa = build_isa(opt_level)?;
+    let isa = build_isa(opt_level, options.register_allocator)?;
     let call_conv = isa.default_call_conv();
     let mut jit_builder =
         JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names());
@@ -738,7 +778,8 @@ mod library {
         data: Vec<super::translate::ModuleData>,
     }
 
-    static LIBRARY: Mutex<Option<Library>> = Mutex::new(None);
+    /// One library per register allocator (`RegisterAllocator`'s order).
+    static LIBRARIES: Mutex<[Option<Library>; 2]> = Mutex::new([None, None]);
 
     /// What a compile got from the library.
     pub(super) struct Provided {
@@ -759,8 +800,9 @@ mod library {
     ) -> Result<Provided, CompileError> {
         // A panic while the lock was held (caught by `compile`) left the map
         // as it was before that build: still consistent.
-        let mut guard = LIBRARY.lock().unwrap_or_else(|p| p.into_inner());
-        let library = guard.get_or_insert_with(Library::default);
+        let mut guard = LIBRARIES.lock().unwrap_or_else(|p| p.into_inner());
+        let library =
+            guard[options.register_allocator as usize].get_or_insert_with(Library::default);
         let missing: Vec<(Role, &'static TypeLayout)> = functions
             .iter()
             .copied()
@@ -894,6 +936,8 @@ pub fn probe(
             dump_dir: None,
             memory_provider,
             perf_map: false,
+            // What runs is not what is probed: the cheaper compile.
+            register_allocator: RegisterAllocator::SinglePass,
             ..Default::default()
         },
     )?;
