@@ -760,7 +760,7 @@ fn compile_inner(
     let compiled = crate::parallel::define_functions(&mut module, &*isa, translated)?;
     let code_bytes = compiled
         .iter()
-        .map(|(_, _, code)| code.code_info().total_size as usize)
+        .map(|(_, code)| code.code_info().total_size as usize)
         .sum();
     drop(compiled);
     module

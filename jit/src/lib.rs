@@ -76,6 +76,7 @@ mod translate;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use cranelift_codegen::ir::{AbiParam, Signature, types};
@@ -506,15 +507,12 @@ fn compile_inner(
     let (shared, local): (Vec<_>, Vec<_>) = functions.iter().partition(|&&(role, layout)| {
         use_library && !(role == Role::Value && layout.id() == root.id()) && shareable(layout)
     });
-    let from_library = library::provide(&shared, &options)?;
-    let dump_name = dump_dir_name(root);
-    let built = build_module(
+    let (from_library, built) = library::build(
+        &shared,
         &local,
-        OPT_LEVEL,
-        &from_library.addresses,
         &options,
         memory_provider,
-        &dump_name,
+        &dump_dir_name(root),
     )?;
     let module = built.module;
     let entry_ptr = module.get_finalized_function(built.ids[&(Role::Value, root.id())]);
@@ -579,8 +577,26 @@ struct Built {
     data: translate::ModuleData,
 }
 
-/// The name an imported library function is declared under: its address, which
-/// the module's symbol lookup reads back.
+/// A module whose functions are lowered to IR and handed to a
+/// [`parallel::Crew`], in the order of `functions`.
+struct Translated {
+    module: JITModule,
+    functions: Vec<(Role, &'static TypeLayout)>,
+    ids: HashMap<(Role, LayoutId), FuncId>,
+    /// The library functions the module may call: the `i`th is declared as
+    /// `LIBRARY_SYMBOL` followed by `i`, bound to `addresses[i]` when the
+    /// module is finalized.
+    imports: Vec<(Role, LayoutId)>,
+    addresses: Arc<OnceLock<Vec<usize>>>,
+    interpreted: Vec<(&'static str, &'static str)>,
+    data: translate::ModuleData,
+    dump_dir: Option<PathBuf>,
+    dump_name: String,
+}
+
+/// The prefix of the names imported library functions are declared under
+/// (then their index in [`Translated::imports`]), which the module's symbol
+/// lookup binds to their addresses.
 const LIBRARY_SYMBOL: &str = "jitson_library_";
 
 /// Cranelift's optimisation level for decoders' modules, a root's and the
@@ -594,27 +610,28 @@ const LIBRARY_SYMBOL: &str = "jitson_library_";
 /// within noise of `speed` (2026-12-02): its loops are written already folded.
 const OPT_LEVEL: &str = "none";
 
-/// Lowers `functions` to IR and compiles them into one new, finalized module at
-/// Cranelift `opt_level`. `imports` are library functions (by address) the code
-/// may call; every other function it calls is among `functions`. Writes dumps
-/// under `<dump_dir>/<dump_name>/` and perf-map lines as asked.
-fn build_module(
+/// Lowers `functions` to IR in a new module for `isa`, handing each to
+/// `crew` to be compiled. `imports` are library functions the code may call,
+/// bound by [`finish_module`]; every other function it calls is among
+/// `functions`. Writes the IR dumps under `<dump_dir>/<dump_name>/` if asked.
+fn translate_module(
     functions: &[(Role, &'static TypeLayout)],
-    opt_level: &str,
-    imports: &HashMap<(Role, LayoutId), usize>,
+    isa: &OwnedTargetIsa,
+    imports: Vec<(Role, LayoutId)>,
     options: &CompileOptions,
     memory_provider: Option<Box<dyn JITMemoryProvider + Send>>,
     dump_name: &str,
-) -> Result<Built, CompileError> {
-    let isa = build_isa(opt_level, options.register_allocator)?;
+    crew: &parallel::Crew<'_, '_>,
+) -> Result<Translated, CompileError> {
     let call_conv = isa.default_call_conv();
     let mut jit_builder =
         JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names());
-    jit_builder.symbol_lookup_fn(Box::new(|name| {
-        let hex = name.strip_prefix(LIBRARY_SYMBOL)?;
-        usize::from_str_radix(hex, 16)
-            .ok()
-            .map(std::ptr::with_exposed_provenance)
+    let addresses: Arc<OnceLock<Vec<usize>>> = Arc::default();
+    let bound = Arc::clone(&addresses);
+    jit_builder.symbol_lookup_fn(Box::new(move |name| {
+        let index: usize = name.strip_prefix(LIBRARY_SYMBOL)?.parse().ok()?;
+        let address = *bound.get()?.get(index)?;
+        Some(std::ptr::with_exposed_provenance(address))
     }));
     let provider: Box<dyn JITMemoryProvider + Send> = match memory_provider {
         Some(provider) => provider,
@@ -633,10 +650,9 @@ fn build_module(
 
     let codegen = |e: cranelift_module::ModuleError| CompileError::Codegen(e.to_string());
     let mut ids: HashMap<(Role, LayoutId), FuncId> = HashMap::new();
-    for (&key, &address) in imports {
-        let name = format!("{LIBRARY_SYMBOL}{address:x}");
+    for (i, &key) in imports.iter().enumerate() {
         let id = module
-            .declare_function(&name, Linkage::Import, &sig)
+            .declare_function(&format!("{LIBRARY_SYMBOL}{i}"), Linkage::Import, &sig)
             .map_err(codegen)?;
         ids.insert(key, id);
     }
@@ -651,11 +667,10 @@ fn build_module(
     let mut interpreted = Vec::new();
     let mut data = translate::ModuleData::default();
     let dump_dir = options.dump_dir.as_ref().map(|d| d.join(dump_name));
-    // Translated in turn (translation declares callees in the module), then
-    // compiled on two threads and defined in order (`parallel`).
-    let mut translated = Vec::with_capacity(functions.len());
+    // Translated in turn (translation declares callees in the module) and
+    // compiled by the crew meanwhile; defined in order by `finish_module`.
     for (i, &(role, layout)) in functions.iter().enumerate() {
-        let mut ctx = module.make_context();
+        let mut ctx = Box::new(module.make_context());
         ctx.func.signature = sig.clone();
         let function = translate::translate_function(
             &mut module,
@@ -676,12 +691,51 @@ fn build_module(
             ctx.set_disasm(true);
             dump(dir, &function_name(i, role, layout), &ctx, None);
         }
-        translated.push((ids[&(role, layout.id())], ctx));
+        crew.submit(ctx);
     }
-    let compiled = parallel::define_functions(&mut module, &*isa, translated)?;
+    Ok(Translated {
+        module,
+        functions: functions.to_vec(),
+        ids,
+        imports,
+        addresses,
+        interpreted,
+        data,
+        dump_dir,
+        dump_name: dump_name.to_owned(),
+    })
+}
+
+/// Defines `translated`'s functions with their machine code (`compiled`, each
+/// function as compiled with its code, in order), binds its imports to their addresses in `library` (which holds
+/// every one), finalizes the module, fills its struct tables, and writes the
+/// machine-code dumps and perf-map lines as asked.
+fn finish_module(
+    translated: Translated,
+    compiled: Vec<parallel::CompiledFunction>,
+    library: &HashMap<(Role, LayoutId), usize>,
+    options: &CompileOptions,
+) -> Result<Built, CompileError> {
+    let Translated {
+        mut module,
+        functions,
+        ids,
+        imports,
+        addresses,
+        interpreted,
+        mut data,
+        dump_dir,
+        dump_name,
+        ..
+    } = translated;
+    let order: Vec<FuncId> = functions
+        .iter()
+        .map(|&(role, layout)| ids[&(role, layout.id())])
+        .collect();
+    parallel::define_all(&mut module, &order, &compiled)?;
     let mut code_bytes = 0;
     let mut sizes = Vec::with_capacity(functions.len());
-    for (i, (&(role, layout), (_, ctx, code))) in functions.iter().zip(&compiled).enumerate() {
+    for (i, (&(role, layout), (ctx, code))) in functions.iter().zip(&compiled).enumerate() {
         code_bytes += code.code_info().total_size as usize;
         sizes.push(code.code_info().total_size);
         if let Some(dir) = &dump_dir {
@@ -701,6 +755,10 @@ fn build_module(
         }
     }
     drop(compiled);
+    let bound: Vec<usize> = imports.iter().map(|key| library[key]).collect();
+    addresses
+        .set(bound)
+        .expect("a module's imports are bound once");
     module
         .finalize_definitions()
         .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?;
@@ -719,9 +777,10 @@ fn build_module(
                 continue;
             }
             let key = (Role::Member, id);
-            let address = match imports.get(&key) {
-                Some(&address) => std::ptr::with_exposed_provenance::<u8>(address),
-                None => module.get_finalized_function(ids[&key]),
+            let address = if imports.contains(&key) {
+                std::ptr::with_exposed_provenance::<u8>(library[&key])
+            } else {
+                module.get_finalized_function(ids[&key])
             };
             // SAFETY: the member function was defined (here or in the library)
             // with the member signature: two pointers in, an `i8` status out,
@@ -761,11 +820,15 @@ fn build_module(
 /// `member_i64` or `member_String` once rather than once per type.
 mod library {
     use std::collections::HashMap;
-    use std::sync::Mutex;
+    use std::sync::{Mutex, MutexGuard};
 
+    use cranelift_jit::JITMemoryProvider;
     use jitson_core::layout::{LayoutId, TypeLayout};
 
-    use super::{CompileError, CompileOptions, OwnedModule, Role, build_module};
+    use super::{
+        Built, CompileError, CompileOptions, OPT_LEVEL, OwnedModule, Role, Translated, build_isa,
+        finish_module, parallel, translate_module,
+    };
 
     /// What the library holds. Its modules are never freed: their functions may
     /// be called from any module compiled later, for the rest of the process;
@@ -781,80 +844,133 @@ mod library {
     /// One library per register allocator (`RegisterAllocator`'s order).
     static LIBRARIES: Mutex<[Option<Library>; 2]> = Mutex::new([None, None]);
 
-    /// What a compile got from the library.
+    /// What a compile got from the library: the functions compiled into it
+    /// by this call, their code bytes, and the layouts in them handed to the
+    /// interpreter.
     pub(super) struct Provided {
-        /// The address of every function asked for.
-        pub addresses: HashMap<(Role, LayoutId), usize>,
-        /// Functions compiled into the library by this call, their code bytes,
-        /// and the layouts in them handed to the interpreter.
         pub compiled: usize,
         pub code_bytes: usize,
         pub interpreted: Vec<(&'static str, &'static str)>,
     }
 
-    /// The addresses of `functions`, compiling (into one new library module,
-    /// under the library's lock, so each is compiled once) those it lacks.
-    pub(super) fn provide(
-        functions: &[(Role, &'static TypeLayout)],
+    /// Builds the module of `local` (a root's own functions), which calls the
+    /// library functions `shared`, and first adds to the library those of
+    /// `shared` it lacks, in one new library module. The functions of both
+    /// modules are compiled by one [`parallel::Crew`] while they are lowered:
+    /// the root's module first (its library calls are bound by name, so it
+    /// needs no lock), then, under the library's lock so that each is compiled
+    /// once, the missing ones. A process's first compile (the library's
+    /// largest) thus has no wait between its two modules. Returns what the
+    /// library gave and the root's module built.
+    pub(super) fn build(
+        shared: &[(Role, &'static TypeLayout)],
+        local: &[(Role, &'static TypeLayout)],
         options: &CompileOptions,
-    ) -> Result<Provided, CompileError> {
-        // A panic while the lock was held (caught by `compile`) left the map
-        // as it was before that build: still consistent.
-        let mut guard = LIBRARIES.lock().unwrap_or_else(|p| p.into_inner());
-        let library =
-            guard[options.register_allocator as usize].get_or_insert_with(Library::default);
-        let missing: Vec<(Role, &'static TypeLayout)> = functions
-            .iter()
-            .copied()
-            .filter(|&(role, layout)| !library.addresses.contains_key(&(role, layout.id())))
-            .collect();
-        let (mut compiled, mut code_bytes, mut interpreted) = (0, 0, Vec::new());
-        if !missing.is_empty() {
-            // Everything a shareable function calls is shareable and reachable
-            // from the same root, so among `functions`: what the missing ones
-            // call is one of those already in the library, or missing too.
-            let imports: HashMap<(Role, LayoutId), usize> = functions
+        memory_provider: Option<Box<dyn JITMemoryProvider + Send>>,
+        dump_name: &str,
+    ) -> Result<(Provided, Built), CompileError> {
+        let isa = build_isa(OPT_LEVEL, options.register_allocator)?;
+        let keys = |functions: &[(Role, &'static TypeLayout)]| -> Vec<(Role, LayoutId)> {
+            functions
                 .iter()
-                .filter_map(|&(role, layout)| {
-                    let key = (role, layout.id());
-                    library.addresses.get(&key).map(|&address| (key, address))
-                })
-                .collect();
-            let built = build_module(
-                &missing,
-                super::OPT_LEVEL,
-                &imports,
+                .map(|&(role, layout)| (role, layout.id()))
+                .collect()
+        };
+        let allocator = options.register_allocator as usize;
+        let ((own, adding), mut compiled) = parallel::with_crew(&*isa, |crew| {
+            let own = translate_module(
+                local,
+                &isa,
+                keys(shared),
                 options,
-                None,
-                "library",
+                memory_provider,
+                dump_name,
+                crew,
             )?;
-            for &(role, layout) in &missing {
-                let address = built
-                    .module
-                    .get_finalized_function(built.ids[&(role, layout.id())]);
-                library
-                    .addresses
-                    .insert((role, layout.id()), address.addr());
+            // A panic while the lock was held (caught by `compile`) left the
+            // map as it was before that build: still consistent.
+            let mut guard = LIBRARIES.lock().unwrap_or_else(|p| p.into_inner());
+            let library = guard[allocator].get_or_insert_with(Library::default);
+            let missing: Vec<(Role, &'static TypeLayout)> = shared
+                .iter()
+                .copied()
+                .filter(|&(role, layout)| !library.addresses.contains_key(&(role, layout.id())))
+                .collect();
+            if missing.is_empty() {
+                // Nothing to add: the lock is not held while the crew compiles.
+                return Ok((own, Adding::Nothing(addresses_of(library, shared))));
             }
-            compiled = missing.len();
-            code_bytes = built.code_bytes;
-            interpreted = built.interpreted;
-            library.modules.push(OwnedModule(built.module));
-            library.data.push(built.data);
-        }
-        let addresses = functions
+            // Everything a shareable function calls is shareable and reachable
+            // from the same root, so among `shared`: what the missing ones
+            // call is one of those already in the library, or missing too.
+            let present = keys(shared)
+                .into_iter()
+                .filter(|key| library.addresses.contains_key(key))
+                .collect();
+            let translated =
+                translate_module(&missing, &isa, present, options, None, "library", crew)?;
+            Ok((own, Adding::Module(guard, missing, Box::new(translated))))
+        })?;
+        // The crew returned the root's functions first, then the library's.
+        let added = compiled.split_off(own.functions.len());
+        let (provided, addresses) = match adding {
+            Adding::Nothing(addresses) => {
+                let provided = Provided {
+                    compiled: 0,
+                    code_bytes: 0,
+                    interpreted: Vec::new(),
+                };
+                (provided, addresses)
+            }
+            Adding::Module(mut guard, missing, translated) => {
+                let library = guard[allocator].get_or_insert_with(Library::default);
+                let built = finish_module(*translated, added, &library.addresses, options)?;
+                for &(role, layout) in &missing {
+                    let address = built
+                        .module
+                        .get_finalized_function(built.ids[&(role, layout.id())]);
+                    library
+                        .addresses
+                        .insert((role, layout.id()), address.addr());
+                }
+                let provided = Provided {
+                    compiled: missing.len(),
+                    code_bytes: built.code_bytes,
+                    interpreted: built.interpreted,
+                };
+                library.modules.push(OwnedModule(built.module));
+                library.data.push(built.data);
+                (provided, addresses_of(library, shared))
+            }
+        };
+        let built = finish_module(own, compiled, &addresses, options)?;
+        Ok((provided, built))
+    }
+
+    /// What a compile adds to the library: nothing (the addresses of what it
+    /// calls), or a module of the functions missing, lowered, with the lock
+    /// held until it is in.
+    enum Adding {
+        Nothing(HashMap<(Role, LayoutId), usize>),
+        Module(
+            MutexGuard<'static, [Option<Library>; 2]>,
+            Vec<(Role, &'static TypeLayout)>,
+            Box<Translated>,
+        ),
+    }
+
+    /// The addresses of `functions`, every one in `library`.
+    fn addresses_of(
+        library: &Library,
+        functions: &[(Role, &'static TypeLayout)],
+    ) -> HashMap<(Role, LayoutId), usize> {
+        functions
             .iter()
             .map(|&(role, layout)| {
                 let key = (role, layout.id());
                 (key, library.addresses[&key])
             })
-            .collect();
-        Ok(Provided {
-            addresses,
-            compiled,
-            code_bytes,
-            interpreted,
-        })
+            .collect()
     }
 }
 
