@@ -22,6 +22,18 @@ struct Second {
     more: Vec<String>,
 }
 
+/// Field types already in the library (`i64`, `Vec<String>`) beside new ones
+/// (`u16`, `Option<bool>`, `Vec<Option<f64>>`): its compile adds to the library
+/// and binds its own module's calls to functions old and new.
+#[derive(jitson::Decode, Debug, PartialEq)]
+struct Third {
+    small: u16,
+    id: i64,
+    flag: Option<bool>,
+    tags: Vec<String>,
+    readings: Vec<Option<f64>>,
+}
+
 #[test]
 fn second_type_of_the_same_field_types_compiles_only_its_struct() {
     if !Backend::Jit.is_available() {
@@ -39,6 +51,26 @@ fn second_type_of_the_same_field_types_compiles_only_its_struct() {
         second_code * 2 < first_code,
         "first type {first_code} bytes of code, second {second_code}"
     );
+    // A third type, half from the library and half new, grows it.
+    let third_doc = br#"{"small": 65535, "id": -1, "flag": null, "tags": ["t"], "readings": [1.5, null, -0.25e3]}"#;
+    let third_code = compiled_bytes::<Third>(third_doc);
+    assert!(
+        third_code > second_code,
+        "third {third_code}, second {second_code}"
+    );
+    for bad in [
+        &br#"{"small": 65536, "id": 1, "flag": true, "tags": [], "readings": []}"#[..],
+        br#"{"small": 1, "id": 1, "flag": true, "tags": [], "readings": [1.0, x]}"#,
+        br#"{"small": 1, "id": 1, "flag": 1, "tags": [], "readings": []}"#,
+    ] {
+        let jit = Decoder::<Third>::with_backend(Backend::Jit).decode_slice(bad);
+        let interpreter = Decoder::<Third>::with_backend(Backend::Interpreter).decode_slice(bad);
+        assert!(jit.is_err(), "{}", String::from_utf8_lossy(bad));
+        assert_eq!(
+            jit.map_err(|e| e.to_string()),
+            interpreter.map_err(|e| e.to_string())
+        );
+    }
     // Errors inside a library function still unwind through both modules.
     for bad in [
         &br#"{"count": 7, "label": "l", "words": [1], "more": []}"#[..],
