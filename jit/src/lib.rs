@@ -707,9 +707,10 @@ fn translate_module(
 }
 
 /// Defines `translated`'s functions with their machine code (`compiled`, each
-/// function as compiled with its code, in order), binds its imports to their addresses in `library` (which holds
-/// every one), finalizes the module, fills its struct tables, and writes the
-/// machine-code dumps and perf-map lines as asked.
+/// function as compiled with its code, in order), binds its imports to their
+/// addresses in `library` (which holds every one, and none of the module's
+/// own functions), finalizes the module, fills its struct tables, and writes
+/// the machine-code dumps and perf-map lines as asked.
 fn finish_module(
     translated: Translated,
     compiled: Vec<parallel::CompiledFunction>,
@@ -777,10 +778,9 @@ fn finish_module(
                 continue;
             }
             let key = (Role::Member, id);
-            let address = if imports.contains(&key) {
-                std::ptr::with_exposed_provenance::<u8>(library[&key])
-            } else {
-                module.get_finalized_function(ids[&key])
+            let address = match library.get(&key) {
+                Some(&address) => std::ptr::with_exposed_provenance::<u8>(address),
+                None => module.get_finalized_function(ids[&key]),
             };
             // SAFETY: the member function was defined (here or in the library)
             // with the member signature: two pointers in, an `i8` status out,
@@ -847,6 +847,7 @@ mod library {
     /// What a compile got from the library: the functions compiled into it
     /// by this call, their code bytes, and the layouts in them handed to the
     /// interpreter.
+    #[derive(Default)]
     pub(super) struct Provided {
         pub compiled: usize,
         pub code_bytes: usize,
@@ -870,18 +871,16 @@ mod library {
         dump_name: &str,
     ) -> Result<(Provided, Built), CompileError> {
         let isa = build_isa(OPT_LEVEL, options.register_allocator)?;
-        let keys = |functions: &[(Role, &'static TypeLayout)]| -> Vec<(Role, LayoutId)> {
-            functions
-                .iter()
-                .map(|&(role, layout)| (role, layout.id()))
-                .collect()
-        };
+        let shared_keys: Vec<(Role, LayoutId)> = shared
+            .iter()
+            .map(|&(role, layout)| (role, layout.id()))
+            .collect();
         let allocator = options.register_allocator as usize;
         let ((own, adding), mut compiled) = parallel::with_crew(&*isa, |crew| {
             let own = translate_module(
                 local,
                 &isa,
-                keys(shared),
+                shared_keys.clone(),
                 options,
                 memory_provider,
                 dump_name,
@@ -903,8 +902,9 @@ mod library {
             // Everything a shareable function calls is shareable and reachable
             // from the same root, so among `shared`: what the missing ones
             // call is one of those already in the library, or missing too.
-            let present = keys(shared)
-                .into_iter()
+            let present = shared_keys
+                .iter()
+                .copied()
                 .filter(|key| library.addresses.contains_key(key))
                 .collect();
             let translated =
@@ -914,14 +914,7 @@ mod library {
         // The crew returned the root's functions first, then the library's.
         let added = compiled.split_off(own.functions.len());
         let (provided, addresses) = match adding {
-            Adding::Nothing(addresses) => {
-                let provided = Provided {
-                    compiled: 0,
-                    code_bytes: 0,
-                    interpreted: Vec::new(),
-                };
-                (provided, addresses)
-            }
+            Adding::Nothing(addresses) => (Provided::default(), addresses),
             Adding::Module(mut guard, missing, translated) => {
                 let library = guard[allocator].get_or_insert_with(Library::default);
                 let built = finish_module(*translated, added, &library.addresses, options)?;

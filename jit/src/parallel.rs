@@ -122,6 +122,10 @@ pub(crate) fn with_crew<R>(
             let _close = Close(&queue);
             translate(&crew)
         };
+        if translated.is_err() {
+            // Its error is returned: what waits need not be compiled.
+            queue.lock().waiting.clear();
+        }
         queue.work(&mut Compiler::new());
         if let Some(Ok(handle)) = crew.helper.into_inner() {
             handle
