@@ -511,3 +511,80 @@ fn shared_struct_types_count_every_column() {
         assert!(result.is_err(), "{backend:?}: 90,300 columns compiled");
     }
 }
+
+/// Error positions are counted record by record as the records are decoded
+/// (`Lines` in `reader.rs`), and completed at the end of each `decode` call:
+/// the line and column of an error after many calls and batches are the ones
+/// counted afresh from the start of the stream, whatever the calls' sizes and
+/// the batch size. The records mix one-line and multi-line forms, CRLF line
+/// ends, blank lines and characters of two and three bytes before the error
+/// on its line (columns count characters).
+#[test]
+fn error_positions_after_many_calls_and_batches() {
+    let s = schema(vec![
+        Field::new("n", DataType::Int64, true),
+        Field::new("t", DataType::Utf8, true),
+    ]);
+    let mut input = String::new();
+    for i in 0..40 {
+        match i % 4 {
+            0 => input.push_str(&format!("{{\"n\": {i}, \"t\": \"é\"}}\n")),
+            1 => input.push_str(&format!(
+                "{{\r\n  \"n\": {i},\r\n  \"t\": \"日本\"\r\n}}\r\n"
+            )),
+            2 => input.push_str(&format!("\n\n  {{\"t\": \"x\",\n\"n\": {i}}} ")),
+            _ => input.push_str(&format!("{{\"t\": \"ü\", \"n\": {i}}}\n")),
+        }
+    }
+    input.push_str("{\"t\": \"日本é\", \"n\": \"not a number\"}\n{\"n\": 1}\n");
+    let input = input.as_bytes();
+    let byte = input.len() - "\"not a number\"}\n{\"n\": 1}\n".len();
+    let before = &input[..byte];
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count() as u64;
+    let column = 1 + std::str::from_utf8(&before[line_start..])
+        .unwrap()
+        .chars()
+        .count() as u64;
+    for backend in BACKENDS {
+        for batch_size in [1, 3, 1024] {
+            let compiled = ReaderBuilder::new(s.clone())
+                .with_backend(backend)
+                .with_batch_size(batch_size)
+                .compile()
+                .unwrap();
+            for call in (1..=40usize).chain([97, 256, 1000, usize::MAX]) {
+                let mut decoder = compiled.decoder();
+                let mut pos: usize = 0;
+                let error = loop {
+                    let end = pos.saturating_add(call).min(input.len());
+                    // A batch is taken when it is full (the call stopped
+                    // short) and at the end; a partial record stays pending.
+                    let step = decoder.decode(&input[pos..end]).and_then(|n| {
+                        pos += n;
+                        if pos < end || pos == input.len() {
+                            decoder.flush()
+                        } else {
+                            Ok(None)
+                        }
+                    });
+                    match step {
+                        Err(ArrowError::ExternalError(e)) => {
+                            break e.downcast::<RecordError>().expect("a RecordError");
+                        }
+                        Err(other) => panic!("not a record error: {other}"),
+                        Ok(_) => assert!(pos < input.len(), "no error: {backend:?}"),
+                    }
+                };
+                assert_eq!(
+                    (error.record, error.line, error.column, error.byte),
+                    (40, line, column, byte as u64),
+                    "{backend:?}, batches of {batch_size}, calls of {call} bytes"
+                );
+            }
+        }
+    }
+}
