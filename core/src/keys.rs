@@ -12,8 +12,10 @@
 
 use crate::layout::StructLayout;
 
-/// One occupied slot: a name and the index of the field it names.
-type Slot = Option<(&'static [u8], u32)>;
+/// One occupied slot: a name's hash, the name and the index of the field it
+/// names. A probe compares the hashes first: a key no field has (most of
+/// those a projection meets) is refused without comparing its bytes.
+type Slot = Option<(u64, &'static [u8], u32)>;
 
 /// A struct's names (`Field::name` and every alias) to field index.
 #[derive(Debug)]
@@ -47,11 +49,12 @@ impl KeyTable {
         };
         for (name, index) in names {
             if table.get(name).is_none() {
-                let mut slot = table.first_slot(name);
+                let hash = hash(name);
+                let mut slot = table.first_slot(hash);
                 while table.slots[slot].is_some() {
                     slot = (slot + 1) & (table.slots.len() - 1);
                 }
-                table.slots[slot] = Some((name, index));
+                table.slots[slot] = Some((hash, name, index));
                 table.lengths |= length_bit(name);
             }
         }
@@ -65,18 +68,19 @@ impl KeyTable {
             return None;
         }
         let mask = self.slots.len() - 1;
-        let mut slot = self.first_slot(key);
+        let hash = hash(key);
+        let mut slot = self.first_slot(hash);
         loop {
             match self.slots[slot] {
                 None => return None,
-                Some((name, index)) if name == key => return Some(index as usize),
+                Some((h, name, index)) if h == hash && name == key => return Some(index as usize),
                 Some(_) => slot = (slot + 1) & mask,
             }
         }
     }
 
-    fn first_slot(&self, key: &[u8]) -> usize {
-        (hash(key) >> self.shift) as usize
+    fn first_slot(&self, hash: u64) -> usize {
+        (hash >> self.shift) as usize
     }
 }
 
@@ -88,17 +92,26 @@ fn length_bit(key: &[u8]) -> u64 {
 }
 
 /// The first and last (up to) eight bytes and the length, multiplied by 2^64/φ.
+/// Keys under eight bytes are read as two overlapping four-byte words, or as
+/// their first, middle and last bytes, never through a copy of a length known
+/// only at run time (which the compiler makes a `memcpy` call).
+#[inline]
 fn hash(key: &[u8]) -> u64 {
     let n = key.len();
-    let word = |bytes: &[u8]| {
-        let mut w = [0u8; 8];
-        w[..bytes.len()].copy_from_slice(bytes);
-        u64::from_le_bytes(w)
+    let u64_at = |i: usize| u64::from_le_bytes(key[i..i + 8].try_into().expect("8 bytes"));
+    let u32_at = |i: usize| {
+        u64::from(u32::from_le_bytes(
+            key[i..i + 4].try_into().expect("4 bytes"),
+        ))
     };
-    let (head, tail) = if n >= 8 {
-        (word(&key[..8]), word(&key[n - 8..]))
-    } else {
-        (word(key), 0)
+    let (head, tail) = match n {
+        8.. => (u64_at(0), u64_at(n - 8)),
+        4..8 => (u32_at(0) | u32_at(n - 4) << 32, 0),
+        1..4 => (
+            u64::from(key[0]) | u64::from(key[n / 2]) << 8 | u64::from(key[n - 1]) << 16,
+            0,
+        ),
+        0 => (0, 0),
     };
     (head ^ tail.rotate_left(29) ^ (n as u64) << 56).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
