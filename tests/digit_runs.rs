@@ -20,7 +20,7 @@ struct Numbers {
 }
 
 /// Values of all kinds for a run of `n` digits (no leading zero), signed and
-/// not, with a fraction and an exponent.
+/// not, with a fraction and an exponent, in and out of f64's range.
 fn texts(n: usize) -> Vec<String> {
     let run: String = (0..n)
         .map(|i| char::from(b'1' + (i * 7 % 9) as u8))
@@ -35,6 +35,10 @@ fn texts(n: usize) -> Vec<String> {
         format!("{run}e5"),
         format!("{nines}.{nines}E-3"),
         format!("1{}", "0".repeat(n)),
+        // Out of range (an error) and below the smallest subnormal (zero):
+        // the helper scans these from the number's start.
+        format!("{run}e999"),
+        format!("-{run}.5E-999"),
     ]
 }
 

@@ -346,10 +346,12 @@ impl FnTranslator<'_, '_> {
     /// a significand below 2^53 (2^24 for f32), at most 22 (10) fraction digits and
     /// no exponent part: one correctly rounded division by an exact power of ten
     /// gives the correctly rounded value. An f64 of up to 19 digits without an
-    /// exponent goes to `helpers::decimal_f64` (Eisel–Lemire on the significand
-    /// scanned). Any other well-formed number is scanned
-    /// in IR and converted by fast-float2 (`helpers::parse_f64` / `parse_f32`,
-    /// correctly rounded); malformed or infinite ones go to the interpreter.
+    /// exponent is rounded by Eisel–Lemire on the significand scanned, in IR
+    /// for the common case, else by `helpers::decimal_f64`. Any other number
+    /// (more than 19 digits, an exponent) is scanned and converted by a helper
+    /// (`helpers::parse_f64` / `parse_f32`: the interpreter's grammar, then
+    /// fast-float2, correctly rounded); malformed or infinite ones go to the
+    /// interpreter, which reports them.
     pub(crate) fn emit_float(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
         let is_f32 = matches!(layout.kind, Kind::F32);
         let (fty, mant_limit, max_frac, table, text_fn) = if is_f32 {
@@ -467,31 +469,30 @@ impl FnTranslator<'_, '_> {
         self.b.ins().store(state_flags(), v, dst, 0);
         self.b.ins().jump(cont, &[]);
 
-        // More than 19 digits so far: a leading zero cannot start them (`0` must
-        // stand alone), then scan the rest of the grammar.
-        self.b.switch_to_block(long_int);
-        self.b.set_cold_block(long_int);
-        let lead = self.byte_at(first);
-        self.expect_not_byte(lead, b'0', slow);
-        self.emit_number_tail(true, slow);
-        self.b.ins().jump(text, &[]);
-        self.b.switch_to_block(long_frac);
-        self.b.set_cold_block(long_frac);
-        self.emit_number_tail(false, slow);
-        self.b.ins().jump(text, &[]);
-
-        // A well-formed number in `number_start..pos`: convert its text.
+        // More than 19 digits, an exponent, or a value the fast paths cannot
+        // round: the helper scans the number's grammar from its start (the
+        // grammar in IR was a third of the function) and converts its text.
+        for block in [long_int, long_frac] {
+            self.b.switch_to_block(block);
+            self.b.set_cold_block(block);
+            self.b.ins().jump(text, &[]);
+        }
         self.b.switch_to_block(text);
+        self.b.set_cold_block(text);
         // `first` and `neg` are defined before the digits, so they dominate here.
         let neg64 = self.b.ins().uextend(types::I64, neg);
         let number_start = self.b.ins().isub(first, neg64);
-        let end = self.get_pos();
         let ptr = self.b.ins().iadd(self.input, number_start);
-        let len = self.b.ins().isub(end, number_start);
-        let ok = self
-            .call_addr(text_fn, &[PTR, PTR, PTR], Some(types::I8), &[ptr, len, dst])
-            .expect("returns bool");
-        self.b.ins().brif(ok, cont, &[], slow, &[]);
+        let len = self.b.ins().isub(self.len, number_start);
+        let n = self
+            .call_addr(text_fn, &[PTR, PTR, PTR], Some(PTR), &[ptr, len, dst])
+            .expect("returns a length");
+        let end = self.b.ins().iadd(number_start, n);
+        self.set_pos(end);
+        let parsed = self.b.create_block();
+        self.b.ins().brif(n, parsed, &[], slow, &[]);
+        self.b.switch_to_block(parsed);
+        self.b.ins().jump(cont, &[]);
 
         self.b.switch_to_block(slow);
         self.emit_interpret(layout, dst, start, cont, unwind);
@@ -573,97 +574,6 @@ impl FnTranslator<'_, '_> {
             .bitcast(types::F64, cranelift_codegen::ir::MemFlagsData::new(), bits);
         self.b.ins().store(state_flags(), v, dst, 0);
         self.b.ins().jump(done, &[]);
-    }
-
-    /// Continues only if `c != ch`; otherwise jumps to `other`.
-    fn expect_not_byte(&mut self, c: Value, ch: u8, other: Block) {
-        let no = self.b.create_block();
-        let is = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(ch));
-        self.b.ins().brif(is, other, &[], no, &[]);
-        self.b.switch_to_block(no);
-    }
-
-    /// Skips `[0-9]*` and returns how many digits were skipped: the digit loop
-    /// of [`emit_digits`](Self::emit_digits) with no practical limit (its overflow
-    /// edge to `slow` is never taken: no input has 2^63 digits).
-    fn emit_skip_digits(&mut self, slow: Block) -> Value {
-        let acc = self.b.declare_var(types::I64);
-        let count = self.b.declare_var(types::I64);
-        let zero = self.b.ins().iconst(types::I64, 0);
-        self.b.def_var(acc, zero);
-        self.b.def_var(count, zero);
-        self.emit_digits(acc, count, i64::MAX, slow);
-        self.b.use_var(count)
-    }
-
-    /// The rest of a number's grammar from inside its integer part (`in_int`) or
-    /// its fraction: digits, then (integer part only) `.` and at least one digit,
-    /// then optionally `e`/`E`, a sign and at least one digit. Anything malformed
-    /// goes to `slow`.
-    fn emit_number_tail(&mut self, in_int: bool, slow: Block) {
-        self.emit_skip_digits(slow);
-        if in_int {
-            let p = self.get_pos();
-            let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
-            let (check, dot, after) = (
-                self.b.create_block(),
-                self.b.create_block(),
-                self.b.create_block(),
-            );
-            self.b.ins().brif(inside, check, &[], after, &[]);
-            self.b.switch_to_block(check);
-            let c = self.byte_at(p);
-            let is_dot = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b'.'));
-            self.b.ins().brif(is_dot, dot, &[], after, &[]);
-            self.b.switch_to_block(dot);
-            self.advance(1);
-            let n = self.emit_skip_digits(slow);
-            let some = self.b.create_block();
-            self.b.ins().brif(n, some, &[], slow, &[]);
-            self.b.switch_to_block(some);
-            self.b.ins().jump(after, &[]);
-            self.b.switch_to_block(after);
-        }
-        let p = self.get_pos();
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
-        let (check, exp, done) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        self.b.ins().brif(inside, check, &[], done, &[]);
-        self.b.switch_to_block(check);
-        let c = self.byte_at(p);
-        let lower = self.b.ins().bor_imm_s(c, 0x20);
-        let is_e = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::Equal, lower, i64::from(b'e'));
-        self.b.ins().brif(is_e, exp, &[], done, &[]);
-        self.b.switch_to_block(exp);
-        self.advance(1);
-        // An optional sign.
-        let p = self.get_pos();
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
-        let (sign_check, sign, digits) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
-        );
-        self.b.ins().brif(inside, sign_check, &[], slow, &[]);
-        self.b.switch_to_block(sign_check);
-        let c = self.byte_at(p);
-        let plus = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b'+'));
-        let minus = self.b.ins().icmp_imm_s(IntCC::Equal, c, i64::from(b'-'));
-        let signed = self.b.ins().bor(plus, minus);
-        self.b.ins().brif(signed, sign, &[], digits, &[]);
-        self.b.switch_to_block(sign);
-        self.advance(1);
-        self.b.ins().jump(digits, &[]);
-        self.b.switch_to_block(digits);
-        let n = self.emit_skip_digits(slow);
-        self.b.ins().brif(n, done, &[], slow, &[]);
-        self.b.switch_to_block(done);
     }
 }
 
