@@ -360,9 +360,9 @@ fn collect_functions(
 /// The layouts generated code for `layout` reaches, with the function each
 /// needs (`None`: decoded inline). Kinds the interpreter handles whole reach
 /// nothing. A struct's fields need member functions; under
-/// [`StructLowering::Table`] a field that is itself a table-lowered struct needs
-/// only that struct's function (its table), since the walker decodes the
-/// member around it.
+/// [`StructLowering::Table`] value functions, since the walker reads the
+/// punctuation around each value (`kind/struct_table.rs`), and a field that is
+/// itself a table-lowered struct needs only that struct's table.
 fn lowered_children(
     layout: &'static TypeLayout,
     structs: StructLowering,
@@ -374,15 +374,9 @@ fn lowered_children(
             .iter()
             .map(|f| {
                 let field = f.layout.get();
-                match &field.kind {
-                    Kind::Struct(inner)
-                        if structs == StructLowering::Table
-                            && translate::struct_compiles(inner)
-                            && inner.flatten.is_empty() =>
-                    {
-                        (field, Some(Role::Value))
-                    }
-                    _ => (field, Some(Role::Member)),
+                match structs {
+                    StructLowering::Table => (field, Some(Role::Value)),
+                    StructLowering::Unrolled => (field, Some(Role::Member)),
                 }
             })
             .collect(),
@@ -763,7 +757,7 @@ fn finish_module(
     module
         .finalize_definitions()
         .map_err(|e| CompileError::ExecutableMemory(e.to_string()))?;
-    // Struct tables point to the member functions, whose addresses exist now,
+    // Struct tables point to the value functions, whose addresses exist now,
     // and to the tables of fields that are table-lowered structs.
     let tables: HashMap<LayoutId, *const kind::StructTable> = data
         .struct_tables
@@ -777,17 +771,17 @@ fn finish_module(
                 table.set_nested(i, nested);
                 continue;
             }
-            let key = (Role::Member, id);
+            let key = (Role::Value, id);
             let address = match library.get(&key) {
                 Some(&address) => std::ptr::with_exposed_provenance::<u8>(address),
                 None => module.get_finalized_function(ids[&key]),
             };
-            // SAFETY: the member function was defined (here or in the library)
-            // with the member signature: two pointers in, an `i8` status out,
-            // the host's C calling convention.
-            let member =
-                unsafe { std::mem::transmute::<*const u8, kind::struct_table::MemberFn>(address) };
-            table.set_member(i, member);
+            // SAFETY: the value function was defined (here or in the library)
+            // with the value signature: two pointers in, a `bool` out, the
+            // host's C calling convention.
+            let value =
+                unsafe { std::mem::transmute::<*const u8, kind::struct_table::ValueFn>(address) };
+            table.set_value(i, value);
         }
     }
     if options.perf_map {

@@ -5,11 +5,15 @@
 //! A struct's generated function is a thunk: it calls [`walk`] with the struct's
 //! [`StructTable`], built at compile time. `walk` is Rust, compiled once with the
 //! crate: it skips `{`, speculates on the next key from the table (the learned
-//! order, else declaration order), calls the field's generated member function
-//! through the table, and follows the [`MemberStatus`] it returns, exactly as the
-//! unrolled code does in IR. Values are decoded by generated code either way;
-//! what the table saves is the struct's own IR (about 30 instructions per field
-//! and 240 per struct, issue 10), so compiling a struct costs a table rather than
+//! order, else declaration order), reads the `:`, calls the field's generated
+//! *value* function through the table, and reads the `,` and the next key's
+//! quote or the `}` ([`value_member`]), with the outcomes the unrolled code's
+//! member functions return ([`MemberStatus`]). Values are decoded by generated
+//! code either way; what the table saves is the struct's own IR (about 30
+//! instructions per field and 240 per struct, issue 10) and the members' (the
+//! punctuation around a value, about 110 instructions per field layout: a value
+//! function is also what sequences and options call, so a field layout often
+//! costs nothing more), so compiling a struct costs a table rather than
 //! Cranelift time.
 //!
 //! The idea of a compiled tier that is mostly data follows baseline compilers
@@ -25,20 +29,21 @@ use jitson_core::text::skip_ws;
 use crate::helpers::{self, JitState};
 use crate::kind::MemberStatus;
 
-/// A generated member function (see [`MemberStatus`]).
-pub(crate) type MemberFn = unsafe extern "C" fn(*mut JitState, *mut u8) -> i8;
+/// A generated value function (the crate's ABI: `true` with the value written
+/// and `pos` after it, `false` with nothing live).
+pub(crate) type ValueFn = unsafe extern "C" fn(*mut JitState, *mut u8) -> bool;
 
 /// No field: the next key is not speculated on.
 const NONE: usize = usize::MAX;
 
 /// One field of a [`StructTable`].
 struct FieldEntry {
-    /// The field layout's member function ([`unset_member`] until the module is
+    /// The field layout's value function ([`unset_value`] until the module is
     /// finalized).
-    member: MemberFn,
+    value: ValueFn,
     /// For a field that is itself a table-lowered struct, its table (set with
-    /// the member functions; null otherwise): the walker decodes the member
-    /// around it, [`nested_member`], and no member function is compiled.
+    /// the value functions; null otherwise): the walker walks it itself, and
+    /// no function is called for it.
     nested: *const StructTable,
     /// Byte offset of the field in the struct.
     offset: usize,
@@ -107,12 +112,13 @@ impl FieldEntry {
     }
 }
 
-/// The member function a table holds until its module is finalized: gives up.
-unsafe extern "C" fn unset_member(_: *mut JitState, _: *mut u8) -> i8 {
-    MemberStatus::Bail as i8
+/// The value function a table holds until its module is finalized (no code
+/// can reach the table before): fails.
+unsafe extern "C" fn unset_value(_: *mut JitState, _: *mut u8) -> bool {
+    false
 }
 
-/// What [`walk`] needs to decode one struct layout: per field its member
+/// What [`walk`] needs to decode one struct layout: per field its value
 /// function, offset, name and successor in the speculated order, and the key
 /// table for keys that miss. Owned by the compiled module (boxed: the thunk
 /// holds its address).
@@ -138,7 +144,7 @@ pub(crate) struct StructTable {
     miss_counter: Option<*const AtomicU64>,
 }
 
-// SAFETY: the table is read-only once the module is finalized (`set_member` and
+// SAFETY: the table is read-only once the module is finalized (`set_value` and
 // `set_nested` run before any code can see it); the nested tables it points to
 // are owned by the same module, and the counter is an atomic that lives as long
 // as the code.
@@ -180,7 +186,7 @@ impl StructTable {
                 };
                 let words = |b: &[u8; 32]| [word(b, 0), word(b, 1), word(b, 2), word(b, 3)];
                 FieldEntry {
-                    member: unset_member,
+                    value: unset_value,
                     nested: std::ptr::null(),
                     offset: field.offset,
                     next: NONE,
@@ -221,9 +227,9 @@ impl StructTable {
         self.st
     }
 
-    /// Sets field `i`'s member function (once its module is finalized).
-    pub(crate) fn set_member(&mut self, i: usize, member: MemberFn) {
-        self.fields[i].member = member;
+    /// Sets field `i`'s value function (once its module is finalized).
+    pub(crate) fn set_value(&mut self, i: usize, value: ValueFn) {
+        self.fields[i].value = value;
     }
 
     /// Sets the table of field `i`, a table-lowered struct owned by the same
@@ -379,7 +385,7 @@ enum Exit {
 ///
 /// # Safety
 /// `state` is live and describes a live input; `dst` is room for the struct;
-/// `table` was built for the struct and its member functions are set. Called only
+/// `table` was built for the struct and its value functions are set. Called only
 /// from generated code.
 pub(crate) unsafe extern "C" fn walk(
     state: *mut JitState,
@@ -540,17 +546,10 @@ unsafe fn members<S: Written>(
         }
         let f = &t.fields[i];
         st.pos = pos;
-        // SAFETY: the member function (or the nested table) was compiled for
+        // SAFETY: the value function (or the nested table) was compiled for
         // the field's layout and decodes into the field's memory, inside the
         // struct.
-        let status = unsafe {
-            let at = dst.add(f.offset);
-            if f.nested.is_null() {
-                (f.member)(st, at)
-            } else {
-                nested_member(st, at, f.nested)
-            }
-        };
+        let status = unsafe { value_member(st, dst.add(f.offset), f) };
         pos = st.pos;
         match status {
             s if s == MemberStatus::Next as i8 => {
@@ -574,13 +573,15 @@ unsafe fn members<S: Written>(
     Exit::Closed
 }
 
-/// A member whose value is a table-lowered struct: `:`, the struct ([`walk`]
-/// with its table), and what follows, with the statuses of a generated member
-/// function.
+/// A member: `:`, the field's value (its value function, or [`walk`] with
+/// its table for a table-lowered struct), and what follows, with the
+/// statuses of a generated member function (`kind/struct_.rs`).
 ///
 /// # Safety
-/// As for [`walk`], with `table` the field's struct table.
-unsafe fn nested_member(st: &mut JitState, dst: *mut u8, table: *const StructTable) -> i8 {
+/// As for [`walk`], with `dst` the field's memory and `field` its entry in
+/// the struct's table.
+#[inline(always)]
+unsafe fn value_member(st: &mut JitState, dst: *mut u8, field: &FieldEntry) -> i8 {
     // SAFETY: the state describes a live input.
     let input = unsafe { std::slice::from_raw_parts(st.input, st.len) };
     let colon = skip_ws(input, st.pos);
@@ -588,15 +589,19 @@ unsafe fn nested_member(st: &mut JitState, dst: *mut u8, table: *const StructTab
         return MemberStatus::Bail as i8;
     }
     st.pos = colon + 1;
-    // SAFETY: as the caller guarantees; the table lives as long as the code.
-    let walked = unsafe {
-        if (*table).words == 1 {
+    // SAFETY: as the caller guarantees; the nested table lives as long as the
+    // code, and the value function was compiled for the field's layout.
+    let decoded = unsafe {
+        let table = field.nested;
+        if table.is_null() {
+            (field.value)(st, dst)
+        } else if (*table).words == 1 {
             walk(st, dst, table)
         } else {
             walk_wide(st, dst, table)
         }
     };
-    if !walked {
+    if !decoded {
         return MemberStatus::Failed as i8;
     }
     match helpers::after_member(input, st.pos) {
