@@ -1,5 +1,5 @@
 //! Hostile tests for the baseline tier's table-driven struct lowering
-//! (`jit/src/kind/struct_table.rs`: `walk`, `nested_member`) and for promotion
+//! (`jit/src/kind/struct_table.rs`: `walk`, `value_member`) and for promotion
 //! to the unrolled tier (`src/jit.rs`).
 //!
 //! Every document goes, in this order, through the interpreter (the reference),
@@ -205,7 +205,7 @@ fn assert_compiled<T: Decode>() {
 }
 
 // ---------------------------------------------------------------------------
-// Nested table-lowered structs (nested_member) with repeated, missing and
+// Nested table-lowered structs (value_member walks their tables) with repeated, missing and
 // unknown keys, at every level.
 
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
@@ -604,7 +604,7 @@ fn flatten_inside_table_struct() {
 }
 
 // ---------------------------------------------------------------------------
-// Depth: chains of nested structs (decoded by nested_member, no member
+// Depth: chains of nested structs (walked by value_member, no member
 // function) and recursive structs, at every max_depth around the document's.
 
 #[derive(jitson::Decode, Deserialize, Debug, PartialEq)]

@@ -2,8 +2,10 @@
 //!
 //! [`compile`] lowers a root [`TypeLayout`] and every layout reachable from it to
 //! Cranelift IR and compiles one native function per *value function* (every
-//! struct layout, the root, and each payload of an `Option` or `Box`) and per
-//! *member function* (each distinct field layout: `: value` and what follows).
+//! struct layout, the root, and each payload of an `Option` or `Box`) and, under
+//! [`StructLowering::Unrolled`], per *member function* (each distinct field
+//! layout: `: value` and what follows; the baseline's struct tables call the
+//! fields' value functions instead).
 //! The root's functions live in one `JITModule` and call each other directly
 //! (recursion is a call); functions that depend on their layout alone come from
 //! the process-wide library (`mod library`) and are called by address.
@@ -260,8 +262,10 @@ impl RegisterAllocator {
 }
 
 /// How a struct's function is lowered (issue 10's tiers). Both keep the same
-/// contract, speculate on the same key order and call the same member functions
-/// for the values; they differ in what is compiled per struct.
+/// contract and speculate on the same key order; they differ in what is
+/// compiled per struct, and in what decodes a field: a member function (its
+/// punctuation and value, in IR) or the walker's punctuation around the
+/// field's value function.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum StructLowering {
     /// Per field, the key compare, the member call and the status test in IR
@@ -325,8 +329,10 @@ pub(crate) enum Role {
 
 /// The functions to compile for `root`: a value function for the root, every
 /// struct reachable through lowered kinds, and every `Option`/`Box` payload, map
-/// value and enum payload; a member function for every distinct field layout of a
-/// compiled struct. Kinds the interpreter handles whole are not entered.
+/// value and enum payload; for every distinct field layout of a compiled struct,
+/// a member function (unrolled structs, and structs with flattened fields) or a
+/// value function (table-lowered structs). Kinds the interpreter handles whole
+/// are not entered.
 fn collect_functions(
     root: &'static TypeLayout,
     structs: StructLowering,

@@ -75,8 +75,8 @@ pub(crate) struct Translated {
 pub(crate) struct ModuleData {
     /// Struct key tables (`match_key`).
     pub key_tables: Vec<Box<jitson_core::keys::KeyTable>>,
-    /// Struct tables (`StructLowering::Table`), completed with their member
-    /// functions' addresses once the module is finalized.
+    /// Struct tables (`StructLowering::Table`), completed with their fields'
+    /// value functions' addresses once the module is finalized.
     pub struct_tables: Vec<Box<crate::kind::StructTable>>,
     /// The key sets of structs with flattened fields, which their functions
     /// read as struct layouts.

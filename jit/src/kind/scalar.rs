@@ -373,8 +373,9 @@ impl FnTranslator<'_, '_> {
         };
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
-        // Numbers the fast path cannot take: the rest of the integer part (and a
-        // fraction), or the rest of the fraction, or an exponent; then the text.
+        // Numbers the fast paths cannot take: more than 19 digits in the
+        // integer part, or in all, or an exponent (all three handed to the
+        // helper that scans and converts the text), and the text itself.
         let (long_int, long_frac, text) = (
             self.b.create_block(),
             self.b.create_block(),
@@ -477,8 +478,8 @@ impl FnTranslator<'_, '_> {
             self.b.set_cold_block(block);
             self.b.ins().jump(text, &[]);
         }
+        // Not cold: an f32 past Clinger's bounds (`0.123456789`) comes here.
         self.b.switch_to_block(text);
-        self.b.set_cold_block(text);
         // `first` and `neg` are defined before the digits, so they dominate here.
         let neg64 = self.b.ins().uextend(types::I64, neg);
         let number_start = self.b.ins().isub(first, neg64);

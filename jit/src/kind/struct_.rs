@@ -761,7 +761,7 @@ impl FnTranslator<'_, '_> {
 
     /// The body of a struct's function under [`crate::StructLowering::Table`]: a call
     /// to [`struct_table::walk`] (`walk_wide` past 64 fields) with the struct's table (built here, owned by
-    /// the module, its member functions set once the module is finalized).
+    /// the module, its fields' value functions set once the module is finalized).
     pub(crate) fn emit_struct_thunk(
         &mut self,
         layout: &'static TypeLayout,

@@ -154,7 +154,7 @@ unsafe impl Sync for StructTable {}
 
 impl StructTable {
     /// The table for `st`, speculating on `order` (field indices, as
-    /// `KeyOrders::speculation` gives them), then on `alternates`. Member
+    /// `KeyOrders::speculation` gives them), then on `alternates`. Value
     /// functions are set later.
     pub(crate) fn new(
         layout: &'static TypeLayout,
