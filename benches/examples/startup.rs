@@ -1,7 +1,7 @@
 //! What a fresh process pays for its first jitson calls (issue 22, item 4).
 //!
-//! Run: `cargo run --release -p jitson-benches --example startup [-- ROUNDS]`
-//! (default 9). The driver starts itself `ROUNDS` times per case, each child
+//! Run: `cargo run --release -p jitson-benches --example startup [-- ROUNDS
+//! [--no-wait]]` (default 9). The driver starts itself `ROUNDS` times per case, each child
 //! doing exactly one first call and printing its time, and reports the median,
 //! minimum and maximum in milliseconds. Each case is a new process, so every
 //! one-time set-up (the JIT module and its probes, the library of field
@@ -23,6 +23,16 @@
 //!
 //! Timed with `Instant` around the call alone: process start and the reading
 //! of the document are outside.
+//!
+//! Each child sleeps 1 ms before its timed call, as a service's first call
+//! follows a wait for its first request. Without it the call starts with the
+//! time slice that process start-up has used, and on a loaded machine the
+//! scheduler's next preemption tends to land inside the call: a call that
+//! starts a compile thread wakes that thread, and the wake-up makes the kernel
+//! notice the spent slice at once (Linux's EEVDF updates the running task's
+//! deadline when a task joins its run queue) instead of at the next tick, after
+//! the call. `startup ROUNDS --no-wait` measures that case (docs/benchmarks.md,
+//! Round 15, has the `perf sched` trace).
 
 use std::process::Command;
 use std::time::Instant;
@@ -42,8 +52,9 @@ const CASES: [&str; 7] = [
     "first encode Order, Auto, pool running",
 ];
 
-/// Runs one case in this process; returns the first call's time in ms.
-fn child(case: &str) -> f64 {
+/// Runs one case in this process, after a 1 ms sleep unless `no_wait`; returns
+/// the first call's time in ms.
+fn child(case: &str, no_wait: bool) -> f64 {
     let order = jitson_benches::one(7, Order::generate);
     // Encode cases decode their value first, outside the timing: on the
     // interpreter (nothing compiled, no pool started), or with `Auto` (the
@@ -64,6 +75,9 @@ fn child(case: &str) -> f64 {
         }
         value
     });
+    if !no_wait {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
     let start = Instant::now();
     match case {
         "warm_up twitter" => jitson::warm_up::<Twitter>().expect("warm_up"),
@@ -91,21 +105,30 @@ fn child(case: &str) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    let no_wait = args.iter().any(|a| a == "--no-wait");
     if args.get(1).map(String::as_str) == Some("--child") {
-        println!("{}", child(&args[2]));
+        println!("{}", child(&args[2], no_wait));
         return;
     }
-    let rounds: usize = args.get(1).map_or(9, |r| r.parse().expect("ROUNDS"));
+    let rounds: usize = args
+        .get(1)
+        .filter(|a| !a.starts_with("--"))
+        .map_or(9, |r| r.parse().expect("ROUNDS"));
     let me = std::env::current_exe().expect("current_exe");
-    println!("fresh processes per case: {rounds}; times in ms (median, min-max)");
+    let wait = if no_wait { "none" } else { "1 ms" };
+    println!(
+        "fresh processes per case: {rounds}; sleep before the call: {wait}; times in ms (median, min-max)"
+    );
     // Rounds interleave the cases, so a noisy moment hits all of them alike.
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); CASES.len()];
     for _ in 0..rounds {
         for (case, times) in CASES.iter().zip(&mut times) {
-            let out = Command::new(&me)
-                .args(["--child", case])
-                .output()
-                .expect("spawn");
+            let mut child = Command::new(&me);
+            child.args(["--child", case]);
+            if no_wait {
+                child.arg("--no-wait");
+            }
+            let out = child.output().expect("spawn");
             assert!(out.status.success(), "{case}: {out:?}");
             let text = String::from_utf8_lossy(&out.stdout);
             times.push(text.trim().parse().expect("a time"));
