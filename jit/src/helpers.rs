@@ -713,6 +713,25 @@ fn marked(words: &[u64], i: usize) -> bool {
     words.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
 }
 
+/// The fields of `0..n` that `words` does not mark, in increasing order: one
+/// step per unmarked field rather than per field (a twitter `User` has 40
+/// fields, of which a document leaves out a few).
+#[inline(always)]
+fn unmarked(words: &[u64], n: usize) -> impl Iterator<Item = usize> + '_ {
+    (0..n.div_ceil(64)).flat_map(move |k| {
+        let width = (n - 64 * k).min(64);
+        let valid = if width == 64 { !0 } else { (1u64 << width) - 1 };
+        let mut left = !words.get(k).copied().unwrap_or(0) & valid;
+        core::iter::from_fn(move || {
+            (left != 0).then(|| {
+                let bit = left.trailing_zeros() as usize;
+                left &= left - 1;
+                64 * k + bit
+            })
+        })
+    })
+}
+
 /// Fills what an object did not name, once every required field is known to be
 /// present: each field whose bit is clear in `seen` gets its default, or `None`
 /// (an optional layout), in declaration order; then every skipped field its
@@ -771,10 +790,8 @@ pub(crate) unsafe fn fill_absent_in(st: &StructLayout, dst: *mut u8, seen: &[u64
     let mut stop = st.fields.len();
     let mut inited = 0;
     let mut ok = true;
-    for (i, field) in st.fields.iter().enumerate() {
-        if marked(seen, i) {
-            continue;
-        }
+    for i in unmarked(seen, st.fields.len()) {
+        let field = &st.fields[i];
         // SAFETY: the field's memory is inside the struct and unwritten; a field
         // without a default is optional (the caller checked the required ones).
         ok = unsafe {
