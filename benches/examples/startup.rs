@@ -28,11 +28,12 @@
 //! follows a wait for its first request. Without it the call starts with the
 //! time slice that process start-up has used, and on a loaded machine the
 //! scheduler's next preemption tends to land inside the call: a call that
-//! starts a compile thread wakes that thread, and the wake-up makes the kernel
-//! notice the spent slice at once (Linux's EEVDF updates the running task's
-//! deadline when a task joins its run queue) instead of at the next tick, after
-//! the call. `startup ROUNDS --no-wait` measures that case (docs/benchmarks.md,
-//! Round 15, has the `perf sched` trace).
+//! starts a compile thread wakes that thread, and `perf sched` shows the caller
+//! switched out, still runnable, microseconds after the wake-up, and back
+//! milliseconds later; a call that wakes nothing runs on until the next tick,
+//! after it. (Most likely the enqueue lets the kernel see at once that the
+//! caller's slice is spent.) `startup ROUNDS --no-wait` measures that case;
+//! docs/benchmarks.md, Round 15, has the trace and both sets of figures.
 
 use std::process::Command;
 use std::time::Instant;
