@@ -439,6 +439,15 @@ impl<T> Decoder<T> {
                     {
                         return Err(Error::at(ErrorCode::NotLineDelimited, input, end - 1));
                     }
+                    // Cut by the end of its line, and only whitespace follows
+                    // (blank lines, or none): the input ends inside the value,
+                    // and the error is placed where `values` places it, at the
+                    // end of the input. Decoding the rest from this line's start
+                    // meets the same values, then the same error there.
+                    Err(e) if e.kind() == crate::ErrorKind::UnexpectedEnd && end < input.len() => {
+                        let at_end = self.values(&input[start..]).find_map(Result::err);
+                        return Err(at_end.unwrap_or(e).rebased(input, start));
+                    }
                     Err(e) => return Err(e.rebased(input, start)),
                 }
             }

@@ -205,6 +205,39 @@ fn decode_lines_answer_does_not_depend_on_the_thread_count() {
     }
 }
 
+#[test]
+fn decode_lines_places_an_early_end_before_blank_lines_where_values_does() {
+    // A hostile run found decode_lines placing this error at the start of the
+    // first blank line after the cut value, where `values` and `from_slice`
+    // place it at the end of the input.
+    for input in [
+        "{\"id\":1\n\n",
+        "{\"id\":1\n\n\n\n",
+        "{\"id\":1\n \n",
+        "{\"id\":1,\n\n",
+        "{\"id\":1,\"name\":\"a\",\"tags\":[]}\n{\"id\":\n\t\n",
+        "{\"id\":1,\"name\":\"a\",\"tags\":[]} {\"id\":2,\n\r\n",
+        "{\"id\":1\n",
+    ] {
+        for backend in common::backends() {
+            let decoder = Decoder::<Event>::with_backend(backend);
+            let expected = jitson::values::<Event>(input.as_bytes())
+                .find_map(Result::err)
+                .expect("the input ends inside a value");
+            assert_eq!(expected.kind(), ErrorKind::UnexpectedEnd);
+            assert_eq!(expected.offset(), input.len(), "{input:?}");
+            for threads in [1, 2, 3, 0] {
+                let e = decoder.decode_lines(input.as_bytes(), threads).unwrap_err();
+                assert_eq!(
+                    common::shape(&e),
+                    common::shape(&expected),
+                    "{backend:?}, {threads} threads, {input:?}"
+                );
+            }
+        }
+    }
+}
+
 /// Line and column (in characters) of byte `offset` of `text`.
 fn line_column(text: &str, offset: usize) -> (u64, u64) {
     let before = &text[..offset];
