@@ -264,3 +264,50 @@ fn skipped_members_are_unlimited_except_where_serde_buffers_them() {
     let d = Decoder::<Tagged>::new().disable_recursion_limit();
     assert!(d.decode_str(&tagged).is_ok());
 }
+
+#[derive(Decode, serde::Deserialize, Debug, PartialEq)]
+struct Chain {
+    #[serde(default)]
+    n: Option<Box<Chain>>,
+}
+
+/// serde_json enters a level at a struct's `[` (serde's derive reads structs
+/// from sequences too; jitson refuses that form, docs/semantics.md): where the
+/// `[` is the 128th level the limit is the error in both, not the type (found
+/// by a hostile run). One level shallower, serde_json reads the sequence and
+/// jitson reports the type.
+#[test]
+fn a_struct_met_as_a_sequence_at_the_depth_limit_is_the_limit_as_in_serde_json() {
+    for levels in [126, 127, 128] {
+        let doc = "{\"n\":".repeat(levels) + "[]" + &"}".repeat(levels);
+        let ours = common::decode::<Chain>(doc.as_bytes()).unwrap_err();
+        match serde_json::from_str::<Chain>(&doc) {
+            Ok(_) => {
+                assert_eq!(levels, 126);
+                assert_eq!(ours.kind(), ErrorKind::InvalidType, "{ours}");
+                assert!(
+                    ours.to_string().starts_with("invalid type: sequence"),
+                    "{ours}"
+                );
+            }
+            Err(theirs) => {
+                assert!(levels >= 127);
+                assert!(
+                    theirs.to_string().starts_with("recursion limit exceeded"),
+                    "{theirs}"
+                );
+                assert!(
+                    ours.to_string()
+                        .starts_with("recursion limit exceeded at $"),
+                    "{levels}: {ours}"
+                );
+                assert_eq!(ours.kind(), ErrorKind::DepthLimit);
+                assert_eq!(ours.classify(), Category::Syntax);
+                assert_eq!(
+                    (ours.line(), ours.column()),
+                    (theirs.line(), theirs.column())
+                );
+            }
+        }
+    }
+}

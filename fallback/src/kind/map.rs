@@ -24,7 +24,15 @@ impl Parser<'_> {
     /// consumed too). On a non-empty object the first key's quote is at `pos`.
     /// Enters one level of depth, which the caller leaves.
     pub(crate) fn begin_map(&mut self, layout: &'static TypeLayout) -> Result<bool, Error> {
-        if self.peek_value()? != b'{' {
+        let first = self.peek_value()?;
+        if first != b'{' {
+            // serde_json enters a level at a struct's `[` too (serde's derive
+            // reads a struct from a sequence, which jitson refuses): at the
+            // depth limit, the limit is its error, before the type.
+            if first == b'[' && matches!(layout.kind, Kind::Struct(_)) && self.remaining_depth <= 1
+            {
+                return Err(self.error(ErrorCode::DepthLimitExceeded, self.pos));
+            }
             return Err(self.invalid_type(layout.expecting));
         }
         self.enter(layout)?;
