@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::collections::HashMap;
+
 use jitson::{Category, Decode, Decoder, ErrorKind};
 
 #[derive(Decode, Debug, PartialEq)]
@@ -271,11 +273,20 @@ struct Chain {
     n: Option<Box<Chain>>,
 }
 
+#[derive(Decode, serde::Deserialize, Debug, PartialEq)]
+struct FlatChain {
+    #[serde(default)]
+    n: Option<Box<FlatChain>>,
+    #[serde(flatten)]
+    rest: HashMap<String, u8>,
+}
+
 /// serde_json enters a level at a struct's `[` (serde's derive reads structs
 /// from sequences too; jitson refuses that form, docs/semantics.md): where the
 /// `[` is the 128th level the limit is the error in both, not the type (found
 /// by a hostile run). One level shallower, serde_json reads the sequence and
-/// jitson reports the type.
+/// jitson reports the type. A struct with a flattened field is read as a map
+/// (no level at a `[`): the type error in both, at any depth.
 #[test]
 fn a_struct_met_as_a_sequence_at_the_depth_limit_is_the_limit_as_in_serde_json() {
     for levels in [126, 127, 128] {
@@ -309,5 +320,15 @@ fn a_struct_met_as_a_sequence_at_the_depth_limit_is_the_limit_as_in_serde_json()
                 );
             }
         }
+    }
+    for levels in [126, 127] {
+        let doc = "{\"n\":".repeat(levels) + "[]" + &"}".repeat(levels);
+        let ours = common::decode::<FlatChain>(doc.as_bytes()).unwrap_err();
+        let theirs = serde_json::from_str::<FlatChain>(&doc).unwrap_err();
+        assert!(
+            theirs.to_string().starts_with("invalid type: sequence"),
+            "{theirs}"
+        );
+        assert_eq!(ours.kind(), ErrorKind::InvalidType, "{levels}: {ours}");
     }
 }

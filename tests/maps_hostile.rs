@@ -532,6 +532,9 @@ thread_local! {
     static INSIDE: Cell<bool> = const { Cell::new(false) };
     /// Nested decodes run.
     static NESTED_RUNS: Cell<usize> = const { Cell::new(0) };
+    /// Whether the next nested decode takes the large document: set with
+    /// `REENTER` by the test's set-up, so each outer decode's first one does.
+    static LARGE_NEXT: Cell<bool> = const { Cell::new(false) };
     /// Nested decodes that gave a wrong result.
     static NESTED_WRONG: Cell<usize> = const { Cell::new(0) };
     /// Whether `HasherDefault::default` panics.
@@ -612,10 +615,11 @@ fn nested_decode() {
     NESTED_RUNS.set(n + 1);
     let backends = common::backends();
     let backend = backends[n % backends.len()];
-    // The large document every seventh time (7 is coprime with the two or
-    // three backends' count, so it meets every backend); the small one
-    // otherwise.
-    let which = usize::from(!n.is_multiple_of(7));
+    // The large document for each outer decode's first nested decode, and
+    // every seventh time (7 is coprime with the two or three backends' count,
+    // so it meets every backend); the small one otherwise.
+    let large = LARGE_NEXT.replace(false) || n.is_multiple_of(7);
+    let which = usize::from(!large);
     let doc = nested_docs()[which];
     let ours = Decoder::<Nested>::with_backend(backend).decode_str(doc);
     // serde_json's values are the same every time: decoded once per thread
@@ -1157,7 +1161,10 @@ fn hashing_and_comparing_keys_that_panic() {
 #[test]
 fn user_code_decoding_while_a_map_is_built() {
     let mut r = Report::default();
-    let on = || REENTER.set(true);
+    let on = || {
+        REENTER.set(true);
+        LARGE_NEXT.set(true);
+    };
     let fat = |i: usize| format!(r#"{{"s":"f{i}","v":["a","b{i}"]}}"#);
     for n in [1usize, 4, 5, 40] {
         let mut m: Vec<(String, String)> =

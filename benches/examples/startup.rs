@@ -1,9 +1,9 @@
 //! What a fresh process pays for its first jitson calls (issue 22, item 4).
 //!
-//! Run: `cargo run --release -p jitson-benches --example startup [-- ROUNDS
-//! [--no-wait]]` (default 9). The driver starts itself `ROUNDS` times per case, each child
-//! doing exactly one first call and printing its time, and reports the median,
-//! minimum and maximum in milliseconds. Each case is a new process, so every
+//! Run: `cargo run --release -p jitson-benches --example startup [-- [ROUNDS]
+//! [--no-wait]]` (ROUNDS default 9). The driver starts itself `ROUNDS` times
+//! per case, each child doing exactly one first call and printing its time,
+//! and reports the median, minimum and maximum in milliseconds. Each case is a new process, so every
 //! one-time set-up (the JIT module and its probes, the library of field
 //! functions, the compile pool, the interpreter's caches) is paid inside the
 //! measured call, as it is at a service's start-up:
@@ -111,9 +111,9 @@ fn main() {
         println!("{}", child(&args[2], no_wait));
         return;
     }
-    let rounds: usize = args
-        .get(1)
-        .filter(|a| !a.starts_with("--"))
+    let rounds: usize = args[1..]
+        .iter()
+        .find(|a| !a.starts_with("--"))
         .map_or(9, |r| r.parse().expect("ROUNDS"));
     let me = std::env::current_exe().expect("current_exe");
     let wait = if no_wait { "none" } else { "1 ms" };

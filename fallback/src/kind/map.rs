@@ -28,9 +28,11 @@ impl Parser<'_> {
         if first != b'{' {
             // serde_json enters a level at a struct's `[` too (serde's derive
             // reads a struct from a sequence, which jitson refuses): at the
-            // depth limit, the limit is its error, before the type.
-            if first == b'[' && matches!(layout.kind, Kind::Struct(_)) && self.remaining_depth <= 1
-            {
+            // depth limit, the limit is its error, before the type. Not for a
+            // struct with a flattened field, which serde reads as a map
+            // (`deserialize_map`: no level at a `[`).
+            let from_sequence = matches!(layout.kind, Kind::Struct(st) if st.flatten.is_empty());
+            if first == b'[' && from_sequence && self.remaining_depth <= 1 {
                 return Err(self.error(ErrorCode::DepthLimitExceeded, self.pos));
             }
             return Err(self.invalid_type(layout.expecting));
