@@ -746,11 +746,28 @@ pub fn scan_plain(input: &[u8], mut pos: usize) -> (usize, bool) {
     (pos, high)
 }
 
+/// Whether `bytes` is UTF-8 (simdutf8). simdutf8 hands inputs shorter than its
+/// 64-byte block to std's byte-by-byte validator, whose branches on each
+/// multi-byte character mispredict on short mixed text (names, cities); those
+/// are copied into a zeroed block and validated there instead. Zeros are
+/// ASCII, and a sequence cut by the end of `bytes` stays cut by a zero, so
+/// the answer is the same.
+#[inline]
+pub fn is_utf8(bytes: &[u8]) -> bool {
+    const BLOCK: usize = 64;
+    if bytes.len() < BLOCK {
+        let mut block = [0u8; BLOCK];
+        block[..bytes.len()].copy_from_slice(bytes);
+        return simdutf8::basic::from_utf8(&block).is_ok();
+    }
+    simdutf8::basic::from_utf8(bytes).is_ok()
+}
+
 /// Validates that `input[start..end]` is UTF-8.
 #[inline]
 fn check_utf8(input: &[u8], start: usize, end: usize) -> Result<(), LexError> {
     let chunk = &input[start..end];
-    if chunk.is_ascii() || simdutf8::basic::from_utf8(chunk).is_ok() {
+    if chunk.is_ascii() || is_utf8(chunk) {
         return Ok(());
     }
     let valid =
@@ -1252,7 +1269,63 @@ fn ignore_key_colon(input: &[u8], pos: usize, validate_utf8: bool) -> Result<usi
 
 #[cfg(test)]
 mod tests {
-    use super::{Int128, is_ws, skip_ws, skip_ws_run};
+    use super::{Int128, is_utf8, is_ws, skip_ws, skip_ws_run};
+
+    /// `is_utf8` against std on every string of up to three bytes over an
+    /// alphabet of ASCII, continuation, lead and invalid bytes, and on
+    /// pseudo-random mixes of well-formed and damaged text of 0 to 130 bytes
+    /// (both sides of the 64-byte block, and sequences cut by the end).
+    #[test]
+    fn is_utf8_agrees_with_std() {
+        let alphabet = [
+            0x00, 0x41, 0x7f, 0x80, 0x8f, 0x9f, 0xa0, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xed, 0xef,
+            0xf0, 0xf4, 0xf5, 0xff,
+        ];
+        let check = |bytes: &[u8]| {
+            assert_eq!(
+                is_utf8(bytes),
+                std::str::from_utf8(bytes).is_ok(),
+                "{bytes:x?}"
+            );
+        };
+        check(&[]);
+        for &a in &alphabet {
+            check(&[a]);
+            for &b in &alphabet {
+                check(&[a, b]);
+                for &c in &alphabet {
+                    check(&[a, b, c]);
+                }
+            }
+        }
+        let pieces: [&[u8]; 8] = [
+            b"a",
+            b"Z\xc3\xbcrich",
+            "\u{e9}".as_bytes(),
+            "\u{65e5}\u{672c}".as_bytes(),
+            "\u{1f600}".as_bytes(),
+            &[0xe6, 0x97],
+            &[0xf0, 0x9f, 0x98],
+            &[0xed, 0xa0, 0x80],
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let mut text = Vec::new();
+            let len = (next() % 131) as usize;
+            while text.len() < len {
+                let piece = pieces[(next() % 8) as usize];
+                text.extend_from_slice(piece);
+            }
+            text.truncate(len);
+            check(&text);
+        }
+    }
 
     /// `skip_ws_run` and `skip_ws` against a byte loop over `is_ws`: runs of 0
     /// to 40 bytes of each whitespace byte and of random mixes, ended by every

@@ -920,7 +920,7 @@ pub(crate) unsafe extern "C" fn skip_ws_run(ptr: *const u8, len: usize, pos: usi
 pub(crate) unsafe extern "C" fn is_utf8(ptr: *const u8, len: usize) -> bool {
     // SAFETY: as the caller guarantees.
     let bytes = unsafe { std::slice::from_raw_parts(ptr, len) };
-    simdutf8::basic::from_utf8(bytes).is_ok()
+    jitson_core::text::is_utf8(bytes)
 }
 
 /// Pushes room for an element of `size` bytes (not zero) aligned to `align`
