@@ -431,20 +431,19 @@ impl<T> Decoder<T> {
             for item in self.values(line) {
                 match item {
                     Ok((_, value)) => out.push(value),
-                    // The value is cut by the end of its line, and the input goes
-                    // on: refused, as it would be by any other cut into chunks.
-                    Err(e)
-                        if e.kind() == crate::ErrorKind::UnexpectedEnd
-                            && text::skip_ws(input, end) < input.len() =>
-                    {
-                        return Err(Error::at(ErrorCode::NotLineDelimited, input, end - 1));
-                    }
-                    // Cut by the end of its line, and only whitespace follows
-                    // (blank lines, or none): the input ends inside the value,
-                    // and the error is placed where `values` places it, at the
-                    // end of the input. Decoding the rest from this line's start
-                    // meets the same values, then the same error there.
+                    // The value is cut by the end of its line, which is not the
+                    // end of the input.
                     Err(e) if e.kind() == crate::ErrorKind::UnexpectedEnd && end < input.len() => {
+                        // The input goes on: refused, as it would be by any
+                        // other cut into chunks.
+                        if text::skip_ws(input, end) < input.len() {
+                            return Err(Error::at(ErrorCode::NotLineDelimited, input, end - 1));
+                        }
+                        // Only whitespace follows: the input ends inside the
+                        // value, and the error is placed where `values` places
+                        // it, at the end of the input. Decoding the rest from
+                        // this line's start meets the same values, then the
+                        // same error there.
                         let at_end = self.values(&input[start..]).find_map(Result::err);
                         return Err(at_end.unwrap_or(e).rebased(input, start));
                     }

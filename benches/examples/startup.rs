@@ -3,10 +3,10 @@
 //! Run: `cargo run --release -p jitson-benches --example startup [-- [ROUNDS]
 //! [--no-wait]]` (ROUNDS default 9). The driver starts itself `ROUNDS` times
 //! per case, each child doing exactly one first call and printing its time,
-//! and reports the median, minimum and maximum in milliseconds. Each case is a new process, so every
-//! one-time set-up (the JIT module and its probes, the library of field
-//! functions, the compile pool, the interpreter's caches) is paid inside the
-//! measured call, as it is at a service's start-up:
+//! and reports the median, minimum and maximum in milliseconds. Each case is a
+//! new process, so every one-time set-up (the JIT module and its probes, the
+//! library of field functions, the compile pool, the interpreter's caches) is
+//! paid inside the measured call, as it is at a service's start-up:
 //!
 //! - `warm_up twitter`, `warm_up Order`: `jitson::warm_up::<T>()` as the
 //!   process's first jitson call (the optimising tier, compiled on the caller);
