@@ -1596,11 +1596,15 @@ fn boundary_counts(entry: usize) -> Vec<usize> {
     out
 }
 
-fn fat_map_doc(n: usize, dup_every: usize) -> String {
+/// `n` members keyed `k0`, `k1`... (`k000000`, `k000001`... with `padded`,
+/// in strictly increasing order), every `dup_every`th repeating an earlier key.
+fn fat_map_doc(n: usize, dup_every: usize, padded: bool) -> String {
     let members: Vec<String> = (0..n)
         .map(|i| {
             let k = if dup_every > 0 && i % dup_every == dup_every - 1 {
                 format!("k{}", i / 2)
+            } else if padded {
+                format!("k{i:06}")
             } else {
                 format!("k{i}")
             };
@@ -1631,8 +1635,8 @@ fn large_entries_across_chunks() {
                 if n * entry > 600_000 {
                     continue;
                 }
-                for dup in [0, 7] {
-                    let doc = fat_map_doc(n, dup);
+                for (dup, padded) in [(0, false), (7, false), (0, true)] {
+                    let doc = fat_map_doc(n, dup, padded);
                     agree_counted::<BTreeMap<String, Fat<$n>>>(&mut r, doc.as_bytes());
                     agree_counted::<HashMap<String, Fat<$n>>>(&mut r, doc.as_bytes());
                     agree_counted::<IndexMap<CKey, Fat<$n>>>(&mut r, doc.as_bytes());
@@ -1920,7 +1924,7 @@ fn many_threads_decode_maps_at_once() {
             std::thread::spawn(move || {
                 let mut r = Report::default();
                 for round in 0..20 {
-                    let doc = fat_map_doc(50 + t * 37 + round, 5);
+                    let doc = fat_map_doc(50 + t * 37 + round, 5, false);
                     agree_counted::<BTreeMap<String, Fat<700>>>(&mut r, doc.as_bytes());
                     agree_counted::<HashMap<CKey, Fat<300>>>(&mut r, doc.as_bytes());
                     let cut = &doc.as_bytes()[..doc.len() * (round + 1) / 21];
@@ -1975,7 +1979,7 @@ fn child_maps_in_tls_destructor() {
     impl Drop for DecodeOnExit {
         fn drop(&mut self) {
             let mut out = Vec::new();
-            let doc = fat_map_doc(200, 7);
+            let doc = fat_map_doc(200, 7, false);
             let expected: BTreeMap<String, Fat<1000>> = serde_json::from_str(&doc).unwrap();
             for backend in common::backends() {
                 let got =

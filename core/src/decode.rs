@@ -149,9 +149,35 @@ unsafe impl HasLayout for usize {
 /// `dst` is valid for a `String` write; `ptr[..len]` is valid UTF-8.
 unsafe extern "C" fn write_string(dst: *mut u8, ptr: *const u8, len: usize) {
     // SAFETY: as the caller guarantees.
+    unsafe { dst.cast::<String>().write(owned_text(ptr, len)) }
+}
+
+/// `String::from` of the text `ptr[..len]`, its buffer taken from the global
+/// allocator directly (as `String::from_raw_parts` documents) rather than
+/// through `RawVec`'s general path: every decoded string comes through here.
+/// Aborts (`handle_alloc_error`) if the allocation fails, as `String::from`
+/// does.
+///
+/// # Safety
+/// `ptr[..len]` is valid UTF-8.
+#[inline(always)]
+unsafe fn owned_text(ptr: *const u8, len: usize) -> String {
+    if len == 0 {
+        return String::new();
+    }
+    // SAFETY: `len` bytes exist at `ptr`, so `len` is at most `isize::MAX`,
+    // and alignment 1 is a power of two.
+    let layout = unsafe { std::alloc::Layout::from_size_align_unchecked(len, 1) };
+    // SAFETY: the layout's size is not zero.
+    let buffer = unsafe { std::alloc::alloc(layout) };
+    if buffer.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    // SAFETY: `buffer` is a fresh allocation of `len` bytes, so the ranges do
+    // not overlap; the bytes are UTF-8 (caller) and fill the capacity.
     unsafe {
-        let s = core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len));
-        dst.cast::<String>().write(String::from(s));
+        core::ptr::copy_nonoverlapping(ptr, buffer, len);
+        String::from_raw_parts(buffer, len, len)
     }
 }
 
@@ -242,8 +268,8 @@ unsafe extern "C" fn write_cow_borrowed(dst: *mut u8, ptr: *const u8, len: usize
 unsafe extern "C" fn write_cow_owned(dst: *mut u8, ptr: *const u8, len: usize) {
     // SAFETY: as the caller guarantees.
     unsafe {
-        let s = core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len));
-        dst.cast::<Cow<'_, str>>().write(Cow::Owned(s.to_owned()));
+        dst.cast::<Cow<'_, str>>()
+            .write(Cow::Owned(owned_text(ptr, len)));
     }
 }
 
@@ -396,10 +422,26 @@ pub(crate) unsafe extern "C" fn vec_new<T>(dst: *mut u8) {
 /// # Safety
 /// `dst` is valid for a `Vec<T>` write.
 pub(crate) unsafe extern "C" fn vec_with_capacity<T>(dst: *mut u8, len: usize) -> *mut u8 {
-    let mut vec = Vec::<T>::new();
-    if vec.try_reserve_exact(len).is_err() {
-        return std::ptr::null_mut();
-    }
+    // The buffer from the allocator directly, as `Vec::from_raw_parts`
+    // documents: `try_reserve_exact` on an empty vector reaches the same
+    // `alloc` through `RawVec`'s general growth (about 40 instructions more a
+    // vector, `profile user` under callgrind). Empty and zero-sized: no
+    // allocation, as `Vec` makes none.
+    let mut vec = match std::alloc::Layout::array::<T>(len) {
+        Ok(layout) if layout.size() > 0 => {
+            // SAFETY: the layout's size is not zero.
+            let buffer = unsafe { std::alloc::alloc(layout) };
+            if buffer.is_null() {
+                return std::ptr::null_mut();
+            }
+            // SAFETY: `buffer` was allocated by the global allocator for `len`
+            // values of `T` (the layout `Vec<T>` uses for that capacity); none
+            // is initialised yet, and the length is 0.
+            unsafe { Vec::from_raw_parts(buffer.cast::<T>(), 0, len) }
+        }
+        Ok(_) => Vec::new(),
+        Err(_) => return std::ptr::null_mut(),
+    };
     let buffer = vec.as_mut_ptr().cast();
     // SAFETY: as the caller guarantees.
     unsafe { dst.cast::<Vec<T>>().write(vec) };
@@ -588,16 +630,68 @@ tuple! {
 pub(crate) trait AnyMap<K, V>: Default + EachEntry<K, V> {
     fn put(&mut self, key: K, value: V);
 
-    /// Inserts `entries` (exactly `n` of them) into this map, which is empty,
-    /// a repeated key taking the later value as [`AnyMap::put`] does. Maps
-    /// that can use the length override it.
-    fn put_entries(&mut self, n: usize, entries: impl Iterator<Item = (K, V)>) {
-        let _ = n;
+    /// Moves every one of `entries` into this map, which is empty, a repeated
+    /// key taking the later value as [`AnyMap::put`] does. Maps that can use
+    /// the length, or the order of the keys, override it.
+    fn put_entries(&mut self, entries: &mut Staged<K, V>) {
         for (key, value) in entries {
             self.put(key, value);
         }
     }
 }
+
+/// The entries of a map staged on the element stack ([`StagedMap`]), as one
+/// run of [`Entry`]s that [`AnyMap::put_entries`] moves out in document
+/// order, as an iterator of `(key, value)`.
+pub(crate) struct Staged<K, V> {
+    run: *mut Entry<K, V>,
+    /// The entries not moved out yet are `front..back`.
+    front: usize,
+    back: usize,
+}
+
+impl<K, V> Staged<K, V> {
+    /// The entries not moved out yet.
+    fn remaining(&self) -> &[Entry<K, V>] {
+        // SAFETY: `front..back` of the run are initialised entries (see
+        // `map_finish`, which owns the run while this exists).
+        unsafe { core::slice::from_raw_parts(self.run.add(self.front), self.back - self.front) }
+    }
+
+    /// Whether the keys not moved out yet are in strictly increasing order:
+    /// then they are sorted and none repeats.
+    fn keys_increasing(&self) -> bool
+    where
+        K: Ord,
+    {
+        self.remaining()
+            .windows(2)
+            .all(|w| w[0].key.cmp(&w[1].key).is_lt())
+    }
+}
+
+impl<K, V> Iterator for Staged<K, V> {
+    type Item = (K, V);
+
+    #[inline]
+    fn next(&mut self) -> Option<(K, V)> {
+        if self.front == self.back {
+            return None;
+        }
+        // SAFETY: entry `front` is initialised and, counted out below, never
+        // read or dropped again.
+        let entry = unsafe { self.run.add(self.front).read() };
+        self.front += 1;
+        Some((entry.key, entry.value))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+}
+
+impl<K, V> ExactSizeIterator for Staged<K, V> {}
 
 /// Gives back the room a map reserved for `n` entries when repeated keys left
 /// it less than half full: a document repeating one key a hundred thousand
@@ -657,7 +751,8 @@ impl<K: Eq + core::hash::Hash, V, S: BuildHasher + Default> AnyMap<K, V> for Has
     /// Room reserved once for `n` entries: serde's visitor (no length hint
     /// from serde_json) grows the table, rehashing every entry at each
     /// doubling.
-    fn put_entries(&mut self, n: usize, entries: impl Iterator<Item = (K, V)>) {
+    fn put_entries(&mut self, entries: &mut Staged<K, V>) {
+        let n = entries.len();
         self.reserve(n);
         for (key, value) in entries {
             self.insert(key, value);
@@ -681,28 +776,37 @@ impl<K: Ord, V> AnyMap<K, V> for BTreeMap<K, V> {
 
     /// From enough entries, std's `FromIterator`, which builds the tree left
     /// to right with full nodes where each insert searches it from its root.
-    /// The entries are sorted first (a stable sort: equal keys stay in
+    /// Keys out of order are sorted first (a stable sort: equal keys stay in
     /// document order) and a repeated key keeps its first spelling and takes
     /// the later value, as `insert` does; `dedup_by` drops what is replaced,
     /// which may panic, and leaves the vector whole then, where std's own
     /// removal of duplicates inside the bulk build would leak the tree built
-    /// so far.
-    fn put_entries(&mut self, n: usize, entries: impl Iterator<Item = (K, V)>) {
-        if n < BTREE_BULK_MIN || !self.is_empty() {
+    /// so far. Keys in strictly increasing order (a map serialised from a
+    /// `BTreeMap`, package.json's dependencies) skip both passes.
+    ///
+    /// Tried and not kept (package.json, 2026-12-06): sorted keys inserted
+    /// from the last, each compared with the first only (std's `insert` cost
+    /// more than the vector it saves), and an array on the stack for up to
+    /// eleven entries through `From<[(K, V); N]>` (slower than the vector).
+    fn put_entries(&mut self, entries: &mut Staged<K, V>) {
+        if !self.is_empty() || entries.len() < BTREE_BULK_MIN {
             for (key, value) in entries {
                 self.insert(key, value);
             }
             return;
         }
+        let increasing = entries.keys_increasing();
         let mut entries: Vec<(K, V)> = entries.collect();
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
-        entries.dedup_by(|later, earlier| {
-            let same = later.0 == earlier.0;
-            if same {
-                core::mem::swap(&mut later.1, &mut earlier.1);
-            }
-            same
-        });
+        if !increasing {
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            entries.dedup_by(|later, earlier| {
+                let same = later.0 == earlier.0;
+                if same {
+                    core::mem::swap(&mut later.1, &mut earlier.1);
+                }
+                same
+            });
+        }
         *self = entries.into_iter().collect();
     }
 }
@@ -738,31 +842,40 @@ unsafe fn map_finish<M: AnyMap<K, V>, K, V>(
     dst: *mut u8,
 ) -> bool {
     let (size, align) = (size_of::<Entry<K, V>>(), align_of::<Entry<K, V>>());
-    // Entries moved out so far: after a panic the rest are still on the stack.
-    let mut taken = 0;
-    let built = {
-        let mut entries = elements.addresses(mark, n, size, align).map(|at| {
-            taken += 1;
-            // SAFETY: each address holds an initialised entry (caller), read
-            // exactly once: the stack is popped below without dropping it.
-            let entry = unsafe { at.cast::<Entry<K, V>>().read() };
-            (entry.key, entry.value)
-        });
-        // User code may run (a replaced value's `Drop`, a key's `Hash`); a
-        // decode it runs leases a stack of its own, so this one's entries
-        // stay put.
-        crate::panic::catch(|| {
-            // SAFETY: `dst` holds a live `M` (caller), borrowed only here.
-            let map = unsafe { &mut *dst.cast::<M>() };
-            map.put_entries(n, &mut entries);
-        })
-    };
-    if !built {
-        for at in elements.addresses(mark, n, size, align).skip(taken) {
-            // SAFETY: the entries not taken are initialised and dropped once;
-            // a panicking `Drop` is caught (the first payload is kept).
-            crate::panic::catch(|| unsafe { at.cast::<Entry<K, V>>().drop_in_place() });
+    // The entries as one run: where they lie on the stack, or, where they
+    // span chunks, moved (and popped) into a buffer that is freed below
+    // without dropping anything (its length stays 0).
+    let mut spilled = Vec::<Entry<K, V>>::new();
+    let run = match elements.run(mark, n, align) {
+        Some(first) => first.cast::<Entry<K, V>>(),
+        None => {
+            spilled.reserve_exact(n);
+            // SAFETY: the stack holds the `n` entries (caller); the buffer
+            // has room for them and is not on the stack.
+            unsafe { elements.finish(mark, n, size, align, spilled.as_mut_ptr().cast()) };
+            spilled.as_mut_ptr()
         }
+    };
+    let mut entries = Staged {
+        run,
+        front: 0,
+        back: n,
+    };
+    // User code may run (a replaced value's `Drop`, a key's `Ord` or `Hash`);
+    // a decode it runs leases a stack of its own, so this one's entries stay
+    // put.
+    let built = crate::panic::catch(|| {
+        // SAFETY: `dst` holds a live `M` (caller), borrowed only here.
+        let map = unsafe { &mut *dst.cast::<M>() };
+        map.put_entries(&mut entries);
+    });
+    // After a panic, the entries not moved out are still in the run.
+    for i in entries.front..entries.back {
+        // SAFETY: entry `i` is initialised and was not moved out; it is
+        // dropped once, a panicking `Drop` caught (the first payload kept).
+        crate::panic::catch(|| unsafe { run.add(i).drop_in_place() });
+    }
+    if !built {
         // SAFETY: the map is live and dropped once: nothing is left at `dst`.
         crate::panic::catch(|| unsafe { dst.cast::<M>().drop_in_place() });
     }

@@ -263,6 +263,16 @@ impl Elements {
         }
     }
 
+    /// The address of the first of the `n` elements (`n` > 0) of `size` bytes
+    /// aligned to `align` pushed since `mark`, if they lie contiguously in one
+    /// chunk (the common case: the vector never left its chunk); `None` if
+    /// they span chunks. Nothing is popped.
+    #[inline]
+    pub fn run(&self, mark: Mark, n: usize, align: usize) -> Option<*mut u8> {
+        let (chunk, from) = self.mark_position(mark);
+        (chunk == self.current && n > 0).then(|| align_up(from, align))
+    }
+
     /// Moves the `n` elements of `size` bytes (not zero) aligned to `align` pushed
     /// since `mark` to `out` (room for `n` of them), and pops them.
     ///
@@ -271,13 +281,11 @@ impl Elements {
     /// is valid for writing `n * size` bytes and does not overlap the stack.
     #[inline]
     pub unsafe fn finish(&mut self, mark: Mark, n: usize, size: usize, align: usize, out: *mut u8) {
-        let (chunk, from) = self.mark_position(mark);
-        if chunk == self.current && n > 0 {
-            // The common case: the vector never left its chunk.
-            // SAFETY: the `n` elements lie contiguously from the first aligned
-            // slot at the mark (each push aligns, and sizes are multiples of
-            // their alignment); `out` has room for them.
-            unsafe { std::ptr::copy_nonoverlapping(align_up(from, align), out, n * size) };
+        if let Some(first) = self.run(mark, n, align) {
+            // SAFETY: the `n` elements lie contiguously from `first` (each push
+            // aligns, and sizes are multiples of their alignment); `out` has
+            // room for them.
+            unsafe { std::ptr::copy_nonoverlapping(first, out, n * size) };
             self.pop(mark);
             return;
         }

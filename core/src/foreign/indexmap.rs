@@ -22,8 +22,9 @@ use indexmap::{IndexMap, IndexSet};
 
 use crate::convert::ConvertFrom;
 use crate::decode::{
-    AnyMap, Decode, DecodeBorrowed, EachEntry, HasLayout, layout_of, map_for_each, map_insert,
-    map_insert_with, map_new, slice_of, staged_map, vec_new, vec_set_len, vec_with_capacity,
+    AnyMap, Decode, DecodeBorrowed, EachEntry, HasLayout, Staged, layout_of, map_for_each,
+    map_insert, map_insert_with, map_new, slice_of, staged_map, vec_new, vec_set_len,
+    vec_with_capacity,
 };
 use crate::encode::{Encode, encode_layout_of, no_insert, no_insert_with, no_map_new};
 use crate::layout::{Kind, LayoutRef, MapLayout, TypeLayout, VecLayout};
@@ -46,7 +47,8 @@ impl<K: Eq + Hash, V, S: BuildHasher + Default> AnyMap<K, V> for IndexMap<K, V, 
 
     /// Room reserved once for `n` entries, inserted in order (so a repeated
     /// key keeps its first place, as above).
-    fn put_entries(&mut self, n: usize, entries: impl Iterator<Item = (K, V)>) {
+    fn put_entries(&mut self, entries: &mut Staged<K, V>) {
+        let n = entries.len();
         self.reserve(n);
         for (key, value) in entries {
             self.insert(key, value);
