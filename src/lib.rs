@@ -562,8 +562,10 @@ impl<T> Decoder<T> {
     where
         T: HasLayout,
     {
-        self.decode_at_start(input, validate_utf8, None)
-            .map(|(value, _)| value)
+        let mut out = MaybeUninit::<T>::uninit();
+        self.decode_at_start_into(input, validate_utf8, None, &mut out)?;
+        // SAFETY: the decode succeeded, so `out` holds a whole T.
+        Ok(unsafe { out.assume_init() })
     }
 
     /// Decodes a `T` from the start of `input`: the whole of it (one document)
@@ -581,13 +583,34 @@ impl<T> Decoder<T> {
     where
         T: HasLayout,
     {
+        let mut out = MaybeUninit::<T>::uninit();
+        let end = self.decode_at_start_into(input, validate_utf8, prefix, &mut out)?;
+        // SAFETY: the decode succeeded, so `out` holds a whole T.
+        Ok((unsafe { out.assume_init() }, end))
+    }
+
+    /// [`decode_at_start`](Self::decode_at_start) into `out`, which holds the
+    /// whole `T` when it returns `Ok` (and nothing otherwise). Every backend
+    /// writes its value there: the value is moved once, by the public
+    /// function that returns it, where passing it back up by value copied a
+    /// `T` in each of two frames (a 400-byte `Order` twice, by `memcpy`).
+    fn decode_at_start_into(
+        &self,
+        input: &[u8],
+        validate_utf8: bool,
+        prefix: Option<usize>,
+        out: &mut MaybeUninit<T>,
+    ) -> Result<usize, Error>
+    where
+        T: HasLayout,
+    {
         let len = prefix.unwrap_or(input.len());
         // The path of a decode in a loop: the thread's last decoder is this
         // type's, so no engine is chosen and no learner can exist.
         if let Some(compiled) = self.last_compiled(len) {
-            return self.decode_compiled(compiled, input, validate_utf8, prefix);
+            return self.decode_compiled(compiled, input, validate_utf8, prefix, out);
         }
-        self.decode_choosing(input, validate_utf8, prefix, len)
+        self.decode_choosing(input, validate_utf8, prefix, len, out)
     }
 
     /// The thread's last decoder when it is this decoder's choice for `T` (the
@@ -619,7 +642,8 @@ impl<T> Decoder<T> {
         validate_utf8: bool,
         prefix: Option<usize>,
         len: usize,
-    ) -> Result<(T, usize), Error>
+        out: &mut MaybeUninit<T>,
+    ) -> Result<usize, Error>
     where
         T: HasLayout,
     {
@@ -629,13 +653,12 @@ impl<T> Decoder<T> {
             choose_engine(self.backend, self.tiering, T::LAYOUT, len)?
         };
         if let Engine::Jit(compiled) = engine {
-            return self.decode_compiled(compiled, input, validate_utf8, prefix);
+            return self.decode_compiled(compiled, input, validate_utf8, prefix, out);
         }
         debug_assert_eq!(engine.name(), "interpreter");
         // Whatever this decode stashes and does not resume is gone when it returns
         // or unwinds; a decode run from a `Drop` inside another keeps its own.
         let _panics = jitson_core::panic::Scope::enter();
-        let mut out = MaybeUninit::<T>::uninit();
         let dst: *mut u8 = out.as_mut_ptr().cast();
         counts::count(counts::Count::Interpreter);
         // The first decode of a type waiting for its compile records the key
@@ -650,7 +673,8 @@ impl<T> Decoder<T> {
             prefix.is_some(),
         )?;
         // SAFETY: on success the interpreter has written a whole T.
-        Ok((unsafe { decoded(out) }, end))
+        unsafe { decoded(out) };
+        Ok(end)
     }
 
     /// Decodes with `compiled`, the JIT's decoder for `T`; where it fails, the
@@ -664,13 +688,13 @@ impl<T> Decoder<T> {
         input: &[u8],
         validate_utf8: bool,
         prefix: Option<usize>,
-    ) -> Result<(T, usize), Error>
+        out: &mut MaybeUninit<T>,
+    ) -> Result<usize, Error>
     where
         T: HasLayout,
     {
         // As in `decode_choosing`.
         let _panics = jitson_core::panic::Scope::enter();
-        let mut out = MaybeUninit::<T>::uninit();
         let dst: *mut u8 = out.as_mut_ptr().cast();
         // A root the JIT hands to the interpreter whole runs no compiled
         // code of its own: the interpreter's decode.
@@ -686,7 +710,8 @@ impl<T> Decoder<T> {
                 if prefix.is_some() || jitson_core::text::skip_ws(input, end) == input.len() =>
             {
                 // SAFETY: the compiled decoder wrote a whole T.
-                return Ok((unsafe { decoded(out) }, end));
+                unsafe { decoded(out) };
+                return Ok(end);
             }
             Ok(_) => {
                 // Trailing characters: the interpreter below reports them.
@@ -709,9 +734,9 @@ impl<T> Decoder<T> {
             result.is_err() || out_of_stack,
             "the JIT rejected a document the interpreter accepts"
         );
-        result.map(|end| {
+        result.inspect(|_| {
             // SAFETY: the interpreter wrote a whole T.
-            (unsafe { decoded(out) }, end)
+            unsafe { decoded(out) }
         })
     }
 
@@ -758,24 +783,23 @@ impl<T> Decoder<T> {
     }
 }
 
-/// The value a successful decode wrote to `out`, unless a panic from user code
-/// is still pending: a `Drop` that panicked while the decode dropped a partly
-/// built value it then rebuilt (a JIT slow path, an untagged enum's next
-/// variant). Then the value is dropped and the panic resumes now, whichever
-/// backend decoded, not in some later decode. The drop runs under `catch`: a
-/// second panic there must not unwind past the first one's payload.
+/// Keeps the value a successful decode wrote to `out`, unless a panic from
+/// user code is still pending: a `Drop` that panicked while the decode dropped
+/// a partly built value it then rebuilt (a JIT slow path, an untagged enum's
+/// next variant). Then the value is dropped and the panic resumes now,
+/// whichever backend decoded, not in some later decode. The drop runs under
+/// `catch`: a second panic there must not unwind past the first one's payload.
 ///
 /// # Safety
 /// `out` holds a whole `T`.
-unsafe fn decoded<T>(out: MaybeUninit<T>) -> T {
-    // SAFETY: as the caller guarantees.
-    let value = unsafe { out.assume_init() };
+unsafe fn decoded<T>(out: &mut MaybeUninit<T>) {
     if jitson_core::panic::is_pending() {
-        jitson_core::panic::catch(|| drop(value));
+        // SAFETY: `out` holds a whole T (caller), dropped once here; the
+        // unwinding below leaves nothing at `out` for the caller to use.
+        jitson_core::panic::catch(|| unsafe { out.assume_init_drop() });
         jitson_core::panic::resume();
         unreachable!("a pending panic resumes");
     }
-    value
 }
 
 /// Decodes a `T` from UTF-8 bytes with [`Backend::Auto`]; strings are checked to be
