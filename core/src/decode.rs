@@ -152,32 +152,51 @@ unsafe extern "C" fn write_string(dst: *mut u8, ptr: *const u8, len: usize) {
     unsafe { dst.cast::<String>().write(owned_text(ptr, len)) }
 }
 
-/// `String::from` of the text `ptr[..len]`, its buffer taken from the global
-/// allocator directly (as `String::from_raw_parts` documents) rather than
-/// through `RawVec`'s general path: every decoded string comes through here.
-/// Aborts (`handle_alloc_error`) if the allocation fails, as `String::from`
-/// does.
+/// `String::from` of the text `ptr[..len]`, its buffer from [`exact_vec`]:
+/// every decoded string comes through here. Aborts (`handle_alloc_error`) if
+/// the allocation fails, as `String::from` does.
 ///
 /// # Safety
 /// `ptr[..len]` is valid UTF-8.
 #[inline(always)]
 unsafe fn owned_text(ptr: *const u8, len: usize) -> String {
-    if len == 0 {
-        return String::new();
-    }
-    // SAFETY: `len` bytes exist at `ptr`, so `len` is at most `isize::MAX`,
-    // and alignment 1 is a power of two.
-    let layout = unsafe { std::alloc::Layout::from_size_align_unchecked(len, 1) };
-    // SAFETY: the layout's size is not zero.
-    let buffer = unsafe { std::alloc::alloc(layout) };
-    if buffer.is_null() {
-        std::alloc::handle_alloc_error(layout);
-    }
-    // SAFETY: `buffer` is a fresh allocation of `len` bytes, so the ranges do
-    // not overlap; the bytes are UTF-8 (caller) and fill the capacity.
+    let Some(mut bytes) = exact_vec::<u8>(len) else {
+        std::alloc::handle_alloc_error(
+            std::alloc::Layout::array::<u8>(len).unwrap_or(std::alloc::Layout::new::<u8>()),
+        );
+    };
+    // SAFETY: `bytes` has room for exactly `len` bytes in a fresh buffer, so
+    // the ranges do not overlap; the bytes are UTF-8 (caller).
     unsafe {
-        core::ptr::copy_nonoverlapping(ptr, buffer, len);
-        String::from_raw_parts(buffer, len, len)
+        core::ptr::copy_nonoverlapping(ptr, bytes.as_mut_ptr(), len);
+        bytes.set_len(len);
+        String::from_utf8_unchecked(bytes)
+    }
+}
+
+/// An empty `Vec<T>` with room for exactly `len` values, its buffer taken
+/// from the global allocator directly, as `Vec::from_raw_parts` documents:
+/// `try_reserve_exact` on an empty vector and `String::from` reach the same
+/// `alloc` through `RawVec`'s general growth (about 40 instructions more a
+/// vector and 10 a string, `small_docs user` under callgrind). Empty and
+/// zero-sized: no allocation, as `Vec` makes none. `None` if the size
+/// overflows or the allocation fails.
+#[inline(always)]
+fn exact_vec<T>(len: usize) -> Option<Vec<T>> {
+    match std::alloc::Layout::array::<T>(len) {
+        Ok(layout) if layout.size() > 0 => {
+            // SAFETY: the layout's size is not zero.
+            let buffer = unsafe { std::alloc::alloc(layout) };
+            if buffer.is_null() {
+                return None;
+            }
+            // SAFETY: `buffer` was allocated by the global allocator for `len`
+            // values of `T` (the layout `Vec<T>` uses for that capacity); none
+            // is initialised yet, and the length is 0.
+            Some(unsafe { Vec::from_raw_parts(buffer.cast::<T>(), 0, len) })
+        }
+        Ok(_) => Some(Vec::new()),
+        Err(_) => None,
     }
 }
 
@@ -422,25 +441,8 @@ pub(crate) unsafe extern "C" fn vec_new<T>(dst: *mut u8) {
 /// # Safety
 /// `dst` is valid for a `Vec<T>` write.
 pub(crate) unsafe extern "C" fn vec_with_capacity<T>(dst: *mut u8, len: usize) -> *mut u8 {
-    // The buffer from the allocator directly, as `Vec::from_raw_parts`
-    // documents: `try_reserve_exact` on an empty vector reaches the same
-    // `alloc` through `RawVec`'s general growth (about 40 instructions more a
-    // vector, `profile user` under callgrind). Empty and zero-sized: no
-    // allocation, as `Vec` makes none.
-    let mut vec = match std::alloc::Layout::array::<T>(len) {
-        Ok(layout) if layout.size() > 0 => {
-            // SAFETY: the layout's size is not zero.
-            let buffer = unsafe { std::alloc::alloc(layout) };
-            if buffer.is_null() {
-                return std::ptr::null_mut();
-            }
-            // SAFETY: `buffer` was allocated by the global allocator for `len`
-            // values of `T` (the layout `Vec<T>` uses for that capacity); none
-            // is initialised yet, and the length is 0.
-            unsafe { Vec::from_raw_parts(buffer.cast::<T>(), 0, len) }
-        }
-        Ok(_) => Vec::new(),
-        Err(_) => return std::ptr::null_mut(),
+    let Some(mut vec) = exact_vec::<T>(len) else {
+        return std::ptr::null_mut();
     };
     let buffer = vec.as_mut_ptr().cast();
     // SAFETY: as the caller guarantees.

@@ -238,8 +238,9 @@ impl Elements {
 
     /// The addresses of the `n` elements of `size` bytes (not zero) aligned to
     /// `align` pushed since `mark`, in order, without popping them: for a
-    /// consumer that moves them out one at a time (a map built from its
-    /// entries), where [`Elements::finish`] copies them out in bulk.
+    /// consumer that visits them one at a time wherever they lie (a map's
+    /// entries dropped when it is left early), where [`Elements::finish`]
+    /// copies them out in bulk and [`Elements::run`] finds them in one chunk.
     pub fn addresses(&self, mark: Mark, n: usize, size: usize, align: usize) -> Addresses<'_> {
         let (chunk, from) = self.mark_position(mark);
         Addresses {
