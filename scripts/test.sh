@@ -13,10 +13,10 @@
 #      what they add to the others (maps under hostile user code, structs of
 #      a thousand fields, other crates' types, the element stack) is
 #      interpreter code the features do not change, step 1 runs them on the
-#      interpreter as on the JIT, and their builds were half of
-#      this step's (the 2026-12-06 timings: maps_hostile 119 s, wide_structs
-#      59, foreign 41, element_stack_hostile 37, the compare example 121, of
-#      879 s of compiling on two cores);
+#      interpreter as on the JIT, and their builds were half of this step's
+#      (2026-12-06: maps_hostile 119 s, wide_structs 59, foreign 41,
+#      element_stack_hostile 37, the compare example 121, of 879 s of
+#      compiling on two cores; docs/benchmarks.md, Round 17);
 #   3. the same test binaries as step 1 with every struct lowered unrolled
 #      (`JITSON_STRUCTS=unrolled`; step 1 lets the tiers choose): nothing is
 #      rebuilt, `--workspace` keeps step 1's feature set;
@@ -42,6 +42,7 @@ step() {
 # tests/ (a `NAME.rs` or a `NAME/main.rs`) runs there.
 NOT_WITHOUT_FEATURES=" maps_hostile wide_structs foreign element_stack_hostile "
 without_features=(--lib)
+shopt -s nullglob
 for path in tests/*.rs tests/*/main.rs; do
     name=${path#tests/}
     name=${name%.rs}

@@ -83,7 +83,7 @@ use std::time::{Duration, Instant};
 
 use cranelift_codegen::ir::{AbiParam, Signature, types};
 use cranelift_codegen::settings::{self, Configurable};
-use cranelift_codegen::{Context, isa::OwnedTargetIsa};
+use cranelift_codegen::{Context, isa, isa::OwnedTargetIsa};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITMemoryProvider, JITModule};
 use cranelift_module::{FuncId, Linkage, Module};
@@ -594,6 +594,24 @@ struct Translated {
     dump_name: String,
 }
 
+/// The signature of a generated function of `role` (docs/jit.md, "The
+/// generated-code ABI"): a value function takes the state and the
+/// destination and returns whether it decoded; a member function also takes
+/// `pos` and returns it with its `MemberStatus` (an `i8`, `kind/struct_.rs`),
+/// so the position passes between a struct function and its members in
+/// registers, not through the state.
+fn signature(call_conv: isa::CallConv, role: Role) -> Signature {
+    let mut sig = Signature::new(call_conv);
+    sig.params.push(AbiParam::new(types::I64));
+    sig.params.push(AbiParam::new(types::I64));
+    sig.returns.push(AbiParam::new(types::I8));
+    if role == Role::Member {
+        sig.params.push(AbiParam::new(types::I64));
+        sig.returns.push(AbiParam::new(types::I64));
+    }
+    sig
+}
+
 /// The prefix of the names imported library functions are declared under
 /// (then their index in [`Translated::imports`]), which the module's symbol
 /// lookup binds to their addresses.
@@ -643,22 +661,23 @@ fn translate_module(
     jit_builder.memory_provider(provider);
     let mut module = JITModule::new(jit_builder);
 
-    let mut sig = Signature::new(call_conv);
-    sig.params.push(AbiParam::new(types::I64));
-    sig.params.push(AbiParam::new(types::I64));
-    sig.returns.push(AbiParam::new(types::I8));
+    let sig = |role| signature(call_conv, role);
 
     let codegen = |e: cranelift_module::ModuleError| CompileError::Codegen(e.to_string());
     let mut ids: HashMap<(Role, LayoutId), FuncId> = HashMap::new();
     for (i, &key) in imports.iter().enumerate() {
         let id = module
-            .declare_function(&format!("{LIBRARY_SYMBOL}{i}"), Linkage::Import, &sig)
+            .declare_function(
+                &format!("{LIBRARY_SYMBOL}{i}"),
+                Linkage::Import,
+                &sig(key.0),
+            )
             .map_err(codegen)?;
         ids.insert(key, id);
     }
     for (i, &(role, layout)) in functions.iter().enumerate() {
         let id = module
-            .declare_function(&function_name(i, role, layout), Linkage::Local, &sig)
+            .declare_function(&function_name(i, role, layout), Linkage::Local, &sig(role))
             .map_err(codegen)?;
         ids.insert((role, layout.id()), id);
     }
@@ -671,7 +690,7 @@ fn translate_module(
     // compiled by the crew meanwhile; defined in order by `finish_module`.
     for (i, &(role, layout)) in functions.iter().enumerate() {
         let mut ctx = Box::new(module.make_context());
-        ctx.func.signature = sig.clone();
+        ctx.func.signature = sig(role);
         let function = translate::translate_function(
             &mut module,
             &mut ctx,

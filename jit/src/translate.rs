@@ -107,7 +107,10 @@ pub(crate) fn translate_function(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let (state, dst) = (b.block_params(entry)[0], b.block_params(entry)[1]);
-    let mut t = FnTranslator::new(b, module, ids, speculation, state, call_conv);
+    // A member function is handed `pos` (`crate::signature`); every other
+    // function reads it from the state.
+    let pos = (role == Role::Member).then(|| b.block_params(entry)[2]);
+    let mut t = FnTranslator::new(b, module, ids, speculation, state, pos, call_conv);
     match &layout.kind {
         _ if role == Role::Member => t.emit_member_function(layout, dst),
         Kind::Struct(st) if struct_compiles(st) => match speculation.structs {
@@ -187,6 +190,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         ids: &'m HashMap<(Role, LayoutId), FuncId>,
         speculation: Speculation<'m>,
         state: Value,
+        pos_in: Option<Value>,
         call_conv: CallConv,
     ) -> Self {
         let input = b
@@ -196,9 +200,10 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             .ins()
             .load(PTR, state_flags(), state, offset_of(STATE_LEN));
         let pos = b.declare_var(PTR);
-        let start = b
-            .ins()
-            .load(PTR, state_flags(), state, offset_of(STATE_POS));
+        let start = pos_in.unwrap_or_else(|| {
+            b.ins()
+                .load(PTR, state_flags(), state, offset_of(STATE_POS))
+        });
         b.def_var(pos, start);
         FnTranslator {
             b,

@@ -6,7 +6,8 @@
 //! closing quote) against the name of the field expected next with wide loads
 //! and, on a match, calls that field's member function. A member function (one
 //! per distinct field layout in the module, shared by every field of that layout)
-//! decodes `: value` and what follows it, and returns a [`MemberStatus`]; per
+//! decodes `: value` and what follows it, and returns a [`MemberStatus`] with
+//! the position (which it also takes, in a register: `crate::signature`); per
 //! field, the struct function is the speculative compare, the call and a status
 //! test (issue 10: compile time follows the IR per field, and this is about a
 //! third of what inline `:`/`,` handling and an inline key dispatch cost).
@@ -470,18 +471,19 @@ impl FnTranslator<'_, '_> {
             self.b.switch_to_block(fresh);
             let at = self.b.ins().iadd_imm_s(dst, field.offset as i64);
             let f = self.role_func_ref(Role::Member, field.layout.get());
-            self.store_pos();
             // A flattened struct's field: serde reads it from what it buffered.
             let buffered = i >= own;
             if buffered {
                 self.adjust_buffered(1);
             }
-            let call = self.b.ins().call(f, &[self.state, at]);
-            let st = self.b.inst_results(call)[0];
+            // `pos` goes in and comes back in registers (`crate::signature`).
+            let pos = self.get_pos();
+            let call = self.b.ins().call(f, &[self.state, at, pos]);
+            let (st, pos) = (self.b.inst_results(call)[0], self.b.inst_results(call)[1]);
+            self.set_pos(pos);
             if buffered {
                 self.adjust_buffered(-1);
             }
-            self.load_pos();
             let marked = self.b.ins().bor_imm_s(s, mask);
             self.b.def_var(word, marked);
             let next = self
@@ -810,10 +812,8 @@ impl FnTranslator<'_, '_> {
         self.advance(1);
         let c = self.peek_or_indented(written_bail);
         self.expect_byte(c, b'"', written_bail);
-        self.store_pos();
         self.ret_status(MemberStatus::Next);
         self.b.switch_to_block(close);
-        self.store_pos();
         self.ret_status(MemberStatus::Close);
         for (block, status) in [
             (written_bail, MemberStatus::WrittenBail),
@@ -826,9 +826,12 @@ impl FnTranslator<'_, '_> {
         }
     }
 
+    /// Returns `status` and `pos` (a member function's results; `state.pos`
+    /// is not written).
     fn ret_status(&mut self, status: MemberStatus) {
         let v = self.b.ins().iconst(types::I8, status as i64);
-        self.b.ins().return_(&[v]);
+        let pos = self.get_pos();
+        self.b.ins().return_(&[v, pos]);
     }
 
     /// `:` after a key, or `bail`; the value's whitespace test then looks for
