@@ -901,7 +901,11 @@ cfg_jit! {
         validate_utf8: bool,
         dst: *mut u8,
     ) -> Result<usize, Failure> {
+        let mut first = jitson_core::elements::FirstChunk::new();
         let mut state = JitState::new(input, max_depth, validate_utf8);
+        // SAFETY: `first` is declared before `state`, so it outlives it, and
+        // stays in this frame.
+        unsafe { state.elements.lend(&mut first) };
         // SAFETY: forwarded from the caller; `state` borrows `input` for the call.
         if unsafe { compiled.call(&mut state, dst) } {
             Ok(state.pos)

@@ -277,15 +277,14 @@ fn join(items: impl IntoIterator<Item = String>) -> String {
     format!("[{}]", items.into_iter().collect::<Vec<_>>().join(","))
 }
 
-/// Element counts just around each of the first chunk boundaries (16 KiB, then
-/// doubling: cumulative 16, 48, 112, 240 KiB) for elements of `size` bytes.
+/// Element counts just around each of the first chunk boundaries for elements
+/// of `size` bytes: the kibibyte each decode lends from its own frame, then the
+/// allocated chunks of 16 KiB, doubling (cumulative 1, 17, 49, 113, 241 KiB).
 fn boundary_lengths(size: usize) -> Vec<usize> {
     let mut out = vec![0, 1, 2];
     let mut total = 0;
-    let mut chunk = 16 << 10;
-    for _ in 0..4 {
-        total += chunk;
-        chunk *= 2;
+    for chunk in [1, 16, 32, 64, 128] {
+        total += chunk << 10;
         let n = total / size;
         for d in [n.saturating_sub(2), n.saturating_sub(1), n, n + 1, n + 2] {
             out.push(d);
@@ -899,7 +898,7 @@ fn mixed_alignments_nested_above_each_other() {
 
 #[test]
 fn large_elements_and_elements_bigger_than_a_chunk() {
-    // ~1 KiB elements; 15 fit the first chunk.
+    // ~1 KiB elements: none fits the lent kibibyte, 15 the first allocated chunk.
     let fat = |i: usize| {
         format!(
             r#"{{"s":"f{i}","v":{}}}"#,

@@ -984,6 +984,11 @@ impl Plan {
         {
             return Ok(());
         }
+        let mut first = jitson_core::elements::FirstChunk::new();
+        let mut elements = jitson_core::elements::Elements::lease();
+        // SAFETY: `first` is declared before `elements`, so it outlives it, and
+        // stays in this frame.
+        unsafe { elements.lend(&mut first) };
         // SAFETY: `dst` is the array of this plan's columns, which is what its
         // root layout (a struct whose field `i` is column `i`) describes.
         unsafe {
@@ -992,7 +997,7 @@ impl Plan {
                 pos,
                 MAX_DEPTH,
                 jitson_core::stack::limit(),
-                &mut jitson_core::elements::Elements::lease(),
+                &mut elements,
                 self.root,
                 dst,
                 true,

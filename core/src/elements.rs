@@ -11,7 +11,11 @@
 //! bitwise move (every Rust value may be moved by `memcpy`), and the stack's
 //! memory is reused from one vector, and one decode, to the next.
 //!
-//! The stack is a list of chunks. Pushing bumps `top` within the current chunk;
+//! The stack is a list of chunks. Chunk 0 is memory the decode lends from its
+//! own frame ([`Elements::lend`], [`FirstChunk`]: a kibibyte, empty if nothing
+//! was lent), so a decode whose vectors fit there never touches the thread's
+//! cache; the chunks after it are allocated, and kept for the thread's next
+//! decode. Pushing bumps `top` within the current chunk;
 //! an element that does not fit moves on to the next chunk (allocated, or reused
 //! if large enough), so nothing already pushed ever moves: generated code holds
 //! element addresses across nested decodes. Vectors nest strictly, so a vector's
@@ -41,15 +45,57 @@ const KEEP: usize = 1 << 20;
 /// its chunk).
 const CHUNK_ALIGN: usize = 64;
 
-/// One allocation of the stack.
+/// The bytes of [`FirstChunk`].
+pub const FIRST_CHUNK_LEN: usize = 1 << 10;
+
+/// Memory a decode lends its stack for chunk 0 ([`Elements::lend`]), on the
+/// decode's own frame: uninitialised, aligned as allocated chunks are.
+#[repr(C, align(64))]
+pub struct FirstChunk(std::mem::MaybeUninit<[u8; FIRST_CHUNK_LEN]>);
+
+impl FirstChunk {
+    /// Room for a stack's first elements.
+    #[inline(always)]
+    pub fn new() -> FirstChunk {
+        FirstChunk(std::mem::MaybeUninit::uninit())
+    }
+}
+
+impl Default for FirstChunk {
+    #[inline(always)]
+    fn default() -> FirstChunk {
+        FirstChunk::new()
+    }
+}
+
+const _: () = assert!(align_of::<FirstChunk>() == CHUNK_ALIGN);
+
+/// Where one chunk's memory is and how much of it is live.
 #[derive(Debug)]
-struct Chunk {
+struct Region {
     start: *mut u8,
     size: usize,
     /// `top` when the stack last moved on from this chunk to the next: the end of
     /// the elements still live here.
     filled: *mut u8,
 }
+
+impl Region {
+    /// No memory: the chunk 0 of a stack that was lent none.
+    const NONE: Region = Region {
+        start: std::ptr::null_mut(),
+        size: 0,
+        filled: std::ptr::null_mut(),
+    };
+
+    fn end(&self) -> *mut u8 {
+        self.start.wrapping_add(self.size)
+    }
+}
+
+/// One allocation of the stack (chunks 1 and up), freed when dropped.
+#[derive(Debug)]
+struct Chunk(Region);
 
 impl Chunk {
     fn allocate(size: usize) -> Chunk {
@@ -60,15 +106,11 @@ impl Chunk {
         if start.is_null() {
             std::alloc::handle_alloc_error(layout);
         }
-        Chunk {
+        Chunk(Region {
             start,
             size,
             filled: start,
-        }
-    }
-
-    fn end(&self) -> *mut u8 {
-        self.start.wrapping_add(self.size)
+        })
     }
 }
 
@@ -77,8 +119,8 @@ impl Drop for Chunk {
         // SAFETY: `start` came from `alloc` with this very layout.
         unsafe {
             std::alloc::dealloc(
-                self.start,
-                Layout::from_size_align_unchecked(self.size, CHUNK_ALIGN),
+                self.0.start,
+                Layout::from_size_align_unchecked(self.0.size, CHUNK_ALIGN),
             )
         }
     }
@@ -90,7 +132,8 @@ impl Drop for Chunk {
 pub struct Mark {
     /// The chunk that was current.
     pub chunk: usize,
-    /// `top` then (null before the stack's first chunk).
+    /// `top` then (null before the stack's first chunk, which only a stack
+    /// lent no chunk 0 has).
     pub top: *mut u8,
 }
 
@@ -103,8 +146,11 @@ pub struct Elements {
     pub top: *mut u8,
     /// The end of the current chunk (null before the first chunk).
     pub end: *mut u8,
-    /// The index of the current chunk in `chunks`.
+    /// The index of the current chunk: 0 for the lent one, `i` for `chunks[i - 1]`.
     pub current: usize,
+    /// Chunk 0: memory lent by the decode ([`Elements::lend`]), or none.
+    lent: Region,
+    /// Chunks 1 and up.
     chunks: Vec<Chunk>,
 }
 
@@ -115,6 +161,7 @@ impl Default for Elements {
             top: std::ptr::null_mut(),
             end: std::ptr::null_mut(),
             current: 0,
+            lent: Region::NONE,
             chunks: Vec::new(),
         }
     }
@@ -133,11 +180,54 @@ fn align_up(addr: *mut u8, align: usize) -> *mut u8 {
 
 impl Elements {
     /// An empty stack for one decode. It takes the thread's cached chunks at its
-    /// first push (a decode without vectors never touches the cache), and gives
-    /// them back when the lease drops.
+    /// first push beyond chunk 0 (a decode whose vectors fit in what it lent
+    /// never touches the cache), and gives them back when the lease drops.
     #[inline]
     pub fn lease() -> Leased {
         Leased(Elements::default())
+    }
+
+    /// Makes `first` chunk 0 of this stack, which has pushed nothing yet: the
+    /// first kibibyte of elements goes there, without an allocation or the
+    /// thread's cache.
+    ///
+    /// # Safety
+    /// `first` outlives every use of this stack (every push, mark and finish;
+    /// dropping the stack does not touch it) and does not move meanwhile: the
+    /// stack and the addresses it hands out point into it.
+    #[inline]
+    pub unsafe fn lend(&mut self, first: &mut FirstChunk) {
+        assert!(
+            self.top.is_null() && self.chunks.is_empty(),
+            "chunk 0 is lent before the first push"
+        );
+        let start: *mut u8 = first.0.as_mut_ptr().cast();
+        self.lent = Region {
+            start,
+            size: FIRST_CHUNK_LEN,
+            filled: start,
+        };
+        self.current = 0;
+        self.top = start;
+        self.end = self.lent.end();
+    }
+
+    /// Chunk `index`'s memory.
+    #[inline]
+    fn chunk(&self, index: usize) -> &Region {
+        match index.checked_sub(1) {
+            None => &self.lent,
+            Some(i) => &self.chunks[i].0,
+        }
+    }
+
+    /// Chunk `index`'s memory, to note where its elements end.
+    #[inline]
+    fn chunk_mut(&mut self, index: usize) -> &mut Region {
+        match index.checked_sub(1) {
+            None => &mut self.lent,
+            Some(i) => &mut self.chunks[i].0,
+        }
     }
 
     /// Where the next vector begins.
@@ -168,40 +258,42 @@ impl Elements {
     #[cold]
     pub fn grow(&mut self, size: usize, align: usize) -> *mut u8 {
         if self.chunks.is_empty() {
-            // The first push of this lease: adopt the thread's cached chunks
+            // The first push past chunk 0: adopt the thread's cached chunks
             // (none if another decode on this thread holds them, or the thread
-            // is exiting). Nothing is pushed yet, so `top` stays null: marks
-            // taken so far mean "before the first chunk", as they did.
-            // Swapped in place, as `Leased::give_back` puts them back.
+            // is exiting). Swapped in place, as `Leased::give_back` puts them
+            // back.
             let _ = CACHED.try_with(|cached| cached.swap(Cell::from_mut(&mut self.chunks)));
         }
         let index = if self.top.is_null() {
-            0
+            // Nothing lent and nothing pushed: marks taken so far mean "before
+            // the first chunk", which `mark_position` reads as chunk 1's start.
+            1
         } else {
-            self.chunks[self.current].filled = self.top;
+            let top = self.top;
+            self.chunk_mut(self.current).filled = top;
             self.current + 1
         };
         let needed = size.saturating_add(align.saturating_sub(CHUNK_ALIGN));
-        let fits = |chunk: &Chunk| chunk.size >= needed;
-        if !self.chunks.get(index).is_some_and(fits) {
-            let previous = index.checked_sub(1).map_or(0, |i| self.chunks[i].size);
+        let fits = |chunk: &Chunk| chunk.0.size >= needed;
+        if !self.chunks.get(index - 1).is_some_and(fits) {
+            let previous = self.chunk(index - 1).size;
             let size = needed
                 .max(previous.saturating_mul(2))
                 .max(FIRST_CHUNK)
                 .next_multiple_of(CHUNK_ALIGN);
             let chunk = Chunk::allocate(size);
-            if index < self.chunks.len() {
+            if index - 1 < self.chunks.len() {
                 // Nothing above the current chunk is live: replace the small one.
-                self.chunks[index] = chunk;
+                self.chunks[index - 1] = chunk;
             } else {
                 self.chunks.push(chunk);
             }
         }
-        let chunk = &self.chunks[index];
-        let slot = align_up(chunk.start, align);
+        let chunk = self.chunk(index);
+        let (slot, end) = (align_up(chunk.start, align), chunk.end());
         self.current = index;
         self.top = slot.wrapping_add(size);
-        self.end = chunk.end();
+        self.end = end;
         slot
     }
 
@@ -222,7 +314,7 @@ impl Elements {
             let end = if chunk == self.current {
                 self.top
             } else {
-                self.chunks[chunk].filled
+                self.chunk(chunk).filled
             };
             let here = ((end as usize).saturating_sub(from as usize) / size).min(remaining);
             if here > 0 {
@@ -231,7 +323,7 @@ impl Elements {
             remaining -= here;
             chunk += 1;
             if remaining > 0 {
-                from = self.chunks[chunk].start;
+                from = self.chunk(chunk).start;
             }
         }
     }
@@ -254,11 +346,11 @@ impl Elements {
     }
 
     /// The chunk and address where the elements pushed since `mark` begin
-    /// (before alignment): a mark taken before the first chunk means the
-    /// first chunk's start.
+    /// (before alignment): a mark taken before the first chunk (nothing was
+    /// lent, so chunk 0 is empty) means chunk 1's start.
     fn mark_position(&self, mark: Mark) -> (usize, *mut u8) {
         if mark.top.is_null() {
-            (0, self.chunks.first().map_or(mark.top, |c| c.start))
+            (1, self.chunks.first().map_or(mark.top, |c| c.0.start))
         } else {
             (mark.chunk, mark.top)
         }
@@ -401,7 +493,7 @@ impl Elements {
         self.end = if mark.top.is_null() {
             std::ptr::null_mut()
         } else {
-            self.chunks[mark.chunk].end()
+            self.chunk(mark.chunk).end()
         };
     }
 }
@@ -431,12 +523,12 @@ impl Iterator for Addresses<'_> {
         let end = if self.chunk == self.stack.current {
             self.stack.top
         } else {
-            self.stack.chunks[self.chunk].filled
+            self.stack.chunk(self.chunk).filled
         };
         if (end as usize).saturating_sub(slot as usize) < self.size {
             // The vector moved on to the next chunk here.
             self.chunk += 1;
-            slot = align_up(self.stack.chunks[self.chunk].start, self.align);
+            slot = align_up(self.stack.chunk(self.chunk).start, self.align);
         }
         self.at = slot.wrapping_add(self.size);
         self.remaining -= 1;
@@ -500,7 +592,7 @@ impl Leased {
         let keep = chunks
             .iter()
             .take_while(|c| {
-                kept += c.size;
+                kept += c.0.size;
                 kept <= KEEP
             })
             .count();
@@ -520,8 +612,10 @@ impl Leased {
     }
 }
 
-// SAFETY: the raw pointers point into chunks the stack owns exclusively; moving
-// the stack to another thread moves that ownership with it.
+// SAFETY: the raw pointers point into chunks the stack owns exclusively, and
+// into the chunk lent to it, which `lend`'s caller keeps alive and in place for
+// as long as the stack is used; moving the stack to another thread moves that
+// use with it.
 unsafe impl Send for Elements {}
 // SAFETY: as for `Send`.
 unsafe impl Send for Chunk {}
@@ -530,11 +624,25 @@ unsafe impl Send for Chunk {}
 mod tests {
     use super::*;
 
+    /// Runs `test` on a stack lent chunk 0 and on one lent nothing.
+    fn both(test: impl Fn(&mut Elements)) {
+        let mut first = FirstChunk::new();
+        let mut stack = Elements::lease();
+        // SAFETY: `first` outlives `stack` and stays where it is.
+        unsafe { stack.lend(&mut first) };
+        test(&mut stack);
+        drop(stack);
+        test(&mut Elements::lease());
+    }
+
     /// Pushes `lens` nested vectors of u64 (each element a distinct number), the
     /// second inside the first's middle element, and checks the copies.
     #[test]
     fn nested_vectors_span_chunks_and_come_out_in_order() {
-        let mut stack = Elements::lease();
+        both(nested_vectors);
+    }
+
+    fn nested_vectors(stack: &mut Elements) {
         let outer = stack.mark();
         let n = 5000; // 40 KB: spans the 16 KiB first chunk
         for i in 0..n {
@@ -558,12 +666,15 @@ mod tests {
         // SAFETY: `n` u64 pushed since `outer`.
         unsafe { stack.finish(outer, n, 8, 8, out.as_mut_ptr().cast()) };
         assert!(out.iter().enumerate().all(|(i, &v)| v == i as u64));
-        assert!(stack.top.is_null() || stack.current == 0);
+        assert_eq!(stack.current, 0);
     }
 
     #[test]
     fn odd_sizes_and_large_alignment() {
-        let mut stack = Elements::lease();
+        both(odd_sizes);
+    }
+
+    fn odd_sizes(stack: &mut Elements) {
         let byte = stack.push(1, 1);
         // SAFETY: room for a byte.
         unsafe { byte.write(0xAB) };
@@ -588,7 +699,10 @@ mod tests {
 
     #[test]
     fn an_element_larger_than_any_chunk() {
-        let mut stack = Elements::lease();
+        both(larger_than_any_chunk);
+    }
+
+    fn larger_than_any_chunk(stack: &mut Elements) {
         let mark = stack.mark();
         let big = 3 * FIRST_CHUNK + 8;
         for i in 0..3u8 {
@@ -604,5 +718,57 @@ mod tests {
                 .enumerate()
                 .all(|(i, c)| c.iter().all(|&b| b == i as u8))
         );
+    }
+
+    /// A vector that begins in the lent chunk and goes on in chunk 1, with a
+    /// vector nested in it on each side, copied out, visited by `addresses`
+    /// and dropped by `discard`; then the stack is back in chunk 0.
+    #[test]
+    fn a_vector_leaving_the_lent_chunk() {
+        both(leaving_chunk_0);
+    }
+
+    fn leaving_chunk_0(stack: &mut Elements) {
+        let below = stack.push(8, 8);
+        // SAFETY: room for a u64.
+        unsafe { below.cast::<u64>().write(u64::MAX) };
+        for round in 0..3u64 {
+            let mark = stack.mark();
+            let n = 2 * FIRST_CHUNK_LEN / 24; // twice what chunk 0 holds
+            for i in 0..n as u64 {
+                let slot = stack.push(24, 8);
+                // SAFETY: room for three u64.
+                unsafe { slot.cast::<[u64; 3]>().write([round, i, i * 3]) };
+                if i == 3 || i == n as u64 - 3 {
+                    let inner = stack.mark();
+                    for j in 0..50u64 {
+                        // SAFETY: room for a u64.
+                        unsafe { stack.push(8, 8).cast::<u64>().write(j) };
+                    }
+                    let mut out = vec![0u64; 50];
+                    // SAFETY: 50 u64 pushed since `inner`.
+                    unsafe { stack.finish(inner, 50, 8, 8, out.as_mut_ptr().cast()) };
+                    assert!(out.iter().enumerate().all(|(j, &v)| v == j as u64));
+                }
+            }
+            let seen: Vec<[u64; 3]> = stack
+                .addresses(mark, n, 24, 8)
+                // SAFETY: each address holds an element written above.
+                .map(|a| unsafe { a.cast::<[u64; 3]>().read() })
+                .collect();
+            let expected: Vec<[u64; 3]> = (0..n as u64).map(|i| [round, i, i * 3]).collect();
+            assert_eq!(seen, expected);
+            if round == 1 {
+                // SAFETY: `n` elements of 24 bytes since `mark`, nothing to drop.
+                assert!(unsafe { stack.discard(mark, n, 24, 8, None) });
+            } else {
+                let mut out = vec![[0u64; 3]; n];
+                // SAFETY: as above; `out` has room for them.
+                unsafe { stack.finish(mark, n, 24, 8, out.as_mut_ptr().cast()) };
+                assert_eq!(out, expected);
+            }
+        }
+        // SAFETY: the first push is still live below the popped vectors.
+        assert_eq!(unsafe { below.cast::<u64>().read() }, u64::MAX);
     }
 }

@@ -34,6 +34,7 @@
 use core::ffi::c_void;
 
 use jitson_core::brackets;
+use jitson_core::elements::FirstChunk;
 use jitson_core::error::{Error, ErrorCode, Found, PathSegment};
 use jitson_core::layout::{KeyOrders, Kind, MapLayout, SkipMode, StructLayout, TypeLayout};
 use jitson_core::text::{self, LexError};
@@ -129,7 +130,8 @@ pub unsafe fn decode(
     dst: *mut u8,
     options: &Options,
 ) -> Result<(), Error> {
-    let parser = Parser::new(input, options, jitson_core::stack::limit());
+    let mut first = FirstChunk::new();
+    let parser = Parser::new(input, options, jitson_core::stack::limit(), &mut first);
     // SAFETY: forwarded from the caller.
     unsafe { decode_document(parser, layout, dst) }
 }
@@ -147,7 +149,8 @@ pub unsafe fn decode_learning(
     options: &Options,
     key_orders: &mut KeyOrders,
 ) -> Result<(), Error> {
-    let mut parser = Parser::new(input, options, jitson_core::stack::limit());
+    let mut first = FirstChunk::new();
+    let mut parser = Parser::new(input, options, jitson_core::stack::limit(), &mut first);
     parser.key_orders = Some(key_orders);
     // SAFETY: forwarded from the caller.
     unsafe { decode_document(parser, layout, dst) }
@@ -167,7 +170,8 @@ pub unsafe fn decode_prefix(
     options: &Options,
     key_orders: Option<&mut KeyOrders>,
 ) -> Result<usize, Error> {
-    let mut parser = Parser::new(input, options, jitson_core::stack::limit());
+    let mut first = FirstChunk::new();
+    let mut parser = Parser::new(input, options, jitson_core::stack::limit(), &mut first);
     parser.key_orders = key_orders;
     // SAFETY: forwarded from the caller.
     unsafe { parser.decode_value(layout, dst)? };
@@ -359,9 +363,19 @@ impl std::ops::DerefMut for Stack<'_> {
 }
 
 impl<'a> Parser<'a> {
-    fn new(input: &'a [u8], options: &Options, stack_limit: usize) -> Self {
-        let elements = Stack::Own(jitson_core::elements::Elements::lease());
-        Parser::with_elements(input, options, stack_limit, elements)
+    /// A parser of `input` from its start, with a stack of its own whose
+    /// chunk 0 is `first`.
+    fn new(
+        input: &'a [u8],
+        options: &Options,
+        stack_limit: usize,
+        first: &'a mut FirstChunk,
+    ) -> Self {
+        let mut elements = jitson_core::elements::Elements::lease();
+        // SAFETY: `first` is borrowed for the parser's lifetime, which the
+        // stack (owned by the parser) does not outlive; it cannot move meanwhile.
+        unsafe { elements.lend(first) };
+        Parser::with_elements(input, options, stack_limit, Stack::Own(elements))
     }
 
     fn with_elements(

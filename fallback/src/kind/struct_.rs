@@ -1123,7 +1123,8 @@ impl Parser<'_> {
             // Validated as the object was read.
             validate_utf8: false,
         };
-        let mut buffer = Parser::new(&text, &options, self.stack_limit);
+        let mut first = jitson_core::elements::FirstChunk::new();
+        let mut buffer = Parser::new(&text, &options, self.stack_limit, &mut first);
         buffer.buffered = self.buffered + 1;
         // SAFETY: as the caller guarantees; `text` is valid UTF-8 (members of
         // a validated object, joined by ASCII) and nothing decoded borrows
