@@ -167,6 +167,52 @@ fn invalid_utf8_at_every_position() {
     }
 }
 
+/// A string of every length up to 40 bytes as a field, an element and a map
+/// key, with one byte made non-ASCII at every position: an invalid byte is
+/// refused at its offset, a valid two-byte character is kept. The JIT scans
+/// sixteen bytes at a time, then eight, then one, and each step notes
+/// non-ASCII bytes its own way before the one UTF-8 check.
+#[test]
+fn non_ascii_at_every_position_of_every_string_length() {
+    #[derive(Decode, Debug, PartialEq)]
+    struct Texts {
+        s: String,
+        v: Vec<String>,
+        m: HashMap<String, u8>,
+    }
+    let ascii = "abcdefghijklmnopqrstuvwxyz0123456789ABCD";
+    for len in 1..=ascii.len() {
+        for at in 0..len {
+            let mut text = ascii[..len].as_bytes().to_vec();
+            // `é` in place of one letter: valid, and kept as it is.
+            text.splice(at..=at, "é".bytes());
+            let valid = String::from_utf8(text.clone()).expect("UTF-8");
+            let doc = format!(r#"{{"s": "{valid}", "v": ["{valid}"], "m": {{"{valid}": 1}}}}"#);
+            let texts = ok::<Texts>(&doc);
+            assert_eq!((&texts.s, &texts.v[..]), (&valid, &[valid.clone()][..]));
+            assert_eq!(texts.m.get(&valid), Some(&1));
+            // A lone continuation byte in place of the letter: refused where it is.
+            for field in 0..3 {
+                let mut bad = doc.clone().into_bytes();
+                let start = bad
+                    .windows(valid.len())
+                    .enumerate()
+                    .filter(|(_, w)| *w == valid.as_bytes())
+                    .nth(field)
+                    .expect("three copies")
+                    .0;
+                bad.splice(start + at..start + at + 2, [0x80]);
+                let e = err::<Texts>(&bad);
+                assert_eq!(
+                    (e.kind(), e.offset()),
+                    (ErrorKind::InvalidUtf8, start + at),
+                    "len {len} at {at}: {e}"
+                );
+            }
+        }
+    }
+}
+
 /// Every strict prefix of `doc` (whose root is an object or array, so no prefix
 /// is itself a document) fails as the end of input, at the prefix's length.
 fn every_prefix_ends_early<T: jitson::Decode + PartialEq + Debug>(name: &str, doc: &[u8]) {

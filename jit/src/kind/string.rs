@@ -107,8 +107,9 @@ impl FnTranslator<'_, '_> {
 
     /// Scans a string whose contents start at `pos`, up to its closing quote,
     /// without escapes or control bytes (else to `slow`). Returns the content's end
-    /// offset (the quote) and an i64 whose high bits are set if any byte was
-    /// non-ASCII. Leaves `pos` at the closing quote.
+    /// offset (the quote) and an i64 that is not zero if any byte was non-ASCII
+    /// (high bits of bytes, or of vector lanes, ORed together). Leaves `pos` at
+    /// the closing quote.
     pub(crate) fn emit_scan_plain_string(&mut self, slow: Block) -> (Value, Value) {
         let high = self.b.declare_var(types::I64);
         let zero = self.b.ins().iconst(types::I64, 0);
@@ -145,7 +146,8 @@ impl FnTranslator<'_, '_> {
 
             self.b.switch_to_block(word_next);
             let h = self.b.use_var(high);
-            let h = self.b.ins().bor(h, w);
+            let w_high = self.b.ins().band_imm_s(w, HIGHS);
+            let h = self.b.ins().bor(h, w_high);
             self.b.def_var(high, h);
             self.set_pos(end);
             self.b.ins().jump(word_head, &[]);
@@ -162,6 +164,7 @@ impl FnTranslator<'_, '_> {
             let below = self.b.ins().ishl(one, tz);
             let below = self.b.ins().iadd_imm_s(below, -1);
             let plain = self.b.ins().band(w, below);
+            let plain = self.b.ins().band_imm_s(plain, HIGHS);
             let h = self.b.use_var(high);
             let h = self.b.ins().bor(h, plain);
             self.b.def_var(high, h);
@@ -196,7 +199,8 @@ impl FnTranslator<'_, '_> {
         self.b.switch_to_block(byte_plain);
         let h = self.b.use_var(high);
         let c64 = self.b.ins().uextend(types::I64, c);
-        let h = self.b.ins().bor(h, c64);
+        let c_high = self.b.ins().band_imm_s(c64, 0x80);
+        let h = self.b.ins().bor(h, c_high);
         self.b.def_var(high, h);
         let next = self.b.ins().iadd_imm_s(p, 1);
         self.set_pos(next);
@@ -277,20 +281,21 @@ impl FnTranslator<'_, '_> {
         self.b.ins().brif(quote, done, &[], slow, &[]);
     }
 
-    /// Sets a high bit in `high` when `mask` (i32) is non-zero.
+    /// ORs `mask` (an i32 of lanes' high bits, `vhigh_bits`) into `high`: one
+    /// instruction per vector, where testing the mask and setting a bit from
+    /// it took four.
     fn note_non_ascii(&mut self, high: cranelift_frontend::Variable, mask: Value) {
-        let any = self.b.ins().icmp_imm_s(IntCC::NotEqual, mask, 0);
-        let bit = self.b.ins().uextend(types::I64, any);
-        let bit = self.b.ins().ishl_imm_s(bit, 7);
+        let mask = self.b.ins().uextend(types::I64, mask);
         let h = self.b.use_var(high);
-        let h = self.b.ins().bor(h, bit);
+        let h = self.b.ins().bor(h, mask);
         self.b.def_var(high, h);
     }
 
     /// Checks (for `&[u8]` input) that `input[start..end]` is UTF-8 when `high`
-    /// says a byte was non-ASCII; jumps to `slow` if not.
+    /// (from [`Self::emit_scan_plain_string`]) says a byte was non-ASCII; jumps
+    /// to `slow` if not.
     pub(crate) fn emit_check_utf8(&mut self, start: Value, end: Value, high: Value, slow: Block) {
-        let non_ascii = self.b.ins().band_imm_s(high, HIGHS);
+        let non_ascii = high;
         let validate = self.b.ins().load(
             types::I32,
             state_flags(),
