@@ -183,7 +183,7 @@ fn non_ascii_at_every_position_of_every_string_length() {
     let ascii = "abcdefghijklmnopqrstuvwxyz0123456789ABCD";
     for len in 1..=ascii.len() {
         for at in 0..len {
-            let mut text = ascii[..len].as_bytes().to_vec();
+            let mut text = ascii.as_bytes()[..len].to_vec();
             // `é` in place of one letter: valid, and kept as it is.
             text.splice(at..=at, "é".bytes());
             let valid = String::from_utf8(text.clone()).expect("UTF-8");
