@@ -74,6 +74,29 @@ fn without_a_recursion_limit_the_stack_check_still_stops_a_deep_document() {
     }
 }
 
+/// A thread's stack limit is measured once and reused while a decode's frame
+/// lies on the stack it was measured on (`jitson_core::stack::limit`). A
+/// segment `stacker::grow` switches to is another stack: a decode there is
+/// held to the segment's own bounds (a deep document refused, not overflowing
+/// it), and back on the thread's stack to the thread's.
+#[test]
+fn a_decode_on_a_stacker_segment_is_held_to_that_segment() {
+    let (deep, shallow) = (nest(100_000), nest(20));
+    for backend in common::backends() {
+        let (deep, shallow) = (deep.clone(), shallow.clone());
+        let outcomes = on_stack(8, move || {
+            let d = Decoder::<Node>::with_backend(backend).disable_recursion_limit();
+            let run = |doc: &str| d.decode_str(doc).map(drop).map_err(|e| e.kind());
+            let before = (run(&shallow), run(&deep));
+            let on_segment = stacker::grow(256 << 10, || (run(&shallow), run(&deep)));
+            let after = (run(&shallow), run(&deep));
+            [before, on_segment, after]
+        });
+        let refused = (Ok(()), Err(ErrorKind::DepthLimit));
+        assert_eq!(outcomes, [refused; 3], "{backend:?}");
+    }
+}
+
 #[test]
 fn a_long_path_is_elided_in_the_message() {
     let e = common::err::<Node>(nest(200).as_bytes());
