@@ -408,6 +408,54 @@ enum Skipping {
     Hidden,
 }
 
+/// Tuples and tuple structs of numbers (GeoJSON's positions), alone and as
+/// the elements of sequences and arrays, with every float class, in compact
+/// and pretty output.
+#[test]
+fn tuples_of_numbers_alone_and_in_sequences() {
+    #[derive(jitson::Encode, Serialize, Debug, Clone)]
+    struct Position(f64, f64);
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct Mixed(i8, u64, f32, i64, u16);
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct Shape {
+        at: Position,
+        ring: Vec<Position>,
+        rings: Vec<Vec<Position>>,
+        mixed: Vec<Mixed>,
+        pairs: [(u8, f64); 2],
+    }
+    let floats = [
+        0.0,
+        -0.0,
+        1.5,
+        -2.25e-300,
+        1e300,
+        f64::NAN,
+        f64::INFINITY,
+        13.0 / 7.0,
+    ];
+    let ring: Vec<Position> = floats
+        .iter()
+        .zip(floats.iter().rev())
+        .map(|(&a, &b)| Position(a, b))
+        .collect();
+    let shape = Shape {
+        at: Position(f64::NEG_INFINITY, 51.5),
+        rings: vec![vec![], ring.clone(), ring[..1].to_vec()],
+        ring,
+        mixed: vec![
+            Mixed(i8::MIN, u64::MAX, f32::MIN_POSITIVE, i64::MIN, u16::MAX),
+            Mixed(0, 0, f32::NAN, -1, 0),
+        ],
+        pairs: [(0, -0.5), (255, 1e-7)],
+    };
+    same(&shape);
+    same(&Position(1.0, f64::NAN));
+    same(&Vec::<Position>::new());
+    same(&vec![(1u8, 2i32), (3, -4)]);
+}
+
 #[test]
 fn unit_enums_in_every_representation() {
     same(&[Level::Debug, Level::Warning, Level::FatalError]);
