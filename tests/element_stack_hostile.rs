@@ -16,6 +16,7 @@ use std::fmt::Debug;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use common::counted::{self, Counted, PanicDrop};
+use common::pad::Pad;
 use jitson::{Backend, Decode, Decoder, ErrorKind, Tiering};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -297,28 +298,6 @@ fn boundary_lengths(size: usize) -> Vec<usize> {
 
 // ---------------------------------------------------------------------------
 // Types.
-
-/// Inline padding held by an element (skipped: filled with 0xA5 by `Default`), so
-/// that elements are large while documents stay small; compared byte by byte, so
-/// anything written over an element shows.
-#[derive(PartialEq)]
-struct Pad<const N: usize>([u8; N]);
-
-impl<const N: usize> Default for Pad<N> {
-    fn default() -> Self {
-        Pad([0xA5; N])
-    }
-}
-
-impl<const N: usize> Debug for Pad<N> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.0.iter().all(|&b| b == 0xA5) {
-            write!(f, "Pad<{N}>")
-        } else {
-            write!(f, "Pad<{N}> CORRUPTED")
-        }
-    }
-}
 
 /// An element of about 1 KiB holding counted strings and a vector.
 #[derive(Decode, Deserialize, Debug, PartialEq)]

@@ -16,6 +16,7 @@ use std::hash::{BuildHasher, DefaultHasher, Hash, Hasher};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use common::counted::{self, Counted, arm_panic_drop};
+use common::pad::Pad;
 use indexmap::IndexMap;
 use jitson::{Category, Decode, Decoder};
 use serde::Deserialize;
@@ -791,27 +792,6 @@ impl Same for CKey {
 impl Same for DropHook {
     fn same(&self, o: &Self) -> bool {
         self.0 == o.0
-    }
-}
-
-/// A large value (about 1 KiB inline) holding counted strings, for entries
-/// that cross the element stack's chunks.
-#[derive(PartialEq)]
-struct Pad<const N: usize>([u8; N]);
-
-impl<const N: usize> Default for Pad<N> {
-    fn default() -> Self {
-        Pad([0xA5; N])
-    }
-}
-
-impl<const N: usize> Debug for Pad<N> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.0.iter().all(|&b| b == 0xA5) {
-            write!(f, "Pad<{N}>")
-        } else {
-            write!(f, "Pad<{N}> CORRUPTED")
-        }
     }
 }
 

@@ -194,7 +194,8 @@ impl Elements {
     /// # Safety
     /// `first` outlives every use of this stack (every push, mark and finish;
     /// dropping the stack does not touch it) and does not move meanwhile: the
-    /// stack and the addresses it hands out point into it.
+    /// stack and the addresses it hands out point into it. No mark taken
+    /// before the call is used after it (it would be read as chunk 1's start).
     #[inline]
     pub unsafe fn lend(&mut self, first: &mut FirstChunk) {
         assert!(

@@ -5,6 +5,7 @@
 
 pub mod counted;
 pub mod oracle;
+pub mod pad;
 pub mod string_kind;
 
 use std::fmt::Debug;
