@@ -66,11 +66,7 @@ impl Jit {
     /// Runs the compiled record function at `*pos`; `true` (and `*pos` past the
     /// record) on success, `false` with the columns unchanged otherwise.
     pub fn decode(&self, input: &[u8], pos: &mut usize, dst: *mut u8) -> bool {
-        let mut first = jitson_core::elements::FirstChunk::new();
         let mut state = jitson_jit::JitState::new(input, 128, true);
-        // SAFETY: `first` is declared before `state`, so it outlives it, and
-        // stays in this frame.
-        unsafe { state.elements.lend(&mut first) };
         state.pos = *pos;
         // SAFETY: the code was compiled for the plan's root layout, and `dst` is
         // the plan's column array (`Plan::decode_record`); `state` borrows `input`.

@@ -984,11 +984,6 @@ impl Plan {
         {
             return Ok(());
         }
-        let mut first = jitson_core::elements::FirstChunk::new();
-        let mut elements = jitson_core::elements::Elements::lease();
-        // SAFETY: `first` is declared before `elements`, so it outlives it, and
-        // stays in this frame.
-        unsafe { elements.lend(&mut first) };
         // SAFETY: `dst` is the array of this plan's columns, which is what its
         // root layout (a struct whose field `i` is column `i`) describes.
         unsafe {
@@ -997,7 +992,7 @@ impl Plan {
                 pos,
                 MAX_DEPTH,
                 jitson_core::stack::limit(),
-                &mut elements,
+                &mut jitson_core::elements::Elements::lease(),
                 self.root,
                 dst,
                 true,
