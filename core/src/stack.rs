@@ -37,7 +37,7 @@ pub fn limit() -> usize {
     #[cfg(not(miri))]
     {
         let here = position();
-        if let Ok((limit, top)) = MEASURED.try_with(Cell::get)
+        if let Ok((limit, top)) = MEASURED.try_with(std::cell::Cell::get)
             && limit != 0
             && (limit..=top).contains(&here)
         {
@@ -55,9 +55,6 @@ thread_local! {
     /// position it was measured or confirmed from.
     static MEASURED: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
 }
-
-#[cfg(not(miri))]
-use std::cell::Cell;
 
 /// [`limit`] measured from the frame at `here`, and remembered.
 #[cfg(not(miri))]

@@ -295,7 +295,6 @@ impl FnTranslator<'_, '_> {
     /// (from [`Self::emit_scan_plain_string`]) says a byte was non-ASCII; jumps
     /// to `slow` if not.
     pub(crate) fn emit_check_utf8(&mut self, start: Value, end: Value, high: Value, slow: Block) {
-        let non_ascii = high;
         let validate = self.b.ins().load(
             types::I32,
             state_flags(),
@@ -304,7 +303,7 @@ impl FnTranslator<'_, '_> {
         );
         let validate = self.b.ins().uextend(types::I64, validate);
         let (check, ok) = (self.b.create_block(), self.b.create_block());
-        let has_high = self.b.ins().icmp_imm_s(IntCC::NotEqual, non_ascii, 0);
+        let has_high = self.b.ins().icmp_imm_s(IntCC::NotEqual, high, 0);
         let wants = self.b.ins().icmp_imm_s(IntCC::NotEqual, validate, 0);
         let both = self.b.ins().band(has_high, wants);
         self.b.ins().brif(both, check, &[], ok, &[]);
