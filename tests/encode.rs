@@ -454,6 +454,29 @@ fn tuples_of_numbers_alone_and_in_sequences() {
     same(&Position(1.0, f64::NAN));
     same(&Vec::<Position>::new());
     same(&vec![(1u8, 2i32), (3, -4)]);
+    // The longest tuple the loop of tuples of numbers writes, one beyond it,
+    // a number beside another kind, a skipped element, a 128-bit integer:
+    // the last four go element by element.
+    #[derive(jitson::Encode, Serialize, Debug, Clone)]
+    struct Eight(u8, i16, u32, i64, f32, f64, u16, i8);
+    #[derive(jitson::Encode, Serialize, Debug, Clone)]
+    struct Nine(u8, u8, u8, u8, u8, u8, u8, u8, f64);
+    #[derive(jitson::Encode, Serialize, Debug, Clone)]
+    struct Labelled(f64, String);
+    #[derive(jitson::Encode, Serialize, Debug, Clone)]
+    struct Skipping(f64, #[serde(skip)] u32, i64);
+    let eight = Eight(1, -2, 3, -4, 0.5, f64::NAN, 7, -8);
+    let nine = Nine(1, 2, 3, 4, 5, 6, 7, 8, -0.0);
+    same(&eight);
+    same(&vec![eight.clone(), eight]);
+    same(&nine);
+    same(&vec![nine.clone(), nine]);
+    same(&vec![
+        Labelled(1.5, "a\"b".into()),
+        Labelled(f64::INFINITY, String::new()),
+    ]);
+    same(&vec![Skipping(2.5, 9, -1), Skipping(-0.0, 0, i64::MAX)]);
+    same(&vec![(1i128, 2.0f64), (i128::MIN, -3.5)]);
 }
 
 #[test]

@@ -413,6 +413,10 @@ impl crate::encode::Emitter<'_> {
             true
         }
         use jitson_core::write::{write_f32, write_f64, write_int};
+        if let Kind::Tuple(tuple) = &elem.kind {
+            // SAFETY: as the caller guarantees.
+            return unsafe { self.encode_number_tuples(tuple, elem.size, ptr, len) };
+        }
         // Arrays of such arrays (canada's and GeoJSON's `[f64; 2]`
         // positions): each inner array written here too, without the
         // dispatch, the stack check and the separator logic of a container
@@ -452,6 +456,57 @@ impl crate::encode::Emitter<'_> {
                 _ => false,
             }
         }
+    }
+
+    /// Compact output of `len` tuples (or tuple structs) whose elements are
+    /// all numbers, GeoJSON's `Position(f64, f64)`: each written as an array
+    /// by one loop, its element layouts resolved once for the sequence, without
+    /// the dispatch, the stack check and the separator logic of a container
+    /// per tuple (a tuple of numbers holds no container, so there is no depth
+    /// to check). Returns `false`, having written nothing, for a tuple with an
+    /// element of another kind, none, or more than [`NUMBER_TUPLE_MAX`].
+    ///
+    /// # Safety
+    /// `ptr` points to `len` live, contiguous tuples of `size` bytes each.
+    unsafe fn encode_number_tuples(
+        &mut self,
+        tuple: &TupleLayout,
+        size: usize,
+        ptr: *const u8,
+        len: usize,
+    ) -> bool {
+        let elems = tuple.elems;
+        if elems.is_empty() || elems.len() > NUMBER_TUPLE_MAX {
+            return false;
+        }
+        let mut numbers = [(elems[0].layout.get(), 0usize); NUMBER_TUPLE_MAX];
+        for (number, elem) in numbers.iter_mut().zip(elems) {
+            let layout = elem.layout.get();
+            if !is_number(layout) {
+                return false;
+            }
+            *number = (layout, elem.offset);
+        }
+        let numbers = &numbers[..elems.len()];
+        let out = &mut *self.out;
+        for i in 0..len {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.push(b'[');
+            // SAFETY: tuple `i` lies at `i * size` (contiguous storage).
+            let tuple = unsafe { ptr.add(i * size) };
+            for (j, &(layout, offset)) in numbers.iter().enumerate() {
+                if j > 0 {
+                    out.push(b',');
+                }
+                // SAFETY: element `j` of the tuple lies at its offset and
+                // is of its layout's number type.
+                unsafe { write_number(out, layout, tuple.add(offset)) };
+            }
+            out.push(b']');
+        }
+        true
     }
 
     /// A vector or slice, through its layout's `as_slice`.
@@ -496,6 +551,10 @@ impl crate::encode::Emitter<'_> {
         tuple: &TupleLayout,
         src: *const u8,
     ) -> Result<(), Error> {
+        // SAFETY: `src` is one live tuple, as the caller guarantees.
+        if !self.pretty && unsafe { self.encode_number_tuples(tuple, layout.size, src, 1) } {
+            return Ok(());
+        }
         self.begin(layout, b'[')?;
         for (i, elem) in tuple.elems.iter().enumerate() {
             self.separator(i == 0);
@@ -505,6 +564,36 @@ impl crate::encode::Emitter<'_> {
         }
         self.end(b']', !tuple.elems.is_empty());
         Ok(())
+    }
+}
+
+/// The most elements a tuple written by `encode_number_tuples` has (more
+/// take the general path, element by element).
+const NUMBER_TUPLE_MAX: usize = 8;
+
+/// Appends the number at `src`, of a kind [`is_number`] accepts.
+///
+/// # Safety
+/// `src` points to a value of `layout`'s type, a number kind.
+#[inline(always)]
+unsafe fn write_number(out: &mut Vec<u8>, layout: &TypeLayout, src: *const u8) {
+    use jitson_core::write::{write_f32, write_f64, write_int};
+    // SAFETY (all arms): as the caller guarantees; unaligned reads, as the
+    // elements' loops do.
+    unsafe {
+        match layout.kind {
+            Kind::F64 => write_f64(out, src.cast::<f64>().read_unaligned()),
+            Kind::F32 => write_f32(out, src.cast::<f32>().read_unaligned()),
+            Kind::I64 => write_int(out, src.cast::<i64>().read_unaligned()),
+            Kind::U64 => write_int(out, src.cast::<u64>().read_unaligned()),
+            Kind::I32 => write_int(out, src.cast::<i32>().read_unaligned()),
+            Kind::U32 => write_int(out, src.cast::<u32>().read_unaligned()),
+            Kind::I16 => write_int(out, src.cast::<i16>().read_unaligned()),
+            Kind::U16 => write_int(out, src.cast::<u16>().read_unaligned()),
+            Kind::I8 => write_int(out, src.cast::<i8>().read_unaligned()),
+            Kind::U8 => write_int(out, src.cast::<u8>().read_unaligned()),
+            _ => unreachable!("write_number of a kind is_number refuses"),
+        }
     }
 }
 

@@ -1217,6 +1217,13 @@ impl crate::encode::Emitter<'_> {
         src: *const u8,
         first: &mut bool,
     ) -> Result<(), Error> {
+        if st.flatten.is_empty() {
+            for field in st.fields {
+                // SAFETY: as the caller guarantees.
+                unsafe { self.encode_field(field, src, first)? };
+            }
+            return Ok(());
+        }
         let mut flatten = st.flatten.iter().peekable();
         for (i, field) in st.fields.iter().enumerate() {
             while let Some(f) = flatten.next_if(|f| f.position <= i) {
@@ -1224,23 +1231,8 @@ impl crate::encode::Emitter<'_> {
                 unsafe { self.encode_flattened(f.layout.get(), src.add(f.offset), first) }
                     .map_err(|e| at_segment(e, || PathSegment::Field(f.name)))?;
             }
-            // SAFETY: the field lies at its offset inside the struct.
-            let value = unsafe { src.add(field.offset) };
-            if let Some(skip_if) = field.skip_if {
-                let mut skip = false;
-                // SAFETY: the predicate reads the live field.
-                if !unsafe { skip_if(value, &raw mut skip) } {
-                    return Err(crate::encode::encode_error(ErrorCode::Panicked));
-                }
-                if skip {
-                    continue;
-                }
-            }
-            self.member(*first, field.name);
-            *first = false;
-            // SAFETY: as above.
-            unsafe { self.encode_field_value(field.layout.get(), value) }
-                .map_err(|e| at_segment(e, || PathSegment::Field(field.name)))?;
+            // SAFETY: as the caller guarantees.
+            unsafe { self.encode_field(field, src, first)? };
         }
         for f in flatten {
             // SAFETY: the flattened field lies at its offset.
@@ -1250,9 +1242,41 @@ impl crate::encode::Emitter<'_> {
         Ok(())
     }
 
-    /// A field's value: [`encode_value`](Self::encode_value), with 64-bit
-    /// integers, the commonest field of small structs (citm's ids), and
-    /// options that are `None` written without the dispatch on the kind.
+    /// One field of the struct at `src` as a member, unless its
+    /// `skip_serializing_if` says to leave it out.
+    ///
+    /// # Safety
+    /// `src` points to a value of the struct `field` belongs to.
+    #[inline(always)]
+    unsafe fn encode_field(
+        &mut self,
+        field: &Field,
+        src: *const u8,
+        first: &mut bool,
+    ) -> Result<(), Error> {
+        // SAFETY: the field lies at its offset inside the struct.
+        let value = unsafe { src.add(field.offset) };
+        if let Some(skip_if) = field.skip_if {
+            let mut skip = false;
+            // SAFETY: the predicate reads the live field.
+            if !unsafe { skip_if(value, &raw mut skip) } {
+                return Err(crate::encode::encode_error(ErrorCode::Panicked));
+            }
+            if skip {
+                return Ok(());
+            }
+        }
+        self.member(*first, field.name);
+        *first = false;
+        // SAFETY: as above.
+        unsafe { self.encode_field_value(field.layout.get(), value) }
+            .map_err(|e| at_segment(e, || PathSegment::Field(field.name)))
+    }
+
+    /// A field's value: [`encode_value`](Self::encode_value), with the
+    /// commonest fields of small structs (strings, 64-bit integers such as
+    /// citm's ids, floats, options, nested structs) written without the
+    /// dispatch on the kind.
     ///
     /// # Safety
     /// As for `encode_value`.
@@ -1264,10 +1288,13 @@ impl crate::encode::Emitter<'_> {
     ) -> Result<(), Error> {
         // SAFETY (all): forwarded from the caller.
         unsafe {
-            match layout.kind {
+            match &layout.kind {
+                Kind::String(s) => self.encode_string(layout, s, src),
                 Kind::U64 => self.encode_int::<u64>(src),
                 Kind::I64 => self.encode_int::<i64>(src),
+                Kind::F64 => self.encode_f64(src),
                 Kind::Option(o) => self.encode_option(o, src),
+                Kind::Struct(st) => self.encode_struct(layout, st, src),
                 _ => self.encode_value(layout, src),
             }
         }
