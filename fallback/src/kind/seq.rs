@@ -412,7 +412,21 @@ impl crate::encode::Emitter<'_> {
             }
             true
         }
-        use jitson_core::write::{write_f32, write_f64, write_int};
+        /// Writes each element of integer type `T`, comma-separated.
+        ///
+        /// # Safety
+        /// `ptr` points to `len` live, contiguous values of `T`.
+        unsafe fn ints<T: jitson_core::write::Integer>(
+            out: &mut Vec<u8>,
+            ptr: *const u8,
+            len: usize,
+        ) -> bool {
+            // SAFETY: element `i < len` of `len` contiguous `T`s.
+            let value = |i: usize| unsafe { ptr.cast::<T>().add(i).read_unaligned() };
+            jitson_core::write::write_int_list(out, len, value);
+            true
+        }
+        use jitson_core::write::{write_f32, write_f64};
         if let Kind::Tuple(tuple) = &elem.kind {
             // SAFETY: as the caller guarantees.
             return unsafe { self.encode_number_tuples(tuple, elem.size, ptr, len) };
@@ -445,14 +459,14 @@ impl crate::encode::Emitter<'_> {
             match elem.kind {
                 Kind::F64 => each(out, ptr, len, write_f64),
                 Kind::F32 => each(out, ptr, len, write_f32),
-                Kind::I64 => each(out, ptr, len, write_int::<i64>),
-                Kind::U64 => each(out, ptr, len, write_int::<u64>),
-                Kind::I32 => each(out, ptr, len, write_int::<i32>),
-                Kind::U32 => each(out, ptr, len, write_int::<u32>),
-                Kind::I16 => each(out, ptr, len, write_int::<i16>),
-                Kind::U16 => each(out, ptr, len, write_int::<u16>),
-                Kind::I8 => each(out, ptr, len, write_int::<i8>),
-                Kind::U8 => each(out, ptr, len, write_int::<u8>),
+                Kind::I64 => ints::<i64>(out, ptr, len),
+                Kind::U64 => ints::<u64>(out, ptr, len),
+                Kind::I32 => ints::<i32>(out, ptr, len),
+                Kind::U32 => ints::<u32>(out, ptr, len),
+                Kind::I16 => ints::<i16>(out, ptr, len),
+                Kind::U16 => ints::<u16>(out, ptr, len),
+                Kind::I8 => ints::<i8>(out, ptr, len),
+                Kind::U8 => ints::<u8>(out, ptr, len),
                 _ => false,
             }
         }
