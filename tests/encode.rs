@@ -464,6 +464,7 @@ fn tuples_of_numbers_alone_and_in_sequences() {
     #[derive(jitson::Encode, Serialize, Debug, Clone)]
     struct Labelled(f64, String);
     #[derive(jitson::Encode, Serialize, Debug, Clone)]
+    #[allow(dead_code, reason = "the skipped element is never written")]
     struct Skipping(f64, #[serde(skip)] u32, i64);
     let eight = Eight(1, -2, 3, -4, 0.5, f64::NAN, 7, -8);
     let nine = Nine(1, 2, 3, 4, 5, 6, 7, 8, -0.0);
