@@ -12,7 +12,7 @@
 #      with the default features) nor the suites in NOT_WITHOUT_FEATURES:
 #      what they add to the others (maps under hostile user code, structs of
 #      a thousand fields, other crates' types, the element stack and its
-#      lent first chunk) is
+#      lent first chunk, numbers and members encoded under every option) is
 #      interpreter code the features do not change, step 1 runs them on the
 #      interpreter as on the JIT, and their builds were half of this step's
 #      (2026-12-06: maps_hostile 119 s, wide_structs 59, foreign 41,
@@ -41,7 +41,7 @@ step() {
 
 # Generic-heavy suites left out of step 2 (see above): every other file in
 # tests/ (a `NAME.rs` or a `NAME/main.rs`) runs there.
-NOT_WITHOUT_FEATURES=" maps_hostile wide_structs foreign element_stack_hostile element_stack_lent "
+NOT_WITHOUT_FEATURES=" maps_hostile wide_structs foreign element_stack_hostile element_stack_lent encode_numbers_hostile "
 without_features=(--lib)
 shopt -s nullglob
 for path in tests/*.rs tests/*/main.rs; do

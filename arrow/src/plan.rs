@@ -236,6 +236,7 @@ impl Plan {
                 .map(|f| TupleElem {
                     offset: f.offset,
                     layout: f.layout,
+                    skip_if: None,
                 })
                 .collect::<Vec<_>>();
             let expecting_len = self.keep_str(&format!(

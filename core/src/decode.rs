@@ -575,6 +575,7 @@ macro_rules! tuple {
                     elems: &[$(TupleElem {
                         offset: core::mem::offset_of!(Self, $index),
                         layout: LayoutRef::Lazy(layout_of::<$name>),
+                        skip_if: None,
                     }),+],
                     skipped: &[],
                     expecting_len: concat!("a tuple of size ", $len),
@@ -594,6 +595,7 @@ macro_rules! tuple {
                     elems: &[$(TupleElem {
                         offset: core::mem::offset_of!(Self::Static, $index),
                         layout: LayoutRef::Lazy(crate::encode::encode_layout_of::<$name>),
+                        skip_if: None,
                     }),+],
                     skipped: &[],
                     expecting_len: concat!("a tuple of size ", $len),

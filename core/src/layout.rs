@@ -731,6 +731,11 @@ pub struct TupleElem {
     pub offset: usize,
     /// The element's layout.
     pub layout: LayoutRef,
+    /// Encoding: `#[serde(skip_serializing_if = "path")]` on a tuple struct's
+    /// element, called with the element's address (see [`SkipFn`]); an
+    /// element it skips is left out of the array, as serde leaves it out.
+    /// `None` in layouts built for decoding.
+    pub skip_if: Option<SkipFn>,
 }
 
 /// A struct with exactly one decoded field, read as that field's value.

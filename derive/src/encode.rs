@@ -258,6 +258,35 @@ fn items(input: &DeriveInput, view: bool) -> syn::Result<TokenStream> {
     })
 }
 
+/// A field's or a tuple element's `skip_serializing_if` as a
+/// `SkipFn` (an `Option` expression; `None` without the attribute), its
+/// function declared in `fns` under a name made from `rust_name` (the
+/// field's name or the element's index).
+fn skip_predicate(
+    rust_name: &str,
+    ty: &Type,
+    attrs: &SerAttrs,
+    view: bool,
+    fns: &mut Vec<TokenStream>,
+) -> TokenStream {
+    let Some(path) = &attrs.skip_if else {
+        return quote!(::core::option::Option::None);
+    };
+    let fn_name = format_ident!("__jitson_encode_skip_{}", rust_name);
+    // A view's field is a reference to the variant's field, which the
+    // predicate takes (as serde passes it). Generated names start with `__`
+    // (as serde_derive's), so that no user function in `#path` is shadowed
+    // by them.
+    let arg = if view { quote!(*__v) } else { quote!(__v) };
+    fns.push(quote! {
+        unsafe extern "C" fn #fn_name(__field: *const u8, __skip: *mut bool) -> bool {
+            // SAFETY: the layout passes this field's address.
+            unsafe { ::jitson::__private::skip_with::<#ty>(__field, __skip, |__v| #path(#arg)) }
+        }
+    });
+    quote!(::core::option::Option::Some(Self::#fn_name as ::jitson::__private::SkipFn))
+}
+
 /// The kind of a struct of any shape.
 fn struct_kind(
     input: &DeriveInput,
@@ -317,15 +346,21 @@ fn struct_kind(
             ))
         }
         Fields::Unnamed(_) => {
-            let elems = written.iter().enumerate().map(|(i, (member, ty, _))| {
+            let mut elems = Vec::new();
+            for (i, (member, ty, attrs)) in written.iter().enumerate() {
                 let layout = edge_of(i, ty);
-                quote! {
+                let Member::Unnamed(index) = member else {
+                    unreachable!("unnamed fields")
+                };
+                let skip_if = skip_predicate(&index.index.to_string(), ty, attrs, view, fns);
+                elems.push(quote! {
                     ::jitson::__private::TupleElem {
                         offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
                         layout: #layout,
+                        skip_if: #skip_if,
                     }
-                }
-            });
+                });
+            }
             let expecting = format!("tuple struct {name}");
             Ok((
                 expecting.clone(),
@@ -386,24 +421,7 @@ fn struct_kind(
                         Some(rule) => rule.apply_to_field(&rust_name),
                         None => rust_name.clone(),
                     });
-                let skip_if = match &attrs.skip_if {
-                    Some(path) => {
-                        let fn_name = format_ident!("__jitson_encode_skip_{}", rust_name);
-                        // A view's field is a reference to the variant's field,
-                        // which the predicate takes (as serde passes it).
-                        // Generated names start with `__` (as serde_derive's), so
-                        // that no user function in `#path` is shadowed by them.
-                        let arg = if view { quote!(*__v) } else { quote!(__v) };
-                        fns.push(quote! {
-                            unsafe extern "C" fn #fn_name(__field: *const u8, __skip: *mut bool) -> bool {
-                                // SAFETY: the layout passes this field's address.
-                                unsafe { ::jitson::__private::skip_with::<#ty>(__field, __skip, |__v| #path(#arg)) }
-                            }
-                        });
-                        quote!(::core::option::Option::Some(Self::#fn_name as ::jitson::__private::SkipFn))
-                    }
-                    None => quote!(::core::option::Option::None),
-                };
+                let skip_if = skip_predicate(&rust_name, ty, attrs, view, fns);
                 entries.push(quote! {
                     ::jitson::__private::Field {
                         name: #key,

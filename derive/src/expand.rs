@@ -460,6 +460,7 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
                 ::jitson::__private::TupleElem {
                     offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
                     layout: #layout,
+                    skip_if: ::core::option::Option::None,
                 }
             }
         });

@@ -335,6 +335,28 @@ pub(crate) unsafe extern "C" fn encode_slot(ctx: *mut c_void, value: *const u8) 
     }
 }
 
+/// Whether a `skip_serializing_if` predicate (a field's or a tuple
+/// element's), if there is one, leaves out the value at `value`. A panic in
+/// the predicate is `ErrorCode::Panicked`, its payload stashed.
+///
+/// # Safety
+/// `value` points to a live value of the type the predicate reads.
+#[inline(always)]
+pub(crate) unsafe fn skipped(
+    skip_if: Option<jitson_core::layout::SkipFn>,
+    value: *const u8,
+) -> Result<bool, Error> {
+    let Some(skip_if) = skip_if else {
+        return Ok(false);
+    };
+    let mut skip = false;
+    // SAFETY: as the caller guarantees.
+    if !unsafe { skip_if(value, &raw mut skip) } {
+        return Err(encode_error(ErrorCode::Panicked));
+    }
+    Ok(skip)
+}
+
 /// Adds a path segment to an error on its way out.
 #[inline(always)]
 pub(crate) fn at_segment(mut e: Error, segment: impl FnOnce() -> PathSegment) -> Error {

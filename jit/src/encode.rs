@@ -1393,7 +1393,9 @@ impl EncodeTranslator<'_, '_> {
             }
             Kind::Vec(v) => self.emit_encode_vec(v, src, fail),
             Kind::Array(a) => self.emit_encode_array(a, src, fail),
-            Kind::Tuple(t) => self.emit_encode_tuple(t, src, fail),
+            Kind::Tuple(t) if t.elems.iter().all(|e| e.skip_if.is_none()) => {
+                self.emit_encode_tuple(t, src, fail)
+            }
             Kind::Struct(_) => self.emit_call_function(layout, src, fail),
             Kind::Enum(e) => self.emit_encode_enum(layout, e, src, fail),
             Kind::Map(map) => self.emit_encode_map(layout, map, src, fail),
@@ -1414,6 +1416,9 @@ impl EncodeTranslator<'_, '_> {
 fn interpreted_reason(layout: &TypeLayout) -> &'static str {
     match &layout.kind {
         Kind::Convert(_) => "conversions are encoded by the interpreter",
+        Kind::Tuple(_) => {
+            "a tuple element with `skip_serializing_if` is encoded by the interpreter"
+        }
         Kind::Serde(_) => {
             "a field written by its serde impl (the interpreter calls it; the struct around it stays compiled)"
         }

@@ -478,7 +478,8 @@ impl crate::encode::Emitter<'_> {
     /// the dispatch, the stack check and the separator logic of a container
     /// per tuple (a tuple of numbers holds no container, so there is no depth
     /// to check). Returns `false`, having written nothing, for a tuple with an
-    /// element of another kind, none, or more than [`NUMBER_TUPLE_MAX`].
+    /// element of another kind, none, more than [`NUMBER_TUPLE_MAX`], or one
+    /// that `skip_serializing_if` may leave out.
     ///
     /// # Safety
     /// `ptr` points to `len` live, contiguous tuples of `size` bytes each.
@@ -496,7 +497,7 @@ impl crate::encode::Emitter<'_> {
         let mut numbers = [(elems[0].layout.get(), 0usize); NUMBER_TUPLE_MAX];
         for (number, elem) in numbers.iter_mut().zip(elems) {
             let layout = elem.layout.get();
-            if !is_number(layout) {
+            if !is_number(layout) || elem.skip_if.is_some() {
                 return false;
             }
             *number = (layout, elem.offset);
@@ -555,7 +556,9 @@ impl crate::encode::Emitter<'_> {
         unsafe { self.encode_elements(layout, array.elem.get(), src, array.len) }
     }
 
-    /// A tuple or tuple struct: its elements at their offsets, as an array.
+    /// A tuple or tuple struct: its elements at their offsets, as an array,
+    /// but for those its `skip_serializing_if` predicates leave out (as
+    /// serde's derive leaves them out; every one of them: `[]`).
     ///
     /// # Safety
     /// `src` points to a value of the tuple type.
@@ -570,13 +573,23 @@ impl crate::encode::Emitter<'_> {
             return Ok(());
         }
         self.begin(layout, b'[')?;
-        for (i, elem) in tuple.elems.iter().enumerate() {
-            self.separator(i == 0);
+        // The index of the element in the output, as serde_json's path
+        // counts it: skipped elements take none.
+        let mut written = 0;
+        for elem in tuple.elems {
             // SAFETY: the element lies at its offset inside the tuple.
-            unsafe { self.encode_value(elem.layout.get(), src.add(elem.offset)) }
-                .map_err(|e| crate::encode::at_segment(e, || PathSegment::Index(i)))?;
+            let value = unsafe { src.add(elem.offset) };
+            // SAFETY: the predicate reads the live element.
+            if unsafe { crate::encode::skipped(elem.skip_if, value)? } {
+                continue;
+            }
+            self.separator(written == 0);
+            // SAFETY: as above.
+            unsafe { self.encode_value(elem.layout.get(), value) }
+                .map_err(|e| crate::encode::at_segment(e, || PathSegment::Index(written)))?;
+            written += 1;
         }
-        self.end(b']', !tuple.elems.is_empty());
+        self.end(b']', written > 0);
         Ok(())
     }
 }

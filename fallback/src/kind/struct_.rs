@@ -1256,15 +1256,9 @@ impl crate::encode::Emitter<'_> {
     ) -> Result<(), Error> {
         // SAFETY: the field lies at its offset inside the struct.
         let value = unsafe { src.add(field.offset) };
-        if let Some(skip_if) = field.skip_if {
-            let mut skip = false;
-            // SAFETY: the predicate reads the live field.
-            if !unsafe { skip_if(value, &raw mut skip) } {
-                return Err(crate::encode::encode_error(ErrorCode::Panicked));
-            }
-            if skip {
-                return Ok(());
-            }
+        // SAFETY: the predicate reads the live field.
+        if unsafe { crate::encode::skipped(field.skip_if, value)? } {
+            return Ok(());
         }
         self.member(*first, field.name);
         *first = false;
