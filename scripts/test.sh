@@ -18,9 +18,14 @@
 #      (2026-12-06: maps_hostile 119 s, wide_structs 59, foreign 41,
 #      element_stack_hostile 37, the compare example 121, of 879 s of
 #      compiling on two cores; docs/benchmarks.md, Round 17);
-#   3. the same test binaries as step 1 with every struct lowered unrolled
-#      (`JITSON_STRUCTS=unrolled`; step 1 lets the tiers choose): nothing is
-#      rebuilt, `--workspace` keeps step 1's feature set;
+#   3. jitson's test binaries of step 1 again with every struct lowered
+#      unrolled (`JITSON_STRUCTS=unrolled`; step 1 lets the tiers choose). Only
+#      jitson's typed decoders read the variable (src/jit.rs): jitson-arrow,
+#      jitson-datafusion and the .slt files choose their lowering themselves, so
+#      their binaries are not run again. Nothing is rebuilt: `--workspace` keeps
+#      step 1's feature set, and `--test NAME` picks jitson's files (and
+#      jitson-arrow's `hostile`, `differences` and `jit_disabled`, which share
+#      names with three of them);
 #   4. jitson in a build whose serde_json has `arbitrary_precision` and
 #      `preserve_order` (feature-tests/, a workspace of its own).
 #
@@ -43,18 +48,20 @@ step() {
 # tests/ (a `NAME.rs` or a `NAME/main.rs`) runs there.
 NOT_WITHOUT_FEATURES=" maps_hostile wide_structs foreign element_stack_hostile element_stack_lent encode_numbers_hostile "
 without_features=(--lib)
+jitson_tests=()
 shopt -s nullglob
 for path in tests/*.rs tests/*/main.rs; do
     name=${path#tests/}
     name=${name%.rs}
     name=${name%/main}
+    jitson_tests+=(--test "$name")
     [[ $NOT_WITHOUT_FEATURES == *" $name "* ]] || without_features+=(--test "$name")
 done
 
 step "workspace" cargo test --workspace
 step "no default features" cargo test -p jitson --no-default-features "${without_features[@]}"
 step "no default features, doc tests" cargo test -p jitson --no-default-features --doc
-step "structs unrolled" env JITSON_STRUCTS=unrolled cargo test --workspace --tests
+step "structs unrolled" env JITSON_STRUCTS=unrolled cargo test --workspace "${jitson_tests[@]}"
 step "serde_json features" cargo test --manifest-path feature-tests/serde_json_features/Cargo.toml
 
 echo "== all steps passed in $(( $(date +%s) - begin )) s; disk used by the builds:"

@@ -2119,6 +2119,12 @@ impl Exact for Mixed {
 
 #[test]
 fn chunks_replaced_under_live_elements() {
+    // serde_json, the oracle, builds each `E100K` (100 KB) of `Mixed::a` by
+    // value, several frames deep.
+    common::on_a_large_stack(chunks_replaced_under_live_elements_on_a_large_stack);
+}
+
+fn chunks_replaced_under_live_elements_on_a_large_stack() {
     let ids = |n: usize| join((0..n).map(|i| format!(r#"{{"id":{i}}}"#)));
     let fat = |n: usize| join((0..n).map(|i| format!(r#"{{"s":"f{i}","v":["q"]}}"#)));
     let mut rng = Rng(4242);

@@ -1607,6 +1607,12 @@ fn fat_map_doc(n: usize, dup_every: usize, padded: bool) -> String {
 
 #[test]
 fn large_entries_across_chunks() {
+    // serde_json, the oracle, moves each `Fat<70_000>` (70 KB) through std's
+    // BTreeMap insertion by value, several frames deep.
+    common::on_a_large_stack(large_entries_across_chunks_on_a_large_stack);
+}
+
+fn large_entries_across_chunks_on_a_large_stack() {
     let mut r = Report::default();
     macro_rules! sized {
         ($n:expr) => {{

@@ -32,6 +32,21 @@ pub fn backends() -> Vec<Backend> {
     list
 }
 
+/// Runs `test` on a thread with a 64 MB stack and resumes its panic, if any, on
+/// the caller's. For tests whose serde_json oracle moves values of tens of KB by
+/// value several frames deep: the test profile builds the test files at
+/// opt-level 0 (Cargo.toml), where those frames overflow a test thread's 2 MB.
+/// jitson's own stack use is tested on small stacks, by the tests that set them.
+pub fn on_a_large_stack(test: fn()) {
+    let thread = std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(test)
+        .expect("spawn the test's thread");
+    if let Err(panic) = thread.join() {
+        std::panic::resume_unwind(panic);
+    }
+}
+
 /// Asserts that none of the types whose names end in `::<name>` is handed to
 /// the interpreter whole by the JIT (`stats().interpreted_layouts`), after the
 /// caller's `warm_up`s.
