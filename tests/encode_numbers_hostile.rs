@@ -1523,17 +1523,65 @@ fn skip_serializing_if_on_tuple_elements() {
     });
 }
 
-/// serde writes a newtype struct's one field even when it is marked
-/// `skip` (the newtype is written by `serialize_newtype_struct`, which
-/// does not look at the attribute); jitson writes an empty array.
+/// serde writes a newtype struct's one field even where it is marked `skip`
+/// or has a `skip_serializing_if` (the newtype is written by
+/// `serialize_newtype_struct`, which reads neither); `serialize_with` still
+/// applies. A newtype variant whose field is skipped is written as a unit
+/// variant. jitson wrote `[]` for the struct before 2026-12-07.
 #[test]
-#[ignore = "jitson writes [] where serde_json writes 1.5"]
-#[allow(dead_code, reason = "the skipped field is never written by jitson")]
 fn a_newtype_whose_field_is_skipped() {
+    fn as_text<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{v} m"))
+    }
+    #[allow(
+        dead_code,
+        reason = "serde's newtype does not call it, nor does jitson"
+    )]
+    fn always(_: &f64) -> bool {
+        true
+    }
     #[derive(jitson::Encode, Serialize, Debug)]
     struct Meters(#[serde(skip)] f64);
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct Feet(#[serde(skip_serializing)] f64);
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct Yards(#[serde(skip_serializing_if = "always")] f64);
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct Labelled(#[serde(skip, serialize_with = "as_text")] f64);
+    #[derive(jitson::Encode, Serialize, Debug)]
+    enum Length {
+        Meters(#[serde(skip)] f64),
+        Feet(f64),
+    }
+    #[derive(jitson::Encode, Serialize, Debug)]
+    #[serde(tag = "t", content = "c")]
+    enum Adjacent {
+        Meters(#[serde(skip_serializing)] f64),
+    }
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct Holder {
+        m: Meters,
+        f: Vec<Feet>,
+        y: Option<Yards>,
+        l: Labelled,
+        lengths: Vec<Length>,
+        a: Adjacent,
+    }
     same(&Meters(1.5));
     same(&vec![Meters(1.5), Meters(-0.0)]);
+    same(&Feet(2.0));
+    same(&Yards(3.25));
+    same(&Labelled(4.0));
+    same(&vec![Length::Meters(1.0), Length::Feet(2.0)]);
+    same(&Adjacent::Meters(5.0));
+    same(&Holder {
+        m: Meters(1.0),
+        f: vec![Feet(2.0), Feet(f64::NAN)],
+        y: Some(Yards(3.0)),
+        l: Labelled(4.5),
+        lengths: vec![Length::Feet(1.0), Length::Meters(2.0)],
+        a: Adjacent::Meters(0.5),
+    });
 }
 
 /// serde_json takes a map key whose serde impl writes a string or a number

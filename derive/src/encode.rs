@@ -319,11 +319,37 @@ fn struct_kind(
         }
         routed_edge(ty, &crate::expand::static_type(input, ty), view)
     };
+    let newtype = |member: &Member, inner: TokenStream, transparent: bool| {
+        let kind = quote! {
+            ::jitson::__private::Kind::Newtype(&::jitson::__private::NewtypeLayout {
+                offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
+                inner: #inner,
+                skipped: &[],
+                transparent: #transparent,
+            })
+        };
+        (format!("struct {name}"), kind)
+    };
     match fields {
         Fields::Unit => Ok((
             format!("unit struct {name}"),
             quote!(::jitson::__private::Kind::Unit),
         )),
+        // serde writes a tuple struct of one field as a newtype struct, that
+        // field's value, even where the field is `skip`ped or has a
+        // `skip_serializing_if` (serde_derive's `serialize_newtype_struct`
+        // reads neither); only `serialize_with` applies. A skipped field is
+        // not in `written`: its edge is made here.
+        Fields::Unnamed(_)
+            if fields.len() == 1 && written.is_empty() && !view && !container.transparent =>
+        {
+            let (member, ty, attrs) = &read[0];
+            let layout = match &attrs.ser_with {
+                Some(with) => serde_field(input, &static_self, 0, ty, with, view, fns),
+                None => routed_edge(ty, &crate::expand::static_type(input, ty), view),
+            };
+            Ok(newtype(member, layout, false))
+        }
         Fields::Unnamed(_) if written.len() == 1 && fields.len() == 1 || container.transparent => {
             let Some((member, _, _)) = written.first() else {
                 return Err(syn::Error::new(
@@ -332,18 +358,7 @@ fn struct_kind(
                 ));
             };
             let layout = edge_of(0, written[0].1);
-            let transparent = container.transparent;
-            Ok((
-                format!("struct {name}"),
-                quote! {
-                    ::jitson::__private::Kind::Newtype(&::jitson::__private::NewtypeLayout {
-                        offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
-                        inner: #layout,
-                        skipped: &[],
-                        transparent: #transparent,
-                    })
-                },
-            ))
+            Ok(newtype(member, layout, container.transparent))
         }
         Fields::Unnamed(_) => {
             let mut elems = Vec::new();
@@ -381,17 +396,7 @@ fn struct_kind(
                 ));
             };
             let layout = edge_of(0, written[0].1);
-            Ok((
-                format!("struct {name}"),
-                quote! {
-                    ::jitson::__private::Kind::Newtype(&::jitson::__private::NewtypeLayout {
-                        offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
-                        inner: #layout,
-                        skipped: &[],
-                        transparent: true,
-                    })
-                },
-            ))
+            Ok(newtype(member, layout, true))
         }
         Fields::Named(_) => {
             let mut entries = Vec::new();
@@ -497,6 +502,14 @@ fn enum_kind(
         let payload = match &variant.fields {
             Fields::Unit => {
                 arms.push(quote!(#ident::#v => #index));
+                quote!(::jitson::__private::Payload::Unit)
+            }
+            // A newtype variant whose field is skipped is written as a unit
+            // variant, as serde_derive's `effective_style` writes it.
+            Fields::Unnamed(u)
+                if u.unnamed.len() == 1 && SerAttrs::parse(&u.unnamed[0].attrs)?.skip =>
+            {
+                arms.push(quote!(#ident::#v(..) => #index));
                 quote!(::jitson::__private::Payload::Unit)
             }
             fields => {
