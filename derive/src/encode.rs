@@ -305,7 +305,17 @@ fn struct_kind(
         };
         read.push((member, &field.ty, attrs));
     }
-    let written: Vec<_> = read.iter().filter(|(_, _, a)| !a.skip).collect();
+    // serde writes a tuple struct of one field as a newtype struct, that
+    // field's value, even where the field is `skip`ped or has a
+    // `skip_serializing_if` (serde_derive's `serialize_newtype_struct` reads
+    // neither; `serialize_with` applies): that field is always written.
+    let newtype_struct = !view
+        && !container.transparent
+        && matches!(fields, Fields::Unnamed(u) if u.unnamed.len() == 1);
+    let written: Vec<_> = read
+        .iter()
+        .filter(|(_, _, a)| newtype_struct || !a.skip)
+        .collect();
     let static_self = crate::expand::static_self(input);
     let mut serde_fields = Vec::new();
     for (i, (_, ty, attrs)) in written.iter().enumerate() {
@@ -335,21 +345,6 @@ fn struct_kind(
             format!("unit struct {name}"),
             quote!(::jitson::__private::Kind::Unit),
         )),
-        // serde writes a tuple struct of one field as a newtype struct, that
-        // field's value, even where the field is `skip`ped or has a
-        // `skip_serializing_if` (serde_derive's `serialize_newtype_struct`
-        // reads neither); only `serialize_with` applies. A skipped field is
-        // not in `written`: its edge is made here.
-        Fields::Unnamed(_)
-            if fields.len() == 1 && written.is_empty() && !view && !container.transparent =>
-        {
-            let (member, ty, attrs) = &read[0];
-            let layout = match &attrs.ser_with {
-                Some(with) => serde_field(input, &static_self, 0, ty, with, view, fns),
-                None => routed_edge(ty, &crate::expand::static_type(input, ty), view),
-            };
-            Ok(newtype(member, layout, false))
-        }
         Fields::Unnamed(_) if written.len() == 1 && fields.len() == 1 || container.transparent => {
             let Some((member, _, _)) = written.first() else {
                 return Err(syn::Error::new(
