@@ -1584,21 +1584,83 @@ fn a_newtype_whose_field_is_skipped() {
     });
 }
 
-/// serde_json takes a map key whose serde impl writes a string or a number
-/// (a newtype key with `serialize_with`, or one `#[jitson(serde)]` routes
-/// through serde); jitson refuses every key written through serde with
-/// "key must be a string".
+/// A map key written through serde (a key type with `serialize_with`, or one
+/// `#[jitson(serde)]` routes through serde) is what serde_json's own key
+/// serializer makes of it: a string with the options' escapes, a bool, an
+/// integer or a float between quotes, a unit variant's name, what a newtype
+/// struct or `Some` holds; anything else is refused in serde_json's words.
 #[cfg(feature = "serde")]
 #[test]
-#[ignore = "jitson refuses with \"key must be a string\" where serde_json writes {\"3.0\":1}"]
 fn map_keys_written_through_serde() {
-    fn as_float<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::{SerializeSeq, Serializer};
+    fn as_float<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_f64(*v as f64)
+    }
+    /// Each value of `v % 9` makes a different call (`v` 5: a float that is
+    /// not finite, 6: a sequence, 7: a unit, 8: bytes, all refused as keys).
+    fn calls<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+        match v % 9 {
+            0 => s.serialize_str("<tag> \"quoted\" caf\u{e9} \u{1F600}"),
+            1 => s.serialize_bool(*v > 9),
+            2 => s.serialize_i128(-(i128::from(*v) << 70)),
+            3 => s.serialize_unit_variant("Level", 1, "Warn"),
+            4 => s.serialize_newtype_struct("Id", &Some(*v as f32 / 8.0)),
+            5 => s.serialize_f64(f64::NAN),
+            6 => s.serialize_seq(Some(0))?.end(),
+            7 => s.serialize_unit(),
+            _ => s.serialize_bytes(b"ab"),
+        }
+    }
+    fn displayed<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("#{v}\u{2028}"))
     }
     #[derive(jitson::Encode, Serialize, Debug, PartialEq, Eq, PartialOrd, Ord)]
     struct Float(#[serde(serialize_with = "as_float")] u64);
     #[derive(jitson::Encode, Serialize, Debug, PartialEq, Eq, PartialOrd, Ord)]
     struct Routed(#[jitson(serde)] u64);
+    #[derive(jitson::Encode, Serialize, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    struct Call(#[serde(serialize_with = "calls")] u64);
+    #[derive(jitson::Encode, Serialize, Debug, PartialEq, Eq, PartialOrd, Ord)]
+    struct Displayed(#[serde(serialize_with = "displayed")] u64);
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct Holder {
+        floats: BTreeMap<Float, u8>,
+        calls: Vec<BTreeMap<Call, Option<Routed>>>,
+    }
+
     same(&BTreeMap::from([(Float(3), 1u8)]));
     same(&BTreeMap::from([(Routed(3), (1u8, -1i8))]));
+    same(&BTreeMap::from([(Displayed(12), "v")]));
+    same(&BTreeMap::from([(Call(1), 1u8)]));
+    // Keys of every kind the key serializer takes, in the order of their
+    // text too (`same` expects sorted keys to change nothing).
+    let taken = [2, 4, 9, 12, 19];
+    same(
+        &taken
+            .map(|v| (Call(v), v))
+            .into_iter()
+            .collect::<BTreeMap<_, _>>(),
+    );
+    same(&Holder {
+        floats: BTreeMap::from([(Float(1), 1), (Float(2), 2)]),
+        calls: vec![
+            BTreeMap::new(),
+            taken
+                .map(|v| (Call(v), Some(Routed(v))))
+                .into_iter()
+                .collect(),
+        ],
+    });
+    for refused_key in [5, 6, 7, 8] {
+        refused(&BTreeMap::from([(Call(refused_key), 1u8)]), "$");
+        refused(
+            &BTreeMap::from([(Call(0), 0u8), (Call(refused_key), 1)]),
+            "$",
+        );
+        let holder = Holder {
+            floats: BTreeMap::new(),
+            calls: vec![BTreeMap::from([(Call(refused_key), None)])],
+        };
+        refused(&holder, "$.calls[0]");
+    }
 }

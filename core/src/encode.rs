@@ -498,7 +498,7 @@ displayed! {
 pub unsafe extern "C" fn serialize_fn<T: serde::Serialize>(
     src: *const u8,
     out: *mut Vec<u8>,
-    flattening: *mut crate::layout::Flattening,
+    target: *mut crate::layout::SerializeTarget,
     message: *mut Option<Box<str>>,
 ) -> bool {
     // SAFETY: as the caller guarantees.
@@ -506,10 +506,11 @@ pub unsafe extern "C" fn serialize_fn<T: serde::Serialize>(
         let value = &*src.cast::<T>();
         serialize_with(
             out,
-            flattening,
+            target,
             message,
             |ser| value.serialize(ser),
             |flat| value.serialize(flat),
+            |key| value.serialize(key),
         )
     }
 }
@@ -518,32 +519,41 @@ pub unsafe extern "C" fn serialize_fn<T: serde::Serialize>(
 #[cfg(feature = "serde")]
 pub type CompactSerializer<'o> = serde_json::Serializer<&'o mut Vec<u8>>;
 
-/// Runs `serialize` with serde_json's compact serializer writing to `*out`,
-/// or, when `flattening` is not null, `flatten` with serde's flattening (or
-/// tagging) serializer ([`crate::serde_flatten`]): the body of every
-/// [`SerializeFn`](crate::layout::SerializeFn), the derive's for
-/// `serialize_with` included (which passes the same call twice, one per
+/// Runs the serializer `target` names, writing to `*out`: with `target` null,
+/// `serialize` with serde_json's compact serializer; for
+/// [`SerializeTarget::Members`](crate::layout::SerializeTarget::Members),
+/// `flatten` with serde's flattening (or tagging) serializer
+/// ([`crate::serde_flatten`]); for
+/// [`SerializeTarget::MapKey`](crate::layout::SerializeTarget::MapKey), `key`
+/// with serde_json's map key serializer ([`crate::serde_key`]). The body of
+/// every [`SerializeFn`](crate::layout::SerializeFn), the derive's for
+/// `serialize_with` included (which passes the same call three times, one per
 /// serializer). An error's message goes to `*message`; a panic is caught and
 /// stashed. What was written before an error is left for the caller to
 /// truncate.
 ///
 /// # Safety
-/// `out` and `message` are valid for writes; `flattening` is null or valid
-/// for reads and writes.
+/// `out` and `message` are valid for writes; `target` is null or valid for
+/// reads and writes.
 #[cfg(feature = "serde")]
 pub unsafe fn serialize_with(
     out: *mut Vec<u8>,
-    flattening: *mut crate::layout::Flattening,
+    target: *mut crate::layout::SerializeTarget,
     message: *mut Option<Box<str>>,
     serialize: impl FnOnce(&mut CompactSerializer<'_>) -> Result<(), serde_json::Error>,
     flatten: impl FnOnce(crate::serde_flatten::FlatMap<'_, '_, '_>) -> Result<(), serde_json::Error>,
+    key: impl FnOnce(crate::serde_key::MapKey<'_, '_, '_>) -> Result<(), serde_json::Error>,
 ) -> bool {
+    use crate::layout::SerializeTarget;
     // SAFETY: as the caller guarantees.
-    let (out, flattening) = unsafe { (&mut *out, flattening.as_mut()) };
+    let (out, target) = unsafe { (&mut *out, target.as_mut()) };
     let mut result = None;
     let finished = crate::panic::catch(|| {
-        result = Some(match flattening {
-            Some(flattening) => crate::serde_flatten::flatten_into(out, flattening, flatten),
+        result = Some(match target {
+            Some(SerializeTarget::Members(flattening)) => {
+                crate::serde_flatten::flatten_into(out, flattening, flatten)
+            }
+            Some(SerializeTarget::MapKey) => crate::serde_key::key_into(out, key),
             None => serialize(&mut serde_json::Serializer::new(&mut *out)),
         });
     });

@@ -668,22 +668,42 @@ pub const VALUE_DEPTH_LIMIT_MESSAGE: &str = "recursion limit exceeded in a serde
 
 /// Encodes the value at `src` with a serde serializer (serde_json's compact
 /// one), appending its JSON text to `*out` (a backend writing pretty output
-/// re-formats it: [`crate::write::write_pretty_from_compact`]). With
-/// `flattening` not null, the serializer is serde's flattening (or tagging)
-/// one instead (`serde_flatten::FlatMap`, feature `serde`): the text is one
-/// object of the members the value flattens to, and a value serde refuses to
-/// flatten is named in `*flattening`. Returns `true` on success; on `false`
-/// the serializer's message is in `*message`, or, if it panicked, the payload
-/// is stashed and `*message` left `None`.
+/// re-formats it: [`crate::write::write_pretty_from_compact`]). With `target`
+/// not null, the serializer is the one it names instead ([`SerializeTarget`]):
+/// serde's flattening (or tagging) one, whose text is one object of the
+/// members the value flattens to, or serde_json's map key serializer, whose
+/// text is one JSON string. Returns `true` on success; on `false` the
+/// serializer's message is in `*message`, or, if it panicked, the payload is
+/// stashed and `*message` left `None`.
 pub type SerializeFn = unsafe extern "C" fn(
     src: *const u8,
     out: *mut Vec<u8>,
-    flattening: *mut Flattening,
+    target: *mut SerializeTarget,
     message: *mut Option<Box<str>>,
 ) -> bool;
 
-/// Which of serde's serializers a [`SerializeFn`] stands for when it writes
-/// members into an enclosing object, and what it refused.
+/// The serializer a [`SerializeFn`] runs when not serde_json's compact one.
+#[derive(Debug)]
+pub enum SerializeTarget {
+    /// serde's flattening or tagging serializer, writing members into an
+    /// enclosing object (`serde_flatten::FlatMap`, feature `serde`).
+    Members(Flattening),
+    /// serde_json's map key serializer: the value is a map's key
+    /// (`serde_key::MapKey`, feature `serde`). What serde_json refuses as a
+    /// key fails with serde_json's message ("key must be a string").
+    MapKey,
+}
+
+/// serde_json's words for a map key it refuses, as its `Error::to_string`
+/// gives them: what a [`SerializeTarget::MapKey`] serializer's message reads
+/// for such a key.
+pub const KEY_MUST_BE_A_STRING: &str = "key must be a string";
+
+/// serde_json's words for a float map key that is not finite.
+pub const FLOAT_KEY_MUST_BE_FINITE: &str = "float key must be finite (got NaN or +/-inf)";
+
+/// Which of serde's serializers a [`SerializeTarget::Members`] stands for,
+/// and what it refused.
 #[derive(Debug, Default)]
 pub struct Flattening {
     /// `true` for an internally tagged variant's payload (serde's

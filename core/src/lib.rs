@@ -50,6 +50,8 @@ pub mod serde_bridge;
 pub mod serde_de;
 #[cfg(feature = "serde")]
 pub mod serde_flatten;
+#[cfg(feature = "serde")]
+pub mod serde_key;
 pub mod stack;
 pub mod text;
 pub mod write;

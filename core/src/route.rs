@@ -334,7 +334,7 @@ mod through_serde {
     unsafe extern "C" fn serialize_by_ref<T: serde::Serialize + ?Sized>(
         src: *const u8,
         out: *mut Vec<u8>,
-        flattening: *mut crate::layout::Flattening,
+        target: *mut crate::layout::SerializeTarget,
         message: *mut Option<Box<str>>,
     ) -> bool {
         // SAFETY: as the caller guarantees.
@@ -342,10 +342,11 @@ mod through_serde {
             let value: &T = *src.cast::<&T>();
             crate::encode::serialize_with(
                 out,
-                flattening,
+                target,
                 message,
                 |ser| value.serialize(ser),
                 |flat| value.serialize(flat),
+                |key| value.serialize(key),
             )
         }
     }

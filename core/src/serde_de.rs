@@ -35,6 +35,7 @@ use core::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Unexpected, Visitor};
 
+use crate::layout::KEY_MUST_BE_A_STRING;
 use crate::text;
 
 type Error = serde_json::Error;
@@ -53,7 +54,6 @@ const EXPECTED_LIST_COMMA_OR_END: &str = "expected `,` or `]`";
 const EXPECTED_OBJECT_COMMA_OR_END: &str = "expected `,` or `}`";
 const EXPECTED_VALUE: &str = "expected value";
 const EXPECTED_COLON: &str = "expected `:`";
-const KEY_MUST_BE_A_STRING: &str = "key must be a string";
 const EOF_WHILE_PARSING_OBJECT: &str = "EOF while parsing an object";
 const RECURSION_LIMIT_EXCEEDED: &str = "recursion limit exceeded";
 

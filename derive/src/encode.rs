@@ -870,19 +870,21 @@ fn serde_field(
         unsafe extern "C" fn #encode_fn(
             __src: *const u8,
             __out: *mut ::jitson::__private::Vec<u8>,
-            __flattening: *mut ::jitson::__private::Flattening,
+            __target: *mut ::jitson::__private::SerializeTarget,
             __message: *mut ::core::option::Option<::jitson::__private::Box<str>>,
         ) -> bool {
             // SAFETY: the layout passes this field's address and valid
-            // `__out`, `__flattening` (or null) and `__message` pointers.
+            // `__out`, `__target` (or null) and `__message` pointers.
             unsafe {
                 let __v: &#ty = &*__src.cast::<#ty>();
-                // The same call for each of the two serializers it may run
-                // with: serde_json's, and serde's flattening one.
+                // The same call for each of the three serializers it may run
+                // with: serde_json's, serde's flattening one and serde_json's
+                // map key one.
                 ::jitson::__private::serialize_with(
                     __out,
-                    __flattening,
+                    __target,
                     __message,
+                    |__serializer| #call.map(|_| ()),
                     |__serializer| #call.map(|_| ()),
                     |__serializer| #call.map(|_| ()),
                 )

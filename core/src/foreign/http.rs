@@ -456,12 +456,21 @@ unsafe extern "C" fn write_header_map(
     src: *const u8,
     out: *mut Vec<u8>,
     // A map: flattened or tagged, its entries are the members it writes.
-    _flattening: *mut crate::layout::Flattening,
-    _message: *mut Option<Box<str>>,
+    target: *mut crate::layout::SerializeTarget,
+    message: *mut Option<Box<str>>,
 ) -> bool {
     use crate::write::write_str;
     // SAFETY: as the caller guarantees.
     let (map, out) = unsafe { (&(*src.cast::<HeaderMapForm>()).0, &mut *out) };
+    // SAFETY: as the caller guarantees, `target` is null or live.
+    if let Some(crate::layout::SerializeTarget::MapKey) = unsafe { target.as_ref() } {
+        // serde_json refuses a map as a key (`HeaderMap` is no key type, but
+        // a wrapper could route it as one).
+        let refusal = crate::layout::KEY_MUST_BE_A_STRING;
+        // SAFETY: as the caller guarantees, `message` is valid for writes.
+        unsafe { message.write(Some(refusal.into())) };
+        return false;
+    }
     out.push(b'{');
     for (i, name) in map.keys().enumerate() {
         if i > 0 {

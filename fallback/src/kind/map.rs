@@ -643,8 +643,9 @@ fn entry_path(e: Error, key: &[u8]) -> Error {
 
 /// Appends the key at `src` as serde_json writes a map key: strings and chars
 /// as strings; integers, bools and finite floats as their text between quotes;
-/// unit variants by name; newtypes, boxes and conversions as what they hold.
-/// Anything else is serde_json's "key must be a string".
+/// unit variants by name; newtypes, boxes and conversions as what they hold;
+/// keys written by serde through serde_json's own key serializer. Anything
+/// else is serde_json's "key must be a string".
 ///
 /// # Safety
 /// `src` points to a live value of `layout`.
@@ -721,6 +722,25 @@ unsafe fn key_text(
                 }
             }
             Kind::Box(b) => return key_text(b.inner.get(), (b.get)(src), out, escape),
+            // A key written by serde (`serialize_with`, `#[jitson(serde)]`):
+            // serde_json's key serializer writes it, or refuses it in its words.
+            Kind::Serde(serde) => {
+                let Some(serialize) = serde.encode else {
+                    return Err(key_error());
+                };
+                let mut target = jitson_core::layout::SerializeTarget::MapKey;
+                if escape.is_json() {
+                    let at = out.len();
+                    crate::kind::newtype::run_serializer(serialize, src, &mut target, out)
+                        .inspect_err(|_| out.truncate(at))?;
+                } else {
+                    // serde_json's text has JSON's escapes: the options'
+                    // apply to a copy.
+                    let mut text = Vec::new();
+                    crate::kind::newtype::run_serializer(serialize, src, &mut target, &mut text)?;
+                    jitson_core::write::write_from_compact(out, &text, None, escape);
+                }
+            }
             Kind::Enum(e) => {
                 let Some(variant_of) = e.variant_of else {
                     return Err(key_error());

@@ -4,7 +4,7 @@
 mod column;
 pub(crate) mod enum_;
 pub(crate) mod map;
-mod newtype;
+pub(crate) mod newtype;
 mod option;
 mod scalar;
 pub(crate) mod seq;

@@ -4,7 +4,10 @@
 //! place (`translate.rs`, `emit_value`) and hands the others to this module.
 
 use jitson_core::error::{Error, ErrorCode};
-use jitson_core::layout::{ConvertLayout, Flattening, NewtypeLayout, SerdeLayout, TypeLayout};
+use jitson_core::layout::{
+    ConvertLayout, FLOAT_KEY_MUST_BE_FINITE, Flattening, KEY_MUST_BE_A_STRING, NewtypeLayout,
+    SerdeLayout, SerializeTarget, TypeLayout,
+};
 use jitson_core::text;
 
 use crate::{Parser, drop_value};
@@ -241,10 +244,10 @@ impl crate::encode::Emitter<'_> {
         let Some(serialize) = serde.encode else {
             return Err(self.not_encodable(layout));
         };
-        let mut flattening = Flattening {
+        let mut target = SerializeTarget::Members(Flattening {
             tagged,
             refused: None,
-        };
+        });
         // In compact output with JSON's escapes, serde_json's text of the
         // members' object (`{`, `"key":value` members separated by `,`, `}`)
         // holds the bytes this writer would write for them (serde_json's
@@ -259,9 +262,15 @@ impl crate::encode::Emitter<'_> {
         };
         let at = out.len();
         // SAFETY: as the caller guarantees.
-        if let Err(e) = unsafe { run_serializer(serialize, src, &mut flattening, out) } {
+        if let Err(e) = unsafe { run_serializer(serialize, src, &mut target, out) } {
             out.truncate(at);
-            return Err(flattening.refused.map_or(e, refuse));
+            return Err(match target {
+                SerializeTarget::Members(Flattening {
+                    refused: Some(what),
+                    ..
+                }) => refuse(what),
+                _ => e,
+            });
         }
         if in_place {
             // Every flattening serializer writes one object (serde_flatten's
@@ -313,24 +322,31 @@ fn invalid_json() -> Error {
 }
 
 /// Runs a layout's serde serializer on the value at `src`, appending
-/// serde_json's compact text to `out` (with `flattening`, as serde's
-/// flattening or tagging serializer: one object of members); its refusal is a
-/// `Conversion` error with its message, a caught panic `Panicked`.
+/// serde_json's compact text to `out` (with `target`, the text of the
+/// serializer it names: one object of members, or one string for a map key);
+/// its refusal is a `Conversion` error with its message (serde_json's words
+/// for a refused map key give that error's code), a caught panic
+/// `Panicked`.
 ///
 /// # Safety
 /// `src` points to a value of the type `serialize` serializes.
-unsafe fn run_serializer(
+pub(crate) unsafe fn run_serializer(
     serialize: jitson_core::layout::SerializeFn,
     src: *const u8,
-    flattening: *mut Flattening,
+    target: *mut SerializeTarget,
     out: &mut Vec<u8>,
 ) -> Result<(), Error> {
     let mut message = None;
     // SAFETY: as the caller guarantees; `out` and `message` are live, and
-    // `flattening` is null or live.
-    if unsafe { serialize(src, out, flattening, &raw mut message) } {
+    // `target` is null or live.
+    if unsafe { serialize(src, out, target, &raw mut message) } {
         return Ok(());
     }
-    let code = message.map_or(ErrorCode::Panicked, ErrorCode::Conversion);
+    let code = match message {
+        None => ErrorCode::Panicked,
+        Some(text) if *text == *KEY_MUST_BE_A_STRING => ErrorCode::KeyMustBeAString,
+        Some(text) if *text == *FLOAT_KEY_MUST_BE_FINITE => ErrorCode::FloatKeyMustBeFinite,
+        Some(text) => ErrorCode::Conversion(text),
+    };
     Err(crate::encode::encode_error(code))
 }
