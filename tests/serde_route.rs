@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize, Serializer};
 
 /// An id newtype whose serde impls are written by hand (as a macro in an API
 /// crate would write them): a number on the wire, refused when zero.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct RepositoryId(u64);
 
 impl Serialize for RepositoryId {
@@ -1208,4 +1208,105 @@ fn flattened_and_tagged_serde_values_by_the_call_they_make() {
             same(&Tagged::V(Calling(calls)), "");
         }
     }
+}
+
+fn float_of<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(*v as f64 / 4.0)
+}
+
+fn from_float<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    f64::deserialize(d).map(|f| (f * 4.0) as u64)
+}
+
+/// Map keys whose type reads and writes through serde (a field type without
+/// jitson's traits, `#[jitson(serde)]`, `with` functions) are read and written
+/// as serde_json reads and writes keys: numbers and bools from inside the
+/// quotes, refusals in serde_json's words, on every backend.
+#[test]
+fn map_keys_read_and_written_through_serde() {
+    #[derive(
+        jitson::Decode,
+        jitson::Encode,
+        Serialize,
+        Deserialize,
+        Debug,
+        PartialEq,
+        Eq,
+        PartialOrd,
+        Ord,
+    )]
+    struct ById(RepositoryId);
+    #[derive(
+        jitson::Decode,
+        jitson::Encode,
+        Serialize,
+        Deserialize,
+        Debug,
+        PartialEq,
+        Eq,
+        PartialOrd,
+        Ord,
+    )]
+    struct Routed(#[jitson(serde)] i64);
+    #[derive(
+        jitson::Decode,
+        jitson::Encode,
+        Serialize,
+        Deserialize,
+        Debug,
+        PartialEq,
+        Eq,
+        PartialOrd,
+        Ord,
+    )]
+    struct Quarters(#[serde(serialize_with = "float_of", deserialize_with = "from_float")] u64);
+    #[derive(
+        jitson::Decode,
+        jitson::Encode,
+        Serialize,
+        Deserialize,
+        Debug,
+        PartialEq,
+        Eq,
+        PartialOrd,
+        Ord,
+    )]
+    struct Flag(#[jitson(serde)] bool);
+    #[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+    struct Model {
+        by_id: BTreeMap<ById, String>,
+        routed: BTreeMap<Routed, Vec<Option<Routed>>>,
+        quarters: BTreeMap<Quarters, u8>,
+        flags: BTreeMap<Flag, BTreeMap<Routed, bool>>,
+    }
+
+    let model: Model = round_trips(
+        r#"{"by_id":{"7":"seven","12":"twelve"},"routed":{"-3":[1,null],"40":[]},
+            "quarters":{"0.25":1,"2.5":2,"3":3},"flags":{"false":{},"true":{"5":true}}}"#,
+    );
+    assert_eq!(model.by_id[&ById(RepositoryId(12))], "twelve");
+    assert_eq!(model.quarters[&Quarters(10)], 2);
+    round_trips::<BTreeMap<Routed, u8>>(r#"{}"#);
+
+    // Refused as serde_json refuses them, at the key's member.
+    #[track_caller]
+    fn refused<T: jitson::Decode + DeserializeOwned + PartialEq + Debug>(json: &str, path: &str) {
+        let theirs = serde_json::from_str::<T>(json).unwrap_err().to_string();
+        let theirs = &theirs[..theirs.rfind(" at line ").unwrap()];
+        let ours = err::<T>(json.as_bytes());
+        assert_eq!(
+            ours.to_string().split(" at $").next(),
+            Some(theirs),
+            "{json}"
+        );
+        assert_eq!(ours.path(), path, "{json}");
+    }
+    refused::<BTreeMap<ById, u8>>(r#"{"0":1}"#, "$[\"0\"]");
+    refused::<BTreeMap<ById, u8>>(r#"{"x":1}"#, "$.x");
+    refused::<BTreeMap<ById, u8>>(r#"{"-1":1}"#, "$.-1");
+    refused::<BTreeMap<Routed, u8>>(r#"{"1.5":1}"#, "$[\"1.5\"]");
+    refused::<BTreeMap<Routed, u8>>(r#"{" 1":1}"#, "$[\" 1\"]");
+    refused::<BTreeMap<Routed, u8>>(r#"{"\u0031":1}"#, "$[\"1\"]");
+    refused::<BTreeMap<Flag, u8>>(r#"{"True":1}"#, "$.True");
+    refused::<BTreeMap<Quarters, u8>>(r#"{"NaN":1}"#, "$.NaN");
 }

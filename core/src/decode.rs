@@ -1182,6 +1182,9 @@ pub(crate) unsafe extern "C" fn write_from_value_text<T: FromValueText>(
     dst: *mut u8,
     ptr: *const u8,
     len: usize,
+    // A key is a JSON string, read as the value it is (serde_json's `MapKey`
+    // answers a `Value`'s `deserialize_any` with the string).
+    _key: bool,
     message: *mut Option<Box<str>>,
 ) -> bool {
     // SAFETY: as the caller guarantees.

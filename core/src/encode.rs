@@ -624,6 +624,7 @@ pub unsafe extern "C" fn never_serde_decode(
     _dst: *mut u8,
     _ptr: *const u8,
     _len: usize,
+    _key: bool,
     _message: *mut Option<Box<str>>,
 ) -> bool {
     never_decoded()

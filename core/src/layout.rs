@@ -647,13 +647,16 @@ pub struct ConvertLayout {
 }
 
 /// Decodes the JSON text `ptr[..len]` (one valid value, UTF-8) with a serde
-/// deserializer and writes the result to `dst`. Returns `true` when `dst` was
-/// written; on `false` the deserializer's message is in `*message`, or, if it
-/// panicked, the payload is stashed and `*message` left `None`.
+/// deserializer and writes the result to `dst`. With `key`, the text is a
+/// map's key (one JSON string), read as serde_json reads keys: numbers and
+/// `bool` from inside the quotes. Returns `true` when `dst` was written; on
+/// `false` the deserializer's message is in `*message`, or, if it panicked,
+/// the payload is stashed and `*message` left `None`.
 pub type SerdeFn = unsafe extern "C" fn(
     dst: *mut u8,
     ptr: *const u8,
     len: usize,
+    key: bool,
     message: *mut Option<Box<str>>,
 ) -> bool;
 

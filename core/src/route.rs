@@ -317,11 +317,12 @@ mod through_serde {
         dst: *mut u8,
         ptr: *const u8,
         len: usize,
+        key: bool,
         message: *mut Option<Box<str>>,
     ) -> bool {
         // SAFETY: forwarded from the caller.
         unsafe {
-            crate::serde_bridge::decode_with_serde::<T>(dst, ptr, len, message, |de| {
+            crate::serde_bridge::decode_with_serde::<T>(dst, ptr, len, key, message, |de| {
                 T::deserialize(de)
             })
         }

@@ -15,13 +15,14 @@ use serde::ser::{Serialize, Serializer};
 
 use crate::raw::{IgnoredAny, RawValue};
 
-pub use crate::serde_de::TextDeserializer;
+pub use crate::serde_de::{FieldDeserializer, TextDeserializer};
 
-/// Runs `deserialize` over the JSON text `ptr[..len]` and writes its value to
-/// `dst`: the body of the [`SerdeFn`](crate::layout::SerdeFn)s the derive
-/// generates. A deserializer error's message (without serde_json's position,
-/// which would be relative to the value) goes to `*message`; a panic is caught
-/// and stashed.
+/// Runs `deserialize` over the JSON text `ptr[..len]` (a value, or with `key`
+/// a map's key: [`FieldDeserializer`]) and writes its value to `dst`: the body
+/// of the [`SerdeFn`](crate::layout::SerdeFn)s the derive generates. A
+/// deserializer error's message (without serde_json's position, which would
+/// be relative to the value) goes to `*message`; a panic is caught and
+/// stashed.
 ///
 /// `ptr[..len]` must be one JSON value that jitson's validator accepted
 /// ([`text::ignore_value`](crate::text::ignore_value), as every backend checks
@@ -36,15 +37,17 @@ pub unsafe fn decode_with_serde<T>(
     dst: *mut u8,
     ptr: *const u8,
     len: usize,
+    key: bool,
     message: *mut Option<Box<str>>,
-    deserialize: impl FnOnce(&mut TextDeserializer<'_>) -> Result<T, serde_json::Error>,
+    deserialize: impl FnOnce(FieldDeserializer<'_, '_>) -> Result<T, serde_json::Error>,
 ) -> bool {
     // SAFETY: as the caller guarantees.
     let text = unsafe { core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len)) };
     let mut result = None;
     let finished = crate::panic::catch(|| {
         let mut de = TextDeserializer::new(text);
-        result = Some(deserialize(&mut de).and_then(|value| de.end().map(|()| value)));
+        let value = deserialize(FieldDeserializer::new(&mut de, key));
+        result = Some(value.and_then(|value| de.end().map(|()| value)));
     });
     if !finished {
         return false;
@@ -331,6 +334,9 @@ unsafe extern "C" fn write_boxed_raw(
     dst: *mut u8,
     ptr: *const u8,
     len: usize,
+    // A key's raw value is its text with the quotes, as serde_json's `MapKey`
+    // gives it.
+    _key: bool,
     message: *mut Option<Box<str>>,
 ) -> bool {
     // SAFETY: as the caller guarantees.

@@ -673,6 +673,65 @@ impl<'de> de::Deserializer<'de> for MapKey<'_, 'de> {
     }
 }
 
+/// What a field's serde deserializer runs on: the value at the cursor of a
+/// [`TextDeserializer`], or, when the field is a map's key (a key type with
+/// `deserialize_with`, or one `#[jitson(serde)]` routes), the key at its
+/// opening quote, read as serde_json's `MapKey` reads it (numbers and `bool`
+/// from inside the quotes, `Option` as `Some`, a newtype as what it holds).
+/// The argument of [`decode_with_serde`]'s deserialize closure.
+///
+/// [`decode_with_serde`]: crate::serde_bridge::decode_with_serde
+pub enum FieldDeserializer<'a, 'de> {
+    /// A JSON value.
+    Value(&'a mut TextDeserializer<'de>),
+    /// A map key: the text is one JSON string.
+    Key(&'a mut TextDeserializer<'de>),
+}
+
+impl<'a, 'de> FieldDeserializer<'a, 'de> {
+    /// The deserializer `text` is read with, for a map key or a value.
+    pub fn new(de: &'a mut TextDeserializer<'de>, key: bool) -> Self {
+        if key {
+            FieldDeserializer::Key(de)
+        } else {
+            FieldDeserializer::Value(de)
+        }
+    }
+}
+
+/// Each request, to the value's deserializer or to the key's.
+macro_rules! field_requests {
+    ($($name:ident($($arg:ident: $ty:ty),*))*) => {
+        $(
+            fn $name<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value> {
+                match self {
+                    FieldDeserializer::Value(de) => de.$name($($arg,)* visitor),
+                    FieldDeserializer::Key(de) => MapKey { de }.$name($($arg,)* visitor),
+                }
+            }
+        )*
+    };
+}
+
+impl<'de> de::Deserializer<'de> for FieldDeserializer<'_, 'de> {
+    type Error = Error;
+
+    field_requests! {
+        deserialize_any() deserialize_bool() deserialize_i8() deserialize_i16()
+        deserialize_i32() deserialize_i64() deserialize_i128() deserialize_u8()
+        deserialize_u16() deserialize_u32() deserialize_u64() deserialize_u128()
+        deserialize_f32() deserialize_f64() deserialize_char() deserialize_str()
+        deserialize_string() deserialize_bytes() deserialize_byte_buf()
+        deserialize_option() deserialize_unit() deserialize_unit_struct(name: &'static str)
+        deserialize_newtype_struct(name: &'static str) deserialize_seq()
+        deserialize_tuple(len: usize) deserialize_tuple_struct(name: &'static str, len: usize)
+        deserialize_map()
+        deserialize_struct(name: &'static str, fields: &'static [&'static str])
+        deserialize_enum(name: &'static str, variants: &'static [&'static str])
+        deserialize_identifier() deserialize_ignored_any()
+    }
+}
+
 /// Which request a replayed key answers.
 #[derive(Clone, Copy)]
 enum KeyAsk {

@@ -752,6 +752,7 @@ fn serde_fns(input: &DeriveInput, field: &StructField<'_>) -> Vec<HelperFn> {
                     __dst: *mut u8,
                     __ptr: *const u8,
                     __len: usize,
+                    __key: bool,
                     __message: *mut ::jitson::__private::core::option::Option<
                         ::jitson::__private::Box<str>,
                     >,
@@ -765,7 +766,7 @@ fn serde_fns(input: &DeriveInput, field: &StructField<'_>) -> Vec<HelperFn> {
             body: quote! {
                 unsafe {
                     ::jitson::__private::decode_with_serde::<#ty>(
-                        __dst, __ptr, __len, __message, |__deserializer| #deserialize,
+                        __dst, __ptr, __len, __key, __message, |__deserializer| #deserialize,
                     )
                 }
             },

@@ -589,7 +589,7 @@ impl<'a> Parser<'a> {
                 Kind::Newtype(n) => self.decode_newtype(n, dst),
                 Kind::Unit => self.decode_unit(layout),
                 Kind::Convert(c) => self.decode_convert(c, dst),
-                Kind::Serde(s) => self.decode_serde(s, dst),
+                Kind::Serde(s) => self.decode_serde(s, false, dst),
                 Kind::Enum(e) => self.decode_enum(layout, e, dst),
                 Kind::Column(c) => self.decode_column(layout, c, dst),
                 Kind::Parsed(p) => self.decode_parsed(layout, p, dst),

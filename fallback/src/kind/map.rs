@@ -398,8 +398,9 @@ impl Parser<'_> {
 
     /// A map key of `layout`, from the key string at `pos`, as serde_json reads
     /// keys: numbers are the string's whole content (no spaces, no escapes),
-    /// bools exactly `"true"`/`"false"`, newtypes their inner key; every other
-    /// type reads the key as the string it is.
+    /// bools exactly `"true"`/`"false"`, newtypes their inner key, a key read
+    /// by serde through serde_json's `MapKey` rules; every other type reads
+    /// the key as the string it is.
     ///
     /// # Safety
     /// `dst` is room for a value of `layout`.
@@ -485,6 +486,10 @@ impl Parser<'_> {
                 })
             },
             Kind::Convert(c) => unsafe { self.decode_convert_as(c, dst, true) },
+            // A key type read by serde (`deserialize_with`, `#[jitson(serde)]`):
+            // its deserializer reads the key as serde_json's `MapKey` does.
+            // SAFETY: as the caller guarantees.
+            Kind::Serde(s) => unsafe { self.decode_serde(s, true, dst) },
             // SAFETY: as the caller guarantees.
             _ => unsafe { self.decode_value(layout, dst) },
         }

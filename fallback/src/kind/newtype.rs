@@ -94,14 +94,17 @@ impl Parser<'_> {
         }
     }
 
-    /// Any valid JSON value, handed as text to the field's serde deserializer. A
-    /// refusal is an `InvalidValue` error with serde's message, at the value.
+    /// Any valid JSON value, handed as text to the field's serde deserializer
+    /// (with `key`, a map's key at its opening quote, which the deserializer
+    /// reads as serde_json reads keys). A refusal is an `InvalidValue` error
+    /// with serde's message, at the value.
     ///
     /// # Safety
     /// `dst` is valid for a write of the field's type.
     pub(crate) unsafe fn decode_serde(
         &mut self,
         serde: &SerdeLayout,
+        key: bool,
         dst: *mut u8,
     ) -> Result<(), Error> {
         self.peek_value()?;
@@ -113,7 +116,7 @@ impl Parser<'_> {
         // SAFETY: the text is one validated value, UTF-8 (strings were checked and
         // anything else outside strings is ASCII), alive for the call; `dst` as
         // the caller guarantees.
-        if unsafe { (serde.decode)(dst, text.as_ptr(), text.len(), &raw mut message) } {
+        if unsafe { (serde.decode)(dst, text.as_ptr(), text.len(), key, &raw mut message) } {
             return Ok(());
         }
         Err(match message {
