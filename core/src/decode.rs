@@ -678,6 +678,32 @@ impl<K, V> Staged<K, V> {
         keys.windows(2).all(|w| w[0].key.cmp(&w[1].key).is_lt())
             && keys.windows(2).all(|w| w[0].key != w[1].key)
     }
+
+    /// The entries not moved out yet, moved into a vector of pairs in
+    /// document order. Each key and value is copied from the run to its place
+    /// in the vector: `collect` moved each pair through an `Option<(K, V)>` on
+    /// the stack, written and read back in overlapping 16-byte halves that
+    /// the store buffer cannot forward (package.json's decode, 2026-12-07:
+    /// three fifths of `collect`'s samples on one load, 6 % of the decode).
+    fn move_to_vec(&mut self) -> Vec<(K, V)> {
+        let n = self.back - self.front;
+        let mut pairs: Vec<(K, V)> = Vec::with_capacity(n);
+        let to = pairs.as_mut_ptr();
+        // SAFETY: `front..back` of the run are initialised entries, each
+        // read once here and counted out below (never read or dropped
+        // again); `to` has room for `n` pairs, initialised before `set_len`.
+        unsafe {
+            for i in 0..n {
+                let from = self.run.add(self.front + i);
+                let pair = to.add(i);
+                (&raw mut (*pair).0).write((&raw const (*from).key).read());
+                (&raw mut (*pair).1).write((&raw const (*from).value).read());
+            }
+            pairs.set_len(n);
+        }
+        self.front = self.back;
+        pairs
+    }
 }
 
 impl<K, V> Iterator for Staged<K, V> {
@@ -806,7 +832,7 @@ impl<K: Ord, V> AnyMap<K, V> for BTreeMap<K, V> {
             return;
         }
         let increasing = entries.keys_increasing();
-        let mut entries: Vec<(K, V)> = entries.collect();
+        let mut entries = entries.move_to_vec();
         if !increasing {
             entries.sort_by(|a, b| a.0.cmp(&b.0));
             entries.dedup_by(|later, earlier| {
