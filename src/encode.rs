@@ -79,8 +79,11 @@ impl<T: Encode> Encoder<T> {
         self
     }
 
-    /// Map entries sorted by the bytes of their key text (struct fields keep
-    /// their declaration order). Off by default.
+    /// Map entries sorted by their keys' strings, in the byte order of their
+    /// UTF-8 (the order of serde_json's `Map` without `preserve_order`, as
+    /// `to_value` then `to_vec` writes a map), whatever the escapes; entries
+    /// whose keys are equal keep the map's order. Struct fields keep their
+    /// declaration order. Off by default.
     pub fn sort_keys(mut self, sort: bool) -> Self {
         self.options.sort_keys = sort;
         self

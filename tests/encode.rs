@@ -219,6 +219,38 @@ fn float_keys_and_refused_keys() {
     assert_eq!(e.to_string(), "key must be a string at $.items[1]");
 }
 
+/// Sorted keys follow their strings, not their quoted and escaped text: a key
+/// before the keys it is a prefix of, escapes (`\"`, `\\`, `\u0001`, and
+/// non-ASCII under `ascii_only`) in the order of the characters they stand
+/// for, as serde_json's `Map` (and a `BTreeMap<String, _>`) orders them.
+#[test]
+fn sort_keys_orders_by_the_strings() {
+    let keys = [
+        "a b", "z", "a!", "\u{e9}", "a", "a\\", "\"q", "a\u{1}", "ab",
+    ];
+    let h: HashMap<String, usize> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.to_string(), i))
+        .collect();
+    let sorted: BTreeMap<_, _> = h.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    let compact = serde_json::to_string(&sorted).unwrap();
+    let pretty = serde_json::to_string_pretty(&sorted).unwrap();
+    let ascii = compact.replace('\u{e9}', "\\u00e9");
+    assert!(ascii.is_ascii());
+    for backend in common::backends() {
+        let encoder = Encoder::<HashMap<String, usize>>::with_backend(backend).sort_keys(true);
+        for (encoder, expected) in [
+            (encoder, &compact),
+            (encoder.pretty(true), &pretty),
+            (encoder.ascii_only(true), &ascii),
+        ] {
+            let got = String::from_utf8(encoder.encode(&h).unwrap()).unwrap();
+            assert_eq!(&got, expected, "{backend:?}");
+        }
+    }
+}
+
 #[test]
 fn sort_keys_and_escaping_options() {
     let h: HashMap<String, u8> = (0..20).map(|i| (format!("k{i:02}"), i)).collect();

@@ -569,8 +569,11 @@ impl crate::encode::Emitter<'_> {
         };
         let (key_layout, value_layout) = (map.key.get(), map.value.get());
         if self.sort_keys {
-            // Keys rendered first, then written in the order of their text.
-            let mut entries: Vec<(Vec<u8>, *const u8)> = Vec::new();
+            // Keys rendered first, then written in the order of the strings
+            // they stand for (serde_json's `Map` order without
+            // `preserve_order`): not of their quoted, escaped text, where
+            // `"a"` would follow `"a b"` and an escape reorder its key.
+            let mut entries: Vec<(Vec<u8>, Vec<u8>, *const u8)> = Vec::new();
             let mut error = None;
             let out = &mut Vec::new();
             // SAFETY: as the caller guarantees; the pointers stay valid while
@@ -580,7 +583,7 @@ impl crate::encode::Emitter<'_> {
                     out.clear();
                     match key_text(key_layout, key, out, self.escape) {
                         Ok(()) => {
-                            entries.push((out.clone(), value));
+                            entries.push((key_string(out), out.clone(), value));
                             true
                         }
                         Err(e) => {
@@ -594,7 +597,7 @@ impl crate::encode::Emitter<'_> {
                 return Err(e);
             }
             entries.sort_by(|a, b| a.0.cmp(&b.0));
-            for (key, value) in entries {
+            for (_, key, value) in entries {
                 self.separator(*first);
                 *first = false;
                 self.out.extend_from_slice(&key);
@@ -637,13 +640,19 @@ impl crate::encode::Emitter<'_> {
 /// The path segment of a map entry, from its written key text (quoted).
 #[cold]
 fn entry_path(e: Error, key: &[u8]) -> Error {
-    let mut scratch = Vec::new();
-    let name = match jitson_core::text::parse_str(key, 1, &mut scratch, false) {
-        Ok((StrText::Borrowed { start, end }, _)) => String::from_utf8_lossy(&key[start..end]),
-        Ok((StrText::Scratch, _)) => String::from_utf8_lossy(&scratch),
-        Err(_) => String::from_utf8_lossy(key),
-    };
+    let name = String::from_utf8_lossy(&key_string(key)).into_owned();
     at_segment(e, || PathSegment::Key(name.into()))
+}
+
+/// The string a written key's text (quoted, escaped as the options ask)
+/// stands for, as UTF-8 bytes: the text itself if it does not lex.
+fn key_string(key: &[u8]) -> Vec<u8> {
+    let mut scratch = Vec::new();
+    match jitson_core::text::parse_str(key, 1, &mut scratch, false) {
+        Ok((StrText::Borrowed { start, end }, _)) => key[start..end].to_vec(),
+        Ok((StrText::Scratch, _)) => scratch,
+        Err(_) => key.to_vec(),
+    }
 }
 
 /// Appends the key at `src` as serde_json writes a map key: strings and chars
