@@ -305,7 +305,7 @@ impl Column {
             self.grow_data(end);
         }
         // SAFETY: `data` has room for `end` bytes; `bytes` does not overlap it.
-        unsafe { copy_short(bytes, self.data.add(self.data_len)) };
+        unsafe { crate::write::copy_text(bytes, self.data.add(self.data_len)) };
         self.data_len = end;
         true
     }
@@ -338,46 +338,6 @@ impl Column {
         self.null_count = 0;
         self.data_len = 0;
         self.children_mut().iter_mut().for_each(Column::clear);
-    }
-}
-
-/// Copies `src` to `dst`. Most text values are a few bytes long, where a call
-/// to `memcpy` costs more than the copy: up to 16 bytes are moved with two
-/// overlapping loads and stores (never reading outside `src`).
-///
-/// # Safety
-/// `dst` is valid for `src.len()` bytes and does not overlap `src`.
-#[inline]
-unsafe fn copy_short(src: &[u8], dst: *mut u8) {
-    let (n, p) = (src.len(), src.as_ptr());
-    // SAFETY: every read is within `src` (offsets `0..n`) and every write
-    // within `dst[..n]` (the caller's guarantee).
-    unsafe {
-        match n {
-            0 => {}
-            1..=3 => {
-                dst.write(src[0]);
-                dst.add(n / 2).write(src[n / 2]);
-                dst.add(n - 1).write(src[n - 1]);
-            }
-            4..=7 => {
-                let (a, b) = (
-                    p.cast::<u32>().read_unaligned(),
-                    p.add(n - 4).cast::<u32>().read_unaligned(),
-                );
-                dst.cast::<u32>().write_unaligned(a);
-                dst.add(n - 4).cast::<u32>().write_unaligned(b);
-            }
-            8..=16 => {
-                let (a, b) = (
-                    p.cast::<u64>().read_unaligned(),
-                    p.add(n - 8).cast::<u64>().read_unaligned(),
-                );
-                dst.cast::<u64>().write_unaligned(a);
-                dst.add(n - 8).cast::<u64>().write_unaligned(b);
-            }
-            _ => core::ptr::copy_nonoverlapping(p, dst, n),
-        }
     }
 }
 

@@ -152,8 +152,10 @@ unsafe extern "C" fn write_string(dst: *mut u8, ptr: *const u8, len: usize) {
     unsafe { dst.cast::<String>().write(owned_text(ptr, len)) }
 }
 
-/// `String::from` of the text `ptr[..len]`, its buffer from [`exact_vec`]:
-/// every decoded string comes through here. Aborts (`handle_alloc_error`) if
+/// `String::from` of the text `ptr[..len]`, its buffer from [`exact_vec`],
+/// its bytes copied without a call when short
+/// ([`copy_text`](crate::write::copy_text)): every decoded string comes
+/// through here. Aborts (`handle_alloc_error`) if
 /// the allocation fails, as `String::from` does.
 ///
 /// # Safety
@@ -168,7 +170,7 @@ unsafe fn owned_text(ptr: *const u8, len: usize) -> String {
     // SAFETY: `bytes` has room for exactly `len` bytes in a fresh buffer, so
     // the ranges do not overlap; the bytes are UTF-8 (caller).
     unsafe {
-        core::ptr::copy_nonoverlapping(ptr, bytes.as_mut_ptr(), len);
+        crate::write::copy_text(core::slice::from_raw_parts(ptr, len), bytes.as_mut_ptr());
         bytes.set_len(len);
         String::from_utf8_unchecked(bytes)
     }

@@ -201,6 +201,24 @@ pub fn append(out: &mut Vec<u8>, bytes: &[u8]) {
 /// The longest text [`copy_short`] copies.
 pub const SHORT_COPY_MAX: usize = 32;
 
+/// Copies `bytes` to `dst`: by [`copy_short`] up to [`SHORT_COPY_MAX`] bytes,
+/// by `memcpy` beyond. Most decoded strings and text column values are a few
+/// bytes long, where the call costs more than the copy.
+///
+/// # Safety
+/// `dst` is valid for `bytes.len()` writes and does not overlap `bytes`.
+#[inline(always)]
+pub unsafe fn copy_text(bytes: &[u8], dst: *mut u8) {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        if bytes.len() <= SHORT_COPY_MAX {
+            copy_short(bytes, dst);
+        } else {
+            core::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len());
+        }
+    }
+}
+
 /// Copies `bytes` (at most [`SHORT_COPY_MAX`]) to `dst` with two overlapping
 /// moves of the widest size that fits (16, 8, 4 bytes; 1–3 bytes one by one),
 /// reading and writing only inside `bytes` and `dst[..bytes.len()]`. A call to
