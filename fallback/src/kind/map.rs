@@ -742,18 +742,12 @@ unsafe fn key_text(
                 let Some(serialize) = serde.encode else {
                     return Err(key_error());
                 };
+                // Into a copy, as for the `Parsed` keys above: serde_json's
+                // text has JSON's escapes, the options' are applied to it.
                 let mut target = jitson_core::layout::SerializeTarget::MapKey;
-                if escape.is_json() {
-                    let at = out.len();
-                    crate::kind::newtype::run_serializer(serialize, src, &mut target, out)
-                        .inspect_err(|_| out.truncate(at))?;
-                } else {
-                    // serde_json's text has JSON's escapes: the options'
-                    // apply to a copy.
-                    let mut text = Vec::new();
-                    crate::kind::newtype::run_serializer(serialize, src, &mut target, &mut text)?;
-                    jitson_core::write::write_from_compact(out, &text, None, escape);
-                }
+                let mut text = Vec::new();
+                crate::kind::newtype::run_serializer(serialize, src, &mut target, &mut text)?;
+                jitson_core::write::write_from_compact(out, &text, None, escape);
             }
             Kind::Enum(e) => {
                 let Some(variant_of) = e.variant_of else {
