@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test command (README, "Running it"; .ci/run runs it as it is): every
+# The test command (README, "For contributors: the two commands"; .ci/run runs it as it is): every
 # test of the workspace, then the configurations a single build cannot hold,
 # printing each step's time and the disk the builds take.
 #
