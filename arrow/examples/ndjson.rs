@@ -51,7 +51,8 @@
 //!
 //! Run: `cargo run --release -p jitson-arrow --example ndjson` (add `-- --quick`
 //! for 100,000 log records and 2 rounds; `NDJSON_ONLY=writer` runs the writers
-//! alone, `NDJSON_WRITER=<text>` times only those whose name contains it, and
+//! alone, `NDJSON_ONLY==<name>` the reader of that exact name,
+//! `NDJSON_WRITER=<text>` times only those whose name contains it, and
 //! `NDJSON_ROUNDS=<n>` sets the rounds). `NDJSON_ALONE=1` leaves arrow-json's
 //! reader and writer out of the rounds after the first (its output is still
 //! the reference): a profile of the contenders `NDJSON_ONLY` and
@@ -400,10 +401,15 @@ fn contenders<'a>(schema: &'a SchemaRef, compiled: &'a Compiled) -> Vec<Contende
             parallel.0.decode_parallel(input, chunk_bytes(input.len()))
         }),
     });
-    // `NDJSON_ONLY=<text>`: only the contenders whose name contains it (and
-    // arrow-json, the reference), for profiling one of them.
+    // `NDJSON_ONLY=<text>`: only the contenders whose name contains it, or
+    // `NDJSON_ONLY==<name>` the one named exactly (and arrow-json, the
+    // reference), for profiling one of them.
     if let Ok(only) = std::env::var("NDJSON_ONLY") {
-        out.retain(|c| c.name == "arrow-json" || c.name.contains(&only));
+        let kept = |name: &str| match only.strip_prefix('=') {
+            Some(exact) => name == exact,
+            None => name.contains(&only),
+        };
+        out.retain(|c| c.name == "arrow-json" || kept(&c.name));
     }
     out
 }
