@@ -127,7 +127,7 @@ fn classify_bytes(block: &[u8; 64]) -> Classes {
 /// quotes that open and close strings, the bytes from each opening quote up
 /// to (not including) its closing one.
 #[inline]
-pub(crate) fn prefix_xor(mut x: u64) -> u64 {
+fn prefix_xor(mut x: u64) -> u64 {
     x ^= x << 1;
     x ^= x << 2;
     x ^= x << 4;
@@ -205,7 +205,7 @@ fn match_brackets(
             }
         };
         let classes = classify(block);
-        let quote = unescaped_quotes(input, start, at, classes.quote, classes.backslash);
+        let quote = unescaped(input, start, at, &classes);
         let strings = prefix_xor(quote) ^ in_string;
         in_string = ((strings as i64) >> 63) as u64;
         let open = classes.open & !strings;
@@ -232,21 +232,15 @@ fn match_brackets(
     }
 }
 
-/// The quotes of the block at `at` (`quote`, with its `backslash` mask) that
-/// are not escaped: a quote is escaped when an odd number of backslashes
-/// comes right before it (counted in `input`, back to the container's `start`
-/// at most, so a run that began in an earlier block counts whole).
+/// The quotes of the block at `at` that are not escaped: a quote is escaped
+/// when an odd number of backslashes comes right before it (counted in
+/// `input`, back to the container's `start` at most, so a run that began in
+/// an earlier block counts whole).
 #[inline]
-pub(crate) fn unescaped_quotes(
-    input: &[u8],
-    start: usize,
-    at: usize,
-    quote: u64,
-    backslash: u64,
-) -> u64 {
+fn unescaped(input: &[u8], start: usize, at: usize, classes: &Classes) -> u64 {
     let before = at > start && input[at - 1] == b'\\';
-    let mut candidates = quote & ((backslash << 1) | u64::from(before));
-    let mut unescaped = quote;
+    let mut candidates = classes.quote & ((classes.backslash << 1) | u64::from(before));
+    let mut quote = classes.quote;
     while candidates != 0 {
         let i = candidates.trailing_zeros() as usize;
         let run = input[start..at + i]
@@ -255,11 +249,11 @@ pub(crate) fn unescaped_quotes(
             .take_while(|&&b| b == b'\\')
             .count();
         if run % 2 == 1 {
-            unescaped &= !(1u64 << i);
+            quote &= !(1u64 << i);
         }
         candidates &= candidates - 1;
     }
-    unescaped
+    quote
 }
 
 /// Discards the value at or after `pos` (leading whitespace allowed): an
@@ -333,23 +327,23 @@ fn find_quote_or_backslash(input: &[u8], mut pos: usize) -> usize {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::{classify, classify_bytes, ignore_value_by_brackets, skip_container, skip_string};
     use crate::error::ErrorCode;
     use crate::text::{LexError, ignore_value};
 
     /// A small xorshift generator: the tests need variety, not quality.
-    pub(crate) struct Rng(pub(crate) u64);
+    struct Rng(u64);
 
     impl Rng {
-        pub(crate) fn next(&mut self) -> u64 {
+        fn next(&mut self) -> u64 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
             self.0
         }
 
-        pub(crate) fn below(&mut self, n: u64) -> u64 {
+        fn below(&mut self, n: u64) -> u64 {
             self.next() % n
         }
     }
@@ -386,7 +380,7 @@ pub(crate) mod tests {
     }
 
     /// A valid JSON value, nested up to `depth` more levels.
-    pub(crate) fn value(rng: &mut Rng, depth: u32, out: &mut Vec<u8>) {
+    fn value(rng: &mut Rng, depth: u32, out: &mut Vec<u8>) {
         let pick = if depth == 0 {
             rng.below(4)
         } else {

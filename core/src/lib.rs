@@ -53,7 +53,6 @@ pub mod serde_flatten;
 #[cfg(feature = "serde")]
 pub mod serde_key;
 pub mod stack;
-pub mod structural;
 pub mod text;
 pub mod write;
 

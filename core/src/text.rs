@@ -797,11 +797,7 @@ fn hex4(input: &[u8], pos: usize) -> Result<u16, LexError> {
 
 /// Decodes the escape whose backslash is at `pos`; appends its UTF-8 to `out` when
 /// `out` is given. Returns the position after the escape.
-pub(crate) fn parse_escape(
-    input: &[u8],
-    pos: usize,
-    out: Option<&mut Vec<u8>>,
-) -> Result<usize, LexError> {
+fn parse_escape(input: &[u8], pos: usize, out: Option<&mut Vec<u8>>) -> Result<usize, LexError> {
     let b = *input
         .get(pos + 1)
         .ok_or((ErrorCode::EofWhileParsingString, input.len()))?;
@@ -1122,26 +1118,8 @@ pub fn ignore_value(input: &[u8], pos: usize, validate_utf8: bool) -> Result<usi
     match input.get(at) {
         Some(b'-' | b'0'..=b'9') => ignore_number(input, at),
         Some(b'"') => ignore_str(input, at + 1, validate_utf8),
-        // A container by blocks, or token by token for the exact error.
-        Some(b'{' | b'[') => {
-            match crate::structural::validate_container(input, at, validate_utf8) {
-                Some(end) => Ok(end),
-                None => skip_value(input, at, validate_utf8, None),
-            }
-        }
         _ => skip_value(input, pos, validate_utf8, None),
     }
-}
-
-/// [`ignore_value`] token by token, without the block validator: the
-/// reference its tests and benchmarks compare it with.
-#[doc(hidden)]
-pub fn ignore_value_token_by_token(
-    input: &[u8],
-    pos: usize,
-    validate_utf8: bool,
-) -> Result<usize, LexError> {
-    skip_value(input, pos, validate_utf8, None)
 }
 
 /// [`ignore_value`] as serde checks a value it buffers or builds: numbers are
