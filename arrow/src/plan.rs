@@ -218,7 +218,9 @@ impl Plan {
                 aliases: &[],
                 offset: i * size_of::<Column>(),
                 layout: LayoutRef::Node(layout),
-                default: if field.is_nullable() {
+                // A `Null` column's every row is null, non-nullable or not
+                // (arrow-json reads an absent key there as a null row).
+                default: if field.is_nullable() || field.data_type() == &DataType::Null {
                     Some(column_push_null)
                 } else {
                     None
@@ -412,6 +414,7 @@ impl Plan {
             }
         };
         let mut lenient = None;
+        let mut length = None;
         macro_rules! int {
             ($t:ty, $width:expr, $coerced:ident, $text:ident, $number:ident) => {{
                 static LENIENT: ParsedLayout = parse::lenient_integer(parse::$text, parse::$number);
@@ -609,14 +612,24 @@ impl Plan {
             DataType::List(elem)
             | DataType::LargeList(elem)
             | DataType::ListView(elem)
-            | DataType::LargeListView(elem) => {
+            | DataType::LargeListView(elem)
+            | DataType::FixedSizeList(elem, _) => {
                 // A list view is read as a list, its sizes computed from
-                // the offsets when the batch is built.
+                // the offsets when the batch is built; so is a fixed-size
+                // list, each array's length checked as it closes.
                 let (elem_layout, elem_template) = self.column(elem, policy, count)?;
                 let width = match field.data_type() {
-                    DataType::List(_) | DataType::ListView(_) => 4,
+                    DataType::List(_) | DataType::ListView(_) | DataType::FixedSizeList(..) => 4,
                     _ => 8,
                 };
+                if let DataType::FixedSizeList(_, n) = field.data_type() {
+                    length = Some(usize::try_from(*n).map_err(|_| {
+                        ArrowError::SchemaError(format!(
+                            "column `{}`: a fixed-size list of {n} elements",
+                            field.name()
+                        ))
+                    })?);
+                }
                 let template = ColumnTemplate {
                     shape: Shape::List,
                     width,
@@ -651,6 +664,7 @@ impl Plan {
             nullable: field.is_nullable(),
             conflict: policy.conflict,
             lenient: lenient.map(LayoutRef::Node),
+            length,
         });
         // What a list column expects, in serde's words; other columns' messages
         // name their value's type ("i64").
@@ -860,6 +874,31 @@ fn array(data_type: &DataType, column: &Column) -> ArrayRef {
                     array(elem.data_type(), &column.children()[0]).to_data(),
                 ])
         }
+        DataType::FixedSizeList(elem, n) => {
+            // Each valid row appended exactly `n` elements (the length was
+            // checked as its array closed); a null row appended none, and
+            // takes `n` null elements here, which its null masks.
+            let child = array(elem.data_type(), &column.children()[0]);
+            let child = if column.null_count == 0 {
+                child
+            } else {
+                let n = *n as usize;
+                let mut next = 0u64;
+                let indices: arrow_array::UInt64Array = validity[..len]
+                    .iter()
+                    .flat_map(|&valid| {
+                        let first = next;
+                        if valid != 0 {
+                            next += n as u64;
+                        }
+                        (0..n as u64).map(move |i| (valid != 0).then_some(first + i))
+                    })
+                    .collect();
+                arrow_select::take::take(&child, &indices, None)
+                    .expect("indices within the child column")
+            };
+            builder.child_data(vec![child.to_data()])
+        }
         DataType::Map(entries, _) => builder
             .add_buffer(Buffer::from_slice_ref(column.values()))
             .child_data(vec![
@@ -883,9 +922,10 @@ fn array(data_type: &DataType, column: &Column) -> ArrayRef {
     // `len` values of its width (booleans packed above, fixed-size binary
     // padded above), `len + 1` monotonic offsets starting at 0 into data or a
     // child of matching length (a list view's starts and sizes taken from
-    // them above), text that the parser validated as UTF-8 (binary needs
-    // none), children as long as their struct, and validity for exactly `len`
-    // rows. Debug builds check all of it.
+    // them above), a fixed-size list's child of exactly `n` elements a row
+    // (null rows given theirs above), text that the parser validated as UTF-8
+    // (binary needs none), children as long as their struct, and validity for
+    // exactly `len` rows. Debug builds check all of it.
     let data = unsafe { builder.build_unchecked() };
     #[cfg(debug_assertions)]
     data.validate_full().expect("columns build valid arrays");

@@ -769,3 +769,104 @@ fn a_decoder_batch_size_stops_decoding_at_it() {
         assert_eq!(column.values(), &[3], "{backend:?}");
     }
 }
+
+/// Fixed-size lists (embeddings, points): arrays of exactly the list's size,
+/// in nullable and non-nullable columns and items, inside structs and lists,
+/// one value a record and all accepted ones in one stream, with and without
+/// `with_ignore_type_conflicts`. An array of another length is refused (and a
+/// null under the option, as arrow-json makes it); a null row's elements are
+/// nulls under its null.
+#[test]
+fn fixed_size_lists() {
+    let fixed = |item: DataType, item_nullable: bool, n: i32| {
+        DataType::FixedSizeList(Arc::new(Field::new("item", item, item_nullable)), n)
+    };
+    let values = [
+        "[1, 2]",
+        "null",
+        "[1]",
+        "[1, 2, 3]",
+        "[]",
+        "[null, 2]",
+        "[1.5, \"2\"]",
+        "\"x\"",
+        "{}",
+        "[[1], 2]",
+        "[1, 2] ",
+    ];
+    values_in(
+        &[
+            fixed(DataType::Int64, true, 2),
+            fixed(DataType::Int64, false, 2),
+            fixed(DataType::Float32, true, 2),
+            DataType::new_list(fixed(DataType::Int32, true, 2), true),
+            fixed(fixed(DataType::Int32, true, 1), true, 2),
+        ],
+        &values,
+    );
+    values_in(&[fixed(DataType::Int64, true, 0)], &["[]", "[1]", "null"]);
+    values_in(
+        &[DataType::new_list(fixed(DataType::Int32, true, 2), true)],
+        &["[[1, 2], null, [3, 4]]", "[[1, 2], [3]]", "[]"],
+    );
+    let point = DataType::Struct(Fields::from(vec![
+        Field::new("p", fixed(DataType::Float64, true, 2), true),
+        Field::new("q", fixed(DataType::Utf8, false, 2), false),
+    ]));
+    values_in(
+        &[point],
+        &[
+            r#"{"p": [1.5, 2.5], "q": ["a", "b"]}"#,
+            r#"{"p": null, "q": ["a", "b"]}"#,
+            r#"{"q": ["a", "b"]}"#,
+            r#"{"p": [1.5], "q": ["a", "b"]}"#,
+            r#"{"p": [1.5, 2.5], "q": ["a"]}"#,
+            r#"{"p": [1.5, 2.5], "q": null}"#,
+        ],
+    );
+    // Under the option: what arrow-json makes a null, and what it refuses.
+    for t in [
+        fixed(DataType::Int64, true, 2),
+        fixed(DataType::Int64, false, 2),
+    ] {
+        let schema = one_column(&t);
+        for v in values {
+            let input = format!("{{\"v\": {v}}}\n{{\"v\": [7, 8]}}\n");
+            let theirs = arrow_json::ReaderBuilder::new(schema.clone())
+                .with_ignore_type_conflicts(true)
+                .build(input.as_bytes())
+                .and_then(|r| r.collect::<Outcome>());
+            for backend in BACKENDS {
+                let ours = ReaderBuilder::new(schema.clone())
+                    .with_ignore_type_conflicts(true)
+                    .with_backend(backend)
+                    .build(input.as_bytes())
+                    .and_then(|r| r.collect::<Outcome>());
+                match (&theirs, &ours) {
+                    (Ok(a), Ok(b)) => assert!(same_batches(a, b), "{t} {v} {backend:?}"),
+                    (Err(_), Err(_)) => {}
+                    _ => panic!("{t} {v} {backend:?}: arrow-json {theirs:?}, jitson {ours:?}"),
+                }
+            }
+        }
+    }
+    // A wrong length names where, in serde's words.
+    let schema = one_column(&fixed(DataType::Int64, true, 2));
+    for backend in BACKENDS {
+        let e = ReaderBuilder::new(schema.clone())
+            .with_backend(backend)
+            .build(&b"{\"v\": [1, 2]}\n{\"v\": [1, 2, 3]}\n"[..])
+            .and_then(|r| r.collect::<Outcome>())
+            .unwrap_err();
+        let ArrowError::ExternalError(inner) = e else {
+            panic!("not a record error: {e}")
+        };
+        let e = inner.downcast_ref::<RecordError>().expect("a RecordError");
+        assert_eq!(
+            (e.record, e.line, e.path.as_str()),
+            (1, 2, "$.v"),
+            "{backend:?}"
+        );
+        assert_eq!(e.message, "invalid length 3, expected an array of length 2");
+    }
+}

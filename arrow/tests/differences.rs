@@ -76,3 +76,31 @@ fn number_grammar() {
         assert!(theirs.is_ok(), "{v}: {theirs:?}");
     }
 }
+
+/// A null row of a fixed-size list whose items are non-nullable lists or
+/// structs: arrow-json decodes `null` as each of the row's items and refuses
+/// it ("expected [ got null"); jitson reads the null row, its items nulls
+/// that the row's null masks, as Arrow allows (docs/arrow.md, difference 14).
+#[test]
+fn null_rows_of_fixed_size_lists_of_nested_items() {
+    use arrow_array::Array;
+    let items = [
+        DataType::new_list(DataType::Int64, true),
+        DataType::Struct(vec![Field::new("a", DataType::Int64, false)].into()),
+    ];
+    for item in items {
+        let t = DataType::FixedSizeList(Arc::new(Field::new("item", item, false)), 2);
+        let input = "{\"v\": null}\n";
+        assert!(arrow_json(&t, input).is_err(), "{t}");
+        for backend in [Backend::Interpreter, Backend::Jit] {
+            let batches = jitson(&t, input, backend, false).unwrap();
+            let column = batches[0].column(0);
+            assert_eq!(
+                (column.len(), column.null_count()),
+                (1, 1),
+                "{t} {backend:?}"
+            );
+            column.to_data().validate_full().unwrap();
+        }
+    }
+}

@@ -100,6 +100,88 @@ fn type_conflicts_become_nulls_on_request() {
     }
 }
 
+/// What `with_ignore_type_conflicts(true)` makes a null is the value itself
+/// being of another type, as in arrow-json: a number too large for an `f64`
+/// in a column that reads no numbers is a null like any number there; a
+/// non-nullable child's absence, null or conflict fails the record instead of
+/// nulling the nullable column around it (arrow-json's check of non-nullable
+/// children); and a non-nullable `Null` column reads an absent key as its
+/// null. Each outcome is arrow-json's, with the option and without it (cases
+/// from a review, 2026-12-07).
+#[test]
+fn type_conflicts_are_the_value_itself() {
+    use DataType::{Boolean, Float64, Int32, Int64, Null, Utf8};
+    let pair = DataType::Struct(Fields::from(vec![
+        Field::new("a", Int64, true),
+        Field::new("n", Int32, false),
+    ]));
+    let strict_items = DataType::new_list(Int64, false);
+    let strict_values = DataType::Map(
+        Arc::new(Field::new(
+            "entries",
+            DataType::Struct(Fields::from(vec![
+                Field::new("keys", Utf8, false),
+                Field::new("values", Int64, false),
+            ])),
+            false,
+        )),
+        false,
+    );
+    let cases: &[(DataType, bool, &str)] = &[
+        (Boolean, true, r#"{"v": 1e400}"#),
+        (Utf8, true, r#"{"v": -1e400}"#),
+        (DataType::new_list(Int64, true), true, r#"{"v": 1e400}"#),
+        (
+            DataType::new_list(Boolean, true),
+            true,
+            r#"{"v": [1e400, true]}"#,
+        ),
+        (pair.clone(), true, r#"{"v": 1e400}"#),
+        (Float64, true, r#"{"v": 1e400}"#),
+        (Int64, true, r#"{"v": 1e400}"#),
+        (pair.clone(), true, r#"{"v": {"a": 5}}"#),
+        (pair.clone(), true, r#"{"v": {"a": 5, "n": null}}"#),
+        (pair.clone(), true, r#"{"v": {"a": 5, "n": "x"}}"#),
+        (pair.clone(), true, r#"{"v": {"a": "x", "n": 1}}"#),
+        (pair.clone(), true, r#"{"v": 5}"#),
+        (pair, true, r#"{"v": null}"#),
+        (strict_items.clone(), true, r#"{"v": [1, null]}"#),
+        (strict_items, true, r#"{"v": [1, "x"]}"#),
+        (strict_values, true, r#"{"v": {"a": null}}"#),
+        (Null, false, r#"{}"#),
+        (Null, false, r#"{"v": null}"#),
+    ];
+    for (data_type, nullable, input) in cases {
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "v",
+            data_type.clone(),
+            *nullable,
+        )]));
+        for ignore in [false, true] {
+            let expected = arrow_json::ReaderBuilder::new(schema.clone())
+                .with_ignore_type_conflicts(ignore)
+                .build(input.as_bytes())
+                .and_then(|reader| reader.collect::<Result<Vec<_>, _>>());
+            for backend in BACKENDS {
+                let got = decode_all(
+                    ReaderBuilder::new(schema.clone())
+                        .with_backend(backend)
+                        .with_ignore_type_conflicts(ignore),
+                    input.as_bytes(),
+                );
+                match (&expected, &got) {
+                    (Ok(e), Ok(g)) => assert_eq!(e, g, "{input} as {data_type}, {backend:?}"),
+                    (Err(_), Err(_)) => {}
+                    _ => panic!(
+                        "{input} as {data_type}, ignore {ignore}, {backend:?}: \
+                         arrow-json {expected:?}, jitson {got:?}"
+                    ),
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn coerce_primitive() {
     let schema = Arc::new(Schema::new(vec![

@@ -493,6 +493,11 @@ pub struct ColumnLayout {
     /// When this reading refuses the value too, the error is its own if it is a
     /// data error (it read the value's JSON type), otherwise `value`'s.
     pub lenient: Option<LayoutRef>,
+    /// For a [`Store::List`] column of fixed-size lists (Arrow's
+    /// `FixedSizeList`), the number of elements each array must hold; another
+    /// count is `ErrorCode::InvalidLength` (a data error), the elements it
+    /// appended taken back.
+    pub length: Option<usize>,
 }
 
 /// Parses the text of one JSON scalar into `dst` (a fixed-width slot, or a

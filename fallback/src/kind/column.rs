@@ -15,6 +15,42 @@ use crate::at_segment;
 use crate::encode::{Emitter, encode_error};
 use crate::kind::seq::AfterElement;
 
+/// Whether `e`, from a column's value that starts with the byte `first`, is a
+/// type conflict ([`Conflict::Null`] makes it a null row): at the value itself
+/// (not inside it), a data error (the value was valid JSON of another type),
+/// or a number out of range where the column reads no numbers at all. That second error is serde_json's, which
+/// evaluates a number to name it in its "invalid type" message (`1e400`
+/// into a boolean fails so in typed decoding too); arrow-json, like this,
+/// makes such a number a null of a boolean, text or list column.
+fn is_conflict(e: &Error, column: &ColumnLayout, first: u8) -> bool {
+    use jitson_core::layout::Kind;
+    let out_of_range = matches!(
+        e.code(),
+        ErrorCode::NumberOutOfRange | ErrorCode::FloatOutOfRange | ErrorCode::IntOutOfRange { .. }
+    );
+    let reads_numbers = |layout: &TypeLayout| match &layout.kind {
+        Kind::Parsed(parsed) => parsed.from_number.is_some(),
+        kind => kind.is_number(),
+    };
+    // A list column's `value` is its element's layout: the list reads none.
+    let column_reads_numbers = column.store != Store::List
+        && (reads_numbers(column.value.get())
+            || column.lenient.is_some_and(|l| reads_numbers(l.get())));
+    // The value itself is of another type, not something inside it: an
+    // error a child could not make a null of (a non-nullable child's
+    // conflict, null or absence) fails the record, as arrow-json's check of
+    // non-nullable children does, rather than nulling this column. So does a
+    // fixed-size list of another length, which arrow-json refuses too.
+    let at_this_value = e.path_segments().next().is_none()
+        && !matches!(
+            e.code(),
+            ErrorCode::MissingField(_) | ErrorCode::InvalidLength { .. }
+        );
+    at_this_value
+        && (e.classify() == Category::Data
+            || (out_of_range && matches!(first, b'-' | b'0'..=b'9') && !column_reads_numbers))
+}
+
 impl Parser<'_> {
     /// One row of a column: `null` (nullable) as a null row, anything else decoded
     /// by the value's kind into the slot [`Store`] names, then committed. On error
@@ -51,7 +87,7 @@ impl Parser<'_> {
                 }
                 Store::Append => self.decode_value(column.value.get(), dst),
                 Store::Struct => self.decode_value(column.value.get(), col.children.cast()),
-                Store::List => self.decode_list(layout, column.value.get(), col),
+                Store::List => self.decode_list(layout, column, col),
             }
         };
         if let (Err(_), Some(lenient), Store::Fixed) = (&result, column.lenient, column.store) {
@@ -77,7 +113,7 @@ impl Parser<'_> {
             Err(e)
                 if column.conflict == Conflict::Null
                     && column.nullable
-                    && e.classify() == Category::Data =>
+                    && is_conflict(&e, column, first) =>
             {
                 // arrow-json's `ignore_type_conflicts`: the value (valid JSON, of
                 // the wrong type) becomes a null row.
@@ -90,39 +126,65 @@ impl Parser<'_> {
         }
     }
 
-    /// A JSON array, each element appended to the list's child column; on error
-    /// the child is truncated back to where the list began.
+    /// A JSON array, each element appended to the list's child column (of
+    /// exactly [`ColumnLayout::length`] elements when it is set); on error the
+    /// child is truncated back to where the list began.
     fn decode_list(
         &mut self,
         layout: &'static TypeLayout,
-        elem: &'static TypeLayout,
+        column: &ColumnLayout,
         col: &mut Column,
     ) -> Result<(), Error> {
+        let elem = column.value.get();
         let child = &mut col.children_mut()[0];
         let begin = child.len;
         let empty = self.begin_seq(layout)?;
-        if empty {
-            self.leave();
-            return Ok(());
-        }
         let mut index = 0;
-        let result = loop {
-            // SAFETY: the child column is live and `elem` is its column layout.
-            if let Err(e) = unsafe { self.decode_value(elem, (&raw mut *child).cast()) } {
-                break Err(at_segment(e, || PathSegment::Index(index)));
-            }
-            index += 1;
-            match self.end_seq_element() {
-                Ok(AfterElement::More) => {}
-                Ok(AfterElement::End) => break Ok(()),
-                Err(e) => break Err(e),
-            }
+        let result = if empty {
+            Ok(())
+        } else {
+            self.list_elements(elem, child, &mut index)
         };
         self.leave();
+        let result = match (result, column.length) {
+            (Ok(()), Some(expected)) if index != expected => {
+                // At the array's `]`, as serde names an array of the wrong
+                // length.
+                Err(self.error(
+                    ErrorCode::InvalidLength {
+                        expected,
+                        found: index,
+                    },
+                    self.pos - 1,
+                ))
+            }
+            (result, _) => result,
+        };
         if result.is_err() {
             child.truncate(begin);
         }
         result
+    }
+
+    /// The elements of a list that is not empty, up to and including its
+    /// `]`, each appended to `child`; `index` counts them.
+    fn list_elements(
+        &mut self,
+        elem: &'static TypeLayout,
+        child: &mut Column,
+        index: &mut usize,
+    ) -> Result<(), Error> {
+        loop {
+            // SAFETY: the child column is live and `elem` is its column layout.
+            if let Err(e) = unsafe { self.decode_value(elem, (&raw mut *child).cast()) } {
+                return Err(at_segment(e, || PathSegment::Index(*index)));
+            }
+            *index += 1;
+            match self.end_seq_element()? {
+                AfterElement::More => {}
+                AfterElement::End => return Ok(()),
+            }
+        }
     }
 
     /// A scalar parsed from its text by the layout's functions: a string's

@@ -85,7 +85,7 @@ impl FnTranslator<'_, '_> {
                 None
             }
             Store::List => {
-                self.emit_list(layout, value, dst, failed, slow);
+                self.emit_list(layout, value, column.length, dst, failed, slow);
                 Some(usize::MAX)
             }
         };
@@ -234,12 +234,13 @@ impl FnTranslator<'_, '_> {
     }
 
     /// A JSON array, each element appended to the child column by the element's
-    /// column emitter. Leaving early truncates the child back to where the list
-    /// began.
+    /// column emitter (exactly `length` of them for a fixed-size list). Leaving
+    /// early truncates the child back to where the list began.
     fn emit_list(
         &mut self,
         layout: &'static TypeLayout,
         elem: &'static TypeLayout,
+        length: Option<usize>,
         col: Value,
         failed: Block,
         slow: Block,
@@ -292,6 +293,16 @@ impl FnTranslator<'_, '_> {
         }
 
         self.b.switch_to_block(done);
+        if let Some(n) = length {
+            // A fixed-size list of another length fails as the interpreter's
+            // does (`ColumnLayout::length`), its elements taken back.
+            let end = self.load_field(child, LEN);
+            let count = self.b.ins().isub(end, begin);
+            let right = self.b.ins().icmp_imm_s(IntCC::Equal, count, n as i64);
+            let checked = self.b.create_block();
+            self.b.ins().brif(right, checked, &[], list_failed, &[]);
+            self.b.switch_to_block(checked);
+        }
         self.store_depth(depth);
     }
 }
