@@ -1453,6 +1453,9 @@ mod generated {
                 inner
                     .clone()
                     .prop_map(|t| DataType::ListView(Arc::new(Field::new_list_field(t, true)))),
+                (inner.clone(), 1i32..4).prop_map(|(t, n)| {
+                    DataType::FixedSizeList(Arc::new(Field::new_list_field(t, true)), n)
+                }),
                 proptest::collection::vec(inner, 1..4).prop_map(|types| {
                     DataType::Struct(
                         types
@@ -1620,9 +1623,16 @@ mod generated {
                 let v = (r % 2_000_000_000) as i64 - 1_000_000_000;
                 out.push_str(&format!("{}.{:03}", v / 1000, (v % 1000).abs()));
             }
-            DataType::List(f) | DataType::LargeList(f) | DataType::ListView(f) => {
+            DataType::List(f)
+            | DataType::LargeList(f)
+            | DataType::ListView(f)
+            | DataType::FixedSizeList(f, _) => {
+                let len = match t {
+                    DataType::FixedSizeList(_, n) => *n as u64,
+                    _ => r % 4,
+                };
                 out.push('[');
-                for i in 0..r % 4 {
+                for i in 0..len {
                     if i > 0 {
                         out.push(',');
                     }
