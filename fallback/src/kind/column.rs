@@ -18,10 +18,11 @@ use crate::kind::seq::AfterElement;
 /// Whether `e`, from a column's value that starts with the byte `first`, is a
 /// type conflict ([`Conflict::Null`] makes it a null row): at the value itself
 /// (not inside it), a data error (the value was valid JSON of another type),
-/// or a number out of range where the column reads no numbers at all. That second error is serde_json's, which
-/// evaluates a number to name it in its "invalid type" message (`1e400`
-/// into a boolean fails so in typed decoding too); arrow-json, like this,
-/// makes such a number a null of a boolean, text or list column.
+/// or a number out of range where the column reads no numbers at all. That
+/// second error is serde_json's, which evaluates a number to name it in its
+/// "invalid type" message (`1e400` into a boolean fails so in typed decoding
+/// too); arrow-json, like this, makes such a number a null of a boolean, text
+/// or list column.
 fn is_conflict(e: &Error, column: &ColumnLayout, first: u8) -> bool {
     use jitson_core::layout::Kind;
     let out_of_range = matches!(
