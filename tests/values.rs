@@ -41,6 +41,15 @@ fn scalars() {
     assert_eq!(ok::<f32>("1e-45"), 1e-45_f32);
     // Parsed straight to f32: going through f64 would round this differently.
     assert_eq!(ok::<f32>("1.00000017881393432617187499"), 1.000_000_1_f32);
+    // Through one f64 division, then to f32, except where the f64 is halfway
+    // between two f32s: `56.98563194274902` is nearest to such a point in
+    // f64, which rounds to even, up to 56.985634, though the value lies
+    // below it; 16777217 is a halfway point itself (even: 16777216).
+    assert_eq!(ok::<f32>("56.98563194274902"), 56.985_63_f32);
+    assert_eq!(ok::<f32>("-73.43761825561523"), -73.437_614_f32);
+    assert_eq!(ok::<f32>("16777217.0"), 16_777_216_f32);
+    assert_eq!(ok::<f32>("-0.123456789"), -0.123_456_79_f32);
+    assert_eq!(ok::<f32>("0.98765432"), 0.987_654_3_f32);
     assert_eq!(ok::<char>("\"é\""), 'é');
     assert_eq!(ok::<char>("\"\\ud83d\\ude00\""), '😀');
     for bad in ["256", "-1", "1e2", "1.0", "\"1\"", "null", "-0"] {

@@ -7,6 +7,9 @@
 //!   services, messages (some with `\"`, `\n`, `\t`, `\u00e9` escapes or raw
 //!   UTF-8), a float that is sometimes null or absent, a nested `request` object
 //!   with a nullable user agent, a list of 0-4 tags, and a nullable id.
+//! - `vectors`: 50,000 generated records (5,000 with `--quick`) of an id, a
+//!   label and a 64-value embedding, each value an f32 as Rust writes it,
+//!   read into a `FixedSizeList(Float32, 64)` column.
 //! - `twitter`: the `statuses` of `twitter.json` from the benchmark corpus
 //!   (`../shared/corpus/bench/` from the workspace root, or the directory the
 //!   `JITSON_CORPUS` variable names), one per line in their original key order,
@@ -57,7 +60,7 @@
 //! reader and writer out of the rounds after the first (its output is still
 //! the reference): a profile of the contenders `NDJSON_ONLY` and
 //! `NDJSON_WRITER` keep, without arrow-json's samples; the ratios then read
-//! NaN. `NDJSON_DATA=logs` or `NDJSON_DATA=twitter` runs that data set alone;
+//! NaN. `NDJSON_DATA=logs`, `vectors` or `twitter` runs that data set alone;
 //! `NDJSON_SKIP_WRITERS=1` leaves the writers out (a profile of the readers).
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -153,6 +156,11 @@ fn reset_peak() -> usize {
 #[path = "data/logs.rs"]
 mod logs;
 use logs::{field, generate_logs, logs_schema};
+
+// The generated vectors data set: embeddings in fixed-size lists of f32.
+#[path = "data/vectors.rs"]
+mod vectors;
+use vectors::{generate_vectors, vectors_schema};
 
 // ---------------------------------------------------------------------------
 // The twitter data set.
@@ -953,16 +961,25 @@ fn main() {
     println!("rounds: {rounds}; batch size {BATCH}");
 
     let mut all_equal = true;
-    // `NDJSON_DATA=logs` or `=twitter`: that data set alone, for a profile.
+    // `NDJSON_DATA=logs`, `=vectors` or `=twitter`: that data set alone, for a profile.
     let data = std::env::var("NDJSON_DATA").unwrap_or_default();
-    if data.is_empty() || data == "logs" {
-        let logs = DataSet {
-            name: "logs",
-            schema: logs_schema(),
-            input: generate_logs(rows),
-            rows,
-        };
-        all_equal &= bench(&logs, rounds);
+    // The generated data sets: name, schema, generator and rows.
+    type Generated = (&'static str, fn() -> SchemaRef, fn(usize) -> Vec<u8>, usize);
+    let generated: [Generated; 2] = [
+        ("logs", logs_schema, generate_logs, rows),
+        // A twentieth of the log rows, each about as long as two log records.
+        ("vectors", vectors_schema, generate_vectors, rows / 20),
+    ];
+    for (name, schema, generate, rows) in generated {
+        if data.is_empty() || data == name {
+            let set = DataSet {
+                name,
+                schema: schema(),
+                input: generate(rows),
+                rows,
+            };
+            all_equal &= bench(&set, rounds);
+        }
     }
 
     let path = corpus_dir().join("twitter.json");

@@ -465,9 +465,6 @@ const F64_POW10: [f64; 23] = [
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
-/// Powers of ten exactly representable in f32.
-const F32_POW10: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
-
 /// The 128-bit significands of `5^q` for `q` in `-19..=19` (index `q + 19`),
 /// as `[high, low]` halves, normalised so the top bit is set: exact for `q >= 0`;
 /// for `q < 0`, `floor(2^b / 5^-q) + 1` with `b = 127 + ceil(log2 5^-q)` (the
@@ -509,6 +506,36 @@ pub static POW5_128: [[u64; 2]; 39] = {
     }
     table
 };
+
+/// `mantissa × 10^exponent` correctly rounded to f32 through one f64
+/// operation, for a mantissa below 2^53 and an exponent in `-22..=22`
+/// (Clinger's bounds for f64), where that is exact; `None` otherwise.
+///
+/// The f64 operation rounds once, to `q`, and rounding `q` to f32 rounds a
+/// second time. The two roundings give the one correct rounding unless `q`
+/// is itself halfway between two f32s: an f32 halfway point lies on f64's
+/// grid (25 significant bits), so one strictly between the exact value and
+/// `q` would be nearer the value than `q`, which `q`, the nearest f64, is
+/// not. In this range the value is a normal f32 (from 10^-22 to below
+/// 2^53 × 10^22, about 9 × 10^37), so the halfway points are where `q`'s 29
+/// low significand bits are `1` then zeros; there the answer is `None`, and
+/// the caller parses the text. The usual f32 fast path (a significand below
+/// 2^24, exponents within ±10) is a special case; this one also takes the 8
+/// and 9 digit significands that f32 text such as embeddings mostly has.
+#[inline]
+pub fn decimal_to_f32(mantissa: u64, exponent: i32) -> Option<f32> {
+    if mantissa >= 1 << 53 || !(-22..=22).contains(&exponent) {
+        return None;
+    }
+    let m = mantissa as f64;
+    let q = if exponent >= 0 {
+        m * F64_POW10[exponent as usize]
+    } else {
+        m / F64_POW10[(-exponent) as usize]
+    };
+    const LOW: u64 = (1 << 29) - 1;
+    (q.to_bits() & LOW != 1 << 28).then_some(q as f32)
+}
 
 /// `mantissa × 10^exponent`, correctly rounded (round-half-even) to f64, for a
 /// non-zero mantissa and an exponent in `-19..=19`; `None` otherwise. The
@@ -608,15 +635,14 @@ impl Number {
         Ok(v)
     }
 
-    /// The value as the nearest f32, rounded once (never through f64).
+    /// The value as the nearest f32: through one f64 operation where
+    /// [`decimal_to_f32`] shows that exact, else parsed from the text by
+    /// fast-float2.
     pub fn to_f32(&self, input: &[u8]) -> Result<f32, LexError> {
-        if !self.overflow && self.mantissa < (1 << 24) && (-10..=10).contains(&self.exponent) {
-            let m = self.mantissa as f32;
-            let v = if self.exponent >= 0 {
-                m * F32_POW10[self.exponent as usize]
-            } else {
-                m / F32_POW10[(-self.exponent) as usize]
-            };
+        if !self.overflow
+            && let Ok(exponent) = i32::try_from(self.exponent)
+            && let Some(v) = decimal_to_f32(self.mantissa, exponent)
+        {
             return Ok(if self.negative { -v } else { v });
         }
         let v: f32 = fast_float2::parse(&input[self.start..self.end])
@@ -1606,6 +1632,64 @@ mod tests {
         assert_eq!(decimal_to_f64(0, -5), None);
     }
     use super::*;
+
+    /// `decimal_to_f32` is std's (correctly rounded) parse of the same
+    /// decimal wherever it answers, and answers for all but a few values:
+    /// random significands of every length with every exponent it takes, the
+    /// integers around 2^24..2^25 (every odd one an f32 halfway point), and
+    /// decimals a hair either side of halfway points.
+    #[test]
+    fn decimal_to_f32_is_correctly_rounded() {
+        use super::decimal_to_f32;
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let check = |m: u64, e: i32| -> bool {
+            let expected: f32 = format!("{m}e{e}").parse().unwrap();
+            match decimal_to_f32(m, e) {
+                Some(v) => {
+                    assert_eq!(v.to_bits(), expected.to_bits(), "{m}e{e}");
+                    true
+                }
+                None => false,
+            }
+        };
+        let (mut answered, mut total) = (0, 0);
+        for _ in 0..200_000 {
+            let digits = 1 + next() % 16;
+            let m = next() % 10u64.pow(digits as u32) % (1 << 53);
+            let e = (next() % 45) as i32 - 22;
+            total += 1;
+            answered += usize::from(check(m, e));
+        }
+        assert!(answered * 100 >= total * 99, "{answered} of {total}");
+        for m in (1u64 << 24)..(1 << 24) + 5_000 {
+            check(m, 0);
+            check(m * 1000, -3);
+            check(m * 10_000 + 1, -4);
+            check(m * 10_000 - 1, -4);
+            check(m * 100_000_000 + 1, -8);
+        }
+        // Decimals whose nearest f64 is an f32 halfway point, which rounding
+        // that f64 again would take the wrong way (found by a search).
+        for (m, e) in [(5_698_563_194_274_902, -14), (7_343_761_825_561_523, -14)] {
+            assert_eq!(decimal_to_f32(m, e), None, "{m}e{e}");
+            let m_f64 = m as f64 / 1e14;
+            let wrong = m_f64 as f32;
+            let right: f32 = format!("{m}e{e}").parse().unwrap();
+            assert_ne!(wrong, right, "{m}e{e}");
+        }
+        // Halfway points themselves are left to the text parser.
+        assert_eq!(decimal_to_f32((1 << 24) + 1, 0), None);
+        assert_eq!(decimal_to_f32(167_772_170, -1), None);
+        assert_eq!(decimal_to_f32(1 << 53, 0), None);
+        assert_eq!(decimal_to_f32(1, 23), None);
+        assert_eq!(decimal_to_f32(0, -5).map(f32::to_bits), Some(0));
+    }
 
     #[test]
     fn specials_find_the_first_byte() {

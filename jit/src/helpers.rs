@@ -1269,9 +1269,6 @@ pub(crate) static F64_POW10: [f64; 23] = [
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
-/// Powers of ten exact in f32.
-pub(crate) static F32_POW10: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
-
 /// What a flattened serde field's members are collected into
 /// (`kind/struct_.rs`, `Rest::Serde`): the text `{` and the members, from
 /// each key's quote to the end of its value, joined by `,` (the closing `}`

@@ -343,9 +343,10 @@ impl FnTranslator<'_, '_> {
     }
 
     /// A decimal number. Fast path (Clinger 1990): at most 19 significant digits,
-    /// a significand below 2^53 (2^24 for f32), at most 22 (10) fraction digits and
-    /// no exponent part: one correctly rounded division by an exact power of ten
-    /// gives the correctly rounded value. An f64 of up to 19 digits without an
+    /// a significand below 2^53, at most 22 fraction digits and no exponent
+    /// part: one correctly rounded division by an exact power of ten gives the
+    /// correctly rounded f64 (for an f32, rounded again where that is exact,
+    /// as `jitson_core::text::decimal_to_f32` shows). An f64 of up to 19 digits without an
     /// exponent is rounded by Eisel–Lemire on the significand scanned, in IR
     /// for the common case, else by `helpers::decimal_f64`. Any other number
     /// (more than 19 digits, an exponent) is scanned and converted by a helper
@@ -354,22 +355,13 @@ impl FnTranslator<'_, '_> {
     /// interpreter, which reports them.
     pub(crate) fn emit_float(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
         let is_f32 = matches!(layout.kind, Kind::F32);
-        let (fty, mant_limit, max_frac, table, text_fn) = if is_f32 {
-            (
-                types::F32,
-                1i64 << 24,
-                10,
-                helpers::F32_POW10.as_ptr() as usize,
-                helpers::parse_f32 as *const () as usize,
-            )
+        // Both compute in f64 (an f32 then rounded again where that is exact:
+        // `jitson_core::text::decimal_to_f32`).
+        let (mant_limit, max_frac, table) = (1i64 << 53, 22, helpers::F64_POW10.as_ptr() as usize);
+        let text_fn = if is_f32 {
+            helpers::parse_f32 as *const () as usize
         } else {
-            (
-                types::F64,
-                1i64 << 53,
-                22,
-                helpers::F64_POW10.as_ptr() as usize,
-                helpers::parse_f64 as *const () as usize,
-            )
+            helpers::parse_f64 as *const () as usize
         };
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
@@ -455,16 +447,30 @@ impl FnTranslator<'_, '_> {
         }
 
         self.b.switch_to_block(compute);
-        let mf = self.b.ins().fcvt_from_uint(fty, m);
-        let width = if is_f32 { 4 } else { 8 };
-        let idx = self.b.ins().imul_imm_s(f, width);
+        let mf = self.b.ins().fcvt_from_uint(types::F64, m);
+        let idx = self.b.ins().imul_imm_s(f, 8);
         let base = self.b.ins().iconst(PTR, table as i64);
         let addr = self.b.ins().iadd(base, idx);
         let pow = self
             .b
             .ins()
-            .load(fty, state_flags().with_readonly(), addr, 0);
-        let v = self.b.ins().fdiv(mf, pow);
+            .load(types::F64, state_flags().with_readonly(), addr, 0);
+        let mut v = self.b.ins().fdiv(mf, pow);
+        if is_f32 {
+            // Rounded again to f32, unless the f64 is halfway between two
+            // f32s (its 29 low significand bits `1` then zeros), where the
+            // second rounding may differ from one: then the text is parsed.
+            let bits =
+                self.b
+                    .ins()
+                    .bitcast(types::I64, cranelift_codegen::ir::MemFlagsData::new(), v);
+            let low = self.b.ins().band_imm_s(bits, (1 << 29) - 1);
+            let halfway = self.b.ins().icmp_imm_s(IntCC::Equal, low, 1 << 28);
+            let demote = self.b.create_block();
+            self.b.ins().brif(halfway, text, &[], demote, &[]);
+            self.b.switch_to_block(demote);
+            v = self.b.ins().fdemote(types::F32, v);
+        }
         let negated = self.b.ins().fneg(v);
         let v = self.b.ins().select(neg, negated, v);
         self.b.ins().store(state_flags(), v, dst, 0);
