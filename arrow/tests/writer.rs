@@ -2073,3 +2073,111 @@ fn named_zones_take_each_instants_offset() {
         }
     }
 }
+
+/// A batch refused in a parallel write (here a zone arrow-json cannot parse)
+/// leaves the batches before it written, as `write_batches` and arrow-json
+/// leave them; the parallel write used to build every batch's plan first and
+/// write nothing (found by a review, 2026-12-07).
+#[test]
+fn a_refused_batch_in_a_parallel_write_keeps_the_batches_before_it() {
+    let column = |array: ArrayRef| RecordBatch::try_from_iter([("c", array)]).unwrap();
+    let good = column(Arc::new(Int32Array::from(vec![1, 2])));
+    let refused = column(Arc::new(
+        TimestampSecondArray::from(vec![0]).with_timezone("Mars/Olympus"),
+    ));
+    let batches = [&good, &good, &refused, &good];
+    let mut theirs = arrow_json::LineDelimitedWriter::new(Vec::new());
+    assert!(theirs.write_batches(&batches).is_err());
+    let expected = theirs.into_inner();
+    assert_eq!(expected, b"{\"c\":1}\n{\"c\":2}\n{\"c\":1}\n{\"c\":2}\n");
+    for backend in backends() {
+        for threads in [1, 2, 3] {
+            let mut w = writer::WriterBuilder::new()
+                .with_backend(backend)
+                .build::<_, writer::LineDelimited>(Vec::new());
+            let e = w.write_batches_with_threads(&batches, threads).unwrap_err();
+            assert!(e.to_string().contains("Mars/Olympus"), "{e}");
+            assert_eq!(w.into_inner(), expected, "{backend:?}, {threads} threads");
+        }
+    }
+}
+
+/// A strftime format that does not apply to its column's type (`%H` of a
+/// date, `%z` of a time without a zone, an unknown `%Q`) is an error naming
+/// the column when the batch is written, before any row; arrow-json's writer
+/// panics at the first value ("a formatting trait implementation returned an
+/// error"). A format that applies still gives arrow-json's bytes.
+#[test]
+fn formats_that_do_not_apply_are_errors_not_panics() {
+    let column = |array: ArrayRef| RecordBatch::try_from_iter([("c", array)]).unwrap();
+    let date = column(Arc::new(Date32Array::from(vec![0, 19_000])));
+    let datetime = column(Arc::new(Date64Array::from(vec![0, 1_700_000_000_000])));
+    let time = column(Arc::new(Time32SecondArray::from(vec![0, 45_296])));
+    let naive = column(Arc::new(TimestampSecondArray::from(vec![0, 1_700_000_000])));
+    let zoned = column(Arc::new(
+        TimestampSecondArray::from(vec![0, 1_700_000_000]).with_timezone("+05:30"),
+    ));
+    let formats = |set: fn(&mut Formats, String), f: &str| {
+        let mut formats = Formats::default();
+        set(&mut formats, f.to_string());
+        formats
+    };
+    let date_format: fn(&mut Formats, String) = |f, s| f.date = Some(s);
+    let datetime_format: fn(&mut Formats, String) = |f, s| f.datetime = Some(s);
+    let time_format: fn(&mut Formats, String) = |f, s| f.time = Some(s);
+    let timestamp_format: fn(&mut Formats, String) = |f, s| f.timestamp = Some(s);
+    let zoned_format: fn(&mut Formats, String) = |f, s| f.timestamp_tz = Some(s);
+    let refused = [
+        (&date, date_format, "%H"),
+        (&date, date_format, "%Q"),
+        (&date, date_format, "%"),
+        (&datetime, datetime_format, "%z"),
+        (&time, time_format, "%Y"),
+        (&naive, timestamp_format, "%+"),
+        (&naive, timestamp_format, "%:z"),
+    ];
+    for (batch, set, f) in refused {
+        for backend in backends() {
+            for threads in [1, 2] {
+                let e = ours_on::<writer::LineDelimited>(
+                    backend,
+                    &[batch, batch],
+                    false,
+                    StructMode::ObjectOnly,
+                    &formats(set, f),
+                    threads,
+                )
+                .unwrap_err();
+                assert!(e.to_string().contains("column `c`"), "{f}: {e}");
+            }
+        }
+    }
+    let applied = [
+        (&date, date_format, "%d/%m/%Y"),
+        (&datetime, datetime_format, "%Y %H:%M"),
+        (&time, time_format, "%H-%M-%S"),
+        (&naive, timestamp_format, "%s"),
+        (&zoned, zoned_format, "%H:%M %z"),
+    ];
+    for (batch, set, f) in applied {
+        let expected = theirs::<arrow_json::writer::LineDelimited>(
+            &[batch],
+            false,
+            StructMode::ObjectOnly,
+            &formats(set, f),
+        )
+        .unwrap();
+        for backend in backends() {
+            let got = ours_on::<writer::LineDelimited>(
+                backend,
+                &[batch],
+                false,
+                StructMode::ObjectOnly,
+                &formats(set, f),
+                1,
+            )
+            .unwrap();
+            assert_eq!(got, expected, "{f}, {backend:?}");
+        }
+    }
+}

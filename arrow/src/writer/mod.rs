@@ -384,10 +384,20 @@ impl<W: Write, F: JsonFormat> Writer<W, F> {
         if threads <= 1 {
             return self.write_batches(&batches);
         }
-        let plans = batches
-            .iter()
-            .map(|b| self.plan_for(&b.schema()))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut plans = Vec::with_capacity(batches.len());
+        for batch in &batches {
+            match self.plan_for(&batch.schema()) {
+                Ok(plan) => plans.push(plan),
+                Err(e) => {
+                    // As `write_batches`: the batches before the refused
+                    // one are written, then its error returned.
+                    let written = plans.len();
+                    drop(plans);
+                    self.write_batches_with_threads(&batches[..written], threads)?;
+                    return Err(e);
+                }
+            }
+        }
         // Tasks of at most ROWS_PER_TASK rows of one batch: their output
         // stays in cache on its way to the sink.
         let tasks: Vec<(usize, std::ops::Range<usize>)> = batches

@@ -96,6 +96,21 @@ impl Column<'_> {
     }
 }
 
+/// `plan`, if its strftime format (if any) applies to its type: otherwise
+/// an error naming the column, before any row is written, where arrow-json's
+/// writer panics at the first value (`%H` of a Date32).
+fn checked_format(plan: Plan, path: &str) -> Result<Plan, ArrowError> {
+    match plan.format.as_deref() {
+        Some(format) if !temporal::check_format(&plan.data_type, plan.tz.as_ref(), format) => {
+            Err(ArrowError::InvalidArgumentError(format!(
+                "column `{path}` ({}): the format {format:?} does not apply to this type",
+                plan.data_type
+            )))
+        }
+        _ => Ok(plan),
+    }
+}
+
 /// The error for a type arrow-json does not write either.
 fn unsupported(path: &str, data_type: &DataType) -> ArrowError {
     ArrowError::JsonError(format!(
@@ -204,17 +219,17 @@ pub(crate) fn compile(
                 }
                 None => plan.format = options.timestamp_format.clone(),
             }
-            Ok(plan)
+            checked_format(plan, path)
         }
         D::Date32 => {
             let mut plan = Plan::leaf(temporal::bind_date32, data_type);
             plan.format = options.date_format.clone();
-            Ok(plan)
+            checked_format(plan, path)
         }
         D::Date64 => {
             let mut plan = Plan::leaf(temporal::bind_date64, data_type);
             plan.format = options.datetime_format.clone();
-            Ok(plan)
+            checked_format(plan, path)
         }
         D::Time32(unit) | D::Time64(unit) => {
             let bind: Bind = match (data_type, unit) {
@@ -226,7 +241,7 @@ pub(crate) fn compile(
             };
             let mut plan = Plan::leaf(bind, data_type);
             plan.format = options.time_format.clone();
-            Ok(plan)
+            checked_format(plan, path)
         }
         D::Duration(_) => leaf(temporal::bind_duration),
         D::Interval(IntervalUnit::YearMonth) => leaf(temporal::bind_interval_year_month),

@@ -441,6 +441,52 @@ fn write_datetime(out: &mut Stamp, seconds: i64, nanos: u32) -> bool {
     true
 }
 
+/// Appends `value`'s text; `false`, having appended nothing, where its
+/// `Display` fails. A chrono format that does not apply to the value's type
+/// (`%H` of a date, `%z` of a time without a zone) fails so, and `write!` on
+/// a `Vec<u8>` would turn that into a panic (arrow-json's writer panics
+/// there); [`check_format`] refuses such a format before any row is written.
+fn write_display(out: &mut Vec<u8>, value: impl std::fmt::Display) -> bool {
+    struct Text<'a>(&'a mut Vec<u8>);
+    impl std::fmt::Write for Text<'_> {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0.extend_from_slice(s.as_bytes());
+            Ok(())
+        }
+    }
+    let len = out.len();
+    let written = std::fmt::write(&mut Text(out), format_args!("{value}")).is_ok();
+    if !written {
+        out.truncate(len);
+    }
+    written
+}
+
+/// Whether the strftime `format` applies to values of `data_type` (`tz`: a
+/// timestamp's zone), tried on the epoch: chrono fails a format by the
+/// fields it names, not by the value, so one value answers for all.
+pub(crate) fn check_format(
+    data_type: &arrow_schema::DataType,
+    tz: Option<&arrow_array::timezone::Tz>,
+    format: &str,
+) -> bool {
+    use arrow_schema::DataType as D;
+    let epoch = chrono::DateTime::UNIX_EPOCH.naive_utc();
+    let mut out = Vec::new();
+    match (data_type, tz) {
+        (D::Timestamp(..), Some(tz)) => write_display(
+            &mut out,
+            Utc.from_utc_datetime(&epoch)
+                .with_timezone(tz)
+                .format(format),
+        ),
+        (D::Timestamp(..) | D::Date64, None) => write_display(&mut out, epoch.format(format)),
+        (D::Date32, _) => write_display(&mut out, epoch.date().format(format)),
+        (D::Time32(_) | D::Time64(_), _) => write_display(&mut out, epoch.time().format(format)),
+        _ => true,
+    }
+}
+
 fn write_error(out: &mut Vec<u8>, what: &str, value: impl std::fmt::Display, plan: &Plan) {
     let _ = write!(
         out,
@@ -466,11 +512,13 @@ impl<T: ArrowTimestampType> Timestamps<'_, T> {
         };
         let format = self.plan.format.as_deref();
         let _ = match (&self.plan.tz, format) {
-            (Some(tz), Some(f)) => write!(
-                out,
-                "{}",
-                Utc.from_utc_datetime(&naive).with_timezone(tz).format(f)
-            ),
+            (Some(tz), Some(f)) => {
+                write_display(
+                    out,
+                    Utc.from_utc_datetime(&naive).with_timezone(tz).format(f),
+                );
+                Ok(())
+            }
             (Some(tz), None) => write!(
                 out,
                 "{}",
@@ -478,7 +526,10 @@ impl<T: ArrowTimestampType> Timestamps<'_, T> {
                     .with_timezone(tz)
                     .to_rfc3339_opts(SecondsFormat::AutoSi, true)
             ),
-            (None, Some(f)) => write!(out, "{}", naive.format(f)),
+            (None, Some(f)) => {
+                write_display(out, naive.format(f));
+                Ok(())
+            }
             (None, None) => write!(out, "{naive:?}"),
         };
     }
@@ -566,9 +617,9 @@ impl Encode for Date32s<'_> {
         match date32_to_datetime(value).map(|d| d.date()) {
             None => write_error(out, "temporal", value, self.plan),
             Some(date) => {
-                let _ = match self.plan.format.as_deref() {
-                    Some(f) => write!(out, "{}", date.format(f)),
-                    None => write!(out, "{date:?}"),
+                match self.plan.format.as_deref() {
+                    Some(f) => write_display(out, date.format(f)),
+                    None => write_display(out, format_args!("{date:?}")),
                 };
             }
         }
@@ -606,9 +657,9 @@ impl Encode for Date64s<'_> {
         match date64_to_datetime(value) {
             None => write_error(out, "temporal", value, self.plan),
             Some(naive) => {
-                let _ = match self.plan.format.as_deref() {
-                    Some(f) => write!(out, "{}", naive.format(f)),
-                    None => write!(out, "{naive:?}"),
+                match self.plan.format.as_deref() {
+                    Some(f) => write_display(out, naive.format(f)),
+                    None => write_display(out, format_args!("{naive:?}")),
                 };
             }
         }
@@ -651,9 +702,9 @@ where
         match (self.convert)(value) {
             None => write_error(out, "temporal", value, self.plan),
             Some(time) => {
-                let _ = match self.plan.format.as_deref() {
-                    Some(f) => write!(out, "{}", time.format(f)),
-                    None => write!(out, "{time:?}"),
+                match self.plan.format.as_deref() {
+                    Some(f) => write_display(out, time.format(f)),
+                    None => write_display(out, format_args!("{time:?}")),
                 };
             }
         }
