@@ -281,9 +281,11 @@ impl FileOpener for JitsonOpener {
 }
 
 /// The first record of `buf` (after whitespace), the keys of its top level
-/// in order, and its *shape*: the keys of each of its objects in order, with
-/// their nesting (`{a,b{x,y},c[{p}{p,q}]}`), which is all that
-/// `ReaderBuilder::with_example_record` learns from it. `None` if `buf` does
+/// in order, and its *shape*: the keys of each of its objects in order,
+/// quoted, with their nesting (`{"a","b"{"x","y"},"c"[{"p"}{"p","q"}]}`),
+/// which is all that `ReaderBuilder::with_example_record` learns from it.
+/// Keys hold no quote (none has an escape), so no two shapes read alike: a
+/// key `a,b` is `"a,b"`, not the two keys `a` and `b`. `None` if `buf` does
 /// not start with one whole object whose keys have no escapes, or nests
 /// deeper than [`SHAPE_DEPTH`].
 fn first_record(buf: &[u8]) -> Option<(&[u8], Vec<String>, String)> {
@@ -339,7 +341,9 @@ fn shape_of(
             if !first {
                 shape.push(',');
             }
+            shape.push('"');
             shape.push_str(key);
+            shape.push('"');
             if let Some(keys) = keys.as_deref_mut() {
                 keys.push(key.to_owned());
             }
@@ -494,4 +498,30 @@ async fn lines_before(store: &Arc<dyn ObjectStore>, location: &Path, end: u64) -
         }
     }
     Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_record;
+
+    /// Shapes name each key whole: keys holding `,` or brackets do not make
+    /// two records of different keys look alike (a reviewer's case), and
+    /// keys with escapes, or no object, give none.
+    #[test]
+    fn shapes_tell_keys_apart() {
+        let shape = |record: &str| first_record(record.as_bytes()).map(|(_, _, shape)| shape);
+        let one = shape(r#"{"o":{"a,b":1,"c":2}}"#).unwrap();
+        let two = shape(r#"{"o":{"a":10,"b,c":20}}"#).unwrap();
+        assert_eq!(one, r#"{"o"{"a,b","c"}}"#);
+        assert_eq!(two, r#"{"o"{"a","b,c"}}"#);
+        assert_ne!(shape(r#"{"a{":1}"#), shape(r#"{"a":{}}"#));
+        let (record, keys, full) =
+            first_record(br#" {"a":1,"b":{"x":[],"y":null},"c":[{"p":1},{"p":2,"q":3}]} {"#)
+                .unwrap();
+        assert_eq!(record.last(), Some(&b'}'));
+        assert_eq!(keys, ["a", "b", "c"]);
+        assert_eq!(full, r#"{"a","b"{"x"[],"y"},"c"[{"p"}{"p","q"}]}"#);
+        assert_eq!(shape(r#"{"a\u0062":1}"#), None);
+        assert_eq!(shape("[1]"), None);
+    }
 }
