@@ -511,26 +511,19 @@ impl<T: ArrowTimestampType> Timestamps<'_, T> {
             return write_error(out, "datetime", value, self.plan);
         };
         let format = self.plan.format.as_deref();
-        let _ = match (&self.plan.tz, format) {
-            (Some(tz), Some(f)) => {
-                write_display(
-                    out,
-                    Utc.from_utc_datetime(&naive).with_timezone(tz).format(f),
-                );
-                Ok(())
-            }
-            (Some(tz), None) => write!(
+        match (&self.plan.tz, format) {
+            (Some(tz), Some(f)) => write_display(
                 out,
-                "{}",
+                Utc.from_utc_datetime(&naive).with_timezone(tz).format(f),
+            ),
+            (Some(tz), None) => write_display(
+                out,
                 Utc.from_utc_datetime(&naive)
                     .with_timezone(tz)
-                    .to_rfc3339_opts(SecondsFormat::AutoSi, true)
+                    .to_rfc3339_opts(SecondsFormat::AutoSi, true),
             ),
-            (None, Some(f)) => {
-                write_display(out, naive.format(f));
-                Ok(())
-            }
-            (None, None) => write!(out, "{naive:?}"),
+            (None, Some(f)) => write_display(out, naive.format(f)),
+            (None, None) => write_display(out, format_args!("{naive:?}")),
         };
     }
 }
