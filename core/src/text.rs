@@ -524,17 +524,26 @@ pub static POW5_128: [[u64; 2]; 39] = {
 /// and 9 digit significands that f32 text such as embeddings mostly has.
 #[inline]
 pub fn decimal_to_f32(mantissa: u64, exponent: i32) -> Option<f32> {
+    let q = clinger_f64(mantissa, i64::from(exponent))?;
+    const LOW: u64 = (1 << 29) - 1;
+    (q.to_bits() & LOW != 1 << 28).then_some(q as f32)
+}
+
+/// `mantissa × 10^exponent` as the nearest f64 by one correctly rounded
+/// product or quotient of exact operands (Clinger 1990): a mantissa below
+/// 2^53 and an exponent in `-22..=22`; `None` otherwise. The fast path of
+/// [`Number::to_f64`] and the first rounding of [`decimal_to_f32`].
+#[inline(always)]
+fn clinger_f64(mantissa: u64, exponent: i64) -> Option<f64> {
     if mantissa >= 1 << 53 || !(-22..=22).contains(&exponent) {
         return None;
     }
     let m = mantissa as f64;
-    let q = if exponent >= 0 {
+    Some(if exponent >= 0 {
         m * F64_POW10[exponent as usize]
     } else {
         m / F64_POW10[(-exponent) as usize]
-    };
-    const LOW: u64 = (1 << 29) - 1;
-    (q.to_bits() & LOW != 1 << 28).then_some(q as f32)
+    })
 }
 
 /// `mantissa × 10^exponent`, correctly rounded (round-half-even) to f64, for a
@@ -604,13 +613,9 @@ impl Number {
     /// fast-float2, which is correctly rounded.
     #[inline(always)]
     pub fn to_f64(&self, input: &[u8]) -> Result<f64, LexError> {
-        if !self.overflow && self.mantissa < (1 << 53) && (-22..=22).contains(&self.exponent) {
-            let m = self.mantissa as f64;
-            let v = if self.exponent >= 0 {
-                m * F64_POW10[self.exponent as usize]
-            } else {
-                m / F64_POW10[(-self.exponent) as usize]
-            };
+        if !self.overflow
+            && let Some(v) = clinger_f64(self.mantissa, self.exponent)
+        {
             return Ok(if self.negative { -v } else { v });
         }
         if !self.overflow
