@@ -588,3 +588,87 @@ fn error_positions_after_many_calls_and_batches() {
         }
     }
 }
+
+/// Text values of every length from 0 to 40 bytes (ASCII, and with two- and
+/// three-byte characters), in Utf8 and LargeUtf8 columns, top-level, in a
+/// struct and in a list, each record ending 0 to 20 bytes of padding before
+/// the end of the input, over batch sizes that make the text buffers grow at
+/// many points. The JIT copies a text column's value in line only where the
+/// input holds sixteen bytes past it and the buffer has room for sixteen
+/// more, and calls the append helper otherwise: the batches must be
+/// arrow-json's on both backends, on both sides of each limit.
+#[test]
+fn text_values_at_every_length_near_the_ends_of_input_and_buffer() {
+    let s = schema(vec![
+        Field::new("a", DataType::Utf8, true),
+        Field::new("b", DataType::LargeUtf8, false),
+        Field::new(
+            "o",
+            DataType::Struct(Fields::from(vec![Field::new("c", DataType::Utf8, false)])),
+            true,
+        ),
+        Field::new(
+            "l",
+            DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
+            true,
+        ),
+    ]);
+    let texts: Vec<String> = (0..=40)
+        .flat_map(|n| {
+            let ascii: String = (0..n).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+            let mixed: String = (0..n)
+                .map(|i| ['x', 'é', '€'][i % 3])
+                .collect::<String>()
+                .chars()
+                .take(n)
+                .collect();
+            [ascii, mixed]
+        })
+        .collect();
+    let record = |t: &str, pad: usize| {
+        format!(
+            r#"{{"a":"{t}","b":"{t}","o":{{"c":"{t}"}},"l":["{t}",null,"{t}"]}}{}"#,
+            " ".repeat(pad)
+        )
+    };
+    // One record a document, at every distance from the input's end.
+    let compiled = BACKENDS.map(|backend| compile(&s, backend));
+    for t in &texts {
+        for pad in 0..=20 {
+            let input = record(t, pad);
+            let reference: Vec<RecordBatch> = arrow_json::ReaderBuilder::new(s.clone())
+                .build(input.as_bytes())
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            for (compiled, backend) in compiled.iter().zip(BACKENDS) {
+                let ours = decode(compiled, input.as_bytes()).unwrap();
+                assert_eq!(ours, reference, "{backend:?}, {input:?}");
+            }
+        }
+    }
+    // All of them in one input, read in batches of 1 to 9 rows and 1,024.
+    let input: String = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| record(t, i % 3) + "\n")
+        .collect();
+    for batch_size in (1..=9).chain([1024]) {
+        let reference: Vec<RecordBatch> = arrow_json::ReaderBuilder::new(s.clone())
+            .with_batch_size(batch_size)
+            .build(input.as_bytes())
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        for backend in BACKENDS {
+            let ours: Vec<RecordBatch> = ReaderBuilder::new(s.clone())
+                .with_backend(backend)
+                .with_batch_size(batch_size)
+                .build(input.as_bytes())
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(ours, reference, "{backend:?}, batches of {batch_size}");
+        }
+    }
+}

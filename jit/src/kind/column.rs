@@ -8,21 +8,29 @@
 //! Growth, text appends and nulls of records are calls.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
+use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value, types};
 use jitson_core::column::{
-    Column, ColumnLayout, Conflict, FormatLayout, ParsedLayout, Store, column_push_null,
-    column_reserve_row, column_truncate,
+    Column, ColumnLayout, Conflict, FormatLayout, ParsedLayout, Store, column_append_text,
+    column_push_null, column_reserve_row, column_truncate,
 };
 use jitson_core::layout::TypeLayout;
 
-use crate::translate::{FnTranslator, PTR, offset_of, state_flags};
+use crate::translate::{FnTranslator, PTR, input_flags, offset_of, state_flags};
 
 const VALUES: usize = std::mem::offset_of!(Column, values);
 const LEN: usize = std::mem::offset_of!(Column, len);
 const CAP: usize = std::mem::offset_of!(Column, cap);
 const VALIDITY: usize = std::mem::offset_of!(Column, validity);
+const DATA: usize = std::mem::offset_of!(Column, data);
 const DATA_LEN: usize = std::mem::offset_of!(Column, data_len);
+const DATA_CAP: usize = std::mem::offset_of!(Column, data_cap);
 const CHILDREN: usize = std::mem::offset_of!(Column, children);
+
+/// Stores into a column's text buffer: never trapping, at any alignment (a
+/// row's text starts where the last one ended).
+fn text_flags() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
 
 impl FnTranslator<'_, '_> {
     pub(crate) fn emit_column(
@@ -175,6 +183,80 @@ impl FnTranslator<'_, '_> {
         }
         self.b.switch_to_block(slow);
         self.emit_interpret(layout, dst, start, cont, unwind);
+        self.b.switch_to_block(cont);
+    }
+
+    /// `column_append_text(col, ptr, len)` in line, for a string without
+    /// escapes that the text column `col` takes (its `write`): where the
+    /// column's text buffer has room for the text and sixteen bytes more, and
+    /// the input holds sixteen bytes past the text (its closing quote and what
+    /// follows), the text is copied sixteen bytes a step, the last step
+    /// writing past the text into capacity no row uses yet, and `data_len`
+    /// moves on. Otherwise, and past `i32::MAX` bytes (where the 32-bit
+    /// offsets' limit lies), the helper, which grows the buffer. Both write
+    /// the same bytes; the row is committed by [`Self::emit_column`].
+    pub(crate) fn emit_append_text(&mut self, col: Value, ptr: Value, len: Value) {
+        let (copy, call, cont) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let data_len = self.load_field(col, DATA_LEN);
+        let data_cap = self.load_field(col, DATA_CAP);
+        let end = self.b.ins().iadd(data_len, len);
+        let room = self.b.ins().iadd_imm_s(end, 16);
+        let fits = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, room, data_cap);
+        let small =
+            self.b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, end, i64::from(i32::MAX));
+        let read_end = self.b.ins().iadd(ptr, len);
+        let read_end = self.b.ins().iadd_imm_s(read_end, 16);
+        let input_end = self.b.ins().iadd(self.input, self.len);
+        let readable = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, read_end, input_end);
+        let ok = self.b.ins().band(fits, small);
+        let ok = self.b.ins().band(ok, readable);
+        let data = self.load_field(col, DATA);
+        let to = self.b.ins().iadd(data, data_len);
+        let zero = self.b.ins().iconst(PTR, 0);
+        self.b
+            .ins()
+            .brif(ok, copy, &[BlockArg::Value(zero)], call, &[]);
+
+        // At least one step (an empty text copies sixteen bytes no row reads).
+        let at = self.b.append_block_param(copy, PTR);
+        self.b.switch_to_block(copy);
+        let from = self.b.ins().iadd(ptr, at);
+        let v = self.b.ins().load(types::I8X16, input_flags(), from, 0);
+        let into = self.b.ins().iadd(to, at);
+        self.b.ins().store(text_flags(), v, into, 0);
+        let next = self.b.ins().iadd_imm_s(at, 16);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, next, len);
+        let store_len = self.b.create_block();
+        self.b
+            .ins()
+            .brif(more, copy, &[BlockArg::Value(next)], store_len, &[]);
+        self.b.switch_to_block(store_len);
+        self.b
+            .ins()
+            .store(state_flags(), end, col, offset_of(DATA_LEN));
+        self.b.ins().jump(cont, &[]);
+
+        self.b.switch_to_block(call);
+        self.b.set_cold_block(call);
+        self.call_addr(
+            column_append_text as *const () as usize,
+            &[PTR, PTR, PTR],
+            None,
+            &[col, ptr, len],
+        );
+        self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(cont);
     }
 

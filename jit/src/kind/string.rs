@@ -10,6 +10,7 @@
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, Value, types};
+use jitson_core::column::column_append_text;
 use jitson_core::layout::{BorrowedStrLayout, StringLayout, TypeLayout};
 
 use crate::helpers;
@@ -360,7 +361,12 @@ impl FnTranslator<'_, '_> {
         let start = self.get_pos();
         let (slow, cont) = (self.b.create_block(), self.b.create_block());
         let (ptr, len) = self.emit_plain_string_text(slow);
-        self.call_addr(write, &[PTR, PTR, PTR], None, &[dst, ptr, len]);
+        if write == column_append_text as *const () as usize {
+            // A text column's append is the column's own (jit/src/kind/column.rs).
+            self.emit_append_text(dst, ptr, len);
+        } else {
+            self.call_addr(write, &[PTR, PTR, PTR], None, &[dst, ptr, len]);
+        }
         self.b.ins().jump(cont, &[]);
         self.b.switch_to_block(slow);
         self.b.set_cold_block(slow);
