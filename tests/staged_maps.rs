@@ -250,6 +250,64 @@ fn sorted_reverse_and_duplicate_keys_across_chunks() {
     check(p);
 }
 
+/// Maps whose keys and values are all `HasLayout::TRUSTED_ORD_AND_DROP`
+/// (`String`, the scalars) go to std's bulk build without jitson's order check:
+/// keys sorted, reversed, repeated (the later value kept), spelled with an
+/// escape, equal and adjacent, cut short, at every size around the bulk
+/// build's threshold and across element-stack chunks, top-level and nested,
+/// against serde_json on every backend.
+#[test]
+fn trusted_keys_and_values_built_by_std_alone() {
+    let mut p = Vec::new();
+    for n in (0..=12).chain(counts(2 * size_of::<String>())) {
+        let sorted: Vec<String> = (0..n).map(|i| format!("{:06}", i * 7)).collect();
+        let mut reverse = sorted.clone();
+        reverse.reverse();
+        let mut dup = sorted.clone();
+        if n > 2 {
+            dup[n - 1] = dup[0].clone();
+            dup[n / 2] = dup[1].clone();
+        }
+        let mut escaped = sorted.clone();
+        if n > 5 {
+            escaped[n / 2] = escaped[n / 2].replacen('0', "\\u0030", 1);
+        }
+        let mut equal_adjacent = sorted.clone();
+        if n > 5 {
+            equal_adjacent[n / 2] = equal_adjacent[n / 2 - 1].replacen('0', "\\u0030", 1);
+        }
+        for keys in [&sorted, &reverse, &dup, &escaped, &equal_adjacent] {
+            let members = |value: &dyn Fn(usize) -> String| {
+                let m: Vec<String> = keys
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| format!(r#""{k}":{}"#, value(i)))
+                    .collect();
+                format!("{{{}}}", m.join(","))
+            };
+            let texts = members(&|i| format!(r#""v{i}""#));
+            let numbers = members(&|i| format!("{}", i * 3));
+            for d in [&texts, &numbers] {
+                let cut = &d.as_bytes()[..d.len() * 2 / 3];
+                for doc in [d.as_bytes(), cut] {
+                    p.extend(agree::<BTreeMap<String, String>>(doc));
+                    p.extend(agree::<BTreeMap<String, u64>>(doc));
+                    p.extend(agree::<BTreeMap<u32, String>>(doc));
+                    p.extend(agree::<BTreeMap<u64, i64>>(doc));
+                }
+            }
+            let nested = format!(r#"{{"a":[{texts},{{}},{texts}],"b":{numbers}}}"#);
+            p.extend(agree::<BTreeMap<String, Vec<BTreeMap<String, String>>>>(
+                nested.as_bytes(),
+            ));
+            p.extend(agree::<BTreeMap<String, BTreeMap<u32, u64>>>(
+                format!(r#"{{"x":{numbers},"y":{numbers}}}"#).as_bytes(),
+            ));
+        }
+    }
+    check(p);
+}
+
 /// Values whose Drop panics, in sorted maps long enough to be bulk built.
 #[test]
 fn panicking_drops_in_sorted_maps() {
