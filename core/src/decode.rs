@@ -44,16 +44,6 @@ pub unsafe trait HasLayout: Sized {
     type Static: 'static;
     /// The descriptor of `Self`.
     const LAYOUT: &'static TypeLayout;
-    /// Whether `Self`'s `==` agrees with its `Ord` where it has them, its
-    /// comparisons never panic and dropping it never panics, as for `String`
-    /// and the scalars. A `BTreeMap` whose keys and values are all such is
-    /// built by std's bulk build from its entries as they come, without
-    /// jitson's check that they are in order first: std's sort and duplicate
-    /// pass then keep the later of two equal keys, which for such keys is the
-    /// map `insert` builds. `false` unless a type says otherwise; saying so
-    /// wrongly can cost the first spelling of a repeated key or, where a
-    /// `Drop` panics, leak the map being built, never memory safety.
-    const TRUSTED_ORD_AND_DROP: bool = false;
 }
 
 /// A type that can be decoded from input that lives for `'de`: whatever a
@@ -106,7 +96,6 @@ macro_rules! scalar {
         unsafe impl HasLayout for $ty {
             type Static = Self;
             const LAYOUT: &'static TypeLayout = &TypeLayout::of::<$ty>($expecting, $kind);
-            const TRUSTED_ORD_AND_DROP: bool = true;
         }
         owned! { [] $ty; }
     )*};
@@ -241,7 +230,6 @@ unsafe impl HasLayout for String {
             read: Some(read_text::<String>),
         }),
     );
-    const TRUSTED_ORD_AND_DROP: bool = true;
 }
 
 // SAFETY: `write_box_str` writes a whole Box<str>.
@@ -666,8 +654,6 @@ pub(crate) struct Staged<K, V> {
     /// The entries not moved out yet are `front..back`.
     front: usize,
     back: usize,
-    /// Keys and values are [`HasLayout::TRUSTED_ORD_AND_DROP`].
-    trusted: bool,
 }
 
 impl<K, V> Staged<K, V> {
@@ -847,10 +833,6 @@ impl<K: Ord, V> AnyMap<K, V> for BTreeMap<K, V> {
             }
             return;
         }
-        if entries.trusted {
-            *self = entries.move_to_vec().into_iter().collect();
-            return;
-        }
         let increasing = entries.keys_increasing();
         let mut entries = entries.move_to_vec();
         if !increasing {
@@ -875,32 +857,15 @@ struct Entry<K, V> {
     value: V,
 }
 
-/// The [`StagedMap`] of a map type `M` with keys `K` and values `V`;
-/// `trusted` when both are [`HasLayout::TRUSTED_ORD_AND_DROP`].
-pub(crate) const fn staged_map<M: AnyMap<K, V>, K, V>(trusted: bool) -> StagedMap {
+/// The [`StagedMap`] of a map type `M` with keys `K` and values `V`.
+pub(crate) const fn staged_map<M: AnyMap<K, V>, K, V>() -> StagedMap {
     StagedMap {
         entry_size: size_of::<Entry<K, V>>(),
         entry_align: align_of::<Entry<K, V>>(),
         value_offset: core::mem::offset_of!(Entry<K, V>, value),
-        finish: if trusted {
-            map_finish::<M, K, V, true>
-        } else {
-            map_finish::<M, K, V, false>
-        },
+        finish: map_finish::<M, K, V>,
         discard: map_discard::<K, V>,
     }
-}
-
-/// The [`StagedMap`] of `BTreeMap<K, V>` (in a function of its own so that
-/// the layout's `&` takes a call, which a constant's initializer may
-/// promote, and not an expression of `K`'s and `V`'s constants).
-const fn staged_btree_map<K: HasLayout, V: HasLayout>() -> StagedMap
-where
-    K::Static: Ord,
-{
-    staged_map::<BTreeMap<K::Static, V::Static>, K::Static, V::Static>(
-        K::TRUSTED_ORD_AND_DROP && V::TRUSTED_ORD_AND_DROP,
-    )
 }
 
 /// [`StagedMap::finish`] for `M`.
@@ -908,7 +873,7 @@ where
 /// # Safety
 /// The stack holds exactly `n` initialised entries of `Entry<K, V>` pushed
 /// since `mark`; `dst` holds an empty `M` (made by [`map_new`] at the `{`).
-unsafe fn map_finish<M: AnyMap<K, V>, K, V, const TRUSTED: bool>(
+unsafe fn map_finish<M: AnyMap<K, V>, K, V>(
     elements: &mut Elements,
     mark: Mark,
     n: usize,
@@ -933,7 +898,6 @@ unsafe fn map_finish<M: AnyMap<K, V>, K, V, const TRUSTED: bool>(
         run,
         front: 0,
         back: n,
-        trusted: TRUSTED,
     };
     // User code may run (a replaced value's `Drop`, a key's `Ord` or `Hash`);
     // a decode it runs leases a stack of its own, so this one's entries stay
@@ -1072,7 +1036,7 @@ where
             insert_with: map_insert_with::<Self::Static, K::Static, V::Static, K>,
             insert: map_insert::<Self::Static, K::Static, V::Static>,
             for_each: Some(map_for_each::<Self::Static, K::Static, V::Static>),
-            staged: Some(&staged_map::<Self::Static, K::Static, V::Static>(false)),
+            staged: Some(&staged_map::<Self::Static, K::Static, V::Static>()),
         }),
     );
 }
@@ -1102,7 +1066,7 @@ where
             insert_with: map_insert_with::<Self::Static, K::Static, V::Static, K>,
             insert: map_insert::<Self::Static, K::Static, V::Static>,
             for_each: Some(map_for_each::<Self::Static, K::Static, V::Static>),
-            staged: Some(&staged_btree_map::<K, V>()),
+            staged: Some(&staged_map::<Self::Static, K::Static, V::Static>()),
         }),
     );
 }

@@ -318,7 +318,7 @@ unsafe impl crate::decode::HasLayout for JsonMap {
                 JsonMap,
                 String,
                 serde_json::Value,
-            >(false)),
+            >()),
         }),
     );
 }

@@ -79,7 +79,7 @@ where
             insert_with: map_insert_with::<Self::Static, K::Static, V::Static, K>,
             insert: map_insert::<Self::Static, K::Static, V::Static>,
             for_each: Some(map_for_each::<Self::Static, K::Static, V::Static>),
-            staged: Some(&staged_map::<Self::Static, K::Static, V::Static>(false)),
+            staged: Some(&staged_map::<Self::Static, K::Static, V::Static>()),
         }),
     );
 }
