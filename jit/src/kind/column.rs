@@ -5,7 +5,9 @@
 //! `cap`, `values` and `validity` are fields of `jitson_core::column::Column`,
 //! a `#[repr(C)]` type of ours, read at offsets taken from its definition); the
 //! value is emitted by its own kind's emitter, exactly as for a struct field.
-//! Growth, text appends and nulls of records are calls.
+//! A string without escapes is appended to a text column in IR where the
+//! buffer has room ([`FnTranslator::emit_append_text`]); growth, other text
+//! appends and nulls of records are calls.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Value, types};
