@@ -208,28 +208,34 @@ fn counts(entry: usize) -> Vec<usize> {
     out
 }
 
+/// The key orders the map tests run through, from `sorted` (keys that start
+/// with `letter`): sorted, reversed, the first repeated last, one spelled with
+/// `escape` (`letter` as a `\u` escape), and sorted apart from an equal pair in
+/// the middle (the second spelled with the escape).
+fn key_orders(sorted: Vec<String>, letter: char, escape: &str) -> [Vec<String>; 5] {
+    let n = sorted.len();
+    let mut reverse = sorted.clone();
+    reverse.reverse();
+    let mut dup = sorted.clone();
+    if n > 2 {
+        dup[n - 1] = dup[0].clone();
+    }
+    let mut escaped = sorted.clone();
+    let mut equal_adjacent = sorted.clone();
+    if n > 5 {
+        escaped[n / 2] = escaped[n / 2].replacen(letter, escape, 1);
+        equal_adjacent[n / 2] = equal_adjacent[n / 2 - 1].replacen(letter, escape, 1);
+    }
+    [sorted, reverse, dup, escaped, equal_adjacent]
+}
+
 #[test]
 fn sorted_reverse_and_duplicate_keys_across_chunks() {
     let mut p = Vec::new();
     let entry = size_of::<String>() + size_of::<Val>();
     for n in counts(entry) {
         let sorted: Vec<String> = (0..n).map(|i| format!("k{i:06}")).collect();
-        let mut reverse = sorted.clone();
-        reverse.reverse();
-        let mut dup = sorted.clone();
-        if n > 2 {
-            dup[n - 1] = dup[0].clone();
-        }
-        let mut escaped = sorted.clone();
-        if n > 5 {
-            escaped[n / 2] = escaped[n / 2].replacen('k', "\\u006b", 1);
-        }
-        // Sorted apart from an equal pair in the middle (escape spelled).
-        let mut equal_adjacent = sorted.clone();
-        if n > 5 {
-            equal_adjacent[n / 2] = equal_adjacent[n / 2 - 1].replacen('k', "\\u006b", 1);
-        }
-        for keys in [&sorted, &reverse, &dup, &escaped, &equal_adjacent] {
+        for keys in &key_orders(sorted, 'k', "\\u006b") {
             for nested in [false, true] {
                 let d = doc(keys, nested);
                 p.extend(agree::<BTreeMap<String, Val>>(d.as_bytes()));
@@ -260,20 +266,10 @@ fn string_and_integer_maps() {
     let mut p = Vec::new();
     for n in (0..=12).chain(counts(2 * size_of::<String>())) {
         let sorted: Vec<String> = (0..n).map(|i| format!("{:06}", i * 7)).collect();
-        let mut reverse = sorted.clone();
-        reverse.reverse();
-        let mut dup = sorted.clone();
+        let [sorted, reverse, mut dup, escaped, equal_adjacent] =
+            key_orders(sorted, '0', "\\u0030");
         if n > 2 {
-            dup[n - 1] = dup[0].clone();
             dup[n / 2] = dup[1].clone();
-        }
-        let mut escaped = sorted.clone();
-        if n > 5 {
-            escaped[n / 2] = escaped[n / 2].replacen('0', "\\u0030", 1);
-        }
-        let mut equal_adjacent = sorted.clone();
-        if n > 5 {
-            equal_adjacent[n / 2] = equal_adjacent[n / 2 - 1].replacen('0', "\\u0030", 1);
         }
         for keys in [&sorted, &reverse, &dup, &escaped, &equal_adjacent] {
             let members = |value: &dyn Fn(usize) -> String| {
