@@ -243,6 +243,22 @@ fn skipped_values() -> Vec<Vec<u8>> {
         "[]",
         "{}",
         "[\"x\"]",
+        // Around the JIT's in-line skip: 19 digits before or after the point
+        // are skipped there, 20 go to `ignore_value`, as does an exponent.
+        "1234567890123456789",
+        "-1234567890123456789",
+        "12345678901234567890",
+        "1.1234567890123456789",
+        "-9999999999999999999.9999999999999999999",
+        "1.12345678901234567890",
+        "12345678.5e",
+        "12345678.5E-3",
+        "-12.5",
+        "7.0000000",
+        "false",
+        "fals",
+        "nulx",
+        "t",
     ] {
         values.push(n.as_bytes().to_vec());
     }

@@ -872,6 +872,19 @@ fn skipped_values() -> Vec<Vec<u8>> {
         "0e",
         "NaN",
         "tru",
+        // Around the JIT's in-line skip of an unprojected number (19 digits
+        // before or after the point; an exponent goes to `ignore_value`) and
+        // of `null`, `true` and `false`.
+        "1234567890123456789",
+        "-12345678901234567890",
+        "1.1234567890123456789",
+        "1.12345678901234567890",
+        "-12.5",
+        "12.5e",
+        "12.5E+2",
+        "null",
+        "false",
+        "fals",
         "[\"x\", 1.]",
         "{\"a\": \"\\ud800\"}",
     ] {

@@ -726,16 +726,51 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         self.b.ins().brif(ok, cont, &[], unwind, &[]);
     }
 
-    /// `IgnoredAny`: a string without escapes, the value a projection most
-    /// often leaves out, is skipped in line as a string is read (scanned, and
-    /// checked to be UTF-8 for `&[u8]` input); any other value by a helper
-    /// (`helpers::ignore_value`, the interpreter's `ignore_value`), and a
-    /// malformed one goes to the interpreter, which reports it.
+    /// `IgnoredAny`: the values a projection most often leaves out are
+    /// skipped in line: a string without escapes (scanned, and checked to be
+    /// UTF-8 for `&[u8]` input), a number without an exponent and of at most
+    /// 19 digits before and after its point (`emit_skip_number`), and `null`,
+    /// `true` and `false`. Any other value goes to a helper
+    /// (`helpers::ignore_value`, the interpreter's `ignore_value`), from its
+    /// start, and a malformed one to the interpreter, which reports it.
     pub(crate) fn emit_ignored(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
         let start = self.get_pos();
         let (other, done) = (self.b.create_block(), self.b.create_block());
+        let (string, number, not_number) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let c = self.peek_or(other);
+        self.branch_if_byte(c, b'"', string);
+        self.branch_if_byte(c, b'-', number);
+        let digit = self.b.ins().iadd_imm_s(c, -i64::from(b'0'));
+        let is_digit = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, digit, 9);
+        self.b.ins().brif(is_digit, number, &[], not_number, &[]);
+
+        self.b.switch_to_block(string);
         self.emit_plain_string_text(other);
         self.b.ins().jump(done, &[]);
+
+        self.b.switch_to_block(number);
+        self.emit_skip_number(other);
+        self.b.ins().jump(done, &[]);
+
+        self.b.switch_to_block(not_number);
+        for word in [&b"null"[..], b"true", b"false"] {
+            let (here, next) = (self.b.create_block(), self.b.create_block());
+            self.branch_if_byte(c, word[0], here);
+            self.b.ins().jump(next, &[]);
+            self.b.switch_to_block(here);
+            self.emit_literal(word, other);
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(next);
+        }
+        self.b.ins().jump(other, &[]);
+
         self.b.switch_to_block(other);
         self.set_pos(start);
         let helper = helpers::ignore_value as *const () as usize;

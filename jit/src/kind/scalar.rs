@@ -286,6 +286,45 @@ impl FnTranslator<'_, '_> {
         (neg, first)
     }
 
+    /// Skips a number that is ignored (`IgnoredAny`): `-?(0|[1-9][0-9]*)`
+    /// and an optional `.[0-9]+`, each run of at most 19 digits, and no
+    /// exponent; leaves `pos` after it. Anything else goes to `slow` with
+    /// `pos` undefined: an exponent, a longer run (which serde's buffering
+    /// evaluates, so it may overflow) and what is not a number are for
+    /// `jitson_core::text::ignore_number`'s grammar and errors. The twin of
+    /// that function on the numbers it takes.
+    pub(crate) fn emit_skip_number(&mut self, slow: Block) {
+        let acc = self.b.declare_var(types::I64);
+        let count = self.b.declare_var(types::I64);
+        self.emit_sign_and_int_part(acc, count, MAX_FLOAT_DIGITS, slow, slow);
+        let (point, fraction, end) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        let p = self.get_pos();
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, p, self.len);
+        self.b.ins().brif(inside, point, &[], end, &[]);
+
+        self.b.switch_to_block(point);
+        let c = self.byte_at(p);
+        self.branch_if_byte(c, b'.', fraction);
+        self.b.ins().jump(end, &[]);
+
+        // `.` and at least one digit; the accumulator's value is not used.
+        self.b.switch_to_block(fraction);
+        self.advance(1);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(count, zero);
+        self.emit_digits(acc, count, MAX_FLOAT_DIGITS, slow);
+        let n = self.b.use_var(count);
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, n, 0);
+        self.b.ins().brif(none, slow, &[], end, &[]);
+
+        self.b.switch_to_block(end);
+        self.reject_next_byte(b"eE", slow);
+    }
+
     /// An integer of up to 18 digits with an exact range check; anything else
     /// (more digits, a fraction or exponent, `-0`, out of range, not a number) goes
     /// to the interpreter, which decides exactly as for any other input.
