@@ -589,14 +589,83 @@ fn error_positions_after_many_calls_and_batches() {
     }
 }
 
-/// Text values of every length from 0 to 40 bytes (ASCII, and with two- and
-/// three-byte characters), in Utf8 and LargeUtf8 columns, top-level, in a
-/// struct and in a list, each record ending 0 to 20 bytes of padding before
-/// the end of the input, over batch sizes that make the text buffers grow at
-/// many points. The JIT copies a text column's value in line only where the
-/// input holds sixteen bytes past it and the buffer has room for sixteen
-/// more, and calls the append helper otherwise: the batches must be
-/// arrow-json's on both backends, on both sides of each limit.
+/// A record whose text fails inside its string, after escapes were already
+/// unescaped onto the column's data (an invalid escape, a control byte, a
+/// lone surrogate, invalid UTF-8, a cut `\u` escape): the record fails,
+/// the text it began is not left in the column, and the records before and
+/// after it read as arrow-json reads them, on both backends.
+#[test]
+fn a_text_that_fails_after_its_escapes_leaves_nothing_behind() {
+    let s = schema(vec![
+        Field::new("a", DataType::Utf8, true),
+        Field::new(
+            "l",
+            DataType::List(Arc::new(Field::new("item", DataType::LargeUtf8, true))),
+            true,
+        ),
+    ]);
+    let good = |t: &str| format!(r#"{{"a":"{t}","l":["{t}","x\ty"]}}"#);
+    let tails: [&[u8]; 5] = [br"\q", b"\x01", br"\ud800x", b"\xff", br"\u00"];
+    for tail in tails {
+        let bad_text = [
+            &br"long enough to grow \n the buffer \u00e9 then "[..],
+            tail,
+        ]
+        .concat();
+        for in_list in [false, true] {
+            let bad = if in_list {
+                [&br##"{"a":"ok","l":["x",""##[..], &bad_text, b"\"]}"].concat()
+            } else {
+                [&br#"{"a":""#[..], &bad_text, b"\"}"].concat()
+            };
+            let before = good(r"caf\u00e9 \n 1");
+            let after = good(r"after \\ 2");
+            for backend in BACKENDS {
+                let mut decoder = ReaderBuilder::new(s.clone())
+                    .with_backend(backend)
+                    .build_decoder()
+                    .unwrap();
+                let input = [before.as_bytes(), b"\n", &bad].concat();
+                assert!(
+                    decoder.decode(&input).is_err(),
+                    "{backend:?}: {:?}",
+                    String::from_utf8_lossy(&input)
+                );
+                // What the failing record began is gone: the batch holds the
+                // record before it, then the one after it.
+                decoder.decode(b"\n").unwrap();
+                decoder.decode(after.as_bytes()).unwrap();
+                let ours = decoder.flush().unwrap().unwrap();
+                ours.column(0).to_data().validate_full().unwrap();
+                ours.column(1).to_data().validate_full().unwrap();
+                let expected = format!("{before}\n{after}\n");
+                let reference: Vec<RecordBatch> = arrow_json::ReaderBuilder::new(s.clone())
+                    .build(expected.as_bytes())
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+                assert_eq!(
+                    vec![ours],
+                    reference,
+                    "{backend:?}: {:?}",
+                    String::from_utf8_lossy(&bad)
+                );
+            }
+        }
+    }
+}
+
+/// Text values of every length from 0 to 40 bytes (ASCII, with two- and
+/// three-byte characters, and with escapes: simple, `\u` and surrogate
+/// pairs, at the start, inside and at the end), in Utf8 and LargeUtf8
+/// columns, top-level, in a struct and in a list, each record ending 0 to 20
+/// bytes of padding before the end of the input, over batch sizes that make
+/// the text buffers grow at many points. The JIT copies a text column's value
+/// in line only where the input holds sixteen bytes past it and the buffer
+/// has room for sixteen more, and calls the append helper otherwise; escaped
+/// text is unescaped straight onto the column's data, growing it there. The
+/// batches must be arrow-json's on both backends, on both sides of each
+/// limit.
 #[test]
 fn text_values_at_every_length_near_the_ends_of_input_and_buffer() {
     let s = schema(vec![
@@ -617,7 +686,10 @@ fn text_values_at_every_length_near_the_ends_of_input_and_buffer() {
         .flat_map(|n| {
             let ascii: String = (0..n).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
             let mixed: String = (0..n).map(|i| ['x', 'é', '€'][i % 3]).collect();
-            [ascii, mixed]
+            let escaped: String = (0..n)
+                .map(|i| ["q", r"\n", r"\u00e9", r#"\""#, r"\ud83d\ude00", r"\/", "é"][i % 7])
+                .collect();
+            [ascii, mixed, escaped]
         })
         .collect();
     let record = |t: &str, pad: usize| {

@@ -298,7 +298,7 @@ impl Column {
     /// Returns `false` when 32-bit offsets would overflow.
     pub fn append_text(&mut self, bytes: &[u8]) -> bool {
         let end = self.data_len + bytes.len();
-        if self.width == 4 && end > i32::MAX as usize {
+        if self.offsets_overflow(end) {
             return false;
         }
         if end > self.data_cap {
@@ -308,6 +308,37 @@ impl Column {
         unsafe { crate::write::copy_text(bytes, self.data.add(self.data_len)) };
         self.data_len = end;
         true
+    }
+
+    /// Whether text data of `end` bytes is more than the offsets can say
+    /// (`i32::MAX` for 32-bit offsets).
+    #[inline]
+    fn offsets_overflow(&self, end: usize) -> bool {
+        self.width == 4 && end > i32::MAX as usize
+    }
+
+    /// Appends the text of the JSON string whose contents start at `pos` (after
+    /// its opening quote), unescaped, straight onto the text data, as
+    /// [`text::parse_str_onto`](crate::text::parse_str_onto) reads it; returns
+    /// the position after the closing quote (the row is committed
+    /// separately). On an error nothing is appended. `Ok(None)` when 32-bit
+    /// offsets would overflow (as [`append_text`](Self::append_text)'s
+    /// `false`; nothing is appended then either).
+    pub fn append_json_string(
+        &mut self,
+        input: &[u8],
+        pos: usize,
+        validate_utf8: bool,
+    ) -> Result<Option<usize>, crate::text::LexError> {
+        let mut text = TextData::take(self);
+        let before = text.vec.len();
+        let result = crate::text::parse_str_onto(input, pos, &mut text.vec, validate_utf8);
+        let appended = text.vec.len();
+        if result.is_err() || text.col.offsets_overflow(appended) {
+            text.vec.truncate(before);
+        }
+        let end = result?;
+        Ok((!text.col.offsets_overflow(appended)).then_some(end))
     }
 
     #[cold]
@@ -338,6 +369,48 @@ impl Column {
         self.null_count = 0;
         self.data_len = 0;
         self.children_mut().iter_mut().for_each(Column::clear);
+    }
+}
+
+/// A text column's data lent out as the `Vec<u8>` it is laid out as, and put
+/// back when this is dropped (also while unwinding, so the column never keeps
+/// a pointer the vector reallocated or freed).
+struct TextData<'a> {
+    col: &'a mut Column,
+    vec: core::mem::ManuallyDrop<Vec<u8>>,
+}
+
+impl<'a> TextData<'a> {
+    fn take(col: &'a mut Column) -> Self {
+        let vec = if col.data.is_null() {
+            Vec::new()
+        } else {
+            // SAFETY: `data` was allocated by `grow_data` (or by a vector put
+            // back by `drop` below) from the global allocator with the layout
+            // of `[u8; data_cap]`, which is a `Vec<u8>`'s of that capacity;
+            // its first `data_len` bytes are initialised. The column does not
+            // touch the buffer until `drop` puts the vector's parts back.
+            unsafe { Vec::from_raw_parts(col.data, col.data_len, col.data_cap) }
+        };
+        TextData {
+            col,
+            vec: core::mem::ManuallyDrop::new(vec),
+        }
+    }
+}
+
+impl Drop for TextData<'_> {
+    fn drop(&mut self) {
+        let cap = self.vec.capacity();
+        // A vector that never allocated holds a dangling pointer, which the
+        // column's `Drop` must not free: the column keeps null then.
+        self.col.data = if cap == 0 {
+            core::ptr::null_mut()
+        } else {
+            self.vec.as_mut_ptr()
+        };
+        self.col.data_len = self.vec.len();
+        self.col.data_cap = cap;
     }
 }
 
@@ -437,11 +510,17 @@ pub unsafe extern "C" fn column_append_text(col: *mut u8, ptr: *const u8, len: u
         )
     };
     if !col.append_text(bytes) {
-        // 2 GiB of text in one batch of a 32-bit-offset column: Arrow cannot
-        // represent it (arrow-json fails the same way). Not a data error we can
-        // report from here; a smaller batch size avoids it.
-        std::process::abort();
+        text_offsets_overflowed();
     }
+}
+
+/// What a text append does when 32-bit offsets would overflow: 2 GiB of text
+/// in one batch of a 32-bit-offset column, which Arrow cannot represent
+/// (arrow-json fails the same way). Not a data error that can be reported
+/// from where text is appended; a smaller batch size avoids it. Aborts.
+#[cold]
+pub fn text_offsets_overflowed() -> ! {
+    std::process::abort()
 }
 
 /// What the backends do with a value that is not of the column's type.

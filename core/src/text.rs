@@ -923,6 +923,29 @@ pub fn parse_str(
     }
 }
 
+/// [`parse_str`] onto the end of `out`: appends the unescaped text of the
+/// string whose contents start at `pos` and returns the position after its
+/// closing quote. On an error `out` may hold part of the text; the caller
+/// truncates it.
+pub fn parse_str_onto(
+    input: &[u8],
+    pos: usize,
+    out: &mut Vec<u8>,
+    validate_utf8: bool,
+) -> Result<usize, LexError> {
+    let (special, high) = scan_plain(input, pos);
+    match input.get(special) {
+        Some(b'"') => {
+            if validate_utf8 && high {
+                check_utf8(input, pos, special)?;
+            }
+            out.extend_from_slice(&input[pos..special]);
+            Ok(special + 1)
+        }
+        _ => scan_escaped(input, pos, special, Some(out), validate_utf8),
+    }
+}
+
 /// Validates and discards the string whose contents start at `pos`; returns the
 /// position after the closing quote.
 #[inline]

@@ -439,6 +439,41 @@ pub(crate) unsafe extern "C" fn decode_string(
     }
 }
 
+/// A text column's string that generated code does not copy itself (escapes,
+/// mostly): unescaped straight onto the column's text data
+/// (`Column::append_json_string`, as the interpreter appends it), with no
+/// copy through a buffer; `state.pos` after it. `false` (nothing appended)
+/// when it is not a well-formed string: the interpreter then reports it.
+///
+/// # Safety
+/// `state` is live and describes a live input; `col` points to a live text
+/// `Column`.
+pub(crate) unsafe extern "C" fn column_string(state: *mut JitState, col: *mut u8) -> bool {
+    // SAFETY: generated code passes its own live state.
+    let state = unsafe { &mut *state };
+    // SAFETY: the state describes a live input.
+    let input = unsafe { state.input() };
+    let pos = jitson_core::text::skip_ws(input, state.pos);
+    if input.get(pos) != Some(&b'"') {
+        return false;
+    }
+    // SAFETY: the caller's guarantee.
+    let col = unsafe { &mut *col.cast::<jitson_core::column::Column>() };
+    let validate = state.validate_utf8 != 0;
+    let mut appended = None;
+    // Nothing here should panic (an allocation failure aborts); if something
+    // did, it is stashed rather than unwound into generated code.
+    jitson_core::panic::catch(|| appended = col.append_json_string(input, pos + 1, validate).ok());
+    match appended {
+        Some(Some(end)) => {
+            state.pos = end;
+            true
+        }
+        Some(None) => jitson_core::column::text_offsets_overflowed(),
+        None => false,
+    }
+}
+
 /// A map member whose key the generated code does not scan itself (escapes):
 /// at `state.pos` (the key's opening quote) parses the key like the interpreter
 /// (unescaping, surrogates, UTF-8), then `:`, then inserts the value decoded by

@@ -1,5 +1,6 @@
 //! Strings, chars and raw captures. Twin: `jit/src/kind/string.rs`.
 
+use jitson_core::column::{Column, column_append_text};
 use jitson_core::error::{Error, ErrorCode, Found};
 use jitson_core::layout::{BorrowedStrLayout, StringLayout, TypeLayout};
 use jitson_core::text::{self, StrText};
@@ -49,6 +50,21 @@ impl Parser<'_> {
     ) -> Result<(), Error> {
         if self.peek_value()? != b'"' {
             return Err(self.invalid_type(layout.expecting));
+        }
+        if string.write as usize == column_append_text as *const () as usize {
+            // A text column's string goes straight onto its data, unescaped
+            // there (the JIT's `helpers::column_string` does the same).
+            // SAFETY: a text column's `dst` is its `Column`, as the caller
+            // guarantees for this `write`.
+            let col = unsafe { &mut *dst.cast::<Column>() };
+            let appended = col
+                .append_json_string(self.input, self.pos + 1, self.validate_utf8)
+                .map_err(|e| self.lex_error(e))?;
+            match appended {
+                Some(end) => self.pos = end,
+                None => jitson_core::column::text_offsets_overflowed(),
+            }
+            return Ok(());
         }
         let text = self.parse_str()?;
         // SAFETY: `text` is UTF-8 (validated, or from `&str` input) and `dst` is as

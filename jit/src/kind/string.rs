@@ -391,7 +391,8 @@ impl FnTranslator<'_, '_> {
     }
 
     /// The string helper from `start`: unescapes into a reused buffer and hands
-    /// the text to `write`; to `cont` on success, `unwind` on failure.
+    /// the text to `write` (a text column's straight onto its data:
+    /// `helpers::column_string`); to `cont` on success, `unwind` on failure.
     fn emit_string_helper(
         &mut self,
         write: usize,
@@ -402,15 +403,23 @@ impl FnTranslator<'_, '_> {
     ) {
         self.set_pos(start);
         self.store_pos();
-        let write = self.b.ins().iconst(PTR, write as i64);
-        let ok = self
-            .call_addr(
+        let ok = if write == column_append_text as *const () as usize {
+            self.call_addr(
+                helpers::column_string as *const () as usize,
+                &[PTR, PTR],
+                Some(types::I8),
+                &[self.state, dst],
+            )
+        } else {
+            let write = self.b.ins().iconst(PTR, write as i64);
+            self.call_addr(
                 helpers::decode_string as *const () as usize,
                 &[PTR, PTR, PTR],
                 Some(types::I8),
                 &[self.state, write, dst],
             )
-            .expect("returns bool");
+        }
+        .expect("returns bool");
         self.load_pos();
         self.b.ins().brif(ok, cont, &[], unwind, &[]);
     }
