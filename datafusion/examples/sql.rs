@@ -24,9 +24,10 @@
 //!
 //! For a profiler, `SQL_PROFILE=<query label>` (a label of the logs table,
 //! e.g. `full scan`) runs that query alone on the log data set, one
-//! partition, for `SQL_SECONDS` seconds (default 10) with jitson's format,
-//! or DataFusion's own with `SQL_PROFILE_FORMAT=datafusion`; it prints the
-//! queries run and their mean time.
+//! partition (`SQL_PARTITIONS=<n>` for more), for `SQL_SECONDS` seconds
+//! (default 10) with jitson's format, or DataFusion's own with
+//! `SQL_PROFILE_FORMAT=datafusion`; it prints the queries run and their mean
+//! time.
 
 #[path = "../../arrow/examples/data/logs.rs"]
 mod logs;
@@ -140,8 +141,8 @@ async fn run(dir: &Path, quick: bool, rounds: usize) -> Result<bool> {
     Ok(all_equal)
 }
 
-/// `SQL_PROFILE`: one query of the logs table, one format, one partition,
-/// run again and again for `SQL_SECONDS`.
+/// `SQL_PROFILE`: one query of the logs table, one format, one partition (or
+/// `SQL_PARTITIONS`), run again and again for `SQL_SECONDS`.
 async fn profile(file: &Path, label: &str) -> Result<()> {
     let sql = QUERIES
         .iter()
@@ -153,7 +154,11 @@ async fn profile(file: &Path, label: &str) -> Result<()> {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(10.0);
-    let ctx = context(file, 1, jitson).await?;
+    let partitions: usize = std::env::var("SQL_PARTITIONS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let ctx = context(file, partitions, jitson).await?;
     query(&ctx, sql).await?;
     let (start, mut n) = (Instant::now(), 0u32);
     while start.elapsed().as_secs_f64() < seconds {
@@ -166,7 +171,7 @@ async fn profile(file: &Path, label: &str) -> Result<()> {
         "DataFusion's JSON"
     };
     println!(
-        "{label}, {format}, 1 partition: {n} queries, {:.1} ms each",
+        "{label}, {format}, {partitions} partition(s): {n} queries, {:.1} ms each",
         ms(start.elapsed()) / f64::from(n.max(1))
     );
     Ok(())
