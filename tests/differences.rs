@@ -62,6 +62,22 @@ fn positions_point_at_the_value() {
 }
 
 #[test]
+fn invalid_utf8_is_at_its_byte_whatever_follows() {
+    // jitson points at the first byte that is not UTF-8, on every backend;
+    // serde_json points one byte past it when an escape follows in the string.
+    for (doc, serde_column) in [(&b"\"\xfftail\\n\""[..], 3), (b"\"\xfftail\"", 2)] {
+        let ours = common::err::<String>(doc);
+        assert_eq!(
+            (ours.kind(), ours.offset(), ours.column()),
+            (ErrorKind::InvalidUtf8, 1, 2),
+            "{doc:?}"
+        );
+        let theirs = serde_json::from_slice::<String>(doc).unwrap_err();
+        assert_eq!(theirs.column(), serde_column, "{doc:?}");
+    }
+}
+
+#[test]
 fn numbers_cut_short_are_unexpected_end() {
     // jitson: a document that ends inside a number ended early, wherever the number
     // is. serde_json agrees for numbers it decodes, but calls a skipped one an
