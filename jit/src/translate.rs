@@ -735,41 +735,30 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
     /// start, and a malformed one to the interpreter, which reports it.
     pub(crate) fn emit_ignored(&mut self, layout: &'static TypeLayout, dst: Value, unwind: Block) {
         let start = self.get_pos();
-        let (other, done) = (self.b.create_block(), self.b.create_block());
-        let (string, number, not_number) = (
+        let (other, done, string) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
         );
+        let literals = [&b"null"[..], b"true", b"false"].map(|word| (word, self.b.create_block()));
         let c = self.peek_or(other);
         self.branch_if_byte(c, b'"', string);
-        self.branch_if_byte(c, b'-', number);
-        let digit = self.b.ins().iadd_imm_s(c, -i64::from(b'0'));
-        let is_digit = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, digit, 9);
-        self.b.ins().brif(is_digit, number, &[], not_number, &[]);
+        for (word, block) in literals {
+            self.branch_if_byte(c, word[0], block);
+        }
+        // Anything else is a number, or goes to the helper from there.
+        self.emit_skip_number(other);
+        self.b.ins().jump(done, &[]);
 
         self.b.switch_to_block(string);
         self.emit_plain_string_text(other);
         self.b.ins().jump(done, &[]);
 
-        self.b.switch_to_block(number);
-        self.emit_skip_number(other);
-        self.b.ins().jump(done, &[]);
-
-        self.b.switch_to_block(not_number);
-        for word in [&b"null"[..], b"true", b"false"] {
-            let (here, next) = (self.b.create_block(), self.b.create_block());
-            self.branch_if_byte(c, word[0], here);
-            self.b.ins().jump(next, &[]);
-            self.b.switch_to_block(here);
+        for (word, block) in literals {
+            self.b.switch_to_block(block);
             self.emit_literal(word, other);
             self.b.ins().jump(done, &[]);
-            self.b.switch_to_block(next);
         }
-        self.b.ins().jump(other, &[]);
 
         self.b.switch_to_block(other);
         self.set_pos(start);
