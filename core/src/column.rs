@@ -321,24 +321,23 @@ impl Column {
     /// its opening quote), unescaped, straight onto the text data, as
     /// [`text::parse_str_onto`](crate::text::parse_str_onto) reads it; returns
     /// the position after the closing quote (the row is committed
-    /// separately). On an error nothing is appended. `Ok(None)` when 32-bit
-    /// offsets would overflow (as [`append_text`](Self::append_text)'s
-    /// `false`; nothing is appended then either).
+    /// separately). On an error nothing is appended. Aborts where 32-bit
+    /// offsets would overflow, as [`column_append_text`] does.
     pub fn append_json_string(
         &mut self,
         input: &[u8],
         pos: usize,
         validate_utf8: bool,
-    ) -> Result<Option<usize>, crate::text::LexError> {
+    ) -> Result<usize, crate::text::LexError> {
         let mut text = TextData::take(self);
         let before = text.vec.len();
         let result = crate::text::parse_str_onto(input, pos, &mut text.vec, validate_utf8);
-        let appended = text.vec.len();
-        if result.is_err() || text.col.offsets_overflow(appended) {
+        if result.is_err() {
             text.vec.truncate(before);
+        } else if text.col.offsets_overflow(text.vec.len()) {
+            text_offsets_overflowed();
         }
-        let end = result?;
-        Ok((!text.col.offsets_overflow(appended)).then_some(end))
+        result
     }
 
     #[cold]
@@ -519,7 +518,7 @@ pub unsafe extern "C" fn column_append_text(col: *mut u8, ptr: *const u8, len: u
 /// (arrow-json fails the same way). Not a data error that can be reported
 /// from where text is appended; a smaller batch size avoids it. Aborts.
 #[cold]
-pub fn text_offsets_overflowed() -> ! {
+fn text_offsets_overflowed() -> ! {
     std::process::abort()
 }
 

@@ -460,16 +460,15 @@ pub(crate) unsafe extern "C" fn column_string(state: *mut JitState, col: *mut u8
     // SAFETY: the caller's guarantee.
     let col = unsafe { &mut *col.cast::<jitson_core::column::Column>() };
     let validate = state.validate_utf8 != 0;
-    let mut appended = None;
+    let mut end = None;
     // Nothing here should panic (an allocation failure aborts); if something
     // did, it is stashed rather than unwound into generated code.
-    jitson_core::panic::catch(|| appended = col.append_json_string(input, pos + 1, validate).ok());
-    match appended {
-        Some(Some(end)) => {
+    jitson_core::panic::catch(|| end = col.append_json_string(input, pos + 1, validate).ok());
+    match end {
+        Some(end) => {
             state.pos = end;
             true
         }
-        Some(None) => jitson_core::column::text_offsets_overflowed(),
         None => false,
     }
 }

@@ -57,13 +57,9 @@ impl Parser<'_> {
             // SAFETY: a text column's `dst` is its `Column`, as the caller
             // guarantees for this `write`.
             let col = unsafe { &mut *dst.cast::<Column>() };
-            let appended = col
+            self.pos = col
                 .append_json_string(self.input, self.pos + 1, self.validate_utf8)
                 .map_err(|e| self.lex_error(e))?;
-            match appended {
-                Some(end) => self.pos = end,
-                None => jitson_core::column::text_offsets_overflowed(),
-            }
             return Ok(());
         }
         let text = self.parse_str()?;
