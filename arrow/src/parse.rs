@@ -648,14 +648,24 @@ fn lexical_text<T: lexical_core::FromLexical>(s: &str) -> Option<T> {
 }
 
 /// Days since 1970-01-01 of the proleptic Gregorian date (Howard Hinnant's
-/// `days_from_civil`, public domain algorithm).
+/// `days_from_civil`, public domain algorithm). Years from 0 on, those of
+/// every timestamp string, take unsigned arithmetic, one 400-year era
+/// (146,097 days) later so that January and February of year 0 stay
+/// positive; earlier years (a Date32 string's `-0012`) take floored
+/// division.
 fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    // Years that begin in March: January and February count with the year
+    // before, and the day of that year is a formula of the month.
+    let m = u64::from(if month > 2 { month - 3 } else { month + 9 });
+    let doy = (153 * m + 2) / 5 + u64::from(day) - 1;
     let y = if month <= 2 { year - 1 } else { year };
+    if let Ok(y) = u64::try_from(y + 400) {
+        let days = y * 365 + y / 4 - y / 100 + y / 400 + doy;
+        return days as i64 - (719_468 + 146_097);
+    }
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
-    let m = i64::from(month);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy as i64;
     era * 146_097 + doe - 719_468
 }
 
@@ -665,32 +675,26 @@ fn digits(b: &[u8]) -> Option<u32> {
     })
 }
 
+/// `YYYY-MM-DD`: year, month and day, if they are digits and a date of the
+/// proleptic Gregorian calendar. Read in place: this runs once per timestamp
+/// of a column.
+fn year_month_day(b: &[u8; 10]) -> Option<(u32, u32, u32)> {
+    let &[y0, y1, y2, y3, b'-', m0, m1, b'-', d0, d1] = b else {
+        return None;
+    };
+    let digits = [y0, y1, y2, y3, m0, m1, d0, d1];
+    if !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let d = |c: u8| u32::from(c - b'0');
+    let year = d(y0) * 1000 + d(y1) * 100 + d(y2) * 10 + d(y3);
+    let (month, day) = (d(m0) * 10 + d(m1), d(d0) * 10 + d(d1));
+    valid_date(i64::from(year), month, day).then_some((year, month, day))
+}
+
 /// `YYYY-MM-DD` at the start of `b`: (days since the epoch, bytes read).
 fn parse_date(b: &[u8]) -> Option<(i64, usize)> {
-    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
-        return None;
-    }
-    let year = digits(&b[..4])?;
-    let month = digits(&b[5..7])?;
-    let day = digits(&b[8..10])?;
-    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    let month_days = [
-        31,
-        if leap { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    if !(1..=12).contains(&month) || day == 0 || day > month_days[month as usize - 1] {
-        return None;
-    }
+    let (year, month, day) = year_month_day(b.first_chunk()?)?;
     Some((days_from_civil(i64::from(year), month, day), 10))
 }
 
@@ -815,15 +819,7 @@ fn arrow_fixed_offset(tz: &str) -> Option<i64> {
 /// Seconds since the epoch and nanoseconds past them (`0..2_000_000_000`).
 pub(crate) fn arrow_timestamp(s: &str, naive_offset: i32) -> Option<(i64, u32)> {
     let b = s.as_bytes();
-    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
-        return None;
-    }
-    let year = digits(&b[..4])?;
-    let month = digits(&b[5..7])?;
-    let day = digits(&b[8..10])?;
-    if !valid_date(i64::from(year), month, day) {
-        return None;
-    }
+    let (year, month, day) = year_month_day(b.first_chunk()?)?;
     let local = days_from_civil(i64::from(year), month, day) * 86_400;
     let naive_offset = i64::from(naive_offset);
     if b.len() == 10 {
@@ -832,40 +828,30 @@ pub(crate) fn arrow_timestamp(s: &str, naive_offset: i32) -> Option<(i64, u32)> 
     if !matches!(b[10], b'T' | b't' | b' ') {
         return None;
     }
-    // arrow looks at the first 32 bytes for digits.
-    let digit = |i: usize| i < 32 && b.get(i).is_some_and(u8::is_ascii_digit);
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
     let two = |i: usize| u32::from(b[i] - b'0') * 10 + u32::from(b[i + 1] - b'0');
     let (hour, minute, mut second, mut nanos, mut end);
-    if digit(11)
-        && digit(12)
-        && b.get(13) == Some(&b':')
-        && digit(14)
-        && digit(15)
-        && b.get(16) == Some(&b':')
-        && digit(17)
-        && digit(18)
+    if let Some(&[h0, h1, b':', m0, m1, b':', s0, s1]) = b.get(11..19)
+        && [h0, h1, m0, m1, s0, s1].iter().all(u8::is_ascii_digit)
     {
         (hour, minute, second) = (two(11), two(14), two(17));
         nanos = 0;
         end = 19;
         if b.get(19) == Some(&b'.') {
-            let n = (20..32).take_while(|&i| digit(i)).count();
-            if n == 0 {
+            // arrow reads the digits in its window of 32 bytes, the first
+            // nine of them, and then reads past any more: every digit of
+            // the run is read, the first nine count.
+            end = 20;
+            while let Some(d) = b.get(end).map(|c| c.wrapping_sub(b'0')).filter(|&d| d < 10) {
+                if end < 29 {
+                    nanos = nanos * 10 + u32::from(d);
+                }
+                end += 1;
+            }
+            if end == 20 {
                 return None;
             }
-            for i in 0..9 {
-                nanos *= 10;
-                if i < n {
-                    nanos += u32::from(b[20 + i] - b'0');
-                }
-            }
-            end = 20 + n;
-            // More digits than arrow's window: read past them.
-            if end == 32 {
-                while b.get(end).is_some_and(u8::is_ascii_digit) {
-                    end += 1;
-                }
-            }
+            nanos *= 10u32.pow(29usize.saturating_sub(end) as u32);
         }
     } else if (11..17).all(digit) && !digit(17) && !digit(18) {
         (hour, minute, second) = (two(11), two(13), two(15));
@@ -1007,6 +993,80 @@ mod tests {
         let (secs, nanos) = parse_timestamp("9999-12-31T23:59:59Z", 0).unwrap();
         assert_eq!(timestamp_in_unit(secs, nanos, 1), None);
         assert!(timestamp_in_unit(secs, nanos, 1_000).is_some());
+    }
+
+    /// `arrow_timestamp` against arrow-cast's own reading (what arrow-json
+    /// calls), in UTC and in a fixed-offset zone, on timestamps of every form
+    /// it reads and on each of them cut at every length, with each byte
+    /// replaced by one of the grammar's bytes or a stray one, deleted, or
+    /// doubled. Values arrow cannot hold in `i64` nanoseconds (year 0, year
+    /// 9999) must be out of that range here too.
+    #[test]
+    fn timestamps_read_as_arrow_cast_reads_them() {
+        use arrow_array::timezone::Tz;
+        let bases = [
+            "2024-01-01T00:00:00.010Z",
+            "2024-02-29 23:59:60.123456789+05:30",
+            "1969-12-31t23:59:59.999999999999-0800",
+            "2000-02-29T12:34:56",
+            "1900-03-01T00:00:00.5 +01",
+            "2001-02-03T040506Z",
+            "2001-02-03T040506.25",
+            "2001-12-31",
+            "1600-01-01T00:00:00Z",
+            "2262-04-11T23:47:16.854775807Z",
+            "0000-01-01T00:00:00Z",
+            "9999-12-31T23:59:59.9Z",
+        ];
+        let mut inputs: Vec<String> = Vec::new();
+        for base in bases {
+            let b = base.as_bytes();
+            for end in 0..=b.len() {
+                inputs.push(base[..end].to_owned());
+            }
+            for i in 0..b.len() {
+                for &c in b"0123456789-:.TtZz+ _x\xff" {
+                    let mut m = b.to_vec();
+                    m[i] = c;
+                    inputs.extend(String::from_utf8(m).ok());
+                }
+                let mut m = b.to_vec();
+                m.remove(i);
+                inputs.extend(String::from_utf8(m).ok());
+                let mut m = b.to_vec();
+                m.insert(i, b[i]);
+                inputs.extend(String::from_utf8(m).ok());
+            }
+        }
+        let plus_two: Tz = "+02:00".parse().unwrap();
+        let nanos_of =
+            |(secs, nanos): (i64, u32)| i128::from(secs) * 1_000_000_000 + i128::from(nanos);
+        let mut compared = 0;
+        for input in &inputs {
+            for (offset, arrow) in [
+                (0, arrow_cast::parse::string_to_timestamp_nanos(input).ok()),
+                (
+                    7_200,
+                    arrow_cast::parse::string_to_datetime(&plus_two, input)
+                        .ok()
+                        .and_then(|t| t.timestamp_nanos_opt()),
+                ),
+            ] {
+                let ours = arrow_timestamp(input, offset).map(nanos_of);
+                match (ours, arrow) {
+                    (Some(ours), None) => assert!(
+                        i64::try_from(ours).is_err(),
+                        "{input:?} (offset {offset}): read as {ours}, refused by arrow"
+                    ),
+                    (ours, Some(arrow)) => {
+                        assert_eq!(ours, Some(i128::from(arrow)), "{input:?} (offset {offset})");
+                        compared += 1;
+                    }
+                    (None, None) => {}
+                }
+            }
+        }
+        assert!(compared > 1_000, "only {compared} values compared");
     }
 
     #[test]

@@ -357,9 +357,24 @@ fn compile_inner(spec: &RowSpec) -> Result<CompiledRows, CompileError> {
     // declares a function of a layout.
     let mut functions = Functions::new(call_conv);
     translate(&mut module, &mut ctx, &mut fb_ctx, &mut functions, spec);
+    // `JITSON_DUMP_IR=<dir>`, as for decoders: the IR, the disassembly and
+    // the machine code of each row loop, in `<dir>/rows-<n>/`.
+    let dump_dir = std::env::var_os("JITSON_DUMP_IR").map(|root| {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        std::path::PathBuf::from(root).join(format!("rows-{n}"))
+    });
+    if let Some(dir) = &dump_dir {
+        ctx.set_disasm(true);
+        crate::dump(dir, "write_rows", &ctx, None);
+    }
     module
         .define_function(id, &mut ctx)
         .map_err(|e| CompileError::Codegen(e.to_string()))?;
+    if let (Some(dir), Some(code)) = (&dump_dir, ctx.compiled_code()) {
+        crate::dump(dir, "write_rows", &ctx, code.vcode.as_deref());
+        let _ = std::fs::write(dir.join("write_rows.bin"), code.code_buffer());
+    }
     let code_bytes = ctx
         .compiled_code()
         .map_or(0, |code| code.code_info().total_size as usize);
