@@ -23,6 +23,7 @@ mod infer;
 mod parse;
 mod plan;
 mod reader;
+mod serialize;
 mod stats;
 pub mod writer;
 

@@ -72,6 +72,8 @@ pub(crate) struct Plan {
     pub is_field: bool,
     /// Records are arrays of their fields' values (`StructMode::ListOnly`).
     pub list_structs: bool,
+    /// The options the layouts were lowered with.
+    pub policy: Policy,
     /// Empty columns of the right shapes, cloned for every decoder.
     template: Vec<ColumnTemplate>,
     /// Column layouts by type and nullability, shared between columns.
@@ -137,6 +139,7 @@ impl Plan {
             schema: schema.clone(),
             is_field,
             list_structs: policy.list_structs,
+            policy,
             template: Vec::new(),
             shared: HashMap::new(),
             arena: Vec::new(),

@@ -611,9 +611,27 @@ impl Decoder {
             ));
         }
         let mut text = Vec::with_capacity(rows.len() * 64);
+        // arrow-json's rules read each float by its column's rule
+        // (`serialize.rs`); strict parsing reads serde_json's own text, as a
+        // round trip through serde_json would.
+        let policy = self.plan.policy;
+        let record = crate::serialize::record_type(self.plan.schema.fields());
+        let ty = match self.plan.schema.fields().first() {
+            Some(field) if self.plan.is_field => field.data_type(),
+            _ => &record,
+        };
         for row in rows {
-            serde_json::to_writer(&mut text, row)
-                .map_err(|e| ArrowError::JsonError(e.to_string()))?;
+            let written = if policy.strict_parsing {
+                serde_json::to_writer(&mut text, row)
+            } else {
+                let row = crate::serialize::Typed {
+                    value: row,
+                    ty: Some(ty),
+                    coerce: policy.coerce_primitive,
+                };
+                serde_json::to_writer(&mut text, &row)
+            };
+            written.map_err(|e| ArrowError::JsonError(e.to_string()))?;
             text.push(b'\n');
         }
         let batch_size = std::mem::replace(&mut self.batch_size, usize::MAX);
