@@ -466,3 +466,52 @@ mod erased {
         }
     }
 }
+
+/// In list mode (`StructMode::ListOnly`) rows given as serde structs are
+/// objects, which list mode refuses, and serde tuples are records: as in
+/// arrow-json, on both backends.
+#[test]
+fn serialize_in_list_mode_as_arrow_json() {
+    #[derive(Serialize)]
+    struct Named {
+        a: i64,
+        b: f32,
+    }
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, true),
+        Field::new("b", DataType::Float64, true),
+    ]));
+    let theirs = |serialize: &dyn Fn(
+        &mut arrow_json::reader::Decoder,
+    ) -> Result<(), arrow_schema::ArrowError>| {
+        let mut d = arrow_json::ReaderBuilder::new(schema.clone())
+            .with_struct_mode(arrow_json::StructMode::ListOnly)
+            .build_decoder()
+            .unwrap();
+        serialize(&mut d).and_then(|()| d.flush())
+    };
+    for backend in [Backend::Interpreter, Backend::Jit] {
+        let ours = |serialize: &dyn Fn(
+            &mut jitson_arrow::Decoder,
+        ) -> Result<(), arrow_schema::ArrowError>| {
+            let mut d = ReaderBuilder::new(schema.clone())
+                .with_struct_mode(jitson_arrow::StructMode::ListOnly)
+                .with_backend(backend)
+                .build_decoder()
+                .unwrap();
+            serialize(&mut d).and_then(|()| d.flush())
+        };
+        let named = [Named { a: 1, b: 0.1 }];
+        assert!(theirs(&|d| d.serialize(&named)).is_err());
+        assert!(ours(&|d| d.serialize(&named)).is_err(), "{backend:?}");
+        let tuples = [(1i64, 0.1f32), (-2, f32::NAN)];
+        let expected = theirs(&|d| d.serialize(&tuples)).unwrap().unwrap();
+        let got = ours(&|d| d.serialize(&tuples)).unwrap().unwrap();
+        assert_eq!(got.column(0), expected.column(0), "{backend:?}");
+        assert_eq!(
+            got.column(1).to_data(),
+            expected.column(1).to_data(),
+            "{backend:?}"
+        );
+    }
+}
