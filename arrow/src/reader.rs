@@ -257,6 +257,7 @@ impl ReaderBuilder {
         Ok(Reader {
             reader,
             decoder: self.build_decoder()?,
+            failed: None,
         })
     }
 }
@@ -708,35 +709,86 @@ impl Decoder {
     }
 }
 
-/// Reads batches from a [`BufRead`], as arrow-json's `Reader`.
+/// Reads batches from a [`BufRead`], as arrow-json's `Reader`. After an
+/// error in the input, every later item is that error again, as in
+/// arrow-json (whose decoder stays inside the broken record): the records
+/// of the buffer before it were decoded already, and reading the buffer
+/// again would give them twice.
 #[derive(Debug)]
 pub struct Reader<R> {
     reader: R,
     decoder: Decoder,
+    /// The error in the input, once met.
+    failed: Option<Failed>,
+}
+
+/// An error the reader gives again: a record's, or another's text.
+#[derive(Debug)]
+enum Failed {
+    Record(Box<RecordError>),
+    Other(String),
+}
+
+impl Failed {
+    fn of(e: &ArrowError) -> Failed {
+        match e {
+            ArrowError::ExternalError(inner) => match inner.downcast_ref::<RecordError>() {
+                Some(record) => Failed::Record(Box::new(record.clone())),
+                None => Failed::Other(e.to_string()),
+            },
+            ArrowError::JsonError(text) => Failed::Other(text.clone()),
+            other => Failed::Other(other.to_string()),
+        }
+    }
+
+    fn error(&self) -> ArrowError {
+        match self {
+            Failed::Record(record) => record.clone().into(),
+            Failed::Other(text) => ArrowError::JsonError(text.clone()),
+        }
+    }
 }
 
 impl<R: BufRead> Iterator for Reader<R> {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(failed) = &self.failed {
+            return Some(Err(failed.error()));
+        }
         loop {
             let buf = match self.reader.fill_buf() {
                 Ok(buf) => buf,
                 Err(e) => return Some(Err(ArrowError::from(e))),
             };
             if buf.is_empty() {
-                return self.decoder.flush().transpose();
+                return self.flush();
             }
             let len = buf.len();
             let consumed = match self.decoder.decode(buf) {
                 Ok(n) => n,
-                Err(e) => return Some(Err(e)),
+                Err(e) => {
+                    self.failed = Some(Failed::of(&e));
+                    return Some(Err(e));
+                }
             };
             self.reader.consume(consumed);
             if consumed < len {
-                return self.decoder.flush().transpose();
+                return self.flush();
             }
         }
+    }
+}
+
+impl<R> Reader<R> {
+    /// The decoder's batch; an error (input that ends inside a record) is
+    /// kept, as [`next`](Iterator::next)'s are.
+    fn flush(&mut self) -> Option<Result<RecordBatch, ArrowError>> {
+        let flushed = self.decoder.flush();
+        if let Err(e) = &flushed {
+            self.failed = Some(Failed::of(e));
+        }
+        flushed.transpose()
     }
 }
 

@@ -61,6 +61,49 @@ fn rows_before_a_bad_record_stay() {
     }
 }
 
+/// A `Reader` that met an error gives it again for every later item, as
+/// arrow-json's does, and never a row twice: the records of the buffer
+/// before the broken one were decoded already (before this, reading on gave
+/// a batch of record 3 twice). Batches of 2, buffers of every size from 1
+/// byte to the whole input; the first six items against arrow-json's.
+#[test]
+fn a_reader_after_an_error_gives_the_error_again() {
+    use std::io::BufReader;
+    let schema = Arc::new(Schema::new(vec![Field::new("a", DataType::Int64, true)]));
+    let inputs = [
+        &b"{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n{\"a\":}\n{\"a\":5}\n"[..],
+        b"{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n{\"a\":",
+    ];
+    let items =
+        |reader: &mut dyn Iterator<Item = Result<RecordBatch, arrow_schema::ArrowError>>| {
+            (0..6)
+                .map(|_| reader.next().map(|item| item.map_err(|_| ())))
+                .collect::<Vec<_>>()
+        };
+    for input in inputs {
+        for capacity in [1, 2, 3, 7, 9, 64, 4096] {
+            let mut theirs = arrow_json::ReaderBuilder::new(schema.clone())
+                .with_batch_size(2)
+                .build(BufReader::with_capacity(capacity, input))
+                .unwrap();
+            let expected = items(&mut theirs);
+            assert!(expected.iter().any(|item| matches!(item, Some(Err(())))));
+            for backend in BACKENDS {
+                let mut ours = ReaderBuilder::new(schema.clone())
+                    .with_batch_size(2)
+                    .with_backend(backend)
+                    .build(BufReader::with_capacity(capacity, input))
+                    .unwrap();
+                assert_eq!(
+                    items(&mut ours),
+                    expected,
+                    "{backend:?}, buffers of {capacity}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn missing_and_unknown_keys() {
     for backend in BACKENDS {
@@ -97,6 +140,105 @@ fn type_conflicts_become_nulls_on_request() {
             decode_all(b().with_ignore_type_conflicts(true), br#"{"id": "x"}"#).unwrap_err(),
         );
         assert_eq!(e.path, "$.id");
+    }
+}
+
+/// A value of the right type and the wrong shape is an error under
+/// `with_ignore_type_conflicts(true)` as without it, as in arrow-json: a key
+/// no field names inside a nullable struct in strict mode (in a record, in a
+/// list of structs, in a map's values, and as a `new_with_field` row), and a
+/// nullable struct in list mode with too few or too many values (cases from a
+/// hostile review, 2026-12-07; the structs were nulls before).
+#[test]
+fn shapes_are_not_type_conflicts() {
+    use DataType::{Boolean, Int64, Utf8};
+    let pair = DataType::Struct(Fields::from(vec![
+        Field::new("x", Int64, true),
+        Field::new("y", Boolean, true),
+    ]));
+    let map = DataType::Map(
+        Arc::new(Field::new(
+            "entries",
+            DataType::Struct(Fields::from(vec![
+                Field::new("keys", Utf8, false),
+                Field::new("values", pair.clone(), true),
+            ])),
+            false,
+        )),
+        false,
+    );
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", Int64, true),
+        Field::new("s", pair.clone(), true),
+        Field::new("l", DataType::new_list(pair.clone(), true), true),
+        Field::new("m", map, true),
+    ]));
+    let field = Arc::new(Field::new("v", pair, true));
+    // Each case: the builders of both crates with the same options.
+    let strict = || {
+        (
+            ReaderBuilder::new(schema.clone()).with_strict_mode(true),
+            arrow_json::ReaderBuilder::new(schema.clone()).with_strict_mode(true),
+        )
+    };
+    let strict_field = || {
+        (
+            ReaderBuilder::new_with_field(field.clone()).with_strict_mode(true),
+            arrow_json::ReaderBuilder::new_with_field(field.clone()).with_strict_mode(true),
+        )
+    };
+    let list = || {
+        (
+            ReaderBuilder::new(schema.clone()).with_struct_mode(jitson_arrow::StructMode::ListOnly),
+            arrow_json::ReaderBuilder::new(schema.clone())
+                .with_struct_mode(arrow_json::StructMode::ListOnly),
+        )
+    };
+    type Builders = (ReaderBuilder, arrow_json::ReaderBuilder);
+    let cases: [(&dyn Fn() -> Builders, &[&str]); 3] = [
+        (
+            &strict,
+            &[
+                r#"{"s":{"z":1}}"#,
+                r#"{"s":{"x":1,"z":[1,2]}}"#,
+                r#"{"l":[{"x":1,"q":1},{"x":2}]}"#,
+                r#"{"m":{"k":{"x":1,"q":2}}}"#,
+            ],
+        ),
+        (&strict_field, &[r#"{"x":1,"z":2}"#]),
+        (
+            &list,
+            &[
+                "[1,[2],null,null]",
+                "[1,[],null,null]",
+                "[1,[2,true,3],null,null]",
+                "[1,null,[[1]],null]",
+            ],
+        ),
+    ];
+    for (builders, inputs) in cases {
+        for input in inputs {
+            for ignore in [false, true] {
+                let (_, theirs) = builders();
+                let theirs = theirs
+                    .with_ignore_type_conflicts(ignore)
+                    .build(input.as_bytes())
+                    .unwrap()
+                    .collect::<Result<Vec<RecordBatch>, _>>();
+                assert!(theirs.is_err(), "arrow-json reads {input}");
+                for backend in BACKENDS {
+                    let (ours, _) = builders();
+                    let ours = ours
+                        .with_ignore_type_conflicts(ignore)
+                        .with_backend(backend);
+                    let ours = decode_all(ours, input.as_bytes());
+                    assert!(
+                        ours.is_err(),
+                        "ignore {ignore}, {backend:?}: {input} read as {ours:?}"
+                    );
+                }
+            }
+        }
     }
 }
 

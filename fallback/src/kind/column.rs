@@ -41,11 +41,17 @@ fn is_conflict(e: &Error, column: &ColumnLayout, first: u8) -> bool {
     // error a child could not make a null of (a non-nullable child's
     // conflict, null or absence) fails the record, as arrow-json's check of
     // non-nullable children does, rather than nulling this column. So does a
-    // fixed-size list of another length, which arrow-json refuses too.
+    // value of the right type and the wrong shape, which arrow-json refuses
+    // too: a fixed-size list of another length, a struct in list mode with
+    // too few or too many values, a key no field names in strict mode.
     let at_this_value = e.path_segments().next().is_none()
         && !matches!(
             e.code(),
-            ErrorCode::MissingField(_) | ErrorCode::InvalidLength { .. }
+            ErrorCode::MissingField(_)
+                | ErrorCode::InvalidLength { .. }
+                | ErrorCode::TupleLength { .. }
+                | ErrorCode::SeqTooLong { .. }
+                | ErrorCode::UnknownField { .. }
         );
     at_this_value
         && (e.classify() == Category::Data
