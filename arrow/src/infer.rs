@@ -1,10 +1,19 @@
 //! Schema inference from a sample of records, with arrow-json's conventions.
+//!
+//! Each line is read as arrow-json reads it: trimmed of Unicode whitespace
+//! and parsed by serde_json into a `Value` (so its recursion limit, its
+//! number parsing under this build's features, its order of a map's keys
+//! and its last-value-stands rule for a repeated key are arrow-json's by
+//! construction). Inference reads a sample once, off the decoding path, so
+//! the well-kept parser is used rather than jitson's own. The types are then
+//! joined by arrow-json's rules ([`Seen::join`]).
 
+use std::collections::HashMap;
 use std::io::BufRead;
 use std::sync::Arc;
 
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema};
-use jitson_core::text;
+use serde_json::Value;
 
 /// A JSON type seen so far at one place in the records.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,20 +47,14 @@ impl Seen {
         match (self, other) {
             (Conflict(c), _) | (_, Conflict(c)) => Conflict(c),
             (Null, x) | (x, Null) => x,
-            (NullElements, x) | (x, NullElements) => x,
             (a, b) if a == b => a,
             (Int, Float) | (Float, Int) => Float,
             (List(a), List(b)) => List(Box::new(a.join(*b))),
             (List(a), s) | (s, List(a)) if !matches!(s, Object(_)) => List(Box::new(a.join(s))),
-            (Object(mut a), Object(b)) => {
-                for (name, t) in b {
-                    match a.iter_mut().find(|(n, _)| *n == name) {
-                        Some((_, seen)) => *seen = std::mem::replace(seen, Null).join(t),
-                        None => a.push((name, t)),
-                    }
-                }
-                Object(a)
-            }
+            // `[null]`'s elements are scalars of no type yet: a scalar takes
+            // them in, an object conflicts with them (below).
+            (NullElements, x) | (x, NullElements) if !matches!(x, Object(_)) => x,
+            (Object(a), Object(b)) => Object(merge_fields(a, b)),
             (Object(_), x) | (x, Object(_)) => {
                 Conflict(format!("an object and {} in the same place", x.describe()))
             }
@@ -130,63 +133,53 @@ fn fields_of(fields: &[(String, Seen)]) -> Fields {
         .collect()
 }
 
-/// Reads one value at `*pos` and returns its type.
-fn value(input: &[u8], pos: &mut usize, scratch: &mut Vec<u8>, depth: u32) -> Result<Seen, String> {
-    if depth == 0 {
-        return Err("nesting too deep".into());
+/// The fields of `a`, then those of `b` that `a` has not, each field of
+/// both joined. Wide records (thousands of keys) find their fields through
+/// a map, others by a scan.
+fn merge_fields(mut a: Vec<(String, Seen)>, b: Vec<(String, Seen)>) -> Vec<(String, Seen)> {
+    if a.len().saturating_mul(b.len()) <= 1024 {
+        for (name, t) in b {
+            match a.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, seen)) => *seen = std::mem::replace(seen, Seen::Null).join(t),
+                None => a.push((name, t)),
+            }
+        }
+        return a;
     }
-    let lex = |e: text::LexError| format!("{} at byte {}", e.0, e.1);
-    *pos = text::skip_ws(input, *pos);
-    let Some(&b) = input.get(*pos) else {
-        return Err("unexpected end of input".into());
-    };
-    Ok(match b {
-        b'n' => {
-            *pos = text::parse_ident(input, *pos + 1, b"ull").map_err(lex)?;
-            Seen::Null
-        }
-        b't' | b'f' => {
-            let rest: &[u8] = if b == b't' { b"rue" } else { b"alse" };
-            *pos = text::parse_ident(input, *pos + 1, rest).map_err(lex)?;
-            Seen::Bool
-        }
-        b'"' => {
-            *pos = text::parse_str(input, *pos + 1, scratch, true)
-                .map_err(lex)?
-                .1;
-            Seen::Text
-        }
-        b'-' | b'0'..=b'9' => {
-            let n = text::scan_number(input, *pos).map_err(lex)?;
-            *pos = n.end;
-            // Integers that fit i64 (serde_json's `is_i64`, which arrow-json uses).
-            let fits_i64 = n.is_json_integer() && (n.negative || n.mantissa <= i64::MAX as u64);
-            if fits_i64 {
-                Seen::Int
-            } else {
-                // serde_json (arrow-json's parser here) refuses a number
-                // beyond f64's range; the text is ASCII.
-                let text = core::str::from_utf8(&input[n.start..n.end]).unwrap_or_default();
-                if text.parse::<f64>().map_or(true, f64::is_infinite) {
-                    return Err(format!("number out of range at byte {}", n.start));
-                }
-                Seen::Float
+    let mut index: HashMap<String, usize> = a
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (n.clone(), i))
+        .collect();
+    for (name, t) in b {
+        match index.get(&name) {
+            Some(&i) => a[i].1 = std::mem::replace(&mut a[i].1, Seen::Null).join(t),
+            None => {
+                index.insert(name.clone(), a.len());
+                a.push((name, t));
             }
         }
-        b'[' => {
-            *pos += 1;
-            let mut elem = Seen::Null;
-            if text::skip_ws(input, *pos) < input.len() && input[text::skip_ws(input, *pos)] == b']'
-            {
-                *pos = text::skip_ws(input, *pos) + 1;
-                return Ok(Seen::List(Box::new(elem)));
-            }
+    }
+    a
+}
+
+/// The type of `value`, by arrow-json's reading.
+fn seen(value: &Value) -> Seen {
+    match value {
+        Value::Null => Seen::Null,
+        Value::Bool(_) => Seen::Bool,
+        // serde_json's `is_i64`, which arrow-json uses.
+        Value::Number(n) if n.is_i64() => Seen::Int,
+        Value::Number(_) => Seen::Float,
+        Value::String(_) => Seen::Text,
+        Value::Array(items) => {
             // arrow-json decides an array's kind by its first element: then
             // all arrays, all objects (no `null` among them either), or all
             // scalars and `null`s.
+            let mut elem = Seen::Null;
             let mut kind = None;
-            loop {
-                let v = value(input, pos, scratch, depth - 1)?;
+            for item in items {
+                let v = seen(item);
                 let this = ElementKind::of(&v);
                 let expected = *kind.get_or_insert(this);
                 let v = match v {
@@ -199,108 +192,68 @@ fn value(input: &[u8], pos: &mut usize, scratch: &mut Vec<u8>, depth: u32) -> Re
                     v => v,
                 };
                 elem = elem.join(v);
-                *pos = text::skip_ws(input, *pos);
-                match input.get(*pos) {
-                    Some(b',') => *pos += 1,
-                    Some(b']') => {
-                        *pos += 1;
-                        break Seen::List(Box::new(elem));
-                    }
-                    _ => return Err(format!("expected `,` or `]` at byte {pos}")),
-                }
             }
+            Seen::List(Box::new(elem))
         }
-        b'{' => {
-            *pos += 1;
-            let mut fields: Vec<(String, Seen)> = Vec::new();
-            *pos = text::skip_ws(input, *pos);
-            if input.get(*pos) == Some(&b'}') {
-                *pos += 1;
-                return Ok(Seen::Object(fields));
-            }
-            loop {
-                *pos = text::skip_ws(input, *pos);
-                if input.get(*pos) != Some(&b'"') {
-                    return Err(format!("expected a key at byte {pos}"));
-                }
-                let (located, end) =
-                    text::parse_str(input, *pos + 1, scratch, true).map_err(lex)?;
-                let name = String::from_utf8_lossy(located.bytes(input, scratch)).into_owned();
-                *pos = text::skip_ws(input, end);
-                if input.get(*pos) != Some(&b':') {
-                    return Err(format!("expected `:` at byte {pos}"));
-                }
-                *pos += 1;
-                let t = value(input, pos, scratch, depth - 1)?;
-                // A repeated key: the last value stands (arrow-json reads a
-                // record as a serde_json map).
-                match fields.iter_mut().find(|(n, _)| *n == name) {
-                    Some((_, seen)) => *seen = t,
-                    None => fields.push((name, t)),
-                }
-                *pos = text::skip_ws(input, *pos);
-                match input.get(*pos) {
-                    Some(b',') => *pos += 1,
-                    Some(b'}') => {
-                        *pos += 1;
-                        // A record's keys in name order, as arrow-json visits
-                        // them (a serde_json map is sorted); records after the
-                        // first add their new keys after the known ones.
-                        fields.sort_by(|a, b| a.0.cmp(&b.0));
-                        break Seen::Object(fields);
-                    }
-                    _ => return Err(format!("expected `,` or `}}` at byte {pos}")),
-                }
-            }
-        }
-        _ => return Err(format!("expected a value at byte {pos}")),
-    })
+        // In the map's order (serde_json's: sorted by key, or the keys'
+        // order with its `preserve_order` feature), as arrow-json visits them.
+        Value::Object(map) => Seen::Object(map.iter().map(|(k, v)| (k.clone(), seen(v))).collect()),
+    }
 }
 
 /// Infers a schema from the first `max_records` records of `reader` (NDJSON:
 /// one record per line; `None`: all of them), as arrow-json's
 /// `infer_json_schema` does: integers are Int64, other numbers Float64, mixed
 /// integers and floats Float64, other mixed scalars Utf8, a scalar and an array
-/// a list, fields only ever null Null; every field is nullable. Field order is
-/// arrow-json's: each record's keys in name order (byte order), and keys first
-/// seen in a later record after the earlier ones; a key repeated in one
-/// record takes its last value. An array's first element decides whether it
-/// holds arrays, objects or scalars (and `null`s), and the others must follow;
-/// numbers beyond f64's range are refused; both as arrow-json. Returns the
-/// schema and the number of records read.
+/// a list, fields only ever null Null, an array of `null`s a list of Utf8;
+/// every field is nullable. Field order is arrow-json's: each record's keys
+/// in serde_json's map order (by name, or as written under serde_json's
+/// `preserve_order`), and keys first seen in a later record after the
+/// earlier ones; a key repeated in one record takes its last value. An
+/// array's first element decides whether it holds arrays, objects or
+/// scalars (and `null`s), and the others must follow. Each line is trimmed
+/// of Unicode whitespace and parsed by serde_json, as arrow-json reads it
+/// (numbers beyond f64's range and containers nested 128 deep are refused
+/// alike). Returns the schema and the number of records read.
 ///
-/// Errors: I/O errors, a line that is not JSON, a record that is not an object,
-/// an object and a non-object value for the same field, an array mixing
-/// arrays, objects and scalars, a number beyond f64's range.
+/// Errors: a failed read or a line that is not UTF-8 (`JsonError`, "Failed
+/// to read JSON record", as arrow-json's), a line that is not JSON, a record
+/// that is not an object, an object and a non-object value for the same
+/// field, an array mixing arrays, objects and scalars.
 pub fn infer_schema<R: BufRead>(
     mut reader: R,
     max_records: Option<usize>,
 ) -> Result<(Schema, usize), ArrowError> {
     let mut record = Seen::Object(Vec::new());
-    let mut line = Vec::new();
-    let mut scratch = Vec::new();
+    let mut line = String::new();
     let mut records = 0;
     let mut line_number = 0;
     while max_records.is_none_or(|max| records < max) {
         line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
-            break;
+        match reader.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            // arrow-json's words (and kind) for a failed read, invalid
+            // UTF-8 included.
+            Err(e) => {
+                return Err(ArrowError::JsonError(format!(
+                    "Failed to read JSON record: {e}"
+                )));
+            }
         }
         line_number += 1;
-        if line.iter().all(|&b| text::is_ws(b)) {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
             continue;
         }
         let fail = |e: String| ArrowError::JsonError(format!("line {line_number}: {e}"));
-        let mut pos = 0;
-        let seen = value(&line, &mut pos, &mut scratch, 128).map_err(fail)?;
+        let value: Value = serde_json::from_str(trimmed).map_err(|e| fail(e.to_string()))?;
+        let seen = seen(&value);
         if !matches!(seen, Seen::Object(_)) {
             return Err(fail(format!(
                 "expected a record (an object), found {}",
                 seen.describe()
             )));
-        }
-        if text::skip_ws(&line, pos) != line.len() {
-            return Err(fail("more than one value on the line".into()));
         }
         record = record.join(seen);
         if let Some(conflict) = record.conflict() {
