@@ -137,7 +137,11 @@ fn fields_of(fields: &[(String, Seen)]) -> Fields {
 /// both joined. Wide records (thousands of keys) find their fields through
 /// a map, others by a scan.
 fn merge_fields(mut a: Vec<(String, Seen)>, b: Vec<(String, Seen)>) -> Vec<(String, Seen)> {
-    if a.len().saturating_mul(b.len()) <= 1024 {
+    // Each side's names are distinct (a map's keys, or an earlier merge).
+    if a.is_empty() {
+        return b;
+    }
+    if (a.len() + b.len()).saturating_mul(b.len()) <= 4096 {
         for (name, t) in b {
             match a.iter_mut().find(|(n, _)| *n == name) {
                 Some((_, seen)) => *seen = std::mem::replace(seen, Seen::Null).join(t),
