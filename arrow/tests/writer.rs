@@ -2181,3 +2181,37 @@ fn formats_that_do_not_apply_are_errors_not_panics() {
         }
     }
 }
+
+/// A batch whose struct columns name their children otherwise than its
+/// schema does (`RecordBatchOptions::with_match_field_names(false)` lets
+/// that through): the nested keys are the columns' own, as arrow-json writes
+/// them, at the top level and in a list (a hostile review, 2026-12-07; the
+/// schema's names were written).
+#[test]
+fn nested_keys_are_the_columns_own() {
+    let own = Fields::from(vec![Field::new("array_name", DataType::Int32, true)]);
+    let schema_side = Fields::from(vec![Field::new("schema_name", DataType::Int32, true)]);
+    let values: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), None, Some(3)]));
+    let structs = StructArray::new(own.clone(), vec![values], None);
+    let list = ListArray::new(
+        Arc::new(Field::new_list_field(DataType::Struct(own), true)),
+        OffsetBuffer::from_lengths([2, 0, 1]),
+        Arc::new(structs.clone()),
+        None,
+    );
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("s", DataType::Struct(schema_side.clone()), true),
+        Field::new(
+            "l",
+            DataType::new_list(DataType::Struct(schema_side), true),
+            true,
+        ),
+    ]));
+    let batch = RecordBatch::try_new_with_options(
+        schema,
+        vec![Arc::new(structs), Arc::new(list)],
+        &RecordBatchOptions::new().with_match_field_names(false),
+    )
+    .unwrap();
+    same_bytes(&[&batch]);
+}

@@ -327,7 +327,7 @@ impl<W: Write, F: JsonFormat> Writer<W, F> {
         if batch.num_rows() == 0 {
             return Ok(());
         }
-        let plan = self.plan_for(&batch.schema())?;
+        let plan = self.plan_for(&written_schema(batch))?;
         let first = !self.started;
         let mut out = std::mem::take(&mut self.buffer);
         out.clear();
@@ -386,7 +386,7 @@ impl<W: Write, F: JsonFormat> Writer<W, F> {
         }
         let mut plans = Vec::with_capacity(batches.len());
         for batch in &batches {
-            match self.plan_for(&batch.schema()) {
+            match self.plan_for(&written_schema(batch)) {
                 Ok(plan) => plans.push(plan),
                 Err(e) => {
                     // As `write_batches`: the batches before the refused
@@ -475,6 +475,38 @@ impl<W: Write, F: JsonFormat> RecordBatchWriter for Writer<W, F> {
     fn close(mut self) -> Result<(), ArrowError> {
         self.finish()
     }
+}
+
+/// The schema `batch` is written by: its own, unless a column's type differs
+/// from its field's (a struct's children named otherwise, which
+/// `RecordBatchOptions::with_match_field_names(false)` lets through). Then,
+/// as arrow-json does, the columns' own types give the nested keys, and the
+/// schema the top-level ones.
+fn written_schema(batch: &RecordBatch) -> SchemaRef {
+    let schema = batch.schema();
+    let same = schema
+        .fields()
+        .iter()
+        .zip(batch.columns())
+        .all(|(field, column)| field.data_type() == column.data_type());
+    if same {
+        return schema;
+    }
+    let fields: Vec<arrow_schema::Field> = schema
+        .fields()
+        .iter()
+        .zip(batch.columns())
+        .map(|(field, column)| {
+            field
+                .as_ref()
+                .clone()
+                .with_data_type(column.data_type().clone())
+        })
+        .collect();
+    Arc::new(arrow_schema::Schema::new_with_metadata(
+        fields,
+        schema.metadata().clone(),
+    ))
 }
 
 mod parallel {
