@@ -470,7 +470,7 @@ impl Decoder {
                 return Ok(Stop::Past(pos));
             }
             if !framed {
-                if self.rows == self.batch_size {
+                if self.rows >= self.batch_size {
                     return Ok(Stop::Full(pos));
                 }
                 pos = match self.next_record(buf, pos, origin)? {
@@ -567,6 +567,21 @@ impl Decoder {
         }
     }
 
+    /// At the end of the input: the input must not end inside a top-level
+    /// array (its records were read one by one, so no record is left open
+    /// there for `flush` to refuse).
+    fn end_of_input(&self) -> Result<(), Box<RecordError>> {
+        match self.framing {
+            Framing::Array(_) => Err(self.framing_error(
+                &[],
+                0,
+                self.at,
+                "the input ends inside the top-level array",
+            )),
+            _ => Ok(()),
+        }
+    }
+
     fn framing_error(
         &self,
         buf: &[u8],
@@ -659,7 +674,9 @@ impl Decoder {
 
     /// This decoder with batches of at most `batch_size` rows (at least 1)
     /// in place of its compiled schema's: [`decode`](Self::decode) stops
-    /// once a batch holds that many. The batch size is the decoder's, not
+    /// once a batch holds that many (at once, if it holds more already: rows
+    /// decoded under a larger size, or a record begun before, are kept, and
+    /// [`flush`](Self::flush) gives them all). The batch size is the decoder's, not
     /// the generated code's, so nothing is compiled again. A scan under a
     /// `LIMIT n` below its batch size asks for `n` rows this way and decodes
     /// no record past them (jitson-datafusion's scans do).
@@ -762,6 +779,11 @@ impl<R: BufRead> Iterator for Reader<R> {
                 Err(e) => return Some(Err(ArrowError::from(e))),
             };
             if buf.is_empty() {
+                if let Err(e) = self.decoder.end_of_input() {
+                    let e = ArrowError::from(e);
+                    self.failed = Some(Failed::of(&e));
+                    return Some(Err(e));
+                }
                 return self.flush();
             }
             let len = buf.len();
@@ -1095,13 +1117,24 @@ pub(crate) fn decode_parallel(
     chunk_bytes: usize,
 ) -> Result<Vec<RecordBatch>, ArrowError> {
     use rayon::prelude::*;
+    // A top-level array of records is one value, not lines: in one piece.
+    let opens_array = !(schema.plan.is_field || schema.plan.list_structs)
+        && input
+            .iter()
+            .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            == Some(&b'[');
+    if opens_array {
+        return decode_chunk(schema, input, 0..input.len(), true)
+            .map(|(batches, _)| batches)
+            .map_err(ArrowError::from);
+    }
     let chunks = jitson_core::text::line_chunks(input, chunk_bytes);
     let results: Vec<ChunkResult> = chunks
         .par_iter()
-        .map(|range| decode_chunk(schema, input, range.clone()))
+        .map(|range| decode_chunk(schema, input, range.clone(), range.start == 0))
         .collect();
     if chunks.len() > 1 && results.iter().any(Result::is_err) {
-        return decode_chunk(schema, input, 0..input.len())
+        return decode_chunk(schema, input, 0..input.len(), true)
             .map(|(batches, _)| batches)
             .map_err(ArrowError::from);
     }
@@ -1124,12 +1157,20 @@ pub(crate) fn decode_parallel(
 }
 
 /// Decodes `input[range]` (which starts a line) with a decoder of its own.
+/// Only the `first` chunk may open a top-level array (input that does is
+/// decoded in one piece): a later one starts among records, so a `[` there
+/// is a record's, refused as in one piece. Input that ends inside the
+/// array fails.
 fn decode_chunk(
     schema: &crate::CompiledSchema,
     input: &[u8],
     range: std::ops::Range<usize>,
+    first: bool,
 ) -> ChunkResult {
     let mut decoder = schema.decoder();
+    if !first && decoder.framing == Framing::Start {
+        decoder.framing = Framing::Values;
+    }
     decoder.at.offset = range.start as u64;
     let chunk = &input[range];
     let mut batches = Vec::new();
@@ -1146,6 +1187,7 @@ fn decode_chunk(
             batches.push(batch);
         }
         if pos >= chunk.len() {
+            decoder.end_of_input()?;
             return Ok((batches, records));
         }
     }

@@ -5,8 +5,8 @@ mod common;
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
-use arrow_schema::{DataType, Field, Fields, Schema};
-use jitson_arrow::{Backend, ReaderBuilder};
+use arrow_schema::{ArrowError, DataType, Field, Fields, Schema};
+use jitson_arrow::{Backend, ReaderBuilder, RecordError};
 
 use common::{BACKENDS, decode_all, log_schema, record_error};
 
@@ -572,6 +572,100 @@ fn decode_parallel_does_not_depend_on_where_chunks_are_cut() {
             );
             assert_eq!(e, want, "{backend:?} {chunk_bytes}");
         }
+    }
+}
+
+/// Top-level arrays and where chunks are cut (a hostile review, 2026-12-07):
+/// a chunk after the first starts among records, so a `[` there is refused
+/// as in one piece (each chunk's decoder used to open an array of its own
+/// and read `[{"id":1}]` then `{"id":2}` on separate lines); input that ends
+/// inside a top-level array is an error, in `decode_parallel` and in the
+/// `Reader` alike (it was read as the records before the end). Every chunk
+/// size against the whole input in one piece, on both backends, and the
+/// `Reader`'s error against the sequential decode's.
+#[test]
+fn top_level_arrays_do_not_depend_on_chunks() {
+    let schema = log_schema();
+    let concat = |b: &[RecordBatch]| arrow_select::concat::concat_batches(&schema, b).unwrap();
+    let of = |e: &ArrowError| match e {
+        ArrowError::ExternalError(inner) => inner.downcast_ref::<RecordError>().cloned(),
+        _ => None,
+    };
+    // Each input, and whether it reads (in one piece).
+    let inputs = [
+        ("[{\"id\":1}]\n{\"id\":2}\n", false),
+        ("[{\"id\":1}]\n[{\"id\":2}]\n", false),
+        ("{\"id\":1}\n[{\"id\":2}]\n", false),
+        ("[{\"id\":1},\n{\"id\":2}\n", false),
+        ("[{\"id\":1},\n{\"id\":2},\n", false),
+        ("[\n", false),
+        ("[\n{\"id\":1},\n{\"id\":2}\n]\n", true),
+        ("[{\"id\":1},\n{\"id\":2}]\n", true),
+        ("[]\n", true),
+    ];
+    for (input, reads) in inputs {
+        for backend in BACKENDS {
+            let builder = || ReaderBuilder::new(log_schema()).with_backend(backend);
+            let whole = decode_all(builder(), input.as_bytes());
+            assert_eq!(whole.is_ok(), reads, "{input:?}: {whole:?}");
+            let compiled = builder().compile().unwrap();
+            for chunk_bytes in 1..=input.len() + 1 {
+                let what = format!("{input:?}, {backend:?}, chunks of {chunk_bytes}");
+                match (
+                    &whole,
+                    compiled.decode_parallel(input.as_bytes(), chunk_bytes),
+                ) {
+                    (Ok(whole), Ok(parallel)) => {
+                        assert_eq!(concat(&parallel), concat(whole), "{what}")
+                    }
+                    (Err(whole), Err(parallel)) => {
+                        assert_eq!(of(&parallel), of(whole), "{what}");
+                        assert!(of(whole).is_some(), "{what}: {whole}");
+                    }
+                    (whole, parallel) => {
+                        panic!("{what}: {whole:?} in one piece, {parallel:?} in chunks")
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `Decoder::with_batch_size` below the rows a decoder holds (a LIMIT's
+/// scan asks for fewer rows as it goes): `decode` takes no more records
+/// until `flush` (it took every record, as the full batch's test was for
+/// equality), and a record begun under the larger size ends the batch.
+#[test]
+fn a_smaller_batch_size_stops_at_once() {
+    let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, false)]));
+    for backend in BACKENDS {
+        let decoder = || {
+            ReaderBuilder::new(schema.clone())
+                .with_batch_size(8)
+                .with_backend(backend)
+                .build_decoder()
+                .unwrap()
+        };
+        let mut d = decoder();
+        assert_eq!(
+            d.decode(b"{\"id\":1}\n{\"id\":2}\n{\"id\":3}\n").unwrap(),
+            27
+        );
+        let mut d = d.with_batch_size(2);
+        assert_eq!(d.decode(b"{\"id\":4}\n").unwrap(), 0, "{backend:?}");
+        assert_eq!(d.flush().unwrap().unwrap().num_rows(), 3);
+        // Up to the end of the record that fills the batch (difference 13).
+        assert_eq!(
+            d.decode(b"{\"id\":4}\n{\"id\":5}\n{\"id\":6}\n").unwrap(),
+            17
+        );
+        assert_eq!(d.flush().unwrap().unwrap().num_rows(), 2);
+        let mut d = decoder();
+        assert_eq!(d.decode(b"{\"id\":1}\n{\"id\":").unwrap(), 15);
+        let mut d = d.with_batch_size(1);
+        let taken = d.decode(b"2}\n{\"id\":3}\n").unwrap();
+        assert_eq!((taken, d.len()), (2, 2), "{backend:?}");
+        assert_eq!(d.flush().unwrap().unwrap().num_rows(), 2);
     }
 }
 
