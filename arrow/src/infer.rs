@@ -141,25 +141,24 @@ fn merge_fields(mut a: Vec<(String, Seen)>, b: Vec<(String, Seen)>) -> Vec<(Stri
     if a.is_empty() {
         return b;
     }
-    if (a.len() + b.len()).saturating_mul(b.len()) <= 4096 {
-        for (name, t) in b {
-            match a.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, seen)) => *seen = std::mem::replace(seen, Seen::Null).join(t),
-                None => a.push((name, t)),
-            }
-        }
-        return a;
-    }
-    let mut index: HashMap<String, usize> = a
-        .iter()
-        .enumerate()
-        .map(|(i, (n, _))| (n.clone(), i))
-        .collect();
+    let wide = (a.len() + b.len()).saturating_mul(b.len()) > 4096;
+    let mut index: Option<HashMap<String, usize>> = wide.then(|| {
+        a.iter()
+            .enumerate()
+            .map(|(i, (n, _))| (n.clone(), i))
+            .collect()
+    });
     for (name, t) in b {
-        match index.get(&name) {
-            Some(&i) => a[i].1 = std::mem::replace(&mut a[i].1, Seen::Null).join(t),
+        let found = match &index {
+            Some(index) => index.get(&name).copied(),
+            None => a.iter().position(|(n, _)| *n == name),
+        };
+        match found {
+            Some(i) => a[i].1 = std::mem::replace(&mut a[i].1, Seen::Null).join(t),
             None => {
-                index.insert(name.clone(), a.len());
+                if let Some(index) = &mut index {
+                    index.insert(name.clone(), a.len());
+                }
                 a.push((name, t));
             }
         }

@@ -631,7 +631,7 @@ impl Decoder {
         // (`serialize.rs`); strict parsing reads serde_json's own text, as a
         // round trip through serde_json would.
         let policy = self.plan.policy;
-        let record = crate::serialize::record_type(self.plan.schema.fields());
+        let record = DataType::Struct(self.plan.schema.fields().clone());
         let ty = match self.plan.schema.fields().first() {
             Some(field) if self.plan.is_field => field.data_type(),
             _ => &record,
@@ -1124,17 +1124,17 @@ pub(crate) fn decode_parallel(
             .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
             == Some(&b'[');
     if opens_array {
-        return decode_chunk(schema, input, 0..input.len(), true)
+        return decode_chunk(schema, input, 0..input.len())
             .map(|(batches, _)| batches)
             .map_err(ArrowError::from);
     }
     let chunks = jitson_core::text::line_chunks(input, chunk_bytes);
     let results: Vec<ChunkResult> = chunks
         .par_iter()
-        .map(|range| decode_chunk(schema, input, range.clone(), range.start == 0))
+        .map(|range| decode_chunk(schema, input, range.clone()))
         .collect();
     if chunks.len() > 1 && results.iter().any(Result::is_err) {
-        return decode_chunk(schema, input, 0..input.len(), true)
+        return decode_chunk(schema, input, 0..input.len())
             .map(|(batches, _)| batches)
             .map_err(ArrowError::from);
     }
@@ -1157,7 +1157,7 @@ pub(crate) fn decode_parallel(
 }
 
 /// Decodes `input[range]` (which starts a line) with a decoder of its own.
-/// Only the `first` chunk may open a top-level array (input that does is
+/// Only the first chunk (at offset 0) may open a top-level array (input that does is
 /// decoded in one piece): a later one starts among records, so a `[` there
 /// is a record's, refused as in one piece. Input that ends inside the
 /// array fails.
@@ -1165,10 +1165,9 @@ fn decode_chunk(
     schema: &crate::CompiledSchema,
     input: &[u8],
     range: std::ops::Range<usize>,
-    first: bool,
 ) -> ChunkResult {
     let mut decoder = schema.decoder();
-    if !first && decoder.framing == Framing::Start {
+    if range.start > 0 && decoder.framing == Framing::Start {
         decoder.framing = Framing::Values;
     }
     decoder.at.offset = range.start as u64;

@@ -19,7 +19,7 @@
 //! a `Struct` column in list mode, its fields in order). A value with no
 //! column (a key no field names) keeps serde_json's text.
 
-use arrow_schema::{DataType, Fields};
+use arrow_schema::DataType;
 use serde::ser::{
     Serialize, SerializeMap, SerializeSeq, SerializeStruct, SerializeStructVariant, SerializeTuple,
     SerializeTupleStruct, SerializeTupleVariant, Serializer,
@@ -196,11 +196,6 @@ fn element(ty: Option<&DataType>, index: usize) -> Option<&DataType> {
         DataType::Struct(fields) => fields.get(index).map(|f| f.data_type()),
         _ => None,
     }
-}
-
-/// The type of the record: a struct of the schema's fields.
-pub(crate) fn record_type(fields: &Fields) -> DataType {
-    DataType::Struct(fields.clone())
 }
 
 /// A serializer that writes through `inner`, floats for their column.
