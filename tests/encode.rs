@@ -550,6 +550,28 @@ fn std_types_serde_writes_as_others() {
     same(&std::path::PathBuf::from("/tmp/x"));
     same(&std::num::Wrapping(9u8));
     same(&std::collections::VecDeque::from([1u8, 2]));
+    same(&std::num::NonZeroU128::new(u128::MAX).unwrap());
+    same(&std::num::NonZeroI128::new(i128::MIN).unwrap());
+    same(&std::sync::atomic::AtomicU64::new(u64::MAX));
+    same(&std::sync::atomic::AtomicBool::new(true));
+    same(&vec![std::sync::atomic::AtomicI8::new(-1)]);
+    same(&(std::time::UNIX_EPOCH + Duration::new(1_700_000_000, 999_999_999)));
+    same(&std::time::UNIX_EPOCH);
+    same(&(1u8..5));
+    same(&(-5i64..=-1));
+    same(&("a".to_owned()..="z".to_owned()));
+    same(&(3.5f64..));
+    same(&(..'x'));
+    let mut exhausted = 1u8..=2;
+    exhausted.by_ref().for_each(drop);
+    same(&exhausted);
+    same(&vec![(1u32..2, Duration::new(0, 1))]);
+    let before = std::time::UNIX_EPOCH - Duration::new(1, 0);
+    let e = jitson::to_vec(&vec![before]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("{} at $[0]", serde_json::to_vec(&before).unwrap_err())
+    );
     let cell = RefCell::new(1u8);
     let _guard = cell.borrow_mut();
     let e = jitson::to_vec(&cell).unwrap_err();

@@ -412,3 +412,247 @@ fn wide_integers_units_and_conversions_are_lowered() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// Records serde reads as structs (`SystemTime`, the ranges), atomics and
+// 128-bit non-zero integers.
+
+/// Asserts that every backend and serde_json give the same value for `doc`, or
+/// all fail with serde_json's message; or that jitson refuses a struct given
+/// as an array, its deliberate difference 2 (docs/semantics.md).
+fn same_outcome<T: Decode + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(doc: &str) {
+    let ours = common::decode::<T>(doc.as_bytes());
+    let theirs = serde_json::from_str::<T>(doc);
+    match (ours, theirs) {
+        (Ok(ours), Ok(theirs)) => assert_eq!(ours, theirs, "{doc}"),
+        (Err(ours), _) if common::oracle::is_struct_from_array(&ours) => {}
+        (Err(ours), Err(theirs)) => {
+            let theirs = theirs.to_string();
+            let message = theirs.split(" at line ").next().unwrap_or_default();
+            assert!(
+                ours.to_string().starts_with(message),
+                "{doc}\n  jitson:     {ours}\n  serde_json: {theirs}"
+            );
+        }
+        (ours, theirs) => panic!("{doc}\n  jitson:     {ours:?}\n  serde_json: {theirs:?}"),
+    }
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Clock {
+    at: std::time::SystemTime,
+    span: std::ops::Range<u32>,
+    inclusive: std::ops::RangeInclusive<i64>,
+    from: std::ops::RangeFrom<u8>,
+    to: std::ops::RangeTo<String>,
+    timeout: Duration,
+    big: std::num::NonZeroU128,
+    negative: std::num::NonZeroI128,
+}
+
+const CLOCK: &str = r#"{"at": {"secs_since_epoch": 1700000000, "nanos_since_epoch": 5},
+ "span": {"start": 1, "end": 9}, "inclusive": {"start": -3, "end": 3},
+ "from": {"start": 7}, "to": {"end": "z"}, "timeout": {"secs": 2, "nanos": 1},
+ "big": 340282366920938463463374607431768211455, "negative": -1}"#;
+
+#[test]
+fn records_match_serde_json() {
+    let v = agree::<Clock>(CLOCK.as_bytes()).expect("decodes");
+    assert_eq!(v.span, 1..9);
+    assert_eq!(v.inclusive, -3..=3);
+    assert_eq!(
+        v.at,
+        std::time::UNIX_EPOCH + Duration::new(1_700_000_000, 5)
+    );
+    // Each member replaced by other forms: arrays of the fields in order, keys
+    // missing, repeated, unknown or escaped, wrong types, and the overflows
+    // serde checks.
+    let members: [(&str, &[&str]); 8] = [
+        (
+            r#"{"secs_since_epoch": 1700000000, "nanos_since_epoch": 5}"#,
+            &[
+                "[1700000000, 5]",
+                "[1700000000]",
+                "[1700000000, 5, 6]",
+                "[]",
+                r#"{"secs_since_epoch": 1}"#,
+                r#"{"nanos_since_epoch": 1}"#,
+                r#"{"secs_since_epoch": 1, "nanos_since_epoch": 2, "x": 3}"#,
+                r#"{"secs_since_epoch": 1, "secs_since_epoch": 2, "nanos_since_epoch": 3}"#,
+                r#"{"nanos_since_epoch": 3, "secs_since_epoch": 1}"#,
+                r#"{"secs_since\u005fepoch": 1, "nanos_since_epoch": 2}"#,
+                r#"{"secs_since_epoch": 18446744073709551615, "nanos_since_epoch": 1000000000}"#,
+                r#"{"secs_since_epoch": 18446744073709551615, "nanos_since_epoch": 999999999}"#,
+                r#"{"secs_since_epoch": 9223372036854775807, "nanos_since_epoch": 999999999}"#,
+                r#"{"secs_since_epoch": 9223372036854775806, "nanos_since_epoch": 2000000000}"#,
+                r#"{"secs_since_epoch": 0, "nanos_since_epoch": 4294967295}"#,
+                r#"{"secs_since_epoch": -1, "nanos_since_epoch": 0}"#,
+                r#"{"secs_since_epoch": 1.5, "nanos_since_epoch": 0}"#,
+                r#"{"secs_since_epoch": 1, "nanos_since_epoch": 4294967296}"#,
+                r#"{"secs": 1, "nanos": 2}"#,
+                "{}",
+                "null",
+                "1700000000",
+                r#""1700000000""#,
+            ],
+        ),
+        (
+            r#"{"start": 1, "end": 9}"#,
+            &[
+                "[1, 9]",
+                "[9, 1]",
+                "[1]",
+                "[1, 9, 10]",
+                r#"{"end": 9, "start": 1}"#,
+                r#"{"start": 1}"#,
+                r#"{"end": 1}"#,
+                r#"{"start": 1, "end": 9, "step": 1}"#,
+                r#"{"start": 1, "start": 2, "end": 9}"#,
+                r#"{"start": -1, "end": 9}"#,
+                r#"{"start": 1, "end": null}"#,
+                "{}",
+                "[]",
+                "null",
+                "1",
+            ],
+        ),
+        (
+            r#"{"start": -3, "end": 3}"#,
+            &[
+                "[-3, 3]",
+                "[3, -3]",
+                "[-3]",
+                r#"{"start": -3}"#,
+                r#"{"start": -3, "end": 3, "exhausted": true}"#,
+                r#"{"end": 3, "end": 3, "start": 0}"#,
+                r#"{"start": "-3", "end": 3}"#,
+                "null",
+            ],
+        ),
+        (
+            r#"{"start": 7}"#,
+            &[
+                "[7]",
+                "[7, 8]",
+                "[]",
+                r#"{"start": 256}"#,
+                r#"{"end": 7}"#,
+                r#"{"start": 7, "end": 8}"#,
+                r#"{"start": 7, "start": 7}"#,
+                "{}",
+            ],
+        ),
+        (
+            r#"{"end": "z"}"#,
+            &[
+                r#"["z"]"#,
+                r#"["z", "y"]"#,
+                r#"{"end": "\u00e9"}"#,
+                r#"{"end": 1}"#,
+                r#"{"start": "a", "end": "z"}"#,
+                "{}",
+            ],
+        ),
+        (
+            r#"{"secs": 2, "nanos": 1}"#,
+            &[
+                "[2, 1]",
+                "[2]",
+                r#"{"secs": 18446744073709551615, "nanos": 1000000000}"#,
+                r#"{"secs": 18446744073709551614, "nanos": 1000000000}"#,
+                r#"{"secs": 2, "nanos": 1, "nanos": 1}"#,
+                r#"{"secs_since_epoch": 2, "nanos_since_epoch": 1}"#,
+            ],
+        ),
+        (
+            "340282366920938463463374607431768211455",
+            &[
+                "0",
+                "1",
+                "340282366920938463463374607431768211456",
+                "-1",
+                "1.0",
+                r#""1""#,
+            ],
+        ),
+        (
+            "-1",
+            &[
+                "0",
+                "-0",
+                "-170141183460469231731687303715884105728",
+                "-170141183460469231731687303715884105729",
+                "170141183460469231731687303715884105727",
+                "1e3",
+            ],
+        ),
+    ];
+    for (member, others) in members {
+        for other in others {
+            let doc = CLOCK.replacen(member, other, 1);
+            assert_ne!(doc, CLOCK, "{member} is in the document");
+            same_outcome::<Clock>(&doc);
+        }
+    }
+}
+
+#[derive(Decode, Deserialize, Debug)]
+struct Counters {
+    hits: std::sync::atomic::AtomicU64,
+    on: std::sync::atomic::AtomicBool,
+    delta: std::sync::atomic::AtomicI8,
+    size: std::sync::atomic::AtomicUsize,
+}
+
+impl PartialEq for Counters {
+    fn eq(&self, other: &Self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        (
+            self.hits.load(Relaxed),
+            self.on.load(Relaxed),
+            self.delta.load(Relaxed),
+            self.size.load(Relaxed),
+        ) == (
+            other.hits.load(Relaxed),
+            other.on.load(Relaxed),
+            other.delta.load(Relaxed),
+            other.size.load(Relaxed),
+        )
+    }
+}
+
+#[test]
+fn atomics_match_serde_json() {
+    for (hits, on, delta) in [
+        ("18446744073709551615", "true", "-128"),
+        ("0", "false", "127"),
+        ("18446744073709551616", "true", "0"),
+        ("1", "1", "0"),
+        ("1", "true", "128"),
+        ("-1", "true", "0"),
+        ("null", "true", "0"),
+        ("1.0", "true", "0"),
+        (r#""1""#, "true", "0"),
+    ] {
+        same_outcome::<Counters>(&format!(
+            r#"{{"hits": {hits}, "on": {on}, "delta": {delta}, "size": 4}}"#
+        ));
+    }
+}
+
+/// The records whose fields are public are lowered as structs; `SystemTime`
+/// and `RangeInclusive` go through a conversion, as `Duration` does.
+#[test]
+fn records_are_lowered() {
+    if !jitson::Backend::Jit.is_available() {
+        return;
+    }
+    jitson::warm_up::<Clock>().expect("compiles");
+    let handed = jitson::stats().interpreted_layouts;
+    assert!(
+        !handed
+            .iter()
+            .any(|(ty, _)| ty.contains("ops::range::Range<")),
+        "{handed:?}"
+    );
+}

@@ -1,7 +1,9 @@
 //! std types that serde reads as another type and converts: sets and other
 //! collections (from a JSON array), shared pointers and cells (from their
 //! content), `NonZero*` (from the integer), `std::net` addresses and `PathBuf`
-//! (from a string), `Duration` (from serde's `{"secs", "nanos"}` object).
+//! (from a string), atomics (from their value). `Duration`, `SystemTime` and
+//! `RangeInclusive` are read through a struct of serde's fields and converted
+//! by the same means, in [`records`](crate::records).
 //!
 //! Each is a [`Kind::Convert`] layout over the source type's own layout, so
 //! every backend decodes the source as usual and then calls the conversion (the
@@ -15,16 +17,19 @@ use std::collections::{BTreeSet, BinaryHeap, HashSet, LinkedList, VecDeque};
 use std::hash::BuildHasher;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
 use std::num::{
-    NonZeroI8, NonZeroI16, NonZeroI32, NonZeroI64, NonZeroIsize, NonZeroU8, NonZeroU16, NonZeroU32,
-    NonZeroU64, NonZeroUsize, Wrapping,
+    NonZeroI8, NonZeroI16, NonZeroI32, NonZeroI64, NonZeroI128, NonZeroIsize, NonZeroU8,
+    NonZeroU16, NonZeroU32, NonZeroU64, NonZeroU128, NonZeroUsize, Wrapping,
 };
 use std::path::PathBuf;
 use std::rc::Rc;
+use std::sync::atomic::{
+    AtomicBool, AtomicI8, AtomicI16, AtomicI32, AtomicI64, AtomicIsize, AtomicU8, AtomicU16,
+    AtomicU32, AtomicU64, AtomicUsize,
+};
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Duration;
 
-use crate::decode::{Decode, HasLayout, convert_with, layout_of};
-use crate::layout::{ConvertLayout, Field, Kind, LayoutRef, SlotFn, StructLayout, TypeLayout};
+use crate::decode::{Decode, convert_with, layout_of};
+use crate::layout::{ConvertLayout, Kind, LayoutRef, SlotFn, TypeLayout};
 
 /// A type read as `Source` and converted.
 pub(crate) trait ConvertFrom: Sized + 'static {
@@ -201,12 +206,38 @@ nonzero! {
     NonZeroU16 => u16, "a nonzero u16";
     NonZeroU32 => u32, "a nonzero u32";
     NonZeroU64 => u64, "a nonzero u64";
+    NonZeroU128 => u128, "a nonzero u128";
     NonZeroUsize => usize, "a nonzero usize";
     NonZeroI8 => i8, "a nonzero i8";
     NonZeroI16 => i16, "a nonzero i16";
     NonZeroI32 => i32, "a nonzero i32";
     NonZeroI64 => i64, "a nonzero i64";
+    NonZeroI128 => i128, "a nonzero i128";
     NonZeroIsize => isize, "a nonzero isize";
+}
+
+// ---------------------------------------------------------------------------
+// Atomics, from their value (serde's impls, where the target has them).
+
+macro_rules! atomic {
+    ($($ty:ident => $value:ty, $expecting:literal;)*) => {$(
+        wrap! { [] $ty => $value, $ty::new; }
+        decode_by_conversion! { [] $ty => $expecting; }
+    )*};
+}
+
+atomic! {
+    AtomicBool => bool, "a boolean";
+    AtomicI8 => i8, "i8";
+    AtomicI16 => i16, "i16";
+    AtomicI32 => i32, "i32";
+    AtomicI64 => i64, "i64";
+    AtomicIsize => isize, "isize";
+    AtomicU8 => u8, "u8";
+    AtomicU16 => u16, "u16";
+    AtomicU32 => u32, "u32";
+    AtomicU64 => u64, "u64";
+    AtomicUsize => usize, "usize";
 }
 
 // ---------------------------------------------------------------------------
@@ -232,66 +263,3 @@ parsed! {
     SocketAddrV4 => "IPv4 socket address";
     SocketAddrV6 => "IPv6 socket address";
 }
-
-// ---------------------------------------------------------------------------
-// Duration, from serde's `{"secs": u64, "nanos": u32}`.
-
-/// serde's wire form of a `Duration`.
-#[doc(hidden)]
-pub struct DurationParts {
-    /// Whole seconds.
-    pub secs: u64,
-    /// Nanoseconds within the second.
-    pub nanos: u32,
-}
-
-// SAFETY: both fields are described at their `offset_of!` offsets with their own
-// types' layouts; nothing else needs initialising.
-unsafe impl HasLayout for DurationParts {
-    type Static = Self;
-    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<DurationParts>(
-        "struct Duration",
-        Kind::Struct(&StructLayout {
-            name: "Duration",
-            fields: &[
-                Field {
-                    name: "secs",
-                    aliases: &[],
-                    offset: core::mem::offset_of!(DurationParts, secs),
-                    layout: LayoutRef::Lazy(layout_of::<u64>),
-                    default: None,
-                    skip_if: None,
-                },
-                Field {
-                    name: "nanos",
-                    aliases: &[],
-                    offset: core::mem::offset_of!(DurationParts, nanos),
-                    layout: LayoutRef::Lazy(layout_of::<u32>),
-                    default: None,
-                    skip_if: None,
-                },
-            ],
-            skipped: &[],
-            // serde's Duration names only these two fields.
-            deny_unknown_fields: true,
-            duplicate_keys: crate::layout::DuplicateKeys::Error,
-            skip_unknown: crate::layout::SkipMode::Validate,
-            flatten: &[],
-        }),
-    );
-}
-
-impl ConvertFrom for Duration {
-    type Source = DurationParts;
-    fn convert(parts: DurationParts) -> Result<Self, String> {
-        let carry = u64::from(parts.nanos / 1_000_000_000);
-        match parts.secs.checked_add(carry) {
-            Some(_) => Ok(Duration::new(parts.secs, parts.nanos)),
-            None => Err("overflow deserializing Duration".to_owned()),
-        }
-    }
-}
-
-crate::decode::owned! { [] DurationParts; }
-
-decode_by_conversion! { [] Duration => "struct Duration"; }

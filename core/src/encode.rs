@@ -12,8 +12,9 @@
 //!
 //! What each std type writes is what its `serde::Serialize` impl writes through
 //! serde_json: sets and other collections as arrays, pointers and cells as their
-//! content, `NonZero*` as the integer, addresses and paths as strings, `Duration`
-//! as `{"secs":…,"nanos":…}`.
+//! content, `NonZero*` and atomics as the integer, addresses and paths as
+//! strings; `Duration`, `SystemTime` and the ranges as the structs in
+//! [`records`](crate::records).
 //!
 //! Functions that only decoding calls are still present in an encode layout
 //! (the layout structs have no empty slots); where a generic encode layout
@@ -26,13 +27,12 @@ use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
 use std::num::{
-    NonZeroI8, NonZeroI16, NonZeroI32, NonZeroI64, NonZeroIsize, NonZeroU8, NonZeroU16, NonZeroU32,
-    NonZeroU64, NonZeroUsize, Wrapping,
+    NonZeroI8, NonZeroI16, NonZeroI32, NonZeroI64, NonZeroI128, NonZeroIsize, NonZeroU8,
+    NonZeroU16, NonZeroU32, NonZeroU64, NonZeroU128, NonZeroUsize, Wrapping,
 };
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Duration;
 
 use crate::decode::{HasLayout, deref_get, map_for_each, option_get, read_text, slice_of};
 use crate::layout::{
@@ -431,8 +431,6 @@ converted! {
         Some(s) => Ok(unsafe { &*core::ptr::from_ref(s) }),
         None => Err("path contains invalid UTF-8 characters".to_owned()),
     };
-    [] Duration => crate::convert::DurationParts, "struct Duration",
-        |d: &Duration| Ok(crate::convert::DurationParts { secs: d.as_secs(), nanos: d.subsec_nanos() });
 }
 
 // Guards and references encode as their target.
@@ -440,12 +438,6 @@ pointer! {
     [T: Encode<Static = T> + 'static] std::cell::Ref<'static, T> => std::cell::Ref<'static, T>, T;
     [T: Encode<Static = T> + 'static] std::sync::MutexGuard<'static, T> => std::sync::MutexGuard<'static, T>, T;
     [T: Encode<Static = T> + 'static] std::sync::RwLockReadGuard<'static, T> => std::sync::RwLockReadGuard<'static, T>, T;
-}
-
-// SAFETY: as for `same_layout!`: the struct layout reads its fields at their offsets.
-unsafe impl Encode for crate::convert::DurationParts {
-    type Static = Self;
-    const ENCODE: &'static TypeLayout = <Self as HasLayout>::LAYOUT;
 }
 
 macro_rules! nonzero {
@@ -461,12 +453,38 @@ nonzero! {
     NonZeroU16 => u16;
     NonZeroU32 => u32;
     NonZeroU64 => u64;
+    NonZeroU128 => u128;
     NonZeroUsize => usize;
     NonZeroI8 => i8;
     NonZeroI16 => i16;
     NonZeroI32 => i32;
     NonZeroI64 => i64;
+    NonZeroI128 => i128;
     NonZeroIsize => isize;
+}
+
+/// Atomics, as their value loaded with `Ordering::Relaxed` (serde's load).
+macro_rules! atomic {
+    ($($ty:ident => $value:ty;)*) => {
+        converted! {$(
+            [] std::sync::atomic::$ty => $value, "a value",
+                |a: &std::sync::atomic::$ty| Ok(a.load(std::sync::atomic::Ordering::Relaxed));
+        )*}
+    };
+}
+
+atomic! {
+    AtomicBool => bool;
+    AtomicI8 => i8;
+    AtomicI16 => i16;
+    AtomicI32 => i32;
+    AtomicI64 => i64;
+    AtomicIsize => isize;
+    AtomicU8 => u8;
+    AtomicU16 => u16;
+    AtomicU32 => u32;
+    AtomicU64 => u64;
+    AtomicUsize => usize;
 }
 
 macro_rules! displayed {

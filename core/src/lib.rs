@@ -42,6 +42,7 @@ pub mod keys;
 pub mod layout;
 pub mod panic;
 pub mod raw;
+pub mod records;
 #[doc(hidden)]
 pub mod route;
 #[cfg(feature = "serde")]
