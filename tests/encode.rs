@@ -566,6 +566,14 @@ fn std_types_serde_writes_as_others() {
     exhausted.by_ref().for_each(drop);
     same(&exhausted);
     same(&vec![(1u32..2, Duration::new(0, 1))]);
+    same(&vec![Ok::<u8, String>(1), Err("e\n".to_owned())]);
+    same(&Some(Err::<(), _>(vec![1u8])));
+    same(&[
+        std::ops::Bound::Unbounded,
+        std::ops::Bound::Included("a"),
+        std::ops::Bound::Excluded("b"),
+    ]);
+    same(&(std::ops::Bound::Included(Ok::<_, ()>(1.5f64)), 0u8));
     let before = std::time::UNIX_EPOCH - Duration::new(1, 0);
     let e = jitson::to_vec(&vec![before]).unwrap_err();
     assert_eq!(

@@ -656,3 +656,93 @@ fn records_are_lowered() {
         "{handed:?}"
     );
 }
+
+// ---------------------------------------------------------------------------
+// `Result` and `Bound`: enums serde writes externally tagged.
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Outcomes {
+    result: Result<u8, String>,
+    bound: std::ops::Bound<i32>,
+    nested: Vec<Result<Option<std::ops::Bound<String>>, ()>>,
+}
+
+const OUTCOMES: &str = r#"{"result": {"Ok": 7}, "bound": {"Included": -1},
+ "nested": [{"Ok": null}, {"Ok": "Unbounded"}, {"Ok": {"Excluded": "x"}}, {"Err": null}]}"#;
+
+#[test]
+fn results_and_bounds_match_serde_json() {
+    let v = agree::<Outcomes>(OUTCOMES.as_bytes()).expect("decodes");
+    assert_eq!(v.result, Ok(7));
+    assert_eq!(v.bound, std::ops::Bound::Included(-1));
+    let members: [(&str, &[&str]); 3] = [
+        (
+            r#"{"Ok": 7}"#,
+            &[
+                r#"{"Err": "no"}"#,
+                r#"{"Err": "\u00e9\n"}"#,
+                r#"{"Err": 7}"#,
+                r#"{"Ok": 256}"#,
+                r#"{"Ok": "7"}"#,
+                r#"{"Ok": 7, "Err": "x"}"#,
+                r#"{"ok": 7}"#,
+                r#"{"O\u006b": 7}"#,
+                r#"{"Other": 7}"#,
+                r#"{}"#,
+                r#""Ok""#,
+                r#""Err""#,
+                r#"["Ok", 7]"#,
+                "0",
+                "null",
+                r#"{"Ok": }"#,
+            ],
+        ),
+        (
+            r#"{"Included": -1}"#,
+            &[
+                r#""Unbounded""#,
+                r#"{"Unbounded": null}"#,
+                r#"{"Unbounded": 1}"#,
+                r#"{"Excluded": 2147483647}"#,
+                r#"{"Excluded": 2147483648}"#,
+                r#""Included""#,
+                r#"{"Included": null}"#,
+                r#""unbounded""#,
+                r#"{"Included": 1, "Included": 2}"#,
+                "[]",
+                "1",
+            ],
+        ),
+        (
+            r#"{"Ok": {"Excluded": "x"}}"#,
+            &[
+                r#"{"Err": null}"#,
+                r#"{"Err": 1}"#,
+                r#"{"Ok": {"Excluded": 1}}"#,
+                r#"{"Ok": "Excluded"}"#,
+            ],
+        ),
+    ];
+    for (member, others) in members {
+        for other in others {
+            let doc = OUTCOMES.replacen(member, other, 1);
+            assert_ne!(doc, OUTCOMES, "{member} is in the document");
+            same_outcome::<Outcomes>(&doc);
+        }
+    }
+}
+
+#[test]
+fn results_and_bounds_are_lowered() {
+    if !jitson::Backend::Jit.is_available() {
+        return;
+    }
+    jitson::warm_up::<Outcomes>().expect("compiles");
+    let handed = jitson::stats().interpreted_layouts;
+    assert!(
+        !handed
+            .iter()
+            .any(|(ty, _)| ty.contains("Result<") || ty.contains("Bound<")),
+        "{handed:?}"
+    );
+}

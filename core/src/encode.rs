@@ -80,7 +80,11 @@ pub(crate) unsafe extern "C" fn no_write(_dst: *mut u8) {
 unsafe extern "C" fn no_write_text(_dst: *mut u8, _ptr: *const u8, _len: usize) {
     never_decoded()
 }
-unsafe extern "C" fn no_decode_into(_dst: *mut u8, _decode: SlotFn, _ctx: *mut c_void) -> bool {
+pub(crate) unsafe extern "C" fn no_decode_into(
+    _dst: *mut u8,
+    _decode: SlotFn,
+    _ctx: *mut c_void,
+) -> bool {
     never_decoded()
 }
 pub(crate) unsafe extern "C" fn no_with_capacity(_dst: *mut u8, _len: usize) -> *mut u8 {

@@ -54,6 +54,7 @@ pub mod serde_flatten;
 #[cfg(feature = "serde")]
 pub mod serde_key;
 pub mod stack;
+pub mod std_enums;
 pub mod text;
 pub mod write;
 
