@@ -8,10 +8,14 @@
 //!
 //! # Backends
 //!
-//! Encoding runs on the interpreter (`jitson_fallback::encode`) for every
-//! layout. The JIT does not lower encoders yet: [`Backend::Jit`] reports
-//! [`ErrorKind::BackendUnavailable`], and [`Backend::Auto`] uses the
-//! interpreter.
+//! [`Backend::Auto`] (the default) encodes with the JIT's compiled encoder for
+//! the type once it is compiled (queued at the type's first encode, or compiled
+//! by [`warm_up_encode`]), and with the interpreter (`jitson_fallback::encode`)
+//! until then and where the JIT cannot run; kinds the JIT does not lower are
+//! written by the interpreter in their place (`docs/encoding.md`,
+//! "Backends"). [`Backend::Jit`] reports [`ErrorKind::BackendUnavailable`]
+//! only where the JIT cannot run (an unsupported target, memory that cannot
+//! be made executable, `JITSON_DISABLE_JIT=1`).
 
 use std::io;
 use std::marker::PhantomData;
@@ -83,7 +87,9 @@ impl<T: Encode> Encoder<T> {
     /// UTF-8 (the order of serde_json's `Map` without `preserve_order`, as
     /// `to_value` then `to_vec` writes a map), whatever the escapes; entries
     /// whose keys are equal keep the map's order. Struct fields keep their
-    /// declaration order. Off by default.
+    /// declaration order, as do the fields a struct flattens (each flattened
+    /// map sorted among itself); text a serde impl writes (`with` fields,
+    /// types with only serde impls) keeps serde's order. Off by default.
     pub fn sort_keys(mut self, sort: bool) -> Self {
         self.options.sort_keys = sort;
         self
@@ -119,7 +125,8 @@ impl<T: Encode> Encoder<T> {
     /// What serde_json refuses (a map key that is not a string, number, bool
     /// or unit variant; a non-finite float key; a variant that is never
     /// serialised; a conversion that fails), with the path of the value;
-    /// [`ErrorKind::BackendUnavailable`](crate::ErrorKind) for [`Backend::Jit`].
+    /// [`ErrorKind::BackendUnavailable`](crate::ErrorKind) for [`Backend::Jit`]
+    /// where the JIT cannot run.
     pub fn encode(&self, value: &T) -> Result<Vec<u8>, Error> {
         let id = core::any::TypeId::of::<T::Static>();
         let mut out = Vec::with_capacity(capacity::hint(id));

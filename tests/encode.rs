@@ -174,6 +174,14 @@ fn maps_and_sets_with_every_key_kind() {
     same(&BTreeSet::from(["x".to_owned(), "y".to_owned()]));
     let h: HashMap<String, u8> = HashMap::from([("only".to_owned(), 1)]);
     same(&h);
+    // `Some(k)` is written as `k`, as serde_json's key serializer writes it.
+    same(&BTreeMap::from([(Some(1i32), 1u8), (Some(-7), 2)]));
+    same(&BTreeMap::from([(Some(Some(true)), 1u8)]));
+    same(&BTreeMap::from([(Some("b\n".to_owned()), 1u8)]));
+    same(&vec![
+        BTreeMap::from([(Some(Box::new('é')), 1u8)]),
+        BTreeMap::new(),
+    ]);
 }
 
 #[test]
@@ -217,6 +225,16 @@ fn float_keys_and_refused_keys() {
     let e = jitson::to_vec(&w).unwrap_err();
     assert_eq!(e.path(), "$.items[1]");
     assert_eq!(e.to_string(), "key must be a string at $.items[1]");
+    // `None` is refused, as serde_json refuses it.
+    let none = vec![
+        BTreeMap::from([(Some(1u8), 1u8)]),
+        BTreeMap::from([(None, 2)]),
+    ];
+    assert!(serde_json::to_vec(&none).is_err());
+    for backend in backends() {
+        let e = Encoder::with_backend(backend).encode(&none).unwrap_err();
+        assert_eq!(e.to_string(), "key must be a string at $[1]", "{backend:?}");
+    }
 }
 
 /// Sorted keys follow their strings, not their quoted and escaped text: a key

@@ -657,7 +657,7 @@ fn key_string(key: &[u8]) -> Vec<u8> {
 
 /// Appends the key at `src` as serde_json writes a map key: strings and chars
 /// as strings; integers, bools and finite floats as their text between quotes;
-/// unit variants by name; newtypes, boxes and conversions as what they hold;
+/// unit variants by name; newtypes, boxes, `Some` and conversions as what they hold;
 /// keys written by serde through serde_json's own key serializer. Anything
 /// else is serde_json's "key must be a string".
 ///
@@ -736,6 +736,15 @@ unsafe fn key_text(
                 }
             }
             Kind::Box(b) => return key_text(b.inner.get(), (b.get)(src), out, escape),
+            // serde_json's key serializer writes `Some(k)` as `k` and refuses
+            // `None` (its `serialize_some` and `serialize_none`).
+            Kind::Option(o) => {
+                let value = (o.get)(src);
+                if value.is_null() {
+                    return Err(key_error());
+                }
+                return key_text(o.some.get(), value, out, escape);
+            }
             // A key written by serde (`serialize_with`, `#[jitson(serde)]`):
             // serde_json's key serializer writes it, or refuses it in its words.
             Kind::Serde(serde) => {
