@@ -9,7 +9,9 @@
 //! Run: `cargo run --release -p jitson-benches --example small_docs -- [DATA] [ROUNDS]`
 //! where DATA is `user`, `order`, `account` (2,000 generated documents each),
 //! `package`, `geojson`, `tagged` (GeoJSON with tagged enums) or `webhook`
-//! (1,000 each), or omitted for all; ROUNDS defaults to
+//! (1,000 each), `schedule` (500 documents of std types serde writes as
+//! structs and tagged enums: `SystemTime`, `Duration`, ranges, `Result`,
+//! `Bound`), or omitted for all; ROUNDS defaults to
 //! 30. `SMALL_DOCS_ONLY=jit`, `interpreter` or `serde_json` runs that contender
 //! alone (the others report 0), for counting its instructions where timings
 //! are too noisy to compare:
@@ -20,7 +22,7 @@ use std::time::Instant;
 
 use jitson::{Backend, Decode, Decoder, Tiering};
 use jitson_benches::documents;
-use jitson_benches::everyday::{FeatureCollection, GeoJson, Package, Webhook};
+use jitson_benches::everyday::{FeatureCollection, GeoJson, Package, Schedule, Webhook};
 use jitson_benches::seed::{Account, Order, User};
 use serde::de::DeserializeOwned;
 
@@ -101,5 +103,8 @@ fn main() {
     }
     if wanted("webhook") {
         race::<Webhook>("webhook", &documents(1000, 9, Webhook::generate), rounds);
+    }
+    if wanted("schedule") {
+        race::<Schedule>("schedule", &documents(500, 10, Schedule::generate), rounds);
     }
 }
