@@ -100,13 +100,29 @@ impl<'de, T: DecodeBorrowed<'de>> Iterator for Values<'de, T> {
 /// a number, `true`, `false` or `null` must be followed by the end, whitespace
 /// or a bracket, brace, quote, comma or colon (`1 2`, but not `1x`).
 fn ends_itself_or_is_ended(text: &[u8], len: usize) -> bool {
-    matches!(text.first(), Some(b'[' | b'{' | b'"'))
+    ends_itself(text)
         || matches!(
             text.get(len),
             None | Some(
                 b' ' | b'\n' | b'\t' | b'\r' | b'"' | b'[' | b']' | b'{' | b'}' | b',' | b':'
             )
         )
+}
+
+/// Whether the value at the start of `text` is an array, object or string,
+/// which ends at a closing byte of its own, not at the first byte that cannot
+/// continue it.
+fn ends_itself(text: &[u8]) -> bool {
+    matches!(text.first(), Some(b'[' | b'{' | b'"'))
+}
+
+/// Whether `e`, met in `len` bytes that a failed read ended, may be due to
+/// that end: the end of input, an error at the end (`1.` is an invalid
+/// number only if nothing follows), or a character cut short.
+fn cut_by_end(e: &Error, len: usize) -> bool {
+    e.classify() == crate::Category::Eof
+        || e.offset() >= len
+        || e.kind() == crate::ErrorKind::InvalidUtf8
 }
 
 /// Where a value of a stream read by [`values_from_reader`] starts.
@@ -153,9 +169,11 @@ const READ_AHEAD: usize = 64 * 1024;
 /// where it starts (a value cut by the end of what was read so far is parsed
 /// again once more has been read); memory is bounded by about twice the
 /// largest value, not by the stream. The first error ends the iteration; its
-/// offset, line and column are positions in the whole stream (an
-/// [`ErrorKind::Io`](crate::ErrorKind::Io) error when reading fails, at the
-/// position after the last byte read).
+/// offset, line and column are positions in the whole stream. When reading
+/// fails, the error is [`ErrorKind::Io`](crate::ErrorKind::Io), at the
+/// position after the last byte read, unless the bytes read before it already
+/// hold an error (`[1,,` then the failed read), which comes first, as it does
+/// for serde_json's reader.
 ///
 /// ```
 /// #[derive(jitson::Decode, Debug, PartialEq)]
@@ -245,18 +263,29 @@ impl<R: std::io::BufRead, T: Decode> ReaderValues<R, T> {
             let result = self
                 .decoder
                 .decode_at_start(rest, true, Some(self.last_len));
-            // What was read may end inside the value: a scalar that may go on,
-            // or an error at (or just before, in a cut character or escape) the
-            // end of what was read. Read more and parse it again.
+            // What was read may end inside the value: a scalar that reaches the
+            // end of what was read (`12` of `123`), or an error at (or just
+            // before, in a cut character or escape) that end. Read more and
+            // parse it again.
             let cut = match &result {
-                Ok((_, len)) => *len == rest.len() && !ends_itself_or_is_ended(rest, *len),
+                Ok((_, len)) => *len == rest.len() && !ends_itself(rest),
                 Err(e) => e.offset() + 16 >= rest.len(),
             };
             if cut && !self.eof {
                 self.refill();
                 continue;
             }
-            if cut && let Some(e) = self.read_error.take() {
+            // Reading failed there: the read's error, unless the bytes read
+            // already hold another one, which serde_json, reading byte by
+            // byte, meets first (`[1,,` before the failed read).
+            if cut
+                && self.read_error.is_some()
+                && result
+                    .as_ref()
+                    .err()
+                    .is_none_or(|e| cut_by_end(e, rest.len()))
+            {
+                let e = self.read_error.take().expect("checked above");
                 return Some(Err(self.io_error(&e)));
             }
             let at = self.at;
@@ -366,7 +395,8 @@ pub fn decode_lines<'de, T: DecodeBorrowed<'de> + Send>(input: &'de [u8]) -> Res
 impl<T> Decoder<T> {
     /// [`decode_lines`] with this decoder's backend, tiering and depth limit, on
     /// `threads` threads (`0`: one per core, as `std::thread::available_parallelism`
-    /// says).
+    /// says; at most one per line; a chunk whose thread the system does not
+    /// start is decoded on the calling thread).
     ///
     /// Each line is decoded on its own (as by [`values`] over that line alone, so
     /// a line may hold several values), which makes the result the same for any
@@ -387,18 +417,24 @@ impl<T> Decoder<T> {
         let chunks = text::line_chunks(input, input.len().div_ceil(threads));
         let decoder = *self;
         let results: Vec<Result<Vec<T>, Error>> = std::thread::scope(|scope| {
+            // A chunk whose thread the system refuses (`threads` beyond what
+            // it allows) is decoded on this thread when its turn comes.
             let handles: Vec<_> = chunks
                 .iter()
                 .map(|range| {
-                    let range = range.clone();
-                    scope.spawn(move || decoder.decode_lines_of(input, range))
+                    let mine = range.clone();
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, move || decoder.decode_lines_of(input, mine))
+                        .map_err(|_| range.clone())
                 })
                 .collect();
             handles
                 .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
+                .map(|h| match h {
+                    Ok(h) => h
+                        .join()
+                        .unwrap_or_else(|payload| std::panic::resume_unwind(payload)),
+                    Err(range) => decoder.decode_lines_of(input, range),
                 })
                 .collect()
         });

@@ -517,3 +517,109 @@ fn a_failed_read_is_positioned_where_reading_stopped() {
         );
     }
 }
+
+/// A scalar that reaches the end of what a read gave may go on in the next
+/// read (`12` of `123`, `tru` of `true`, `12` of `12x`): it is read again once
+/// more has been read, so the values and errors are those of the whole input,
+/// wherever the reads end. Checked against `values` over the same bytes, with
+/// each text ending a 64 KiB read at every byte.
+#[test]
+fn scalars_cut_by_a_read_are_read_whole() {
+    fn check<T: jitson::Decode + PartialEq + std::fmt::Debug>(texts: &[&str]) {
+        for text in texts {
+            for cut in 0..=text.len() {
+                let mut input = " ".repeat(64 * 1024 - cut);
+                input.push_str(text);
+                let want: Vec<Result<T, common::ErrorShape>> =
+                    jitson::values::<T>(input.as_bytes())
+                        .map(|r| r.map(|(_, v)| v).map_err(|e| common::shape(&e)))
+                        .collect();
+                for backend in common::backends() {
+                    for capacity in [8192, 64 * 1024, 64 * 1024 + 1] {
+                        let reader = std::io::BufReader::with_capacity(capacity, input.as_bytes());
+                        let got: Vec<Result<T, common::ErrorShape>> =
+                            Decoder::<T>::with_backend(backend)
+                                .values_from_reader(reader)
+                                .map(|r| r.map(|(_, v)| v).map_err(|e| common::shape(&e)))
+                                .collect();
+                        assert_eq!(got, want, "{text:?} cut {cut}, {backend:?}, {capacity}");
+                    }
+                }
+            }
+        }
+    }
+    check::<u64>(&["123456789", "12x", "1 2", "18446744073709551616", "7\n8"]);
+    check::<f64>(&["1.5e3", "-0.25", "1.", "2e", "1e400"]);
+    check::<bool>(&["true", "truex", "false false", "tru"]);
+    check::<Option<u32>>(&["null", "nullx", "4294967295", "4294967296"]);
+    // NDJSON numbers through the default 8 KiB reader.
+    let lines: String = (0..20_000u64)
+        .map(|i| format!("{}\n", 10_000_000 + i))
+        .collect();
+    let got: Vec<u64> =
+        jitson::values_from_reader::<u64, _>(std::io::BufReader::new(lines.as_bytes()))
+            .map(|r| r.unwrap().1)
+            .collect();
+    assert_eq!(
+        got,
+        (0..20_000u64).map(|i| 10_000_000 + i).collect::<Vec<_>>()
+    );
+}
+
+/// When reading fails, an error the bytes read already hold comes first (a
+/// syntax error, or a value of the wrong type), as serde_json, reading byte by
+/// byte, meets it first; the read's error comes
+/// first where the value may have gone on (`12` of `12345`, `1.`).
+#[test]
+fn a_syntax_error_before_a_failed_read_comes_first() {
+    // What is read, the whole text, and whether what is read holds the whole
+    // text's error.
+    for (read, whole, held) in [
+        ("[1,,", "[1,,2]", true),
+        ("[1,,2", "[1,,2]", true),
+        ("[1,,2]", "[1,,2]", true),
+        ("[1 2", "[1 2]", true),
+        ("[1,2", "[1,2]", false),
+        ("[1.", "[1.5]", false),
+        ("[12", "[12345]", false),
+        ("[1, ", "[1, 2]", false),
+        ("[\"a\"", "[\"a\"]", true),
+        ("[\"\\q", "[\"\\q\"]", true),
+    ] {
+        let want = jitson::values::<Vec<u64>>(whole.as_bytes()).find_map(Result::err);
+        for backend in common::backends() {
+            for chunk in [1, 3, 100] {
+                let reader = FailsAfter {
+                    data: read.as_bytes().to_vec(),
+                    at: 0,
+                    chunk,
+                };
+                let got = Decoder::<Vec<u64>>::with_backend(backend)
+                    .values_from_reader(std::io::BufReader::with_capacity(chunk, reader))
+                    .find_map(Result::err)
+                    .expect("an error");
+                let why = format!("{read:?} {backend:?} {chunk}: {got}");
+                if held {
+                    let want = want.as_ref().expect("the whole text fails");
+                    assert_eq!(common::shape(&got), common::shape(want), "{why}");
+                } else {
+                    assert_eq!(got.kind(), ErrorKind::Io, "{why}");
+                }
+            }
+        }
+    }
+}
+
+/// More threads than the system starts: the chunks it refuses are decoded on
+/// the calling thread, and the answer is the same.
+#[test]
+fn decode_lines_with_more_threads_than_lines() {
+    let lines: String = (0..3_000u64).map(|i| format!("{i}\n")).collect();
+    let want: Vec<u64> = (0..3_000).collect();
+    for threads in [3_000, 100_000, usize::MAX] {
+        let got = Decoder::<u64>::new()
+            .decode_lines(lines.as_bytes(), threads)
+            .unwrap();
+        assert_eq!(got, want, "{threads}");
+    }
+}
