@@ -392,11 +392,17 @@ pub fn decode_lines<'de, T: DecodeBorrowed<'de> + Send>(input: &'de [u8]) -> Res
     Decoder::new().decode_lines(input, 0)
 }
 
+/// The most threads [`Decoder::decode_lines`] starts, whatever it is asked
+/// for: each thread costs the system a stack and its mappings, and tens of
+/// thousands of them exhaust those limits (a thread that fails to set itself
+/// up aborts the process).
+const MAX_LINE_THREADS: usize = 256;
+
 impl<T> Decoder<T> {
     /// [`decode_lines`] with this decoder's backend, tiering and depth limit, on
     /// `threads` threads (`0`: one per core, as `std::thread::available_parallelism`
-    /// says; at most one per line; a chunk whose thread the system does not
-    /// start is decoded on the calling thread).
+    /// says; at most 256, and one per line; a chunk whose
+    /// thread the system does not start is decoded on the calling thread).
     ///
     /// Each line is decoded on its own (as by [`values`] over that line alone, so
     /// a line may hold several values), which makes the result the same for any
@@ -412,7 +418,7 @@ impl<T> Decoder<T> {
     {
         let threads = match threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
+            n => n.min(MAX_LINE_THREADS),
         };
         let chunks = text::line_chunks(input, input.len().div_ceil(threads));
         let decoder = *self;
