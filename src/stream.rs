@@ -122,7 +122,7 @@ fn ends_itself(text: &[u8]) -> bool {
 fn cut_by_end(e: &Error, len: usize) -> bool {
     e.classify() == crate::Category::Eof
         || e.offset() >= len
-        || e.kind() == crate::ErrorKind::InvalidUtf8
+        || (e.kind() == crate::ErrorKind::InvalidUtf8 && e.offset() + 16 >= len)
 }
 
 /// Where a value of a stream read by [`values_from_reader`] starts.
@@ -366,14 +366,24 @@ impl<R: std::io::BufRead, T: Decode> Iterator for ReaderValues<R, T> {
 ///
 /// # Errors
 /// An [`ErrorKind::Io`](crate::ErrorKind::Io) error if reading fails, at the
-/// position after the last byte read; otherwise as
+/// position after the last byte read, unless the bytes read before it already
+/// hold an error, which comes first (as for serde_json's reader); otherwise as
 /// [`from_slice`](crate::from_slice).
 pub fn from_reader<T: Decode, R: std::io::Read>(mut reader: R) -> Result<T, Error> {
     let mut input = Vec::new();
-    // On failure `read_to_end` keeps what it read: the error is placed after it.
-    reader
-        .read_to_end(&mut input)
-        .map_err(|e| Error::at(ErrorCode::Io(e.to_string().into()), &input, input.len()))?;
+    // On failure `read_to_end` keeps what it read: the error is placed after
+    // it, unless what was read already holds an error (as for
+    // `values_from_reader`).
+    if let Err(e) = reader.read_to_end(&mut input) {
+        return match crate::from_slice::<T>(&input) {
+            Err(held) if !cut_by_end(&held, input.len()) => Err(held),
+            _ => Err(Error::at(
+                ErrorCode::Io(e.to_string().into()),
+                &input,
+                input.len(),
+            )),
+        };
+    }
     crate::from_slice(&input)
 }
 

@@ -503,19 +503,38 @@ fn a_failed_read_is_positioned_where_reading_stopped() {
             }
         }
         // `from_reader` reads everything before it decodes: the backend plays
-        // no part in its I/O error.
+        // no part in its I/O error. It reads one document: a second one read
+        // before the failure is trailing characters, which come first, as
+        // serde_json's reader meets them first.
         let reader = FailsAfter {
             data: read.clone().into_bytes(),
             at: 0,
             chunk: 3,
         };
         let e = jitson::from_reader::<Event, _>(reader).unwrap_err();
-        assert_eq!(
-            (e.kind(), e.offset(), e.line() as u64, e.column() as u64),
-            (ErrorKind::Io, read.len(), line, column),
-            "from_reader {read:?}: {e}"
-        );
+        if values >= 2 {
+            assert_eq!(
+                (e.kind(), e.offset(), e.line() as u64, e.column() as u64),
+                (ErrorKind::Syntax, good.len(), 2, 1),
+                "from_reader {read:?}: {e}"
+            );
+            assert!(e.to_string().starts_with("trailing characters"), "{e}");
+        } else {
+            assert_eq!(
+                (e.kind(), e.offset(), e.line() as u64, e.column() as u64),
+                (ErrorKind::Io, read.len(), line, column),
+                "from_reader {read:?}: {e}"
+            );
+        }
     }
+    // One document cut by the failed read: the read's error.
+    let reader = FailsAfter {
+        data: b"{\"id\": 2,\n \"name\": \"\xc3".to_vec(),
+        at: 0,
+        chunk: 3,
+    };
+    let e = jitson::from_reader::<Event, _>(reader).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Io, "{e}");
 }
 
 /// A scalar that reaches the end of what a read gave may go on in the next
@@ -607,6 +626,36 @@ fn a_syntax_error_before_a_failed_read_comes_first() {
                 }
             }
         }
+        // `from_reader` reads to the end first, with the same precedence.
+        let reader = FailsAfter {
+            data: read.as_bytes().to_vec(),
+            at: 0,
+            chunk: 2,
+        };
+        let got = jitson::from_reader::<Vec<u64>, _>(reader).unwrap_err();
+        if held {
+            let want = jitson::from_slice::<Vec<u64>>(whole.as_bytes()).unwrap_err();
+            assert_eq!(
+                common::shape(&got),
+                common::shape(&want),
+                "from_reader {read:?}: {got}"
+            );
+        } else {
+            assert_eq!(got.kind(), ErrorKind::Io, "from_reader {read:?}: {got}");
+        }
+    }
+    // Trailing characters read before the failure.
+    for read in ["1.5.2", "1 x"] {
+        let reader = FailsAfter {
+            data: read.as_bytes().to_vec(),
+            at: 0,
+            chunk: 1,
+        };
+        let got = jitson::from_reader::<f64, _>(reader).unwrap_err();
+        assert!(
+            got.to_string().starts_with("trailing characters"),
+            "{read:?}: {got}"
+        );
     }
 }
 
