@@ -592,6 +592,35 @@ fn std_types_serde_writes_as_others() {
         std::ops::Bound::Excluded("b"),
     ]);
     same(&(std::ops::Bound::Included(Ok::<_, ()>(1.5f64)), 0u8));
+    // In internally tagged newtype variants: the content of what a conversion
+    // writes, and an externally tagged enum's member.
+    #[derive(jitson::Encode, Serialize, Debug)]
+    #[serde(tag = "t")]
+    enum Tagged {
+        D(Duration),
+        S(std::time::SystemTime),
+        R(std::ops::RangeInclusive<u8>),
+        E(Result<u8, String>),
+        B(std::ops::Bound<u8>),
+    }
+    same(&vec![
+        Tagged::D(Duration::new(1, 2)),
+        Tagged::S(std::time::UNIX_EPOCH + Duration::new(5, 6)),
+        Tagged::R(1..=2),
+        Tagged::E(Ok(1)),
+        Tagged::E(Err("no".to_owned())),
+        Tagged::B(std::ops::Bound::Included(3)),
+        Tagged::B(std::ops::Bound::Unbounded),
+    ]);
+    let early = Tagged::S(std::time::UNIX_EPOCH - Duration::new(1, 0));
+    for backend in backends() {
+        let e = Encoder::with_backend(backend).encode(&early).unwrap_err();
+        let theirs = serde_json::to_vec(&early).unwrap_err().to_string();
+        assert!(
+            e.to_string().starts_with(&theirs),
+            "{backend:?}: {e} / {theirs}"
+        );
+    }
     let before = std::time::UNIX_EPOCH - Duration::new(1, 0);
     let e = jitson::to_vec(&vec![before]).unwrap_err();
     assert_eq!(

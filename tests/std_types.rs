@@ -746,3 +746,59 @@ fn results_and_bounds_are_lowered() {
         "{handed:?}"
     );
 }
+
+// ---------------------------------------------------------------------------
+// Internally tagged newtype variants holding records read through a
+// conversion, and externally tagged enums: serde reads the object without its
+// tag's member.
+
+#[derive(Decode, jitson::Encode, Deserialize, serde::Serialize, Debug, PartialEq)]
+#[serde(tag = "t")]
+enum Tagged {
+    D(Duration),
+    S(std::time::SystemTime),
+    R(std::ops::RangeInclusive<u8>),
+    E(Result<u8, u8>),
+    B(std::ops::Bound<u8>),
+    U(Plain),
+}
+
+#[derive(Decode, jitson::Encode, Deserialize, serde::Serialize, Debug, PartialEq)]
+enum Plain {
+    A(u8),
+    B { x: u8 },
+    C,
+}
+
+#[test]
+fn internally_tagged_payloads_read_without_their_tag() {
+    for doc in [
+        r#"{"t":"D","secs":1,"nanos":2}"#,
+        r#"{"secs":1,"t":"D","nanos":2}"#,
+        r#"{"secs":1,"nanos":2,"t":"D"}"#,
+        r#"{"t":"D","secs":1,"nanos":2,"t":"D"}"#,
+        r#"{"t":"D","secs":1}"#,
+        r#"{"t":"D","secs":1,"nanos":2,"x":3}"#,
+        r#"{"t":"S","secs_since_epoch":1,"nanos_since_epoch":2}"#,
+        r#"{"t":"R","start":1,"end":2}"#,
+        r#"{"start":1,"end":2,"t":"R"}"#,
+        r#"{"t":"E","Ok":1}"#,
+        r#"{"Ok":1,"t":"E"}"#,
+        r#"{ "Err" : 2 , "t" : "E" }"#,
+        r#"{"t":"E","Ok":1,"Err":2}"#,
+        r#"{"t":"E"}"#,
+        r#"{"t":"E","Ok":1,"t":"E"}"#,
+        r#"{"t":"E","ok":1}"#,
+        r#"{"t":"E","Ok":"x"}"#,
+        r#"{"t":"B","Included":1}"#,
+        r#"{"t":"B","Unbounded":null}"#,
+        r#"{"t":"U","A":1}"#,
+        r#"{"B":{"x":1},"t":"U"}"#,
+        r#"{"t":"U","C":null}"#,
+        r#"{"t":"U","A":1,"x":1}"#,
+        r#"{"x":1,"t":"U","A":1}"#,
+        r#"{"t":"U","A":1"#,
+    ] {
+        same_outcome::<Tagged>(doc);
+    }
+}

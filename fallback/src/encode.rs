@@ -137,7 +137,7 @@ pub(crate) fn encode_error(code: ErrorCode) -> Error {
     Error::without_position(code)
 }
 
-impl Emitter<'_> {
+impl<'o> Emitter<'o> {
     /// Appends the value at `src`.
     ///
     /// # Safety
@@ -290,10 +290,31 @@ impl Emitter<'_> {
         layout: &'static TypeLayout,
         call: impl FnOnce(jitson_core::layout::EncodeSlotFn, *mut c_void, *mut Option<Box<str>>) -> bool,
     ) -> Result<(), Error> {
+        // SAFETY: forwarded from the caller; `write` is given a live value of
+        // `layout`.
+        unsafe {
+            self.write_through(call, &mut |emitter, value| {
+                emitter.encode_value(layout, value)
+            })
+        }
+    }
+
+    /// [`encode_through`](Self::encode_through), with `write` doing what is
+    /// done with the value the layout function passes (an internally tagged
+    /// variant writes a converted payload's members, not the payload).
+    ///
+    /// # Safety
+    /// `call` must pass the callback a pointer to a live value of the type
+    /// `write` reads.
+    pub(crate) unsafe fn write_through(
+        &mut self,
+        call: impl FnOnce(jitson_core::layout::EncodeSlotFn, *mut c_void, *mut Option<Box<str>>) -> bool,
+        write: &mut dyn FnMut(&mut Emitter<'o>, *const u8) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         let mut message = None;
         let mut ctx = SlotContext {
             emitter: self,
-            layout,
+            write,
             error: None,
         };
         let ok = call(encode_slot, (&raw mut ctx).cast(), &raw mut message);
@@ -308,24 +329,25 @@ impl Emitter<'_> {
     }
 }
 
-/// What [`encode_slot`] needs: the emitter, the value's layout, and room for
-/// the error.
+/// What [`encode_slot`] needs: the emitter, what to do with the value, and
+/// room for the error.
 pub(crate) struct SlotContext<'e, 'o> {
     pub(crate) emitter: &'e mut Emitter<'o>,
-    pub(crate) layout: &'static TypeLayout,
+    pub(crate) write: &'e mut dyn FnMut(&mut Emitter<'o>, *const u8) -> Result<(), Error>,
     pub(crate) error: Option<Error>,
 }
 
 /// The interpreter's [`EncodeSlotFn`](jitson_core::layout::EncodeSlotFn).
 ///
 /// # Safety
-/// `ctx` points to a live `SlotContext`; `value` to a live value of its layout.
+/// `ctx` points to a live `SlotContext`; `value` to a live value of the type
+/// its `write` reads.
 pub(crate) unsafe extern "C" fn encode_slot(ctx: *mut c_void, value: *const u8) -> bool {
-    // SAFETY: `encode_through` passes its own `SlotContext`, alive for the call,
-    // and the layout function a live value of that layout.
+    // SAFETY: `write_through` passes its own `SlotContext`, alive for the
+    // call, and the layout function a live value of that type.
     unsafe {
         let ctx = &mut *ctx.cast::<SlotContext<'_, '_>>();
-        match ctx.emitter.encode_value(ctx.layout, value) {
+        match (ctx.write)(ctx.emitter, value) {
             Ok(()) => true,
             Err(e) => {
                 ctx.error = Some(e);

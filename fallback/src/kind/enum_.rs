@@ -200,6 +200,20 @@ impl Parser<'_> {
         }
     }
 
+    /// Passes over the member at `pos` (its key's opening quote) if its key is
+    /// `tag`, and says whether it did; leaves `pos` where it was otherwise.
+    /// The object was checked before (`check_tagged_object`).
+    fn skip_tag_member(&mut self, tag: &str) -> Result<bool, Error> {
+        let start = self.pos;
+        if self.parse_str()? != tag.as_bytes() {
+            self.pos = start;
+            return Ok(false);
+        }
+        self.parse_object_colon()?;
+        self.ignore_value()?;
+        Ok(true)
+    }
+
     /// `{"Variant": payload}`, with `pos` at the `{`.
     ///
     /// # Safety
@@ -210,14 +224,36 @@ impl Parser<'_> {
         en: &'static EnumLayout,
         dst: *mut u8,
     ) -> Result<(), Error> {
+        // The payload of an internally tagged variant: serde reads the object
+        // without the tag's member (`{"t": "R", "Ok": 1}` holds `{"Ok": 1}`),
+        // which may come first or last.
+        let tag = self.skip_key.take();
         self.pos += 1;
         self.variant_key()?;
+        if let Some(tag) = tag
+            && self.skip_tag_member(tag)?
+        {
+            if self.parse_whitespace() == Some(b',') {
+                self.pos += 1;
+            }
+            self.variant_key()?;
+        }
         let index = self.parse_variant(en)?;
         self.parse_object_colon()?;
         let variant = &en.variants[index];
         // SAFETY: forwarded from the caller.
         unsafe { self.decode_variant_value(en, index, dst) }
             .map_err(|e| at_segment(e, || PathSegment::Field(variant.name)))?;
+        if let Some(tag) = tag
+            && self.parse_whitespace() == Some(b',')
+        {
+            let comma = self.pos;
+            self.pos += 1;
+            let tag_follows = self.parse_whitespace() == Some(b'"') && self.skip_tag_member(tag)?;
+            if !tag_follows {
+                self.pos = comma;
+            }
+        }
         let Err(end) = self.end_variant_object() else {
             return Ok(());
         };
@@ -341,17 +377,30 @@ impl Parser<'_> {
         // payload reads the object without counting its tags: serde refuses a
         // second tag while it buffers the object, so the object is checked
         // first (a syntax error in it wins too, as in serde).
-        if !matches!(payload.kind, Kind::Struct(_)) {
+        let object = object_kind(payload);
+        // Structs, maps and externally tagged enums (serde reads their
+        // one-member object without the tag) skip the tag's member; other
+        // payloads see it as a key.
+        let external = matches!(object, Kind::Enum(inner)
+            if inner.tagging == Tagging::External && !inner.has_untagged_variants());
+        if !matches!(object, Kind::Struct(_)) {
             self.pos = start;
-            if let Err(e) = self.check_tagged_object(tag) {
+            let members = match self.check_tagged_object(tag) {
+                Ok(members) => members,
+                Err(e) => {
+                    self.leave();
+                    return Err(e);
+                }
+            };
+            if external && members != 1 {
+                // serde counts the members it buffered before it looks at one.
                 self.leave();
-                return Err(e);
+                return Err(self.not_a_single_key());
             }
         }
         self.leave();
         self.pos = start;
-        // Structs and maps skip the tag's member; other payloads see it as a key.
-        if matches!(payload.kind, Kind::Struct(_) | Kind::Map(_)) {
+        if matches!(object, Kind::Struct(_) | Kind::Map(_)) || external {
             self.skip_key = Some(tag);
         }
         self.buffered += 1;
@@ -1070,6 +1119,18 @@ impl crate::encode::Emitter<'_> {
                 Kind::Enum(inner) => {
                     self.encode_tagged_enum(e, variant, payload, inner, src, first)
                 }
+                // A conversion (`Duration`, `SystemTime`): the content of
+                // what it is written as, as serde writes that.
+                Kind::Convert(c) if c.into.is_some() => {
+                    let into = c.into.expect("checked above");
+                    let target = c.from.get();
+                    self.write_through(
+                        |encode, ctx, message| into(src, encode, ctx, message),
+                        &mut |emitter, value| {
+                            emitter.encode_tagged_content(e, variant, target, value, first)
+                        },
+                    )
+                }
                 // A value written by serde: the members of the object its
                 // serializer writes, as serde's tagged serializer takes them.
                 Kind::Serde(s) => {
@@ -1193,6 +1254,15 @@ unsafe fn variant_to_write(
     Ok((variant, tagging))
 }
 
+/// The kind a payload is read from an object as: a conversion's source's
+/// (`Duration` is read as the struct of serde's fields, then converted).
+fn object_kind(layout: &'static TypeLayout) -> &'static Kind {
+    match &layout.kind {
+        Kind::Convert(c) => object_kind(c.from.get()),
+        kind => kind,
+    }
+}
+
 /// serde's refusal of an internally tagged newtype variant (`e`'s variant
 /// named `variant` in Rust) holding `what`.
 fn tagged_refusal(e: &EnumLayout, variant: &str, what: &str) -> Error {
@@ -1213,7 +1283,8 @@ fn serde_shape(layout: &TypeLayout) -> &'static str {
         Kind::Char => "a char",
         Kind::String(_) | Kind::BorrowedStr(_) => "a string",
         Kind::Option(_) => "an optional",
-        Kind::Vec(_) | Kind::Array(_) | Kind::Convert(_) => "a sequence",
+        Kind::Vec(_) | Kind::Array(_) => "a sequence",
+        Kind::Convert(c) => serde_shape(c.from.get()),
         Kind::Tuple(t) if layout.expecting.starts_with("tuple struct") || t.elems.is_empty() => {
             "a tuple struct"
         }
