@@ -802,3 +802,25 @@ fn internally_tagged_payloads_read_without_their_tag() {
         same_outcome::<Tagged>(doc);
     }
 }
+
+/// serde's range impls require `start` and `end` whatever their type: a
+/// range of `Option`s given no `start` is an error, not `None..`.
+#[test]
+fn range_ends_are_required_even_when_optional() {
+    use std::ops::{Range, RangeFrom, RangeInclusive, RangeTo};
+    for doc in [
+        "{}",
+        r#"{"end":1}"#,
+        r#"{"start":1}"#,
+        r#"{"start":null,"end":3}"#,
+        r#"{"start":1,"end":null}"#,
+        r#"{"end":1,"start":2}"#,
+    ] {
+        same_outcome::<Range<Option<u8>>>(doc);
+        same_outcome::<RangeInclusive<Option<u8>>>(doc);
+        same_outcome::<RangeFrom<Option<u8>>>(doc);
+        same_outcome::<RangeTo<Option<u8>>>(doc);
+        same_outcome::<Range<Box<Option<u8>>>>(doc);
+        same_outcome::<Vec<Range<Option<i64>>>>(&format!("[{doc}]"));
+    }
+}

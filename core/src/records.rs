@@ -12,13 +12,16 @@
 //! fields' `offset_of!` offsets; the others are read as a struct of their own
 //! here and converted, and written through the same struct.
 
+use core::marker::PhantomData;
 use std::ops::{Range, RangeFrom, RangeInclusive, RangeTo};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::convert::{ConvertFrom, decode_by_conversion};
 use crate::decode::{DecodeBorrowed, HasLayout, layout_of};
 use crate::encode::{Encode, converted, encode_layout_of};
-use crate::layout::{DuplicateKeys, Field, Kind, LayoutRef, SkipMode, StructLayout, TypeLayout};
+use crate::layout::{
+    DuplicateKeys, Field, Kind, LayoutRef, NewtypeLayout, SkipMode, StructLayout, TypeLayout,
+};
 
 /// The struct kind of a record: the fields in declaration order, each at its
 /// `offset_of!` offset with the layout `layout` gives for its type.
@@ -56,7 +59,7 @@ macro_rules! record {
             type Static = $ty<$(<$param as HasLayout>::Static)?>;
             const LAYOUT: &'static TypeLayout = &TypeLayout::of::<Self::Static>(
                 concat!("struct ", $name),
-                record_kind!($name, layout_of, { $($field: $fty),* }),
+                record_kind!($name, required, { $($field: $fty),* }),
             );
         }
 
@@ -73,6 +76,37 @@ macro_rules! record {
             );
         }
     )*};
+}
+
+/// Names the layout [`required`] gives a `T` (its identity is not `T`'s, so
+/// caches keyed by identity keep the two apart).
+struct Required<T>(PhantomData<T>);
+
+/// The layout of a field read as a `T` that must be present even where `T`
+/// is an `Option`.
+trait RequiredLayout {
+    const LAYOUT: &'static TypeLayout;
+}
+
+// The same JSON as `T`'s; only an absent field differs, as for a newtype
+// struct that is not `transparent`.
+impl<T: HasLayout> RequiredLayout for Required<T> {
+    const LAYOUT: &'static TypeLayout = &TypeLayout::with_identity::<T::Static, Required<T::Static>>(
+        T::LAYOUT.expecting,
+        Kind::Newtype(&NewtypeLayout {
+            offset: 0,
+            inner: LayoutRef::Lazy(layout_of::<T>),
+            skipped: &[],
+            transparent: false,
+        }),
+    );
+}
+
+/// A record field's decode layout: `T`'s, required even where `T` is an
+/// `Option` (serde's hand-written impls report a missing `start` of a
+/// `Range<Option<u8>>`, where a derived struct would fill in `None`).
+fn required<T: HasLayout>() -> &'static TypeLayout {
+    <Required<T> as RequiredLayout>::LAYOUT
 }
 
 /// serde's wire form of a `Duration`.
