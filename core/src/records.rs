@@ -4,9 +4,11 @@
 //! `RangeFrom` (`{"start"}`) and `RangeTo` (`{"end"}`).
 //!
 //! serde's impls (serde_core's `de/impls.rs` and `ser/impls.rs`) read each as
-//! a struct that refuses unknown and repeated keys, or as an array of its
-//! fields in order, and write each as a struct. Here each is a struct layout
-//! with `deny_unknown_fields`, so every backend reads both forms with the
+//! a struct that requires every field and refuses unknown and repeated keys
+//! (or from an array of its fields, which jitson refuses for any struct:
+//! `docs/semantics.md`, difference 2), and write each as a struct. Here each
+//! is a struct layout with `deny_unknown_fields` whose fields are required
+//! whatever their type, so every backend reads and writes them with the
 //! struct kind's rules and messages. The ranges whose fields are public
 //! (`Range`, `RangeFrom`, `RangeTo`) are that struct themselves, at their
 //! fields' `offset_of!` offsets; the others are read as a struct of their own
@@ -52,7 +54,8 @@ macro_rules! record_kind {
 macro_rules! record {
     ($([$($param:ident)?] $ty:ident as $name:literal { $($field:ident: $fty:ty),* };)*) => {$(
         // SAFETY: each field is described at its `offset_of!` offset with its
-        // own type's layout, and every field is decoded, so once all are
+        // own type's layout (through `required`, a newtype over it at offset
+        // 0: the same memory), and every field is decoded, so once all are
         // written the memory is a whole value (the struct kind drops the
         // written ones otherwise). `Static` is the type up to lifetimes.
         unsafe impl<$($param: HasLayout)?> HasLayout for $ty<$($param)?> {
