@@ -824,3 +824,40 @@ fn range_ends_are_required_even_when_optional() {
         same_outcome::<Vec<Range<Option<i64>>>>(&format!("[{doc}]"));
     }
 }
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(tag = "t")]
+enum ScalarPayloads {
+    A(u8),
+    N(std::num::NonZeroU16),
+    S(String),
+    B(bool),
+    U(()),
+}
+
+/// An internally tagged enum in sequence form with a scalar payload: serde
+/// reads the payload from the rest of the sequence and refuses it in the
+/// payload's words.
+#[test]
+fn scalar_payloads_in_sequence_form_are_refused_in_their_words() {
+    for doc in [
+        r#"["A",1]"#,
+        r#"["A"]"#,
+        r#"["N",1]"#,
+        r#"["S","x"]"#,
+        r#"["B",true,false]"#,
+        r#"["U"]"#,
+        r#"["U",null]"#,
+        r#"["X",1]"#,
+    ] {
+        // Not `same_outcome`, which lets a struct refuse an array.
+        let ours = common::decode::<ScalarPayloads>(doc.as_bytes()).unwrap_err();
+        let theirs = serde_json::from_str::<ScalarPayloads>(doc).unwrap_err();
+        let theirs = theirs.to_string();
+        let reason = theirs.split(" at line ").next().unwrap_or_default();
+        assert!(
+            ours.to_string().starts_with(reason),
+            "{doc}: {ours} / {theirs}"
+        );
+    }
+}

@@ -716,7 +716,9 @@ impl Parser<'_> {
                 // SAFETY: forwarded from the caller.
                 unsafe { self.write_unit_payload(en, index, dst) }
             }
-            Some((p, Kind::Unit)) => Err(self.error(
+            // serde reads a scalar payload from the rest of the sequence,
+            // which it refuses in the scalar's words.
+            Some((p, _)) if is_scalar(object_kind(p)) => Err(self.error(
                 ErrorCode::InvalidType {
                     found: Found::Array,
                     expected: p.expecting,
@@ -1261,6 +1263,15 @@ fn object_kind(layout: &'static TypeLayout) -> &'static Kind {
         Kind::Convert(c) => object_kind(c.from.get()),
         kind => kind,
     }
+}
+
+/// Whether a value of `kind` is one JSON scalar (or `null`).
+fn is_scalar(kind: &Kind) -> bool {
+    kind.is_number()
+        || matches!(
+            kind,
+            Kind::Unit | Kind::Bool | Kind::Char | Kind::String(_) | Kind::BorrowedStr(_)
+        )
 }
 
 /// serde's refusal of an internally tagged newtype variant (`e`'s variant
