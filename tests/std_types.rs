@@ -761,6 +761,25 @@ enum Tagged {
     E(Result<u8, u8>),
     B(std::ops::Bound<u8>),
     U(Plain),
+    // Through what serde reads from the same object.
+    BD(Box<Duration>),
+    OD(Option<Duration>),
+    BR(Box<std::ops::Range<u8>>),
+    ORes(Option<Result<u8, u8>>),
+    BU(Box<Plain>),
+    OU(Option<Plain>),
+    N(Wrapped),
+    BM(Box<std::collections::BTreeMap<String, u8>>),
+    BS(Box<Strict>),
+}
+
+#[derive(Decode, jitson::Encode, Deserialize, serde::Serialize, Debug, PartialEq)]
+struct Wrapped(Plain);
+
+#[derive(Decode, jitson::Encode, Deserialize, serde::Serialize, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Strict {
+    a: u8,
 }
 
 #[derive(Decode, jitson::Encode, Deserialize, serde::Serialize, Debug, PartialEq)]
@@ -798,8 +817,45 @@ fn internally_tagged_payloads_read_without_their_tag() {
         r#"{"t":"U","A":1,"x":1}"#,
         r#"{"x":1,"t":"U","A":1}"#,
         r#"{"t":"U","A":1"#,
+        r#"{"t":"BD","secs":1,"nanos":2}"#,
+        r#"{"secs":1,"nanos":2,"t":"OD"}"#,
+        r#"{"t":"OD"}"#,
+        r#"{"t":"BR","start":1,"end":2}"#,
+        r#"{"t":"ORes","Ok":1}"#,
+        r#"{"Err":1,"t":"ORes"}"#,
+        r#"{"t":"BU","A":1}"#,
+        r#"{"t":"OU","B":{"x":1}}"#,
+        r#"{"t":"OU"}"#,
+        r#"{"t":"OU","A":1,"x":2}"#,
+        r#"{"t":"N","C":null}"#,
+        r#"{"t":"BM","a":1,"b":2}"#,
+        r#"{"t":"BS","a":1}"#,
+        r#"{"a":1,"t":"BS"}"#,
+        r#"{"t":"BS","a":1,"b":2}"#,
     ] {
         same_outcome::<Tagged>(doc);
+    }
+    // And written back as serde writes them.
+    for value in [
+        Tagged::BD(Box::new(Duration::new(1, 2))),
+        Tagged::OD(None),
+        Tagged::ORes(Some(Err(3))),
+        Tagged::OU(Some(Plain::B { x: 4 })),
+        Tagged::N(Wrapped(Plain::A(5))),
+        Tagged::N(Wrapped(Plain::C)),
+        Tagged::BS(Box::new(Strict { a: 6 })),
+    ] {
+        let theirs = serde_json::to_vec(&value).map_err(|e| e.to_string());
+        for backend in common::backends() {
+            let ours = jitson::Encoder::with_backend(backend)
+                .encode(&value)
+                .map_err(|e| e.to_string());
+            match (&ours, &theirs) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{value:?} {backend:?}"),
+                (Err(a), Err(b)) => assert!(a.starts_with(b.as_str()), "{value:?}: {a} / {b}"),
+                _ => panic!("{value:?} {backend:?}: {ours:?} / {theirs:?}"),
+            }
+        }
     }
 }
 

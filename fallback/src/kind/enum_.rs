@@ -1114,7 +1114,9 @@ impl crate::encode::Emitter<'_> {
                 Kind::Box(b) => {
                     self.encode_tagged_content(e, variant, b.inner.get(), (b.get)(src), first)
                 }
-                Kind::Newtype(n) if n.transparent => {
+                // serde's tagged serializer writes a newtype struct as what it
+                // holds (`serialize_newtype_struct`).
+                Kind::Newtype(n) => {
                     self.encode_tagged_content(e, variant, n.inner.get(), src.add(n.offset), first)
                 }
                 Kind::Unit => Ok(()),
@@ -1256,11 +1258,16 @@ unsafe fn variant_to_write(
     Ok((variant, tagging))
 }
 
-/// The kind a payload is read from an object as: a conversion's source's
-/// (`Duration` is read as the struct of serde's fields, then converted).
+/// The kind a payload is read from an object as, through what serde reads
+/// from the same object: a box's, an option's (`Some`) or a newtype struct's
+/// content, and a conversion's source (`Duration` is read as the struct of
+/// serde's fields, then converted).
 fn object_kind(layout: &'static TypeLayout) -> &'static Kind {
     match &layout.kind {
         Kind::Convert(c) => object_kind(c.from.get()),
+        Kind::Box(b) => object_kind(b.inner.get()),
+        Kind::Option(o) => object_kind(o.some.get()),
+        Kind::Newtype(n) if n.skipped.is_empty() => object_kind(n.inner.get()),
         kind => kind,
     }
 }
