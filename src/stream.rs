@@ -116,13 +116,36 @@ fn ends_itself(text: &[u8]) -> bool {
     matches!(text.first(), Some(b'[' | b'{' | b'"'))
 }
 
-/// Whether `e`, met in `len` bytes that a failed read ended, may be due to
-/// that end: the end of input, an error at the end (`1.` is an invalid
-/// number only if nothing follows), or a character cut short.
-fn cut_by_end(e: &Error, len: usize) -> bool {
-    e.classify() == crate::Category::Eof
-        || e.offset() >= len
-        || (e.kind() == crate::ErrorKind::InvalidUtf8 && e.offset() + 16 >= len)
+/// Whether `e`, met in the bytes `text` that a failed read ended, may be due
+/// to that end, so that more input could change it: the end of input; a
+/// character cut short; an error of a number or literal's value or type that
+/// runs to the end (`300` for a `u8` may be `300.5`, `1.` may be `1.5`).
+/// Anything else is decided by the bytes read: a byte no value may hold
+/// there (`[1,,`), a value that closed (`[1]` matching no variant of an
+/// untagged enum), a byte that is not UTF-8 in any text.
+fn cut_by_end(e: &Error, text: &[u8]) -> bool {
+    use jitson_core::error::ErrorCode;
+    if e.classify() == crate::Category::Eof {
+        return true;
+    }
+    let at = e.offset().min(text.len());
+    if e.kind() == crate::ErrorKind::InvalidUtf8 {
+        return std::str::from_utf8(&text[at..]).is_err_and(|u| u.error_len().is_none());
+    }
+    let by_token = e.classify() == crate::Category::Data
+        || matches!(
+            e.code(),
+            ErrorCode::InvalidNumber
+                | ErrorCode::NumberOutOfRange
+                | ErrorCode::FloatOutOfRange
+                | ErrorCode::ExpectedSomeIdent
+        );
+    let token = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-');
+    by_token
+        && match &text[at..] {
+            [] => text.last().is_some_and(token),
+            tail => tail.iter().all(token),
+        }
 }
 
 /// Where a value of a stream read by [`values_from_reader`] starts.
@@ -280,10 +303,7 @@ impl<R: std::io::BufRead, T: Decode> ReaderValues<R, T> {
             // byte, meets first (`[1,,` before the failed read).
             if cut
                 && self.read_error.is_some()
-                && result
-                    .as_ref()
-                    .err()
-                    .is_none_or(|e| cut_by_end(e, rest.len()))
+                && result.as_ref().err().is_none_or(|e| cut_by_end(e, rest))
             {
                 let e = self.read_error.take().expect("checked above");
                 return Some(Err(self.io_error(&e)));
@@ -376,7 +396,7 @@ pub fn from_reader<T: Decode, R: std::io::Read>(mut reader: R) -> Result<T, Erro
     // `values_from_reader`).
     if let Err(e) = reader.read_to_end(&mut input) {
         return match crate::from_slice::<T>(&input) {
-            Err(held) if !cut_by_end(&held, input.len()) => Err(held),
+            Err(held) if !cut_by_end(&held, &input) => Err(held),
             _ => Err(Error::at(
                 ErrorCode::Io(e.to_string().into()),
                 &input,

@@ -673,3 +673,67 @@ fn decode_lines_with_more_threads_than_lines() {
         assert_eq!(got, want, "{threads}");
     }
 }
+
+/// Which error comes first when reading fails, against serde_json's reader:
+/// an error decided by the bytes read (a value that closed and matches no
+/// variant, a byte that is not UTF-8 in a closed string) before the read's;
+/// the read's before an error that more input could change (a number or
+/// literal running to the end, a character cut short).
+#[test]
+fn failed_reads_and_held_errors_as_serde_json_orders_them() {
+    #[derive(jitson::Decode, serde::Deserialize, Debug, PartialEq)]
+    #[serde(untagged)]
+    enum OnlyBytes {
+        A(u8),
+    }
+    fn check<T: jitson::Decode + serde::de::DeserializeOwned + std::fmt::Debug>(read: &[u8]) {
+        let reader = || FailsAfter {
+            data: read.to_vec(),
+            at: 0,
+            chunk: 2,
+        };
+        let theirs = serde_json::Deserializer::from_reader(reader())
+            .into_iter::<T>()
+            .find_map(Result::err)
+            .expect("serde_json fails");
+        let io = theirs.classify() == serde_json::error::Category::Io;
+        let reason = theirs.to_string();
+        let reason = reason
+            .split(" at line ")
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        let why = |ours: &jitson::Error| {
+            format!("{:?}: {ours} / {theirs}", String::from_utf8_lossy(read))
+        };
+        for backend in common::backends() {
+            let ours = Decoder::<T>::with_backend(backend)
+                .values_from_reader(std::io::BufReader::with_capacity(2, reader()))
+                .find_map(Result::err)
+                .expect("jitson fails");
+            assert_eq!(ours.kind() == ErrorKind::Io, io, "{}", why(&ours));
+            if !io {
+                assert!(ours.to_string().starts_with(&reason), "{}", why(&ours));
+            }
+        }
+        let ours = jitson::from_reader::<T, _>(reader()).unwrap_err();
+        assert_eq!(
+            ours.kind() == ErrorKind::Io,
+            io,
+            "from_reader {}",
+            why(&ours)
+        );
+    }
+    check::<OnlyBytes>(b"[1]");
+    check::<OnlyBytes>(b"{\"a\":1}");
+    check::<String>(b"\"\xff\"");
+    check::<String>(b"\"a\xe6\x97\" ");
+    check::<String>(b"\"a\xe6\x97");
+    check::<u8>(b"300");
+    check::<u32>(b"-1");
+    check::<bool>(b"1");
+    check::<f64>(b"1e400");
+    check::<Vec<u8>>(b"[1,,");
+    check::<Vec<u8>>(b"[1 2");
+    check::<Vec<u8>>(b"[300");
+}
