@@ -561,3 +561,24 @@ fn arrays_are_named_by_their_length() {
         same_outcome::<[u8; 0]>(value);
     }
 }
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+enum Shapes {
+    Pair(u8, u8),
+    Trio(u8, String, bool),
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct OneLeft(u8, #[serde(skip)] u8);
+
+/// An array too short for a tuple variant, or for a tuple struct with one
+/// element left to read: serde's expecting with the number of elements, in
+/// the singular for one.
+#[test]
+fn invalid_lengths_count_elements_as_serde_does() {
+    same_message::<Shapes>(r#"{"Pair": [1]}"#);
+    same_message::<Shapes>(r#"{"Pair": []}"#);
+    same_message::<Shapes>(r#"{"Trio": [1, "x"]}"#);
+    same_message::<Vec<Shapes>>(r#"[{"Pair": [1, 2]}, {"Trio": [1]}]"#);
+    same_message::<OneLeft>("[]");
+}

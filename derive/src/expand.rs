@@ -56,6 +56,11 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
 
 /// A type read as another (`from = "Wire"`, `try_from = "Wire"`): the layout is
 /// `Kind::Convert` over `Wire`'s, whatever the type's own shape.
+
+/// The name prefix of the hidden struct that holds a tuple or struct
+/// variant's fields while they are decoded.
+const VARIANT_PAYLOAD: &str = "__JitsonVariant_";
+
 fn expand_convert(input: &DeriveInput, container: &ContainerAttrs) -> syn::Result<TokenStream> {
     let (source, convert) = match (&container.from, &container.try_from) {
         (Some(ty), None) => (
@@ -464,9 +469,19 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
                 }
             }
         });
+        // serde's invalid length: its expecting with the elements' number, or a
+        // custom `expecting` as written. A tuple variant's hidden payload takes
+        // the variant's name as its custom text, to which serde adds the number.
+        let with_len = |expecting: &str| match decoded.len() {
+            1 => format!("{expecting} with 1 element"),
+            n => format!("{expecting} with {n} elements"),
+        };
         let expecting_len = match &container.expecting {
+            Some(variant) if input.ident.to_string().starts_with(VARIANT_PAYLOAD) => {
+                with_len(variant)
+            }
             Some(custom) => custom.clone(),
-            None => format!("{expecting} with {} elements", decoded.len()),
+            None => with_len(&expecting),
         };
         quote! {
             ::jitson::__private::Kind::Tuple(&::jitson::__private::TupleLayout {
@@ -930,7 +945,7 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
                  variants only (use `#[serde(other)]` for the names it does not list)",
             ));
         }
-        let hidden = format_ident!("__JitsonVariant_{}", variant.ident);
+        let hidden = format_ident!("{VARIANT_PAYLOAD}{}", variant.ident);
         let payload = match &variant.fields {
             Fields::Unit => PayloadShape::Unit,
             Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
