@@ -51,16 +51,15 @@ pub(crate) fn derive(input: &DeriveInput) -> syn::Result<TokenStream> {
     }
 }
 
+/// The name prefix of the hidden struct that holds a tuple or struct
+/// variant's fields while they are decoded.
+const VARIANT_PAYLOAD: &str = "__JitsonVariant_";
+
 // ---------------------------------------------------------------------------
 // `from` and `try_from`
 
 /// A type read as another (`from = "Wire"`, `try_from = "Wire"`): the layout is
 /// `Kind::Convert` over `Wire`'s, whatever the type's own shape.
-
-/// The name prefix of the hidden struct that holds a tuple or struct
-/// variant's fields while they are decoded.
-const VARIANT_PAYLOAD: &str = "__JitsonVariant_";
-
 fn expand_convert(input: &DeriveInput, container: &ContainerAttrs) -> syn::Result<TokenStream> {
     let (source, convert) = match (&container.from, &container.try_from) {
         (Some(ty), None) => (
