@@ -612,6 +612,32 @@ fn std_types_serde_writes_as_others() {
         Tagged::B(std::ops::Bound::Included(3)),
         Tagged::B(std::ops::Bound::Unbounded),
     ]);
+    // Refused as serde refuses them: 128-bit integers in serde's words.
+    #[derive(jitson::Encode, Serialize, Debug)]
+    #[serde(tag = "t")]
+    enum Wide {
+        U(u128),
+        I(i128),
+        N(std::num::NonZeroU128),
+        B(Box<u128>),
+        S(u64),
+    }
+    for value in [
+        Wide::U(1),
+        Wide::I(-1),
+        Wide::N(std::num::NonZeroU128::new(2).unwrap()),
+        Wide::B(Box::new(3)),
+        Wide::S(4),
+    ] {
+        let theirs = serde_json::to_vec(&value).unwrap_err().to_string();
+        for backend in backends() {
+            let e = Encoder::with_backend(backend).encode(&value).unwrap_err();
+            assert!(
+                e.to_string().starts_with(&theirs),
+                "{backend:?}: {e} / {theirs}"
+            );
+        }
+    }
     let early = Tagged::S(std::time::UNIX_EPOCH - Duration::new(1, 0));
     for backend in backends() {
         let e = Encoder::with_backend(backend).encode(&early).unwrap_err();

@@ -1141,6 +1141,18 @@ impl crate::encode::Emitter<'_> {
                     let refuse = |shape: &str| tagged_refusal(e, variant, shape);
                     self.encode_serde_members(payload, s, src, first, true, refuse)
                 }
+                // serde's tagged serializer leaves 128-bit integers to the
+                // `Serializer` trait's default, which refuses them in its words.
+                Kind::U128 | Kind::I128 => {
+                    let bits = if matches!(payload.kind, Kind::U128) {
+                        "u128"
+                    } else {
+                        "i128"
+                    };
+                    Err(crate::encode::encode_error(ErrorCode::NotEncodable(
+                        format!("{bits} is not supported").into_boxed_str(),
+                    )))
+                }
                 _ => Err(tagged_refusal(e, variant, serde_shape(payload))),
             }
         }
