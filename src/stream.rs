@@ -302,10 +302,9 @@ impl<R: std::io::BufRead, T: Decode> ReaderValues<R, T> {
             // already hold another one, which serde_json, reading byte by
             // byte, meets first (`[1,,` before the failed read).
             if cut
-                && self.read_error.is_some()
                 && result.as_ref().err().is_none_or(|e| cut_by_end(e, rest))
+                && let Some(e) = self.read_error.take()
             {
-                let e = self.read_error.take().expect("checked above");
                 return Some(Err(self.io_error(&e)));
             }
             let at = self.at;

@@ -15,7 +15,7 @@
 //! module.
 
 use jitson_core::error::{Category, Error, ErrorCode, Found, PathSegment, expected_names};
-use jitson_core::layout::{EnumLayout, Kind, Payload, Tagging, TypeLayout};
+use jitson_core::layout::{ConvertLayout, EnumLayout, Kind, Payload, Tagging, TypeLayout};
 use jitson_core::text;
 
 use core::ffi::c_void;
@@ -1125,9 +1125,12 @@ impl crate::encode::Emitter<'_> {
                 }
                 // A conversion (`Duration`, `SystemTime`): the content of
                 // what it is written as, as serde writes that.
-                Kind::Convert(c) if c.into.is_some() => {
-                    let into = c.into.expect("checked above");
-                    let target = c.from.get();
+                Kind::Convert(ConvertLayout {
+                    into: Some(into),
+                    from,
+                    ..
+                }) => {
+                    let target = from.get();
                     self.write_through(
                         |encode, ctx, message| into(src, encode, ctx, message),
                         &mut |emitter, value| {
