@@ -188,8 +188,8 @@ pub mod __private {
     //! What `#[derive(Decode)]` expands to. Not a public API.
     pub use core;
     pub use jitson_core::decode::{
-        Decode, DecodeBorrowed, HasLayout, convert_with, decode_variant_with, default_init,
-        init_with, layout_of, write_value,
+        BORROWED_COW_BYTES, Decode, DecodeBorrowed, HasLayout, convert_with, decode_variant_with,
+        default_init, init_with, layout_of, write_value,
     };
     #[cfg(feature = "serde")]
     pub use jitson_core::encode::serialize_with;

@@ -302,7 +302,8 @@ unsafe impl HasLayout for &str {
         Kind::BorrowedStr(&BorrowedStrLayout {
             borrow: write_borrowed_str,
             own: None,
-            read: read_text::<&'static str>,
+            read: Some(read_text::<&'static str>),
+            bytes: false,
         }),
     );
 }
@@ -319,13 +320,119 @@ unsafe impl HasLayout for Cow<'_, str> {
         Kind::BorrowedStr(&BorrowedStrLayout {
             borrow: write_cow_borrowed,
             own: Some(write_cow_owned),
-            read: read_text::<Cow<'static, str>>,
+            read: Some(read_text::<Cow<'static, str>>),
+            bytes: false,
         }),
     );
 }
 
 // SAFETY: as for `&str`.
 unsafe impl<'de: 'a, 'a> DecodeBorrowed<'de> for Cow<'a, str> {}
+
+/// # Safety
+/// As [`write_borrowed_str`], for a `&[u8]`.
+unsafe extern "C" fn write_borrowed_bytes(dst: *mut u8, ptr: *const u8, len: usize) {
+    // SAFETY: as the caller guarantees; `&'static [u8]` has the layout of `&[u8]`.
+    unsafe {
+        dst.cast::<&[u8]>()
+            .write(core::slice::from_raw_parts(ptr, len))
+    }
+}
+
+// SAFETY: `write_borrowed_bytes` writes a whole `&[u8]`.
+unsafe impl HasLayout for &[u8] {
+    type Static = &'static [u8];
+    /// serde's `&[u8]`: a string's text without escapes, borrowed (serde_json's
+    /// `deserialize_bytes`); an escaped string is a byte array it refuses, and
+    /// an array of numbers a sequence it refuses.
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<&'static [u8]>(
+        "a borrowed byte array",
+        Kind::BorrowedStr(&BorrowedStrLayout {
+            borrow: write_borrowed_bytes,
+            own: None,
+            read: None,
+            bytes: true,
+        }),
+    );
+}
+
+// SAFETY: as for `&str`.
+unsafe impl<'de: 'a, 'a> DecodeBorrowed<'de> for &'a [u8] {}
+
+/// # Safety
+/// As [`write_borrowed_str`], for a `&Path`.
+unsafe extern "C" fn write_borrowed_path(dst: *mut u8, ptr: *const u8, len: usize) {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let s = core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len));
+        dst.cast::<&std::path::Path>()
+            .write(std::path::Path::new(s));
+    }
+}
+
+// SAFETY: `write_borrowed_path` writes a whole `&Path`.
+unsafe impl HasLayout for &std::path::Path {
+    type Static = &'static std::path::Path;
+    /// serde's `&Path`: a string without escapes, borrowed; an escaped one is
+    /// refused as for `&str`.
+    const LAYOUT: &'static TypeLayout = &TypeLayout::of::<&'static std::path::Path>(
+        "a borrowed path",
+        Kind::BorrowedStr(&BorrowedStrLayout {
+            borrow: write_borrowed_path,
+            own: None,
+            read: None,
+            bytes: false,
+        }),
+    );
+}
+
+// SAFETY: as for `&str`.
+unsafe impl<'de: 'a, 'a> DecodeBorrowed<'de> for &'a std::path::Path {}
+
+/// The identity of [`BORROWED_COW_BYTES`], which describes a `Cow<[u8]>` read
+/// otherwise than `Cow<[u8]>`'s own layout (a sequence of numbers).
+struct BorrowedCowBytes;
+
+/// # Safety
+/// As [`write_borrowed_str`], for a `Cow<[u8]>`.
+unsafe extern "C" fn write_cow_bytes_borrowed(dst: *mut u8, ptr: *const u8, len: usize) {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let bytes = core::slice::from_raw_parts(ptr, len);
+        dst.cast::<Cow<'_, [u8]>>().write(Cow::Borrowed(bytes));
+    }
+}
+
+/// # Safety
+/// `dst` is valid for a `Cow<[u8]>` write; `ptr[..len]` is readable.
+unsafe extern "C" fn write_cow_bytes_owned(dst: *mut u8, ptr: *const u8, len: usize) {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let bytes = core::slice::from_raw_parts(ptr, len).to_vec();
+        dst.cast::<Cow<'_, [u8]>>().write(Cow::Owned(bytes));
+    }
+}
+
+/// A `Cow<'de, [u8]>` field under `#[serde(borrow)]`, which serde's derive reads
+/// with `borrow_cow_bytes`: a string's bytes, borrowed without escapes and
+/// owned with them; anything else, an array of numbers too, is refused as not
+/// "a byte array". Without the attribute a `Cow<[u8]>` is read as a `Vec<u8>`
+/// (serde's blanket `Cow` impl); jitson's derive picks this layout where
+/// serde's does.
+///
+/// Sound only where the field's container is `DecodeBorrowed<'de>` with `'de`
+/// outliving the `Cow`'s lifetime, which the derive's impls require.
+#[doc(hidden)]
+pub static BORROWED_COW_BYTES: TypeLayout =
+    TypeLayout::with_identity::<Cow<'static, [u8]>, BorrowedCowBytes>(
+        "a byte array",
+        Kind::BorrowedStr(&BorrowedStrLayout {
+            borrow: write_cow_bytes_borrowed,
+            own: Some(write_cow_bytes_owned),
+            read: None,
+            bytes: true,
+        }),
+    );
 
 // ---------------------------------------------------------------------------
 // Option and Box

@@ -207,6 +207,7 @@ same_layout! {
     [] serde_json::Value => serde_json::Value;
     [] serde_json::Map<String, serde_json::Value> => serde_json::Map<String, serde_json::Value>;
     [] Box<serde_json::value::RawValue> => Box<serde_json::value::RawValue>;
+    ['a] &'a serde_json::value::RawValue => &'static serde_json::value::RawValue;
 }
 
 // ---------------------------------------------------------------------------
@@ -435,6 +436,32 @@ converted! {
         Some(s) => Ok(unsafe { &*core::ptr::from_ref(s) }),
         None => Err("path contains invalid UTF-8 characters".to_owned()),
     };
+}
+
+impl IntoTarget for &'static std::path::Path {
+    type Target = &'static str;
+    fn make(&self) -> Result<&'static str, String> {
+        match self.to_str() {
+            // SAFETY: the text lives only while the value is encoded, inside
+            // `into_with`, while the path it points into is alive.
+            Some(s) => Ok(unsafe { &*core::ptr::from_ref(s) }),
+            None => Err("path contains invalid UTF-8 characters".to_owned()),
+        }
+    }
+}
+
+// SAFETY: `into_fn` builds the text from a shared reference to the `&Path`,
+// which has the layout of `&'static Path`.
+unsafe impl Encode for &std::path::Path {
+    type Static = &'static std::path::Path;
+    const ENCODE: &'static TypeLayout = &TypeLayout::of::<&'static std::path::Path>(
+        "path string",
+        Kind::Convert(&crate::layout::ConvertLayout {
+            from: LayoutRef::Lazy(encode_layout_of::<&'static str>),
+            convert: never_convert,
+            into: Some(into_fn::<&'static std::path::Path>),
+        }),
+    );
 }
 
 // Guards and references encode as their target.

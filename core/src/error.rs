@@ -74,6 +74,9 @@ pub enum Found {
     Object,
     /// An enum's variant named without its data (`"Point"` for a struct variant).
     UnitVariant,
+    /// An escaped string handed to a type that borrows bytes (`&[u8]`): serde_json
+    /// gives its unescaped bytes as a byte array.
+    Bytes,
 }
 
 impl Found {
@@ -87,6 +90,7 @@ impl Found {
             Found::Array => "sequence",
             Found::Object => "map",
             Found::UnitVariant => "unit variant",
+            Found::Bytes => "byte array",
         }
     }
 }

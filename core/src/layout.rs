@@ -243,6 +243,20 @@ pub enum Kind {
     Parsed(&'static crate::column::ParsedLayout),
 }
 
+impl Kind {
+    /// Whether a value of this kind itself (not what it reaches) borrows from
+    /// the text it is decoded from: borrowed strings, and serde fields that
+    /// say so. Backends decode such values only from the input, which the
+    /// decoded type's `DecodeBorrowed` bound keeps alive.
+    pub fn borrows_input(&self) -> bool {
+        match self {
+            Kind::BorrowedStr(_) => true,
+            Kind::Serde(serde) => serde.borrows,
+            _ => false,
+        }
+    }
+}
+
 /// Reads the text of a string value at `src` (encoding): returns a pointer to
 /// its UTF-8 bytes and writes their number to `*len`. The bytes stay valid while
 /// the value does.
@@ -278,7 +292,9 @@ pub struct StringLayout {
     pub read: Option<ReadStrFn>,
 }
 
-/// `&'de str` and `Cow<'de, str>`.
+/// `&'de str` and `Cow<'de, str>`; also `&'de [u8]`, `&'de Path` and a
+/// `Cow<'de, [u8]>` under `#[serde(borrow)]`, which serde_json reads from a
+/// string's text the same way.
 #[derive(Debug)]
 pub struct BorrowedStrLayout {
     /// Writes a value borrowing `ptr[..len]`, which lies in the input (valid
@@ -289,8 +305,13 @@ pub struct BorrowedStrLayout {
     /// for strings with escapes; `None` when the type can only borrow (`&str`:
     /// an escaped string is an invalid type, as in serde_json).
     pub own: Option<unsafe extern "C" fn(dst: *mut u8, ptr: *const u8, len: usize)>,
-    /// Reads the text (encoding).
-    pub read: ReadStrFn,
+    /// Reads the text (encoding); `None` for the byte types, whose `Encode`
+    /// layout is another (a sequence of numbers, as serde writes bytes).
+    pub read: Option<ReadStrFn>,
+    /// Whether the type holds bytes: serde_json hands an escaped string to it as
+    /// a byte array, so where `own` is `None` the refusal reads "invalid type:
+    /// byte array" (serde's `Unexpected::Bytes`), not the string's text.
+    pub bytes: bool,
 }
 
 /// `Option<T>`.
@@ -732,6 +753,10 @@ pub struct SerdeLayout {
     /// pretty writer does, where other serde-written text is re-indented. The
     /// escaping options reach its strings either way.
     pub raw: bool,
+    /// Whether the value borrows the text `decode` is given (`&'de RawValue`):
+    /// it may be decoded only from the input itself, never from text a backend
+    /// assembled (a flattened value's members), as for [`Kind::BorrowedStr`].
+    pub borrows: bool,
 }
 
 /// A tuple or a tuple struct: element `i` of the JSON array is `elems[i]`.

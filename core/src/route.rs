@@ -367,6 +367,7 @@ mod through_serde {
                     decode: deserialize::<T>,
                     encode: None,
                     raw: false,
+                    borrows: false,
                 }),
             );
 
@@ -393,6 +394,7 @@ mod through_serde {
                 decode: crate::encode::never_serde_decode,
                 encode: Some(crate::encode::serialize_fn::<T>),
                 raw: false,
+                borrows: false,
             }),
         );
     }
@@ -407,6 +409,7 @@ mod through_serde {
                     decode: crate::encode::never_serde_decode,
                     encode: Some(serialize_by_ref::<T>),
                     raw: false,
+                    borrows: false,
                 }),
             );
     }

@@ -278,6 +278,7 @@ unsafe impl crate::decode::HasLayout for serde_json::Value {
                 decode: crate::decode::write_from_value_text::<serde_json::Value>,
                 encode: Some(crate::encode::serialize_fn::<serde_json::Value>),
                 raw: false,
+                borrows: false,
             }),
         );
 }
@@ -365,7 +366,61 @@ unsafe impl crate::decode::HasLayout for Box<serde_json::value::RawValue> {
                 decode: write_boxed_raw,
                 encode: Some(crate::encode::serialize_fn::<Box<serde_json::value::RawValue>>),
                 raw: true,
+                borrows: false,
             }),
         );
 }
 crate::decode::owned! { [] Box<serde_json::value::RawValue>; }
+
+/// `&'de RawValue`: the validated text, borrowed from the input through
+/// serde_json's own borrowing reader (`from_str::<&RawValue>`, which re-reads
+/// the value; serde_json has no other public way to build one).
+///
+/// # Safety
+/// `dst` is valid for a `&RawValue` write; `ptr[..len]` is one valid JSON
+/// value, UTF-8, without surrounding whitespace, lying in the input, which
+/// outlives the written reference (the `DecodeBorrowed` bound of the type
+/// decoded; `SerdeLayout::borrows` keeps backends from handing it other text).
+unsafe extern "C" fn write_borrowed_raw(
+    dst: *mut u8,
+    ptr: *const u8,
+    len: usize,
+    // A key's text comes with its quotes, as for `Box<RawValue>`.
+    _key: bool,
+    message: *mut Option<Box<str>>,
+) -> bool {
+    // SAFETY: as the caller guarantees; the text outlives the reference.
+    let text: &'static str =
+        unsafe { core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len)) };
+    match serde_json::from_str::<&serde_json::value::RawValue>(text) {
+        Ok(raw) => {
+            // SAFETY: as the caller guarantees.
+            unsafe { dst.cast::<&serde_json::value::RawValue>().write(raw) };
+            true
+        }
+        Err(e) => {
+            // SAFETY: as the caller guarantees.
+            unsafe { message.write(Some(message_of(&e).into_boxed_str())) };
+            false
+        }
+    }
+}
+
+// SAFETY: `write_borrowed_raw` writes a whole `&RawValue`.
+unsafe impl crate::decode::HasLayout for &serde_json::value::RawValue {
+    type Static = &'static serde_json::value::RawValue;
+    const LAYOUT: &'static crate::layout::TypeLayout =
+        &crate::layout::TypeLayout::of::<&'static serde_json::value::RawValue>(
+            "any valid JSON value",
+            crate::layout::Kind::Serde(&crate::layout::SerdeLayout {
+                decode: write_borrowed_raw,
+                encode: Some(crate::encode::serialize_fn::<&'static serde_json::value::RawValue>),
+                raw: true,
+                borrows: true,
+            }),
+        );
+}
+
+// SAFETY: the reference points into the input, which lives for `'de`, and `'de`
+// outlives `'a`; backends decode it from the input only (`borrows`).
+unsafe impl<'de: 'a, 'a> crate::decode::DecodeBorrowed<'de> for &'a serde_json::value::RawValue {}

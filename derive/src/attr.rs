@@ -248,6 +248,10 @@ pub(crate) struct FieldAttrs {
     /// `flatten`: a struct whose keys join the container's, or a map that
     /// collects the keys no field claims.
     pub(crate) flatten: bool,
+    /// `borrow` / `borrow = "'a"`: jitson borrows `&str` and `Cow<str>`
+    /// whenever it can, as serde does with it; what it changes is a
+    /// `Cow<'a, [u8]>`, which serde then reads from a string's bytes.
+    pub(crate) borrow: bool,
     /// `bound = "..."` / `bound(deserialize = "...")`: where predicates added
     /// to the impl in place of those the derive would infer from this field's
     /// type (as serde's).
@@ -271,6 +275,7 @@ impl FieldAttrs {
                 (jitson, serde) => jitson.or(serde),
             },
             flatten: jitson.flatten || serde.flatten,
+            borrow: jitson.borrow || serde.borrow,
             bound: jitson.bound.or(serde.bound),
         }
     }
@@ -285,9 +290,10 @@ impl FieldAttrs {
                 "skip" | "skip_deserializing" => out.skip = true,
                 "flatten" => out.flatten = true,
                 "bound" => set_once(&mut out.bound, parse_bound(meta)?, meta)?,
-                // jitson borrows `&str` and `Cow<str>` whenever it can, as serde
-                // does with `borrow`; the attribute changes nothing here.
-                "borrow" => skip_value(meta)?,
+                "borrow" => {
+                    skip_value(meta)?;
+                    out.borrow = true;
+                }
                 "with" => set_once(
                     &mut out.serde_with,
                     Some(SerdeWith::Module(parse_path(meta)?)),

@@ -897,6 +897,7 @@ fn serde_field(
                     decode: ::jitson::__private::never_serde_decode,
                     encode: ::core::option::Option::Some(Self::#encode_fn),
                     raw: false,
+                    borrows: false,
                 }),
             );
         fn #layout_fn() -> &'static ::jitson::__private::TypeLayout {

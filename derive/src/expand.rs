@@ -301,7 +301,20 @@ impl StructField<'_> {
             let (helpers, (_, layout_fn, _)) = (helpers_trait(), self.serde_helper_names());
             return quote!(::jitson::__private::LayoutRef::Lazy(<Self as #helpers>::#layout_fn));
         }
+        if self.borrows_cow_bytes() {
+            return quote!(::jitson::__private::LayoutRef::Lazy(|| {
+                &::jitson::__private::BORROWED_COW_BYTES
+            }));
+        }
         routed_edge(ty, &static_type(input, ty))
+    }
+
+    /// Whether the field is a `Cow<'a, [u8]>` under `#[serde(borrow)]`, which
+    /// serde's derive reads with `borrow_cow_bytes` (from a string's bytes, not
+    /// from an array) where the type's own impl reads a `Vec<u8>`. Recognised by
+    /// its spelling, as serde's derive recognises it.
+    pub(crate) fn borrows_cow_bytes(&self) -> bool {
+        self.attrs.borrow && self.attrs.serde_with.is_none() && is_cow_of_bytes(self.ty)
     }
 
     /// Whether the field's type must implement `Default`.
@@ -312,6 +325,39 @@ impl StructField<'_> {
             None => self.attrs.skip,
         }
     }
+}
+
+/// Whether `ty` is spelled `Cow<'a, [u8]>` (any path ending in `Cow`).
+fn is_cow_of_bytes(ty: &Type) -> bool {
+    let Type::Path(path) = ungroup(ty) else {
+        return false;
+    };
+    let Some(last) = path.path.segments.last() else {
+        return false;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return false;
+    };
+    let mut args = args.args.iter();
+    let (Some(syn::GenericArgument::Lifetime(_)), Some(syn::GenericArgument::Type(elem)), None) =
+        (args.next(), args.next(), args.next())
+    else {
+        return false;
+    };
+    let Type::Slice(slice) = ungroup(elem) else {
+        return false;
+    };
+    last.ident == "Cow"
+        && path.qself.is_none()
+        && matches!(ungroup(&slice.elem), Type::Path(p) if p.qself.is_none() && p.path.is_ident("u8"))
+}
+
+/// `ty` without the invisible groups macro expansion may wrap it in.
+fn ungroup(mut ty: &Type) -> &Type {
+    while let Type::Group(group) = ty {
+        ty = &group.elem;
+    }
+    ty
 }
 
 /// The layout edge of a field of type `ty`, by the field's route (jitson-core's
@@ -530,7 +576,7 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
     let borrowing: Vec<TokenStream> = decoded
         .iter()
         .chain(&flattened)
-        .filter(|field| field.attrs.serde_with.is_none())
+        .filter(|field| field.attrs.serde_with.is_none() && !field.borrows_cow_bytes())
         .map(|field| {
             let ty = field.ty;
             quote!(#ty)
@@ -745,6 +791,7 @@ fn serde_fns(input: &DeriveInput, field: &StructField<'_>) -> Vec<HelperFn> {
                         decode: <Self as #helpers>::#decode_fn,
                         encode: ::core::option::Option::None,
                         raw: false,
+                        borrows: false,
                     }),
                 )
             },
@@ -1128,7 +1175,11 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
         .iter()
         .filter_map(|v| match &v.payload {
             PayloadShape::Unit => None,
-            PayloadShape::Newtype(field) if field.attrs.serde_with.is_some() => None,
+            PayloadShape::Newtype(field)
+                if field.attrs.serde_with.is_some() || field.borrows_cow_bytes() =>
+            {
+                None
+            }
             PayloadShape::Newtype(field) => {
                 let ty = field.ty;
                 Some(quote!(#ty))

@@ -166,7 +166,7 @@ impl<'o> Emitter<'o> {
                 Kind::F64 => self.encode_f64(src),
                 Kind::Char => self.encode_char(src),
                 Kind::String(s) => self.encode_string(layout, s, src),
-                Kind::BorrowedStr(s) => self.encode_borrowed_str(s, src),
+                Kind::BorrowedStr(s) => self.encode_borrowed_str(layout, s, src),
                 Kind::RawValue(s) => self.encode_raw(layout, s, src),
                 Kind::Ignored | Kind::Unit => self.encode_unit(),
                 Kind::Option(o) => self.encode_option(o, src),

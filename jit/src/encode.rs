@@ -1384,7 +1384,10 @@ impl EncodeTranslator<'_, '_> {
                 let read = s.read.expect("checked");
                 self.emit_encode_string(read, src, fail);
             }
-            Kind::BorrowedStr(s) => self.emit_encode_string(s.read, src, fail),
+            Kind::BorrowedStr(s) if s.read.is_some() => {
+                let read = s.read.expect("checked");
+                self.emit_encode_string(read, src, fail);
+            }
             Kind::Option(o) => self.emit_encode_option(o, src, fail, reserved),
             Kind::Box(b) => self.emit_encode_box(b, src, fail, reserved),
             Kind::Newtype(n) => {

@@ -438,6 +438,7 @@ unsafe impl HasLayout for HeaderMapForm {
             decode: crate::decode::write_from_value_text::<HeaderMapForm>,
             encode: None,
             raw: false,
+            borrows: false,
         }),
     );
 }
@@ -509,6 +510,7 @@ unsafe impl Encode for HeaderMapForm {
             decode: crate::encode::never_serde_decode,
             encode: Some(write_header_map),
             raw: false,
+            borrows: false,
         }),
     );
 }

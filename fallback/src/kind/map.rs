@@ -679,9 +679,12 @@ unsafe fn key_text(
                 }
                 None => return Err(key_error()),
             },
-            Kind::BorrowedStr(s) => {
-                write_str_escaped(out, crate::kind::string::read_str(s.read, src), escape)
-            }
+            Kind::BorrowedStr(s) => match s.read {
+                Some(read) => {
+                    write_str_escaped(out, crate::kind::string::read_str(read, src), escape)
+                }
+                None => return Err(key_error()),
+            },
             Kind::Char => {
                 let mut buf = [0u8; 4];
                 write_str_escaped(out, (*src.cast::<char>()).encode_utf8(&mut buf), escape);

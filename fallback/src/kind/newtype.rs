@@ -109,8 +109,14 @@ impl Parser<'_> {
     ) -> Result<(), Error> {
         self.peek_value()?;
         let start = self.pos;
-        // serde parses the whole value: its numbers and its depth count.
-        self.ignore_value_as_parsed()?;
+        // serde parses the whole value: its numbers and its depth count. A raw
+        // value's text is only validated, as serde_json captures a `RawValue`
+        // (`1e400` is kept as it is) and jitson its own.
+        if serde.raw {
+            self.ignore_value()?;
+        } else {
+            self.ignore_value_as_parsed()?;
+        }
         let text = &self.input[start..self.pos];
         let mut message: Option<Box<str>> = None;
         // SAFETY: the text is one validated value, UTF-8 (strings were checked and

@@ -119,10 +119,10 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// A JSON string borrowed from the input (`&'de str`, `Cow<'de, str>`): the
-    /// text in place when it has no escapes; with escapes an owned copy for a
-    /// `Cow`, and for `&str` an invalid type (serde_json: "expected a borrowed
-    /// string").
+    /// A JSON string borrowed from the input (`&'de str`, `Cow<'de, str>`, and
+    /// the byte and path types read the same way): the text in place when it
+    /// has no escapes; with escapes an owned copy for a `Cow`, and for `&str`
+    /// an invalid type (serde_json: "expected a borrowed string").
     ///
     /// # Safety
     /// `dst` is valid for a write of the layout's type, and the input outlives
@@ -147,11 +147,18 @@ impl Parser<'_> {
                 // SAFETY: the unescaped text is valid UTF-8, copied by `own`.
                 Some(own) => unsafe { own(dst, self.scratch.as_ptr(), self.scratch.len()) },
                 None => {
-                    let text = String::from_utf8_lossy(&self.scratch);
-                    let value = Some(format!("{text:?}").into_boxed_str());
+                    // serde_json hands an escaped string's text to a visitor
+                    // that only borrows: as a string, or to a byte type as a
+                    // byte array, which serde names without its value.
+                    let (found, value) = if bs.bytes {
+                        (Found::Bytes, None)
+                    } else {
+                        let text = String::from_utf8_lossy(&self.scratch);
+                        (Found::String, Some(format!("{text:?}").into_boxed_str()))
+                    };
                     return Err(self.error(
                         ErrorCode::InvalidType {
-                            found: Found::String,
+                            found,
                             expected: layout.expecting,
                             value,
                         },
@@ -207,11 +214,15 @@ impl crate::encode::Emitter<'_> {
     /// `src` points to a value of the layout's type.
     pub(crate) unsafe fn encode_borrowed_str(
         &mut self,
+        layout: &'static TypeLayout,
         s: &BorrowedStrLayout,
         src: *const u8,
     ) -> Result<(), Error> {
+        let Some(read) = s.read else {
+            return Err(self.not_encodable(layout));
+        };
         // SAFETY: as the caller guarantees.
-        let text = unsafe { read_str(s.read, src) };
+        let text = unsafe { read_str(read, src) };
         self.string(text);
         Ok(())
     }

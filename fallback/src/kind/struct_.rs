@@ -459,7 +459,8 @@ pub(crate) fn flattenable(layout: &'static TypeLayout) -> bool {
 /// cannot be decoded from them), as serde's flattened options.
 fn flattenable_option(some: &'static TypeLayout) -> bool {
     match &some.kind {
-        Kind::Struct(_) | Kind::Serde(_) => true,
+        Kind::Struct(_) => true,
+        Kind::Serde(serde) => !serde.borrows,
         Kind::Map(map) => flattenable_map(map),
         Kind::Enum(_) => flattenable_enum(some),
         _ => false,
@@ -477,7 +478,7 @@ fn flattenable_enum(layout: &'static TypeLayout) -> bool {
     let borrows = || {
         let mut borrows = false;
         jitson_core::layout::visit_reachable(layout, |l| {
-            borrows |= matches!(l.kind, Kind::BorrowedStr(_));
+            borrows |= l.kind.borrows_input();
         });
         borrows
     };
@@ -513,7 +514,7 @@ std::thread_local! {
 /// (`&str`) cannot be collected; every other key is parsed from the key's
 /// text as a map's keys are.
 fn flattenable_map(map: &MapLayout) -> bool {
-    !matches!(map.key.get().kind, Kind::BorrowedStr(_))
+    !map.key.get().kind.borrows_input()
 }
 
 /// Why `st`'s flattened `field` cannot be decoded, in
@@ -591,7 +592,9 @@ unsafe fn flatten_targets(
                 order: order(targets, maps, rest_values),
                 group,
             }),
-            Kind::Serde(_) => rest_values.push(RestValue {
+            // A value that borrows its text cannot be read from the members
+            // collected for it (serde refuses to flatten a `&RawValue` too).
+            Kind::Serde(serde) if !serde.borrows => rest_values.push(RestValue {
                 layout,
                 at,
                 group,

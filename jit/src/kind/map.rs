@@ -389,7 +389,7 @@ impl FnTranslator<'_, '_> {
 fn text_key_read(map: &MapLayout) -> Option<jitson_core::layout::ReadStrFn> {
     match &map.key.get().kind {
         Kind::String(s) => s.read,
-        Kind::BorrowedStr(s) => Some(s.read),
+        Kind::BorrowedStr(s) => s.read,
         _ => None,
     }
 }

@@ -188,6 +188,11 @@ fn collect_flattened(
                     map,
                 });
             }
+            // Its members' text is assembled, and it would borrow it: the
+            // interpreter refuses it.
+            Kind::Serde(serde) if serde.borrows => {
+                return Err("a flattened value that borrows its text");
+            }
             Kind::Serde(_) if parts.2.is_none() => {
                 let offset = base + flat.offset;
                 parts.2 = Some(Rest::Serde { offset, layout });
