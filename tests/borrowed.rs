@@ -438,3 +438,37 @@ fn a_flattened_borrowed_raw_value_is_refused() {
         assert_eq!(e.kind(), ErrorKind::UnsupportedType, "{backend:?} {e}");
     }
 }
+
+/// serde's variant-level `borrow` (newtype variants only): the field's own.
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+enum Chunk<'a> {
+    #[serde(borrow)]
+    Text(Cow<'a, str>),
+    #[serde(borrow)]
+    Bytes(Cow<'a, [u8]>),
+    Plain(Cow<'a, [u8]>),
+}
+
+#[test]
+fn a_variants_borrow_is_its_fields() {
+    for doc in [
+        r#"{"Text": "abc"}"#,
+        r#"{"Text": "a\nc"}"#,
+        r#"{"Bytes": "abc"}"#,
+        r#"{"Bytes": "a\u0062c"}"#,
+        r#"{"Bytes": [1, 2]}"#,
+        r#"{"Plain": [1, 2]}"#,
+        r#"{"Plain": "abc"}"#,
+    ] {
+        let theirs = serde_json::from_str::<Chunk<'_>>(doc);
+        for backend in common::backends() {
+            let ours = Decoder::<Chunk<'_>>::with_backend(backend).decode_str(doc);
+            agree(&format!("{backend:?} {doc}"), &ours, &theirs, |a, b| {
+                assert_eq!(a, b, "{backend:?} {doc}");
+                if let (Chunk::Bytes(a), Chunk::Bytes(b)) = (a, b) {
+                    assert_eq!(matches!(a, Cow::Borrowed(_)), matches!(b, Cow::Borrowed(_)));
+                }
+            });
+        }
+    }
+}

@@ -317,6 +317,51 @@ fn variant_fields_take_their_own_functions() {
     }
 }
 
+/// serde's variant-level functions, on newtype variants: the function reads
+/// (and writes) the variant's one field.
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+#[serde(tag = "t", content = "c")]
+enum VariantWith {
+    #[serde(with = "hex_u32")]
+    Hex(u32),
+    #[serde(
+        deserialize_with = "hex_u32::deserialize",
+        serialize_with = "hex_u32::serialize"
+    )]
+    Split(u32),
+    Plain(u32),
+}
+
+#[test]
+fn newtype_variants_take_the_variants_functions() {
+    assert_eq!(
+        round_trips::<VariantWith>(r#"{"t":"Hex","c":"ff"}"#),
+        VariantWith::Hex(255)
+    );
+    assert_eq!(
+        round_trips::<VariantWith>(r#"{"t":"Split","c":"1a"}"#),
+        VariantWith::Split(26)
+    );
+    assert_eq!(
+        round_trips::<VariantWith>(r#"{"t":"Plain","c":7}"#),
+        VariantWith::Plain(7)
+    );
+    for doc in [r#"{"t":"Hex","c":7}"#, r#"{"t":"Split","c":"zz"}"#] {
+        let theirs = serde_json::from_str::<VariantWith>(doc)
+            .unwrap_err()
+            .to_string();
+        for backend in backends() {
+            let e = Decoder::<VariantWith>::with_backend(backend)
+                .decode_str(doc)
+                .unwrap_err();
+            assert!(
+                theirs.starts_with(&e.code().to_string()),
+                "{backend:?}: {e} / {theirs}"
+            );
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // A flattened `Option` of a map (fault 5): decoded as serde decodes it, and
 // accepted by `warm_up`.

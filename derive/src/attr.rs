@@ -94,15 +94,6 @@ impl Place {
             Place::Variant => &["skip_serializing", "serialize_with", "bound"],
         }
     }
-
-    /// serde keys that change deserialization in ways jitson does not support.
-    fn unsupported(self) -> &'static [&'static str] {
-        match self {
-            Place::Container => &[],
-            Place::Field => &[],
-            Place::Variant => &["deserialize_with", "with", "borrow"],
-        }
-    }
 }
 
 impl fmt::Display for Place {
@@ -330,6 +321,13 @@ pub(crate) struct VariantAttrs {
     pub(crate) other: bool,
     /// `untagged`: tried without a tag, after the tagged form fails.
     pub(crate) untagged: bool,
+    /// `borrow` (newtype variants only, as in serde): the payload's field
+    /// takes it as its own.
+    pub(crate) borrow: bool,
+    /// `with` / `deserialize_with` (newtype variants only here): serde's
+    /// function returns the variant's one field, so the field takes it as its
+    /// own.
+    pub(crate) serde_with: Option<SerdeWith>,
 }
 
 impl VariantAttrs {
@@ -344,6 +342,8 @@ impl VariantAttrs {
             rename_all: jitson.rename_all.or(serde.rename_all),
             other: jitson.other || serde.other,
             untagged: jitson.untagged || serde.untagged,
+            borrow: jitson.borrow || serde.borrow,
+            serde_with: jitson.serde_with.or(serde.serde_with),
         }
     }
 
@@ -357,6 +357,20 @@ impl VariantAttrs {
                 "rename_all" => set_once(&mut out.rename_all, parse_rename_all(meta)?, meta)?,
                 "other" => out.other = true,
                 "untagged" => out.untagged = true,
+                "borrow" => {
+                    skip_value(meta)?;
+                    out.borrow = true;
+                }
+                "with" => set_once(
+                    &mut out.serde_with,
+                    Some(SerdeWith::Module(parse_path(meta)?)),
+                    meta,
+                )?,
+                "deserialize_with" => set_once(
+                    &mut out.serde_with,
+                    Some(SerdeWith::Function(parse_path(meta)?)),
+                    meta,
+                )?,
                 _ => return Ok(false),
             }
             Ok(true)
@@ -409,11 +423,6 @@ fn unhandled(
     place: Place,
     meta: &ParseNestedMeta<'_>,
 ) -> syn::Result<()> {
-    if place.unsupported().contains(&key) {
-        return Err(meta.error(format!(
-            "jitson's Decode does not support `#[{source}({key})]` on a {place}"
-        )));
-    }
     if place.serde_only().contains(&key) {
         return match source {
             Source::Serde => skip_value(meta),

@@ -628,14 +628,36 @@ fn view_type(
         ));
     }
     let keep = |a: &&Attribute| a.path().is_ident("serde") || a.path().is_ident("jitson");
+    // serde's variant-level `serialize_with` / `with` writes a newtype
+    // variant's one field (its function takes that field): the view's field
+    // takes it, before its own attributes, whose function wins. Other
+    // variants' functions take every field at once, which no view field can.
+    let variant_with = match &attrs.ser_with {
+        Some(with @ (SerWith::Function(path) | SerWith::Module(path))) => {
+            if !matches!(&variant.fields, Fields::Unnamed(u) if u.unnamed.len() == 1) {
+                return Err(syn::Error::new_spanned(
+                    &variant.ident,
+                    "`#[derive(jitson::Encode)]` supports `with` and `serialize_with` on a \
+                     newtype variant only (on its field, the same)",
+                ));
+            }
+            let text = quote!(#path).to_string();
+            Some(match with {
+                SerWith::Function(_) => quote!(#[serde(serialize_with = #text)]),
+                _ => quote!(#[serde(with = #text)]),
+            })
+        }
+        _ => None,
+    };
     // The fields with their attributes, to read; and without, to declare (no
     // derive registers `serde` as an attribute on the declared view).
     let field_list = |with_attrs: bool| -> Vec<TokenStream> {
         written
             .iter()
             .map(|f| {
-                let kept: Vec<&Attribute> = if with_attrs {
-                    f.attrs.iter().filter(keep).collect()
+                let kept: Vec<TokenStream> = if with_attrs {
+                    let own = f.attrs.iter().filter(keep).map(|a| quote!(#a));
+                    variant_with.clone().into_iter().chain(own).collect()
                 } else {
                     Vec::new()
                 };

@@ -991,15 +991,36 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
                  variants only (use `#[serde(other)]` for the names it does not list)",
             ));
         }
+        let newtype = matches!(&variant.fields, Fields::Unnamed(f) if f.unnamed.len() == 1);
+        if attrs.borrow && !newtype {
+            errors.push(syn::Error::new_spanned(
+                &variant.ident,
+                "`#[serde(borrow)]` may only be used on newtype variants",
+            ));
+        }
+        if attrs.serde_with.is_some() && !newtype {
+            errors.push(syn::Error::new_spanned(
+                &variant.ident,
+                "jitson's Decode supports `with` and `deserialize_with` on a newtype variant \
+                 only (on its field, the same)",
+            ));
+        }
         let hidden = format_ident!("{VARIANT_PAYLOAD}{}", variant.ident);
         let payload = match &variant.fields {
             Fields::Unit => PayloadShape::Unit,
             Fields::Unnamed(fields) if fields.unnamed.len() == 1 => {
+                // The variant's `borrow` and serde function are its one
+                // field's, as serde reads them.
+                let mut field_attrs = FieldAttrs::parse(&fields.unnamed[0].attrs, &mut errors);
+                field_attrs.borrow |= attrs.borrow;
+                if field_attrs.serde_with.is_none() {
+                    field_attrs.serde_with = attrs.serde_with.clone();
+                }
                 PayloadShape::Newtype(Box::new(StructField {
                     member: Member::Named(variant.ident.clone()),
                     index: variants.len(),
                     ty: &fields.unnamed[0].ty,
-                    attrs: FieldAttrs::parse(&fields.unnamed[0].attrs, &mut errors),
+                    attrs: field_attrs,
                 }))
             }
             Fields::Unnamed(_) if internal => {
