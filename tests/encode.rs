@@ -1222,3 +1222,14 @@ fn arrays_of_structs_with_empty_arrays_and_options() {
     ]);
     same(&vec![Vec::<Area>::new(), vec![leaf(5)]]);
 }
+
+/// An enum without variants derives `Encode` as it derives `Serialize`; no
+/// value of it exists, so an `Option` of it is always `null`.
+#[derive(jitson::Encode, serde::Serialize, Debug)]
+enum Never {}
+
+#[test]
+fn an_enum_without_variants_encodes() {
+    common::encodes_as_serde_json(&Option::<Never>::None);
+    common::encodes_as_serde_json(&Vec::<Never>::new());
+}

@@ -255,6 +255,21 @@ struct Envelope<T> {
     payload: T,
 }
 
+/// serde's usual spelling, naming its impl's lifetime `'de`, which jitson's
+/// impls read as `for<'de>` (a bound on `'de` itself says nothing to them).
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+#[serde(bound(deserialize = "T: Deserialize<'de>", serialize = "T: Serialize"))]
+struct Spelled<T> {
+    payload: T,
+}
+
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+#[serde(bound(deserialize = "'de: 'a, T: Deserialize<'de>"))]
+struct SpelledBorrowing<'a, T> {
+    name: &'a str,
+    payload: T,
+}
+
 /// serde's pattern for a field whose bounds the struct states itself: the
 /// field's empty `bound` infers nothing from `items` (no `P: Decode`), and
 /// the field takes the route its bounds allow: serde's.
@@ -272,6 +287,15 @@ fn serde_bound_replaces_the_inferred_bounds() {
     assert_eq!(value.payload, Color(16, 32, 48));
     let value: Envelope<Vec<RepositoryId>> = round_trips(r#"{"id":2,"payload":[4,5]}"#);
     assert_eq!(value.payload, vec![RepositoryId(4), RepositoryId(5)]);
+    let value: Spelled<Color> = round_trips(r##"{"payload":"#102030"}"##);
+    assert_eq!(value.payload, Color(16, 32, 48));
+    let doc = r##"{"name":"n","payload":"#102030"}"##;
+    for backend in backends() {
+        let value = Decoder::<SpelledBorrowing<'_, Color>>::with_backend(backend)
+            .decode_str(doc)
+            .unwrap();
+        assert_eq!(value, serde_json::from_str(doc).unwrap());
+    }
     let page: Page<Label> =
         round_trips(r##"{"items":[{"labelName":"a","color":"#000000"}],"next":null}"##);
     assert_eq!(page.items.len(), 1);

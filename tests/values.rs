@@ -321,6 +321,35 @@ fn recursive_structs() {
     assert!(n.next.unwrap().next.is_none());
 }
 
+/// `Self` in a variant's field types is the enum, as in serde's derive (the
+/// derives build a payload struct per variant, where `Self` would be it).
+#[derive(Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, PartialEq)]
+enum Tree {
+    Nil,
+    Node { children: Vec<Self>, v: u8 },
+    Leaf(Box<Self>),
+    Pair(Box<Self>, u8),
+}
+
+#[derive(Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, PartialEq)]
+#[serde(tag = "t")]
+enum TaggedTree {
+    Nil,
+    Node { children: Vec<Self> },
+}
+
+#[test]
+fn self_in_enum_variants() {
+    let doc = r#"{"Node":{"children":[{"Leaf":"Nil"},{"Pair":["Nil",2]}],"v":1}}"#;
+    let tree: Tree = ok(doc);
+    assert_eq!(tree, serde_json::from_str::<Tree>(doc).unwrap());
+    common::encodes_as_serde_json(&tree);
+    let doc = r#"{"t":"Node","children":[{"t":"Nil"},{"t":"Node","children":[]}]}"#;
+    let tree: TaggedTree = ok(doc);
+    assert_eq!(tree, serde_json::from_str::<TaggedTree>(doc).unwrap());
+    common::encodes_as_serde_json(&tree);
+}
+
 #[derive(Decode, Debug, PartialEq)]
 struct Page<T> {
     items: Vec<T>,

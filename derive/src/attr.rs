@@ -520,7 +520,52 @@ fn parse_bound(meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Vec<WherePredic
         return Ok(None);
     };
     let predicates = lit.parse_with(Punctuated::<WherePredicate, Token![,]>::parse_terminated)?;
-    Ok(Some(predicates.into_iter().collect()))
+    Ok(Some(
+        predicates
+            .into_iter()
+            .filter_map(without_serde_lifetime)
+            .collect(),
+    ))
+}
+
+/// A `bound(deserialize = ...)` predicate made to hold in jitson's impls, which
+/// do not declare serde's impl lifetime `'de`: a predicate on a type that names
+/// `'de` (`T: Deserialize<'de>`, serde's usual spelling) is required for every
+/// `'de` (`for<'de> T: Deserialize<'de>`, serde's `DeserializeOwned`, which is
+/// what jitson's serde route asks of `T`); one that bounds `'de` itself
+/// (`'de: 'a`) says nothing jitson's impls need and is dropped.
+fn without_serde_lifetime(predicate: WherePredicate) -> Option<WherePredicate> {
+    // A lifetime is a `'` joined to an identifier.
+    fn names_de(tokens: proc_macro2::TokenStream) -> bool {
+        let mut quote = false;
+        tokens.into_iter().any(|token| {
+            let found = match &token {
+                proc_macro2::TokenTree::Ident(ident) => quote && ident == "de",
+                proc_macro2::TokenTree::Group(group) => names_de(group.stream()),
+                _ => false,
+            };
+            quote = matches!(&token, proc_macro2::TokenTree::Punct(p) if p.as_char() == '\'');
+            found
+        })
+    }
+    let de = syn::Lifetime::new("'de", proc_macro2::Span::call_site());
+    match predicate {
+        WherePredicate::Lifetime(bound) if bound.lifetime == de => None,
+        WherePredicate::Type(mut bound) if names_de(quote::ToTokens::to_token_stream(&bound)) => {
+            let binder = bound
+                .lifetimes
+                .get_or_insert_with(|| syn::parse_quote!(for<>));
+            if !binder
+                .lifetimes
+                .iter()
+                .any(|param| matches!(param, syn::GenericParam::Lifetime(l) if l.lifetime == de))
+            {
+                binder.lifetimes.push(syn::parse_quote!('de));
+            }
+            Some(WherePredicate::Type(bound))
+        }
+        other => Some(other),
+    }
 }
 
 /// `key = "path::to::item"`.

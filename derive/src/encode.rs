@@ -576,11 +576,14 @@ fn enum_kind(
         (None, _, false) => quote!(::jitson::__private::Tagging::External),
     };
     let untagged_from = untagged_from.unwrap_or(entries.len());
+    // An enum without variants has no value to match a reference to: the
+    // place itself is matched, with no arm (as serde's derive writes it).
+    let deref = data.variants.is_empty().then(|| quote!(*));
     fns.push(quote! {
         unsafe extern "C" fn __jitson_encode_variant_of(src: *const u8, payload: *mut u8) -> usize {
             let _ = payload;
             // SAFETY: the layout passes the address of a live `Self`.
-            match unsafe { &*src.cast::<Self>() } {
+            match #deref unsafe { &*src.cast::<Self>() } {
                 #(#arms,)*
             }
         }
@@ -628,6 +631,10 @@ fn view_type(
         ));
     }
     let keep = |a: &&Attribute| a.path().is_ident("serde") || a.path().is_ident("jitson");
+    let enum_ty = {
+        let (_, ty_generics, _) = input.generics.split_for_impl();
+        quote!(#enum_ident #ty_generics)
+    };
     // serde's variant-level `serialize_with` / `with` writes a newtype
     // variant's one field (its function takes that field): the view's field
     // takes it, before its own attributes, whose function wins. Other
@@ -663,8 +670,16 @@ fn view_type(
                 };
                 // Spanned at the field's type, so that an error about it (a
                 // type with neither `Encode` nor `Serialize`) names the field.
-                let ty = &f.ty;
-                let ty = quote_spanned!(ty.span()=> &'__jitson_v #ty);
+                // `Self` in it is the enum, not the view.
+                let span = f.ty.span();
+                let ty = crate::expand::replace_self(
+                    {
+                        let ty = &f.ty;
+                        quote!(#ty)
+                    },
+                    &enum_ty,
+                );
+                let ty = quote_spanned!(span=> &'__jitson_v #ty);
                 match &f.ident {
                     Some(id) => quote!(#(#kept)* #id: #ty),
                     None => quote!(#(#kept)* #ty),

@@ -1238,12 +1238,25 @@ fn hidden_payload_type(
             .cloned()
             .collect()
     };
+    // `Self` in a field's type is the enum, not the payload struct.
+    let (_, ty_generics, _) = generics.split_for_impl();
+    let enum_ty = {
+        let ident = &input.ident;
+        quote!(#ident #ty_generics)
+    };
     let fields: Vec<TokenStream> = v
         .variant
         .fields
         .iter()
         .map(|field| {
-            let (attrs, ident, ty) = (keep(&field.attrs), &field.ident, &field.ty);
+            let (attrs, ident) = (keep(&field.attrs), &field.ident);
+            let ty = replace_self(
+                {
+                    let ty = &field.ty;
+                    quote!(#ty)
+                },
+                &enum_ty,
+            );
             match ident {
                 Some(ident) => quote!(#(#attrs)* #ident: #ty),
                 None => quote!(#(#attrs)* #ty),
@@ -1519,7 +1532,7 @@ pub(crate) fn to_static(tokens: TokenStream, generics: &Generics) -> TokenStream
 }
 
 /// `tokens` with `Self` replaced by `with` (outside an impl, `Self` means nothing).
-fn replace_self(tokens: TokenStream, with: &TokenStream) -> TokenStream {
+pub(crate) fn replace_self(tokens: TokenStream, with: &TokenStream) -> TokenStream {
     tokens
         .into_iter()
         .flat_map(|token| -> Vec<TokenTree> {
