@@ -159,7 +159,17 @@ struct Limits {
     #[serde(default = "seven")]
     retries: u8,
     label: String,
+    /// Skipped fields take the container's default value's, as in serde,
+    /// whether or not their type has a `Default` of its own.
+    #[serde(skip)]
+    origin: String,
+    #[serde(skip_deserializing)]
+    hits: Hits,
 }
+
+/// A type without `Default`.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Hits(u32);
 
 fn seven() -> u8 {
     7
@@ -171,6 +181,8 @@ impl Default for Limits {
             max_conns: 100,
             retries: 3,
             label: "default".into(),
+            origin: "built in".into(),
+            hits: Hits(5),
         }
     }
 }
@@ -268,7 +280,9 @@ fn service_config_matches_serde_json() {
         Limits {
             max_conns: 100,
             retries: 7,
-            label: "l".into()
+            label: "l".into(),
+            origin: "built in".into(),
+            hits: Hits(5),
         }
     );
     assert_eq!(value.events[4], Event::Unknown);
@@ -295,7 +309,9 @@ fn missing_fields_follow_serde() {
         Limits {
             max_conns: 1,
             retries: 7,
-            label: "default".into()
+            label: "default".into(),
+            origin: "built in".into(),
+            hits: Hits(5),
         }
     );
 }

@@ -443,8 +443,10 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
         ));
     }
     errors.finish()?;
-    let skipped_entries: Vec<TokenStream> =
-        skipped.iter().map(|field| skipped_entry(field)).collect();
+    let skipped_entries: Vec<TokenStream> = skipped
+        .iter()
+        .map(|field| skipped_entry(field, &container))
+        .collect();
 
     let mut generics = bounded_generics(
         &input.generics,
@@ -456,7 +458,7 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
             .map(|field| field.ty),
         fields
             .iter()
-            .filter(|field| field.needs_default())
+            .filter(|field| field.needs_default() && !takes_container_default(field, &container))
             .map(|field| field.ty),
     );
     if matches!(container.default, Some(DefaultAttr::Trait))
@@ -480,6 +482,7 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
         fns.extend(
             decoded
                 .iter()
+                .chain(&skipped)
                 .filter(|field| field.attrs.default.is_none())
                 .map(|field| container_default_fn(field, default)),
         );
@@ -710,11 +713,23 @@ fn field_entry(
     }
 }
 
-/// The `SkippedField { ... }` of a skipped field.
-fn skipped_entry(field: &StructField<'_>) -> TokenStream {
+/// Whether a field without a `default` of its own takes its value, when
+/// absent or skipped, from the container's default value (as serde's derive
+/// does), so that its type need not implement `Default`.
+fn takes_container_default(field: &StructField<'_>, container: &ContainerAttrs) -> bool {
+    container.default.is_some() && field.attrs.default.is_none()
+}
+
+/// The `SkippedField { ... }` of a skipped field: its own `default`, else the
+/// container's default value's field (serde's order), else its type's.
+fn skipped_entry(field: &StructField<'_>, container: &ContainerAttrs) -> TokenStream {
     let rust_name = field.rust_name();
     let (member, ty) = (&field.member, field.ty);
     let init = field.init_fn().unwrap_or_else(|| {
+        if takes_container_default(field, container) {
+            let (helpers, name) = (helpers_trait(), field.container_default_fn_name());
+            return quote!(<Self as #helpers>::#name as ::jitson::__private::InitFn);
+        }
         quote_spanned! {ty.span()=>
             ::jitson::__private::default_init::<#ty>()
         }
