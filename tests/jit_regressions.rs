@@ -6,7 +6,11 @@
 //!   flattened field), and no longer the width;
 //! - a `Drop` that panics on a slow path resumes in that decode, not a later one;
 //! - escaped or non-ASCII keys at every level of a deep document must not make the
-//!   JIT re-decode subtrees (counted by constructions, not timed).
+//!   JIT re-decode subtrees (counted by constructions, not timed);
+//! - an enum that reaches itself through layouts reaching no struct (`Box`,
+//!   `Option`, `Vec`, maps) compiles: their functions once went to the
+//!   process-wide library, whose module lacked the root's function they call,
+//!   and Cranelift panicked ("no entry found for key").
 
 mod common;
 
@@ -469,4 +473,122 @@ fn escaped_map_keys_do_not_re_decode_subtrees() {
         }
         assert!(values.windows(2).all(|w| w[0] == w[1]));
     }
+}
+
+/// Recursive enums whose cycle passes through no struct (the payloads' functions
+/// are shareable but call the root's).
+mod recursive_enums {
+    use std::collections::BTreeMap;
+
+    #[derive(jitson::Decode, serde::Deserialize, Debug, PartialEq)]
+    pub enum Y {
+        B(Box<Y>),
+        C,
+    }
+
+    #[derive(jitson::Decode, serde::Deserialize, Debug, PartialEq)]
+    pub enum X {
+        A(u8, u8),
+        B(Box<X>),
+        C,
+    }
+
+    #[derive(jitson::Decode, serde::Deserialize, Debug, PartialEq)]
+    pub enum Z {
+        B(Option<Box<Z>>),
+        C,
+    }
+
+    #[derive(jitson::Decode, serde::Deserialize, Debug, PartialEq)]
+    #[serde(tag = "t", content = "c")]
+    pub enum Adjacent {
+        B(Box<Adjacent>),
+        C,
+    }
+
+    #[derive(jitson::Decode, serde::Deserialize, Debug, PartialEq)]
+    pub enum W {
+        B(Box<W>, u8),
+        C,
+    }
+
+    #[derive(jitson::Decode, serde::Deserialize, Debug, PartialEq)]
+    #[serde(untagged)]
+    pub enum J {
+        Null,
+        Bool(bool),
+        Num(f64),
+        Str(String),
+        Arr(Vec<J>),
+        Obj(BTreeMap<String, J>),
+    }
+}
+
+/// Decodes `doc` as `T` on the interpreter and on the JIT (where available) and
+/// compares each with serde_json; the JIT must compile `T`.
+fn same_as_serde_json<T>(doc: &str)
+where
+    T: Decode + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    let expected: T = serde_json::from_str(doc).unwrap();
+    for backend in [Backend::Interpreter, Backend::Jit] {
+        if !backend.is_available() {
+            continue;
+        }
+        match Decoder::<T>::with_backend(backend).decode_str(doc) {
+            Ok(value) => assert_eq!(value, expected, "{} on {doc}", backend.name()),
+            Err(e) => {
+                assert_ne!(
+                    e.kind(),
+                    jitson::ErrorKind::BackendUnavailable,
+                    "{} on {doc}: {e}",
+                    backend.name()
+                );
+                panic!("{} on {doc}: {e}", backend.name());
+            }
+        }
+    }
+}
+
+#[test]
+fn enums_recursive_without_a_struct_compile() {
+    use recursive_enums::*;
+    for doc in [r#""C""#, r#"{"B":"C"}"#, r#"{"B":{"B":"C"}}"#] {
+        same_as_serde_json::<Y>(doc);
+    }
+    for doc in [
+        r#""C""#,
+        r#"{"B":"C"}"#,
+        r#"{"B":{"A":[1,2]}}"#,
+        r#"{"B":{"B":"C"}}"#,
+    ] {
+        same_as_serde_json::<X>(doc);
+    }
+    for doc in [
+        r#""C""#,
+        r#"{"B":"C"}"#,
+        r#"{"B":null}"#,
+        r#"{"B":{"B":"C"}}"#,
+    ] {
+        same_as_serde_json::<Z>(doc);
+    }
+    for doc in [r#"{"t":"C"}"#, r#"{"t":"B","c":{"t":"C"}}"#] {
+        same_as_serde_json::<Adjacent>(doc);
+    }
+    for doc in [r#""C""#, r#"{"B":["C",1]}"#, r#"{"B":[{"B":["C",2]},1]}"#] {
+        same_as_serde_json::<W>(doc);
+    }
+    for doc in [
+        "null",
+        "true",
+        "1.5",
+        r#""s""#,
+        r#"[1,"a",{"k":[true,null]}]"#,
+        r#"{"a":{"b":{"c":[]}}}"#,
+    ] {
+        same_as_serde_json::<J>(doc);
+    }
+    // Compiled for another root, the enum's functions go to the library.
+    same_as_serde_json::<Vec<Y>>(r#"["C",{"B":{"B":"C"}}]"#);
+    same_as_serde_json::<Vec<J>>(r#"[null,[1,{"k":"v"}]]"#);
 }

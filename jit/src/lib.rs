@@ -500,13 +500,14 @@ fn compile_inner(
     let memory_provider = options.memory_provider.take();
     let functions = collect_functions(root, options.structs);
     // Functions that depend on nothing but their layout come from the library,
-    // compiled once per process; the rest (the root, and everything that
-    // reaches a struct, whose code depends on key orders) are this module's. A
-    // caller that brings its own memory provider gets all of its code there.
+    // compiled once per process; the rest (the root, everything that reaches
+    // it, and everything that reaches a struct, whose code depends on key
+    // orders) are this module's. A caller that brings its own memory provider
+    // gets all of its code there.
     let use_library = memory_provider.is_none();
-    let (shared, local): (Vec<_>, Vec<_>) = functions.iter().partition(|&&(role, layout)| {
-        use_library && !(role == Role::Value && layout.id() == root.id()) && shareable(layout)
-    });
+    let (shared, local): (Vec<_>, Vec<_>) = functions
+        .iter()
+        .partition(|&&(_, layout)| use_library && shareable(layout, root));
     let (from_library, built) = library::build(
         &shared,
         &local,
@@ -540,15 +541,21 @@ fn compile_inner(
     })
 }
 
-/// Whether the code of `layout`'s functions depends on its layout alone, so one
-/// copy can serve every module: a type's layout (run-time layouts are owned by
-/// their schema and die with it) reaching no struct (struct functions speculate
-/// on key orders learned per root) and no column.
-fn shareable(layout: &'static TypeLayout) -> bool {
+/// Whether `layout`'s functions, compiled for `root`, go to the library: their
+/// code depends on their layout alone, so one copy can serve every module (a
+/// type's layout, as run-time layouts are owned by their schema and die with
+/// it, reaching no struct, as struct functions speculate on key orders learned
+/// per root, and no column), and it calls library functions only, so it
+/// reaches neither `root` (whose value function is its module's own) nor
+/// anything else that is not shareable. A recursive enum that reaches itself
+/// through no struct (`enum Y { B(Box<Y>), C }`) is such a root: `Box<Y>`
+/// calls `Y`'s function, so it stays in `Y`'s module (compiled for another
+/// root, `Y` and `Box<Y>` both go to the library).
+fn shareable(layout: &'static TypeLayout, root: &'static TypeLayout) -> bool {
     let mut stack = vec![layout];
     let mut seen: Vec<LayoutId> = Vec::new();
     while let Some(layout) = stack.pop() {
-        if !matches!(layout.id(), LayoutId::Type(_)) {
+        if !matches!(layout.id(), LayoutId::Type(_)) || layout.id() == root.id() {
             return false;
         }
         if seen.contains(&layout.id()) {
@@ -918,9 +925,9 @@ mod library {
                 // Nothing to add: the lock is not held while the crew compiles.
                 return Ok((own, Adding::Nothing(addresses_of(library, shared))));
             }
-            // Everything a shareable function calls is shareable and reachable
-            // from the same root, so among `shared`: what the missing ones
-            // call is one of those already in the library, or missing too.
+            // Everything a shareable function calls is reachable from it, so
+            // shareable for the same root, and among `shared`: what the missing
+            // ones call is one of those already in the library, or missing too.
             let present = shared_keys
                 .iter()
                 .copied()
