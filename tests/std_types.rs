@@ -773,6 +773,24 @@ enum Tagged {
     #[allow(clippy::box_collection)]
     BM(Box<std::collections::BTreeMap<String, u8>>),
     BS(Box<Strict>),
+    // Untagged enums: each variant is tried on the object without the tag.
+    UT(Either),
+    OUT(Option<Either>),
+    BUT(Box<Either>),
+}
+
+#[derive(Decode, jitson::Encode, Deserialize, serde::Serialize, Debug, PartialEq)]
+#[serde(untagged)]
+enum Either {
+    Strict(Strict),
+    Map(std::collections::BTreeMap<String, u8>),
+    Nested(Inner),
+}
+
+#[derive(Decode, jitson::Encode, Deserialize, serde::Serialize, Debug, PartialEq)]
+#[serde(untagged)]
+enum Inner {
+    Pair { p: u8, q: u8 },
 }
 
 #[derive(Decode, jitson::Encode, Deserialize, serde::Serialize, Debug, PartialEq)]
@@ -834,6 +852,16 @@ fn internally_tagged_payloads_read_without_their_tag() {
         r#"{"t":"BS","a":1}"#,
         r#"{"a":1,"t":"BS"}"#,
         r#"{"t":"BS","a":1,"b":2}"#,
+        r#"{"t":"UT","a":1}"#,
+        r#"{"a":1,"t":"UT"}"#,
+        r#"{"t":"UT","n":1,"m":2}"#,
+        r#"{"t":"UT","p":300,"q":2}"#,
+        r#"{"t":"UT","x":"y"}"#,
+        r#"{"t":"UT"}"#,
+        r#"{"t":"UT","a":1,"t":"UT"}"#,
+        r#"{"t":"OUT","a":1}"#,
+        r#"{"t":"OUT"}"#,
+        r#"{"n":1,"t":"BUT"}"#,
     ] {
         same_outcome::<Tagged>(doc);
     }

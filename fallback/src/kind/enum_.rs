@@ -379,10 +379,12 @@ impl Parser<'_> {
         // first (a syntax error in it wins too, as in serde).
         let object = object_kind(payload);
         // Structs, maps and externally tagged enums (serde reads their
-        // one-member object without the tag) skip the tag's member; other
-        // payloads see it as a key.
+        // one-member object without the tag) skip the tag's member, and so
+        // does each variant an untagged enum tries; other payloads see it as
+        // a key.
         let external = matches!(object, Kind::Enum(inner)
             if inner.tagging == Tagging::External && !inner.has_untagged_variants());
+        let untagged = matches!(object, Kind::Enum(inner) if inner.tagging == Tagging::Untagged);
         if !matches!(object, Kind::Struct(_)) {
             self.pos = start;
             let members = match self.check_tagged_object(tag) {
@@ -400,7 +402,7 @@ impl Parser<'_> {
         }
         self.leave();
         self.pos = start;
-        if matches!(object, Kind::Struct(_) | Kind::Map(_)) || external {
+        if matches!(object, Kind::Struct(_) | Kind::Map(_)) || external || untagged {
             self.skip_key = Some(tag);
         }
         self.buffered += 1;
@@ -846,6 +848,9 @@ impl Parser<'_> {
         from: usize,
         dst: *mut u8,
     ) -> Result<(), Error> {
+        // An internally tagged variant's tag, which each variant's read of the
+        // object skips (serde tries them on the object without it).
+        let tag = self.skip_key.take();
         let first = self.peek_value()?;
         let start = self.pos;
         self.ignore_value_as_parsed()?;
@@ -861,8 +866,10 @@ impl Parser<'_> {
                 Some(payload) if may_start(payload, first, 0) => {
                     self.pos = start;
                     self.buffered += 1;
+                    self.skip_key = tag;
                     // SAFETY: forwarded from the caller.
                     let r = unsafe { self.decode_payload(en, index, payload, dst) };
+                    self.skip_key = None;
                     self.buffered -= 1;
                     match r {
                         Ok(()) => return Ok(()),
