@@ -1103,3 +1103,66 @@ fn a_flattened_enums_borrowing_is_decided_once_per_type() {
         }
     }
 }
+
+/// Flattened newtypes (a tuple struct of one field, a `transparent` struct)
+/// are flattened as what they hold, and a unit struct reads nothing, as serde
+/// flattens them.
+#[derive(Decode, jitson::Encode, Deserialize, Serialize, Debug, PartialEq)]
+struct Wrappers {
+    id: u8,
+    #[serde(flatten)]
+    page: PageNewtype,
+    #[serde(flatten)]
+    sort: SortTransparent,
+    #[serde(flatten)]
+    unit: UnitMarker,
+    #[serde(flatten)]
+    rest: RestNewtype,
+}
+
+#[derive(Decode, jitson::Encode, Deserialize, Serialize, Debug, PartialEq)]
+struct PageNewtype(PageArgs);
+
+#[derive(Decode, jitson::Encode, Deserialize, Serialize, Debug, PartialEq)]
+struct PageArgs {
+    page: u32,
+    #[serde(default)]
+    per_page: Option<u32>,
+}
+
+#[derive(Decode, jitson::Encode, Deserialize, Serialize, Debug, PartialEq)]
+#[serde(transparent)]
+struct SortTransparent {
+    inner: SortArgs,
+}
+
+#[derive(Decode, jitson::Encode, Deserialize, Serialize, Debug, PartialEq)]
+struct SortArgs {
+    #[serde(default)]
+    by: String,
+}
+
+#[derive(Decode, jitson::Encode, Deserialize, Serialize, Debug, PartialEq)]
+struct UnitMarker;
+
+#[derive(Decode, jitson::Encode, Deserialize, Serialize, Debug, PartialEq)]
+struct RestNewtype(BTreeMap<String, u8>);
+
+#[test]
+fn flattened_newtypes_and_unit_structs_agree_with_serde_json() {
+    for doc in [
+        r#"{"id":1,"page":2}"#,
+        r#"{"page":2,"by":"name","id":1,"per_page":3,"x":4}"#,
+        r#"{"id":1,"page":2,"x":300}"#,
+        r#"{"id":1,"by":"name"}"#,
+        r#"{"id":1,"page":"2"}"#,
+        r#"{"id":1,"page":2,"page":3}"#,
+    ] {
+        if let Ok(value) = agree::<Wrappers>(doc) {
+            common::encodes_as_serde_json(&value);
+        }
+    }
+    let value = agree::<Wrappers>(r#"{"id":1,"page":2,"by":"n","k":3}"#).expect("decodes");
+    assert_eq!(value.rest.0.get("k"), Some(&3));
+    jitson::warm_up::<Wrappers>().expect("compiles");
+}

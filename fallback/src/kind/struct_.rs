@@ -442,15 +442,40 @@ fn fails_option(e: &Error) -> bool {
 /// Whether a flattened field of `layout` can be decoded: a struct, an
 /// `Option` of a struct, or a map whose keys are owned.
 pub(crate) fn flattenable(layout: &'static TypeLayout) -> bool {
-    match &layout.kind {
+    match &peel_newtypes(layout).kind {
         // A field's own serde function reads what serde's flatten hands it:
         // the members no field claims, as a map.
-        Kind::Struct(_) | Kind::Serde(_) => true,
+        Kind::Struct(_) | Kind::Unit => true,
+        Kind::Serde(serde) => !serde.borrows,
         Kind::Option(o) => flattenable_option(o.some.get()),
         Kind::Map(map) => flattenable_map(map),
         Kind::Enum(_) => flattenable_enum(layout),
         _ => false,
     }
+}
+
+/// What a flattened newtype (a tuple struct of one field, a `transparent`
+/// struct, with no skipped field) holds: serde hands its inner type the
+/// flattened members, so it is flattened as that type, at its offset.
+fn peel_newtypes(mut layout: &'static TypeLayout) -> &'static TypeLayout {
+    while let Kind::Newtype(n) = &layout.kind
+        && n.skipped.is_empty()
+    {
+        layout = n.inner.get();
+    }
+    layout
+}
+
+/// The offset of [`peel_newtypes`]'s layout inside `layout`.
+fn newtype_offset(mut layout: &'static TypeLayout) -> usize {
+    let mut offset = 0;
+    while let Kind::Newtype(n) = &layout.kind
+        && n.skipped.is_empty()
+    {
+        offset += n.offset;
+        layout = n.inner.get();
+    }
+    offset
 }
 
 /// Whether a flattened `Option<T>` can be decoded: `T` a struct (`None` when
@@ -577,10 +602,13 @@ unsafe fn flatten_targets(
         group,
     });
     for f in st.flatten {
-        let layout = f.layout.get();
-        // SAFETY: the flattened field lies inside the struct (the Decode contract).
-        let at = unsafe { base.add(f.offset) };
+        let layout = peel_newtypes(f.layout.get());
+        // SAFETY: the flattened field, and a newtype's inner value, lie inside
+        // the struct (the Decode contract).
+        let at = unsafe { base.add(f.offset + newtype_offset(f.layout.get())) };
         match &layout.kind {
+            // A unit struct reads nothing, as serde's flattened unit.
+            Kind::Unit => {}
             // SAFETY: `at` is room for the flattened struct.
             Kind::Struct(inner) => unsafe {
                 flatten_targets(inner, at, group, targets, maps, rest_values, groups)?
