@@ -582,3 +582,53 @@ fn invalid_lengths_count_elements_as_serde_does() {
     same_message::<Vec<Shapes>>(r#"[{"Pair": [1, 2]}, {"Trio": [1]}]"#);
     same_message::<OneLeft>("[]");
 }
+
+/// An untagged enum's `expecting` is its whole message when no variant
+/// matches, as serde's derive words it (also for tagged enums with untagged
+/// variants).
+#[derive(jitson::Decode, serde::Deserialize, Debug, PartialEq)]
+#[serde(untagged, expecting = "a number or a word")]
+enum NumberOrWord {
+    N(u8),
+    W(String),
+}
+
+#[derive(jitson::Decode, serde::Deserialize, Debug, PartialEq)]
+#[serde(tag = "t", expecting = "a shape")]
+enum Shape {
+    Square {
+        side: u8,
+    },
+    #[serde(untagged)]
+    Other(u8),
+}
+
+#[test]
+fn an_untagged_enums_expecting_is_its_message() {
+    for doc in ["null", "[1]", "300", r#"{"a":1}"#] {
+        let theirs = serde_json::from_str::<NumberOrWord>(doc)
+            .unwrap_err()
+            .to_string();
+        for backend in common::backends() {
+            let e = jitson::Decoder::<NumberOrWord>::with_backend(backend)
+                .decode_str(doc)
+                .unwrap_err();
+            assert!(
+                theirs.starts_with(&e.code().to_string()),
+                "{backend:?} {doc}: {e} / {theirs}"
+            );
+        }
+    }
+    for doc in [r#"{"t":"Circle"}"#, "null"] {
+        let theirs = serde_json::from_str::<Shape>(doc).unwrap_err().to_string();
+        for backend in common::backends() {
+            let e = jitson::Decoder::<Shape>::with_backend(backend)
+                .decode_str(doc)
+                .unwrap_err();
+            assert!(
+                theirs.starts_with(&e.code().to_string()),
+                "{backend:?} {doc}: {e} / {theirs}"
+            );
+        }
+    }
+}

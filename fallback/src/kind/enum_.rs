@@ -47,7 +47,7 @@ impl Parser<'_> {
                 Tagging::Adjacent { tag, content } => {
                     self.decode_adjacent(layout, en, tag, content, dst)
                 }
-                Tagging::Untagged => self.decode_untagged(en, dst),
+                Tagging::Untagged => self.decode_untagged(layout, en, dst),
             }
         }
     }
@@ -817,7 +817,7 @@ impl Parser<'_> {
             Err(_) => {
                 self.pos = start;
                 // SAFETY: forwarded from the caller.
-                unsafe { self.decode_untagged_from(en, en.untagged_from, dst) }
+                unsafe { self.decode_untagged_from(layout, en, en.untagged_from, dst) }
             }
         }
     }
@@ -831,11 +831,12 @@ impl Parser<'_> {
     /// As for `decode_enum`.
     unsafe fn decode_untagged(
         &mut self,
+        layout: &'static TypeLayout,
         en: &'static EnumLayout,
         dst: *mut u8,
     ) -> Result<(), Error> {
         // SAFETY: forwarded from the caller.
-        unsafe { self.decode_untagged_from(en, 0, dst) }
+        unsafe { self.decode_untagged_from(layout, en, 0, dst) }
     }
 
     /// [`decode_untagged`](Self::decode_untagged) over the variants from `from`.
@@ -844,6 +845,7 @@ impl Parser<'_> {
     /// As for `decode_enum`.
     unsafe fn decode_untagged_from(
         &mut self,
+        layout: &'static TypeLayout,
         en: &'static EnumLayout,
         from: usize,
         dst: *mut u8,
@@ -881,7 +883,12 @@ impl Parser<'_> {
             }
         }
         self.pos = end;
-        Err(self.error(ErrorCode::NoMatchingVariant { enum_name: en.name }, end))
+        // serde's derive says the enum's `expecting` text instead, when it has one.
+        let code = match custom_expecting(layout, en) {
+            Some(text) => ErrorCode::Conversion(text.into()),
+            None => ErrorCode::NoMatchingVariant { enum_name: en.name },
+        };
+        Err(self.error(code, end))
     }
 }
 
@@ -1292,6 +1299,17 @@ fn object_kind(layout: &'static TypeLayout) -> &'static Kind {
         Kind::Newtype(n) if n.skipped.is_empty() => object_kind(n.inner.get()),
         kind => kind,
     }
+}
+
+/// An enum's `#[serde(expecting = "...")]` text: its layout's `expecting`
+/// where the derive did not make it from the enum's name and tagging.
+fn custom_expecting(layout: &TypeLayout, en: &EnumLayout) -> Option<&'static str> {
+    let made = match en.tagging {
+        Tagging::Internal { .. } => format!("internally tagged enum {}", en.name),
+        Tagging::Adjacent { .. } => format!("adjacently tagged enum {}", en.name),
+        _ => format!("enum {}", en.name),
+    };
+    (layout.expecting != made).then_some(layout.expecting)
 }
 
 /// Whether a value of `kind` is one JSON scalar (or `null`).
