@@ -1013,3 +1013,55 @@ fn buffered_values_are_checked_as_serde_checks_them() {
     let _ = agree::<Adj>(br#"{"c": "s", "t": "N", "y": [1, 2x]}"#);
     let _ = agree::<Adj>(br#"{"c": 5, "t": "N", "y": [1, 2x]}"#);
 }
+
+/// A tuple struct's elements missing at the array's end take their defaults,
+/// their own or the container's default value's, as serde fills them; the
+/// first without one is an invalid length.
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct Position3(
+    f64,
+    f64,
+    #[serde(default)] f64,
+    #[serde(default = "nine")] u8,
+);
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(default)]
+struct Triple(u8, String, #[serde(default = "nine")] u8);
+
+impl Default for Triple {
+    fn default() -> Self {
+        Triple(1, "two".into(), 3)
+    }
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+enum Dot {
+    Point(u8, #[serde(default)] u8),
+}
+
+fn nine() -> u8 {
+    9
+}
+
+#[test]
+fn tuple_elements_take_their_defaults() {
+    for doc in [
+        "[1, 2, 3, 4]",
+        "[1, 2, 3]",
+        "[1, 2]",
+        "[1]",
+        "[]",
+        "[1, 2, 3, 4, 5]",
+        "[1, \"x\"]",
+    ] {
+        let _ = agree::<Position3>(doc.as_bytes());
+        let _ = agree::<Triple>(doc.replace("2", "\"2\"").as_bytes());
+        let _ = agree::<Dot>(format!(r#"{{"Point": {doc}}}"#).as_bytes());
+    }
+    assert_eq!(agree::<Triple>(b"[7]").unwrap(), Triple(7, "two".into(), 9));
+    assert_eq!(
+        agree::<Position3>(b"[1, 2]").unwrap(),
+        Position3(1.0, 2.0, 0.0, 9)
+    );
+}

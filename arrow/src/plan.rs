@@ -242,6 +242,7 @@ impl Plan {
                     offset: f.offset,
                     layout: f.layout,
                     skip_if: None,
+                    default: None,
                 })
                 .collect::<Vec<_>>();
             let expecting_len = self.keep_str(&format!(

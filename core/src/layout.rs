@@ -784,6 +784,11 @@ pub struct TupleElem {
     /// element it skips is left out of the array, as serde leaves it out.
     /// `None` in layouts built for decoding.
     pub skip_if: Option<SkipFn>,
+    /// Decoding: writes the element's value when the array ends before it
+    /// (`#[serde(default)]` on a tuple struct's element, or the container's
+    /// default value's element), as serde fills a missing element; `None`
+    /// where a short array is an invalid length.
+    pub default: Option<InitFn>,
 }
 
 /// A struct with exactly one decoded field, read as that field's value.

@@ -368,6 +368,7 @@ fn struct_kind(
                         offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
                         layout: #layout,
                         skip_if: #skip_if,
+                        default: ::core::option::Option::None,
                     }
                 });
             }

@@ -399,10 +399,10 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
     let container = ContainerAttrs::parse(&input.attrs, &mut errors);
     errors.check(reject_packed(&input.attrs));
     errors.check(reject_enum_only(input, &container));
-    if container.default.is_some() && !matches!(fields, Fields::Named(_)) {
+    if container.default.is_some() && matches!(fields, Fields::Unit) {
         errors.push(syn::Error::new_spanned(
             &input.ident,
-            "`#[serde(default)]` on a container needs a struct with named fields",
+            "`#[serde(default)]` on a container needs a struct with fields",
         ));
     }
     let fields: Vec<StructField<'_>> = fields
@@ -509,11 +509,23 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
         // for each decoded field in order.
         let elems = decoded.iter().map(|field| {
             let (member, layout) = (&field.member, field.layout(input));
+            // serde fills an element missing at the array's end from its own
+            // `default`, else from the container's default value.
+            let default = match field.init_fn().or_else(|| {
+                container.default.as_ref().map(|_| {
+                    let (helpers, name) = (helpers_trait(), field.container_default_fn_name());
+                    quote!(<Self as #helpers>::#name as ::jitson::__private::InitFn)
+                })
+            }) {
+                Some(init) => quote!(::jitson::__private::core::option::Option::Some(#init)),
+                None => quote!(::jitson::__private::core::option::Option::None),
+            };
             quote! {
                 ::jitson::__private::TupleElem {
                     offset: ::jitson::__private::core::mem::offset_of!(Self, #member),
                     layout: #layout,
                     skip_if: ::core::option::Option::None,
+                    default: #default,
                 }
             }
         });

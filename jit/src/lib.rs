@@ -402,7 +402,7 @@ fn lowered_children(
         // A column's value is emitted inline (a record's fields, being a
         // struct, get their function as every struct does).
         Kind::Column(c) => vec![(c.value.get(), None)],
-        Kind::Tuple(t) if t.skipped.is_empty() => {
+        Kind::Tuple(t) if t.skipped.is_empty() && t.elems.iter().all(|e| e.default.is_none()) => {
             t.elems.iter().map(|e| (e.layout.get(), None)).collect()
         }
         _ => Vec::new(),

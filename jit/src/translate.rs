@@ -835,7 +835,11 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
             Kind::Array(a) => self.emit_array(layout, a, dst, unwind),
             Kind::Column(c) => self.emit_column(layout, c, dst, unwind),
             Kind::Parsed(p) => self.emit_parsed(layout, p, dst, unwind),
-            Kind::Tuple(t) if t.skipped.is_empty() => self.emit_tuple(layout, t, dst, unwind),
+            Kind::Tuple(t)
+                if t.skipped.is_empty() && t.elems.iter().all(|e| e.default.is_none()) =>
+            {
+                self.emit_tuple(layout, t, dst, unwind)
+            }
             Kind::Newtype(n) if n.skipped.is_empty() => {
                 // The field is the value: its code, at its offset.
                 let at = self.b.ins().iadd_imm_s(dst, n.offset as i64);
@@ -865,7 +869,7 @@ fn kind_not_lowered(kind: &Kind) -> &'static str {
     match kind {
         Kind::RawValue(_) => "RawValue is not lowered",
         Kind::Enum(_) => "enums mixing tagged and untagged variants are not lowered",
-        Kind::Tuple(_) => "tuples with skipped fields are not lowered",
+        Kind::Tuple(_) => "tuples with skipped or defaulted fields are not lowered",
         Kind::Newtype(_) => "newtypes with skipped fields are not lowered",
         Kind::Serde(_) => {
             "a field decoded by its serde impl (the interpreter calls it; the struct around it stays compiled)"

@@ -172,6 +172,7 @@ impl Parser<'_> {
                 dst,
                 n,
                 |i| (elem, i * elem.size),
+                |_| None,
                 |found| ErrorCode::InvalidLength { expected: n, found },
             )
         }
@@ -196,6 +197,7 @@ impl Parser<'_> {
                 dst,
                 elems.len(),
                 |i| (elems[i].layout.get(), elems[i].offset),
+                |i| elems[i].default,
                 |found| ErrorCode::TupleLength {
                     found,
                     expected: tuple.expecting_len,
@@ -276,6 +278,7 @@ impl Parser<'_> {
         dst: *mut u8,
         len: usize,
         elem: impl Fn(usize) -> (&'static TypeLayout, usize),
+        default: impl Fn(usize) -> Option<jitson_core::layout::InitFn>,
         too_short: impl FnOnce(usize) -> ErrorCode,
     ) -> Result<(), Error> {
         let empty = self.begin_seq(layout)?;
@@ -306,8 +309,24 @@ impl Parser<'_> {
             }
         };
         self.leave();
+        // An array ending early: the missing elements' defaults, as serde
+        // fills them, up to the first that has none (an invalid length).
         let result = match result {
-            Ok(()) if count != len => Err(self.error(too_short(count), self.pos - 1)),
+            Ok(()) if count != len => loop {
+                let Some(init) = default(count) else {
+                    break Err(self.error(too_short(count), self.pos - 1));
+                };
+                let (_, offset) = elem(count);
+                // SAFETY: element `count` is room for its type (the caller's
+                // guarantee); `init` writes it whole or nothing.
+                if !unsafe { init(dst.add(offset)) } {
+                    break Err(self.error(ErrorCode::Panicked, self.pos - 1));
+                }
+                count += 1;
+                if count == len {
+                    break Ok(());
+                }
+            },
             other => other,
         };
         if result.is_err() {
