@@ -1233,3 +1233,76 @@ fn an_enum_without_variants_encodes() {
     common::encodes_as_serde_json(&Option::<Never>::None);
     common::encodes_as_serde_json(&Vec::<Never>::new());
 }
+
+/// Enum map keys as serde_json's key serializer takes them: an externally
+/// tagged unit variant's name, an untagged newtype variant's payload; a
+/// variant of another shape or representation is refused ("key must be a
+/// string").
+mod enum_keys {
+    use std::collections::BTreeMap;
+
+    #[derive(jitson::Encode, serde::Serialize, PartialEq, Eq, PartialOrd, Ord, Debug)]
+    #[serde(untagged)]
+    pub enum Untagged {
+        Unit,
+        Num(u8),
+        Text(String),
+        Pair(u8, u8),
+    }
+
+    #[derive(jitson::Encode, serde::Serialize, PartialEq, Eq, PartialOrd, Ord, Debug)]
+    #[serde(tag = "t")]
+    pub enum Internal {
+        A,
+    }
+
+    #[derive(jitson::Encode, serde::Serialize, PartialEq, Eq, PartialOrd, Ord, Debug)]
+    #[serde(tag = "t", content = "c")]
+    pub enum Adjacent {
+        A,
+    }
+
+    #[derive(jitson::Encode, serde::Serialize, PartialEq, Eq, PartialOrd, Ord, Debug)]
+    pub enum Mixed {
+        A,
+        B(u8),
+        #[serde(untagged)]
+        C,
+        #[serde(untagged)]
+        D(u8),
+    }
+
+    #[derive(jitson::Encode, serde::Serialize, PartialEq, Eq, PartialOrd, Ord, Debug)]
+    pub struct Wrapped(pub Untagged);
+
+    fn one<K: Ord>(key: K) -> BTreeMap<K, u8> {
+        BTreeMap::from([(key, 1)])
+    }
+
+    /// The same bytes as serde_json on every backend, or the same refusal.
+    fn same<K: jitson::Encode + serde::Serialize + Ord + std::fmt::Debug>(map: &BTreeMap<K, u8>) {
+        let theirs = serde_json::to_string(map).map_err(|e| e.to_string());
+        for backend in super::common::backends() {
+            let ours = jitson::Encoder::<BTreeMap<K, u8>>::with_backend(backend)
+                .encode(map)
+                .map(|bytes| String::from_utf8(bytes).unwrap())
+                .map_err(|e| e.code().to_string());
+            assert_eq!(ours, theirs, "{backend:?}: {map:?}");
+        }
+    }
+
+    #[test]
+    fn enum_keys_as_serde_json_writes_them() {
+        same(&one(Untagged::Unit));
+        same(&one(Untagged::Num(2)));
+        same(&one(Untagged::Text("k".into())));
+        same(&one(Untagged::Pair(1, 2)));
+        same(&one(Internal::A));
+        same(&one(Adjacent::A));
+        for key in [Mixed::A, Mixed::B(1), Mixed::C, Mixed::D(3)] {
+            same(&one(key));
+        }
+        same(&one(Wrapped(Untagged::Text("s".into()))));
+        same(&one(Some(Untagged::Num(4))));
+    }
+}

@@ -218,6 +218,14 @@ fn items(input: &DeriveInput, view: bool) -> syn::Result<TokenStream> {
         .rename
         .clone()
         .unwrap_or_else(|| input.ident.unraw().to_string());
+    // serde writes a tagged struct's name under the tag before its fields;
+    // jitson's layouts have no constant member to write it with.
+    if matches!(input.data, Data::Struct(_)) && container.tag.is_some() && !view {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            "`#[derive(jitson::Encode)]` does not support `#[serde(tag)]` on a struct",
+        ));
+    }
     let mut fns = Vec::new();
     let mut extra = Vec::new();
     let (expecting, kind) = match &input.data {
@@ -495,6 +503,20 @@ fn enum_kind(
             untagged_from = Some(entries.len());
         }
         let index = entries.len();
+        // serde's variant-level function takes the variant's fields: for a
+        // newtype variant the view's field takes it (`view_type`); others
+        // would need a view of all their fields at once, not built here.
+        if matches!(
+            attrs.ser_with,
+            Some(SerWith::Function(_) | SerWith::Module(_))
+        ) && !matches!(&variant.fields, Fields::Unnamed(u) if u.unnamed.len() == 1)
+        {
+            return Err(syn::Error::new_spanned(
+                &variant.ident,
+                "`#[derive(jitson::Encode)]` supports `with` and `serialize_with` on a \
+                 newtype variant only (on its field, the same)",
+            ));
+        }
         let payload = match &variant.fields {
             Fields::Unit => {
                 arms.push(quote!(#ident::#v => #index));
@@ -641,14 +663,8 @@ fn view_type(
     // takes it, before its own attributes, whose function wins. Other
     // variants' functions take every field at once, which no view field can.
     let variant_with = match &attrs.ser_with {
+        // Only a newtype variant's (checked by the caller).
         Some(with @ (SerWith::Function(path) | SerWith::Module(path))) => {
-            if !matches!(&variant.fields, Fields::Unnamed(u) if u.unnamed.len() == 1) {
-                return Err(syn::Error::new_spanned(
-                    &variant.ident,
-                    "`#[derive(jitson::Encode)]` supports `with` and `serialize_with` on a \
-                     newtype variant only (on its field, the same)",
-                ));
-            }
             let text = quote!(#path).to_string();
             Some(match with {
                 SerWith::Function(_) => quote!(#[serde(serialize_with = #text)]),

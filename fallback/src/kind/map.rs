@@ -6,7 +6,7 @@
 use core::ffi::c_void;
 
 use jitson_core::error::{Error, ErrorCode, Found, PathSegment};
-use jitson_core::layout::{Kind, MapLayout, StagedMap, TypeLayout, WriteStrFn};
+use jitson_core::layout::{Kind, MapLayout, Payload, StagedMap, Tagging, TypeLayout, WriteStrFn};
 use jitson_core::text::StrText;
 
 use crate::{Parser, at_segment, drop_value};
@@ -769,9 +769,18 @@ unsafe fn key_text(
                     [u64; jitson_core::layout::VARIANT_VIEW_SIZE / 8],
                 >::uninit();
                 let index = variant_of(src, view.as_mut_ptr().cast());
-                match e.variants.get(index) {
-                    Some(v) if matches!(v.payload, jitson_core::layout::Payload::Unit) => {
-                        write_str_escaped(out, v.name, escape);
+                // serde_json's key serializer takes a unit variant's name, and
+                // an untagged newtype variant's payload as its key; anything
+                // else reaches it as a struct, sequence or unit it refuses (a
+                // tagged variant of an internally or adjacently tagged enum
+                // is written as a struct).
+                let untagged = e.tagging == Tagging::Untagged || index >= e.untagged_from;
+                match (e.variants.get(index).map(|v| &v.payload), untagged) {
+                    (Some(Payload::Unit), false) if e.tagging == Tagging::External => {
+                        write_str_escaped(out, e.variants[index].name, escape);
+                    }
+                    (Some(Payload::Newtype(payload)), true) => {
+                        return key_text(payload.get(), view.as_ptr().cast(), out, escape);
                     }
                     _ => return Err(key_error()),
                 }
