@@ -270,6 +270,20 @@ struct SpelledBorrowing<'a, T> {
     payload: T,
 }
 
+/// A field's `bound` inside a struct or tuple variant binds the enum's impl,
+/// as serde's derive adds it there.
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+enum Held<T> {
+    Named {
+        #[serde(bound(deserialize = "T: DeserializeOwned", serialize = "T: Serialize"))]
+        value: Option<T>,
+    },
+    Pair(
+        #[serde(bound(deserialize = "T: DeserializeOwned", serialize = "T: Serialize"))] Vec<T>,
+        u8,
+    ),
+}
+
 /// serde's pattern for a field whose bounds the struct states itself: the
 /// field's empty `bound` infers nothing from `items` (no `P: Decode`), and
 /// the field takes the route its bounds allow: serde's.
@@ -287,6 +301,15 @@ fn serde_bound_replaces_the_inferred_bounds() {
     assert_eq!(value.payload, Color(16, 32, 48));
     let value: Envelope<Vec<RepositoryId>> = round_trips(r#"{"id":2,"payload":[4,5]}"#);
     assert_eq!(value.payload, vec![RepositoryId(4), RepositoryId(5)]);
+    let held: Held<Color> = round_trips(r##"{"Named":{"value":"#102030"}}"##);
+    assert_eq!(
+        held,
+        Held::Named {
+            value: Some(Color(16, 32, 48))
+        }
+    );
+    let held: Held<Color> = round_trips(r##"{"Pair":[["#000000"],1]}"##);
+    assert_eq!(held, Held::Pair(vec![Color(0, 0, 0)], 1));
     let value: Spelled<Color> = round_trips(r##"{"payload":"#102030"}"##);
     assert_eq!(value.payload, Color(16, 32, 48));
     let doc = r##"{"name":"n","payload":"#102030"}"##;

@@ -224,7 +224,7 @@ pub(crate) enum SerdeWith {
 }
 
 /// Attributes on a struct field.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct FieldAttrs {
     /// `rename`: the JSON key, overriding `rename_all`.
     pub(crate) rename: Option<String>,

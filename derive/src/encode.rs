@@ -818,6 +818,11 @@ fn bounded_generics(input: &DeriveInput, container: &SerAttrs) -> syn::Result<sy
     };
     for field in fields {
         let attrs = SerAttrs::parse(&field.attrs)?;
+        // A skipped field is never written, so its type infers nothing (as in
+        // serde's derive): a view's marker names every parameter.
+        if attrs.skip && attrs.bound.is_none() {
+            continue;
+        }
         match attrs.bound {
             Some(bound) => {
                 field_bounds.extend(bound);

@@ -1168,25 +1168,33 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
     };
     let deny_unknown_fields = container.deny_unknown_fields;
 
-    let payload_types: Vec<&Type> = variants
+    // Each payload field's type infers bounds, unless the field takes serde's
+    // route or states its own `bound`, which the enum's impl takes instead
+    // (the fields of tuple and struct variants too, as serde's derive adds
+    // them to the enum's impl).
+    let mut ignored = Errors::default();
+    let variant_fields: Vec<(&Type, FieldAttrs)> = variants
         .iter()
-        .filter_map(|v| match &v.payload {
-            PayloadShape::Newtype(field)
-                if field.attrs.serde_with.is_some() || field.attrs.bound.is_some() =>
-            {
-                None
-            }
-            _ => Some(v.variant.fields.iter().map(|field| &field.ty)),
+        .flat_map(|v| match &v.payload {
+            PayloadShape::Unit => Vec::new(),
+            PayloadShape::Newtype(field) => vec![(field.ty, field.attrs.clone())],
+            PayloadShape::Tuple(_) | PayloadShape::Struct(_) => v
+                .variant
+                .fields
+                .iter()
+                .map(|field| (&field.ty, FieldAttrs::parse(&field.attrs, &mut ignored)))
+                .collect(),
         })
-        .flatten()
         .collect();
-    let field_attrs = variants.iter().filter_map(|v| match &v.payload {
-        PayloadShape::Newtype(field) => Some(&field.attrs),
-        _ => None,
-    });
+    // Reported where the payload struct's own derive reads them.
+    drop(ignored);
+    let payload_types = variant_fields
+        .iter()
+        .filter(|(_, attrs)| attrs.serde_with.is_none() && attrs.bound.is_none())
+        .map(|(ty, _)| *ty);
     let generics = bounded_generics(
         &input.generics,
-        Bounds::of(&container, field_attrs),
+        Bounds::of(&container, variant_fields.iter().map(|(_, attrs)| attrs)),
         payload_types,
         [],
     );
@@ -1785,8 +1793,8 @@ pub(crate) fn reject_packed(attrs: &[Attribute]) -> syn::Result<()> {
         errors.check(attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("packed") {
                 return Err(meta.error(
-                    "jitson's Decode does not support `#[repr(packed)]` structs: \
-                     fields are written in place and must be aligned",
+                    "jitson's derives do not support `#[repr(packed)]` structs: \
+                     fields are read and written in place and must be aligned",
                 ));
             }
             skip_value(&meta)
