@@ -1306,3 +1306,76 @@ mod enum_keys {
         same(&one(Some(Untagged::Num(4))));
     }
 }
+
+/// `#[serde(tag = "t")]` on a struct: serde writes the struct's (serialize)
+/// name under the tag before its fields, and reading ignores the tag, an
+/// unknown key (refused under `deny_unknown_fields`, as serde refuses it).
+mod struct_tags {
+    #[derive(
+        jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, PartialEq,
+    )]
+    #[serde(tag = "type")]
+    pub struct Feature {
+        pub id: u8,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
+    }
+
+    #[derive(
+        jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, PartialEq,
+    )]
+    #[serde(tag = "kind", rename = "Renamed‹é>", deny_unknown_fields)]
+    pub struct Renamed {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub x: Option<u8>,
+    }
+
+    #[derive(
+        jitson::Decode, jitson::Encode, serde::Deserialize, serde::Serialize, Debug, PartialEq,
+    )]
+    pub struct Collection {
+        pub features: Vec<Feature>,
+        #[serde(flatten)]
+        pub extra: Renamed,
+    }
+
+    #[test]
+    fn tagged_structs_as_serde_writes_and_reads_them() {
+        use super::common::encodes_as_serde_json as same;
+        same(&Feature { id: 1, name: None });
+        same(&Feature {
+            id: 2,
+            name: Some("n".into()),
+        });
+        same(&Renamed { x: None });
+        same(&Collection {
+            features: vec![Feature { id: 3, name: None }],
+            extra: Renamed { x: Some(4) },
+        });
+        for doc in [
+            r#"{"type":"Feature","id":1}"#,
+            r#"{"id":1,"type":"Other"}"#,
+            r#"{"id":1}"#,
+            r#"{"type":5,"id":1}"#,
+        ] {
+            let theirs = serde_json::from_str::<Feature>(doc).unwrap();
+            for backend in super::common::backends() {
+                let ours = jitson::Decoder::<Feature>::with_backend(backend).decode_str(doc);
+                assert_eq!(ours.unwrap(), theirs, "{backend:?} {doc}");
+            }
+        }
+        let doc = r#"{"kind":"Renamed‹é>"}"#;
+        let theirs = serde_json::from_str::<Renamed>(doc)
+            .unwrap_err()
+            .to_string();
+        for backend in super::common::backends() {
+            let e = jitson::Decoder::<Renamed>::with_backend(backend)
+                .decode_str(doc)
+                .unwrap_err();
+            assert!(
+                theirs.starts_with(&e.code().to_string()),
+                "{backend:?}: {e} / {theirs}"
+            );
+        }
+    }
+}

@@ -218,14 +218,6 @@ fn items(input: &DeriveInput, view: bool) -> syn::Result<TokenStream> {
         .rename
         .clone()
         .unwrap_or_else(|| input.ident.unraw().to_string());
-    // serde writes a tagged struct's name under the tag before its fields;
-    // jitson's layouts have no constant member to write it with.
-    if matches!(input.data, Data::Struct(_)) && container.tag.is_some() && !view {
-        return Err(syn::Error::new_spanned(
-            &input.ident,
-            "`#[derive(jitson::Encode)]` does not support `#[serde(tag)]` on a struct",
-        ));
-    }
     let mut fns = Vec::new();
     let mut extra = Vec::new();
     let (expecting, kind) = match &input.data {
@@ -405,6 +397,11 @@ fn struct_kind(
         Fields::Named(_) => {
             let mut entries = Vec::new();
             let mut flatten = Vec::new();
+            // `#[serde(tag = "t")]` on a struct: serde writes `"t": "Name"`
+            // (the struct's serialize name) before its fields.
+            if let Some(tag) = container.tag.as_ref().filter(|_| !view) {
+                entries.push(struct_tag_field(tag, name, input, fns));
+            }
             for (i, (member, ty, attrs)) in written.iter().enumerate() {
                 let Member::Named(ident) = member else {
                     unreachable!("named fields")
@@ -964,6 +961,55 @@ fn serde_field(
         }
     });
     quote!(::jitson::__private::LayoutRef::Lazy(Self::#layout_fn))
+}
+
+/// The member serde writes first for a struct with `#[serde(tag = "t")]`: the
+/// key `t` with the struct's name, a constant written through a conversion
+/// that ignores the struct's memory (a zero-sized field at offset 0).
+fn struct_tag_field(
+    tag: &str,
+    name: &str,
+    input: &DeriveInput,
+    fns: &mut Vec<TokenStream>,
+) -> TokenStream {
+    let static_self = crate::expand::static_self(input);
+    fns.push(quote! {
+        unsafe extern "C" fn __jitson_encode_struct_tag(
+            _src: *const u8,
+            encode: ::jitson::__private::EncodeSlotFn,
+            ctx: *mut ::core::ffi::c_void,
+            _message: *mut ::core::option::Option<::jitson::__private::Box<str>>,
+        ) -> bool {
+            let name: &'static str = #name;
+            // SAFETY: `encode` reads a live `&'static str` at the pointer, as the
+            // layout's `from` (`&'static str`'s encode layout) says.
+            unsafe { encode(ctx, ::core::ptr::from_ref(&name).cast()) }
+        }
+        const __JITSON_ENCODE_STRUCT_TAG: &'static ::jitson::__private::TypeLayout =
+            &::jitson::__private::TypeLayout::with_identity::<(), (#static_self, [u8; 0])>(
+                "a struct's tag",
+                ::jitson::__private::Kind::Convert(&::jitson::__private::ConvertLayout {
+                    from: ::jitson::__private::LayoutRef::Lazy(
+                        ::jitson::__private::encode_layout_of::<&'static str>,
+                    ),
+                    convert: ::jitson::__private::never_convert,
+                    into: ::core::option::Option::Some(Self::__jitson_encode_struct_tag),
+                }),
+            );
+        fn __jitson_encode_struct_tag_layout() -> &'static ::jitson::__private::TypeLayout {
+            Self::__JITSON_ENCODE_STRUCT_TAG
+        }
+    });
+    quote! {
+        ::jitson::__private::Field {
+            name: #tag,
+            aliases: &[],
+            offset: 0,
+            layout: ::jitson::__private::LayoutRef::Lazy(Self::__jitson_encode_struct_tag_layout),
+            default: ::core::option::Option::None,
+            skip_if: ::core::option::Option::None,
+        }
+    }
 }
 
 /// The kind of a type written as another (`into = "Type"`): a conversion

@@ -604,8 +604,12 @@ fn expand_struct(input: &DeriveInput, fields: &Fields) -> syn::Result<TokenStrea
 
 /// Rejects the enum-only container attributes on a struct.
 fn reject_enum_only(input: &DeriveInput, container: &ContainerAttrs) -> syn::Result<()> {
+    // serde also takes `tag` on a struct with named fields: it writes the
+    // struct's name under it, and reading ignores it (an unknown key).
+    let named =
+        matches!(&input.data, Data::Struct(data) if matches!(data.fields, Fields::Named(_)));
     let given = [
-        ("tag", container.tag.is_some()),
+        ("tag", container.tag.is_some() && !named),
         ("content", container.content.is_some()),
         ("untagged", container.untagged),
         ("rename_all_fields", container.rename_all_fields.is_some()),
