@@ -355,3 +355,47 @@ fn a_struct_met_as_a_sequence_at_the_depth_limit_is_the_limit_as_in_serde_json()
         assert_eq!(ours.kind(), ErrorKind::InvalidType, "{levels}: {ours}");
     }
 }
+
+/// An untagged enum whose variant holds the enum again tries it on the same
+/// value, with no level of depth to count: the stack check ends it with an
+/// error, not an overflow (serde_json's own derive recurses until the stack
+/// overflows, so there is no value to compare with).
+#[derive(Decode, Debug, PartialEq)]
+#[serde(untagged)]
+enum Regress {
+    N(u8),
+    B(Box<Regress>),
+}
+
+#[derive(Decode, Debug, PartialEq)]
+#[serde(untagged)]
+enum RegressOption {
+    N(u8),
+    O(Option<Box<RegressOption>>),
+}
+
+#[test]
+fn an_untagged_enum_holding_itself_ends_on_the_stack_check() {
+    on_stack(2, || {
+        for backend in common::backends() {
+            assert_eq!(
+                Decoder::<Regress>::with_backend(backend)
+                    .decode_str("5")
+                    .unwrap(),
+                Regress::N(5)
+            );
+            for doc in ["true", "\"s\"", "null", "{}", "[1]"] {
+                let e = Decoder::<Regress>::with_backend(backend)
+                    .decode_str(doc)
+                    .unwrap_err();
+                assert_eq!(e.kind(), ErrorKind::DepthLimit, "{backend:?} {doc}: {e}");
+            }
+            for doc in ["[true]", "true", "{}"] {
+                let e = Decoder::<RegressOption>::with_backend(backend)
+                    .decode_str(doc)
+                    .unwrap_err();
+                assert_eq!(e.kind(), ErrorKind::DepthLimit, "{backend:?} {doc}: {e}");
+            }
+        }
+    });
+}

@@ -947,3 +947,66 @@ fn scalar_payloads_in_sequence_form_are_refused_in_their_words() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// Nested tagged enums under an internal tag: serde reads the inner enum from
+// the object without the outer tag, so an inner tag of the same key is missing.
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(tag = "t")]
+enum InnerT {
+    W,
+    U,
+    X { a: u8 },
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(tag = "t", content = "c")]
+enum InnerAdjacent {
+    A(u8),
+    U,
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(tag = "k")]
+enum InnerK {
+    V { a: u8 },
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(untagged)]
+enum InnerOrMap {
+    I(InnerT),
+    M(std::collections::BTreeMap<String, String>),
+}
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+struct InnerNewtype(InnerT);
+
+#[derive(Decode, Deserialize, Debug, PartialEq)]
+#[serde(tag = "t")]
+enum OuterT {
+    W(InnerOrMap),
+    X(InnerNewtype),
+    U(Box<InnerT>),
+    O(Option<InnerT>),
+    A(InnerAdjacent),
+    K(InnerK),
+}
+
+#[test]
+fn a_nested_tag_of_the_same_key_is_missing_as_in_serde() {
+    for doc in [
+        r#"{"t":"W","a":"b"}"#,
+        r#"{"t":"W"}"#,
+        r#"{"t":"X","a":1}"#,
+        r#"{"t":"U"}"#,
+        r#"{"a":1,"t":"O"}"#,
+        r#"{"t":"A","c":1}"#,
+        r#"{"t":"K","k":"V","a":1}"#,
+        r#"{"k":"V","t":"K","a":1}"#,
+        r#"{"t":"K","a":1}"#,
+    ] {
+        same_outcome::<OuterT>(doc);
+    }
+}

@@ -349,6 +349,24 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         depth
     }
 
+    /// Goes to `slow` when the stack has no room for another level of `layout`,
+    /// as [`enter`](Self::enter) checks it but without a level of depth: for a
+    /// value decoded again where it is (an untagged enum trying a variant that
+    /// holds the enum itself), which no depth count sees.
+    pub(crate) fn check_stack_room(&mut self, layout: &TypeLayout, slow: Block) {
+        let limit = self
+            .b
+            .ins()
+            .load(PTR, state_flags(), self.state, offset_of(STATE_STACK_LIMIT));
+        let reserve = jitson_core::stack::level_reserve(layout);
+        let floor = self.b.ins().iadd_imm_s(limit, reserve as i64);
+        let sp = self.b.ins().get_stack_pointer(PTR);
+        let low = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, floor);
+        let ok = self.b.create_block();
+        self.b.ins().brif(low, slow, &[], ok, &[]);
+        self.b.switch_to_block(ok);
+    }
+
     /// Opens a decoded container of `layout`: skips whitespace, requires `open`
     /// (`[` or `{`), enters one level of depth and consumes the byte. Anything
     /// else (including the depth limit and a full stack) goes to `slow`. Returns

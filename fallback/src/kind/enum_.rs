@@ -324,7 +324,13 @@ impl Parser<'_> {
         tag: &'static str,
         dst: *mut u8,
     ) -> Result<(), Error> {
+        // An outer internally tagged enum's tag, which serde took out of the
+        // object before this enum reads it: the same key is missing here.
+        let outer = self.skip_key.take();
         match self.peek_value()? {
+            b'{' if outer == Some(tag) => {
+                return Err(self.error(ErrorCode::MissingField(tag), self.pos));
+            }
             b'{' => {}
             b'[' => {
                 self.enter(layout)?;
@@ -385,6 +391,11 @@ impl Parser<'_> {
         let external = matches!(object, Kind::Enum(inner)
             if inner.tagging == Tagging::External && !inner.has_untagged_variants());
         let untagged = matches!(object, Kind::Enum(inner) if inner.tagging == Tagging::Untagged);
+        // A nested internally or adjacently tagged enum reads the object
+        // without this tag too: the same key is missing for it.
+        let nested = matches!(object, Kind::Enum(inner)
+            if matches!(inner.tagging, Tagging::Internal { .. } | Tagging::Adjacent { .. })
+                && !inner.has_untagged_variants());
         if !matches!(object, Kind::Struct(_)) {
             self.pos = start;
             let members = match self.check_tagged_object(tag) {
@@ -402,7 +413,7 @@ impl Parser<'_> {
         }
         self.leave();
         self.pos = start;
-        if matches!(object, Kind::Struct(_) | Kind::Map(_)) || external || untagged {
+        if matches!(object, Kind::Struct(_) | Kind::Map(_)) || external || untagged || nested {
             self.skip_key = Some(tag);
         }
         self.buffered += 1;
@@ -521,7 +532,12 @@ impl Parser<'_> {
         content: &'static str,
         dst: *mut u8,
     ) -> Result<(), Error> {
+        // As for `decode_internal`: an outer tag of the same key is gone.
+        let outer = self.skip_key.take();
         match self.peek_value()? {
+            b'{' if outer == Some(tag) => {
+                return Err(self.error(ErrorCode::MissingField(tag), self.pos));
+            }
             b'{' => {}
             b'[' => {
                 self.enter(layout)?;
@@ -850,6 +866,14 @@ impl Parser<'_> {
         from: usize,
         dst: *mut u8,
     ) -> Result<(), Error> {
+        // A variant may hold this enum again (`B(Box<Self>)`), tried on the
+        // same value without a level of depth: the stack is what runs out.
+        if !jitson_core::stack::has_room(
+            self.stack_limit,
+            jitson_core::stack::level_reserve(layout),
+        ) {
+            return Err(self.error(ErrorCode::StackExhausted, self.pos));
+        }
         // An internally tagged variant's tag, which each variant's read of the
         // object skips (serde tries them on the object without it).
         let tag = self.skip_key.take();

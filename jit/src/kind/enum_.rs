@@ -129,7 +129,12 @@ impl FnTranslator<'_, '_> {
             Tagging::Adjacent { tag, content } => {
                 self.emit_adjacent(layout, en, (tag, content), dst, slow, cont, unwind)
             }
-            Tagging::Untagged => self.emit_untagged(en, dst, slow, cont, unwind),
+            Tagging::Untagged => {
+                // A variant may hold the enum again at the same place, which
+                // no depth counts (the interpreter reports the stack's end).
+                self.check_stack_room(layout, slow);
+                self.emit_untagged(en, dst, slow, cont, unwind)
+            }
         }
         self.b.switch_to_block(slow);
         self.emit_interpret(layout, dst, start, cont, unwind);
