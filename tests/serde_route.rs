@@ -1402,3 +1402,65 @@ fn map_keys_read_and_written_through_serde() {
     refused::<BTreeMap<Flag, u8>>(r#"{"True":1}"#, "$.True");
     refused::<BTreeMap<Quarters, u8>>(r#"{"NaN":1}"#, "$.NaN");
 }
+
+/// Skipped fields of a type parameter infer no bounds but `Default` (to
+/// decode) and nothing to encode, as serde's derive infers them.
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+#[serde(tag = "t")]
+enum SkippedParam<T> {
+    A {
+        a: u8,
+        #[serde(skip)]
+        hidden: T,
+    },
+    B,
+}
+
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq)]
+enum SkippedVariant<T> {
+    A(u8),
+    #[serde(skip)]
+    Z(T),
+}
+
+#[derive(jitson::Encode, Serialize, Debug, PartialEq)]
+struct SkippedField<T> {
+    a: u8,
+    #[serde(skip)]
+    hidden: T,
+}
+
+/// A type with neither jitson's traits nor serde's.
+#[derive(Default, Debug, PartialEq)]
+struct Opaque(u8);
+
+#[test]
+fn skipped_parameters_need_no_codec() {
+    let value: SkippedParam<u8> = round_trips(r#"{"t":"A","a":1}"#);
+    assert_eq!(value, SkippedParam::A { a: 1, hidden: 0 });
+    let doc = r#"{"t":"A","a":1}"#;
+    for backend in backends() {
+        let value = Decoder::<SkippedParam<Opaque>>::with_backend(backend)
+            .decode_str(doc)
+            .unwrap();
+        assert_eq!(
+            value,
+            SkippedParam::A {
+                a: 1,
+                hidden: Opaque(0)
+            }
+        );
+        let bytes = jitson::Encoder::<SkippedParam<Opaque>>::with_backend(backend)
+            .encode(&value)
+            .unwrap();
+        assert_eq!(bytes, br#"{"t":"A","a":1}"#);
+        let bytes = jitson::Encoder::<SkippedField<Opaque>>::with_backend(backend)
+            .encode(&SkippedField {
+                a: 2,
+                hidden: Opaque(3),
+            })
+            .unwrap();
+        assert_eq!(bytes, br#"{"a":2}"#);
+    }
+    let _: SkippedVariant<u8> = round_trips(r#"{"A":1}"#);
+}

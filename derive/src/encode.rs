@@ -807,17 +807,25 @@ fn view_type(
 /// type no `Encode` is written through serde (see `routed_edge`).
 fn bounded_generics(input: &DeriveInput, container: &SerAttrs) -> syn::Result<syn::Generics> {
     let (mut field_bounds, mut any_field_bound) = (Vec::new(), false);
-    let mut inferring = Vec::new();
-    let fields: Vec<&syn::Field> = match &input.data {
-        Data::Struct(data) => data.fields.iter().collect(),
-        Data::Enum(data) => data.variants.iter().flat_map(|v| &v.fields).collect(),
-        Data::Union(_) => Vec::new(),
-    };
-    for field in fields {
+    let (mut inferring, mut skipped) = (Vec::new(), Vec::new());
+    let mut fields: Vec<(&syn::Field, bool)> = Vec::new();
+    match &input.data {
+        Data::Struct(data) => fields.extend(data.fields.iter().map(|f| (f, false))),
+        Data::Enum(data) => {
+            for v in &data.variants {
+                let skip = SerAttrs::parse(&v.attrs)?.skip;
+                fields.extend(v.fields.iter().map(|f| (f, skip)));
+            }
+        }
+        Data::Union(_) => {}
+    }
+    for (field, in_skipped_variant) in fields {
         let attrs = SerAttrs::parse(&field.attrs)?;
-        // A skipped field is never written, so its type infers nothing (as in
-        // serde's derive): a view's marker names every parameter.
-        if attrs.skip && attrs.bound.is_none() {
+        // A skipped field (or a skipped variant's) is never written, so its
+        // type infers nothing (as in serde's derive): a view's marker names
+        // every parameter.
+        if (attrs.skip || in_skipped_variant) && attrs.bound.is_none() {
+            skipped.push(&field.ty);
             continue;
         }
         match attrs.bound {
@@ -835,8 +843,12 @@ fn bounded_generics(input: &DeriveInput, container: &SerAttrs) -> syn::Result<sy
         let named = inferring
             .iter()
             .any(|ty| crate::expand::names_any(ty, &[param]));
+        let only_skipped = !named
+            && skipped
+                .iter()
+                .any(|ty| crate::expand::names_any(ty, &[param]));
         let param = crate::expand::generated(param);
-        if container.bound.is_none() && (named || !any_field_bound) {
+        if container.bound.is_none() && (named || !(any_field_bound || only_skipped)) {
             where_clause
                 .predicates
                 .push(syn::parse_quote!(#param: ::jitson::__private::Encode + 'static));

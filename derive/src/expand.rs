@@ -1194,13 +1194,23 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
     drop(ignored);
     let payload_types = variant_fields
         .iter()
-        .filter(|(_, attrs)| attrs.serde_with.is_none() && attrs.bound.is_none())
+        .filter(|(_, attrs)| attrs.serde_with.is_none() && attrs.bound.is_none() && !attrs.skip)
+        .map(|(ty, _)| *ty);
+    // A variant's skipped field takes its type's `Default`, which the payload
+    // struct's impl requires (serde's derive adds the bound to the enum's).
+    let defaulted = variant_fields
+        .iter()
+        .filter(|(_, attrs)| match attrs.default {
+            Some(DefaultAttr::Trait) => true,
+            Some(DefaultAttr::Path(_)) => false,
+            None => attrs.skip,
+        })
         .map(|(ty, _)| *ty);
     let generics = bounded_generics(
         &input.generics,
         Bounds::of(&container, variant_fields.iter().map(|(_, attrs)| attrs)),
         payload_types,
-        [],
+        defaulted,
     );
     let mut fns = vec![
         write_variant_fn(&variants),
