@@ -472,3 +472,24 @@ fn a_variants_borrow_is_its_fields() {
         }
     }
 }
+
+/// Inside a value serde buffers (an internally tagged variant), an escaped
+/// string reaches a byte type as a string, as serde's buffer hands it over.
+#[derive(jitson::Decode, Deserialize, Debug, PartialEq)]
+#[serde(tag = "t")]
+enum BufferedBytes<'a> {
+    C { b: &'a [u8] },
+}
+
+#[test]
+fn an_escaped_byte_string_in_a_buffered_value_is_a_string() {
+    for doc in [r#"{"t":"C","b":"b\nb"}"#, r#"{"t":"C","b":"bb"}"#] {
+        let theirs = serde_json::from_str::<BufferedBytes<'_>>(doc);
+        for backend in common::backends() {
+            let ours = Decoder::<BufferedBytes<'_>>::with_backend(backend).decode_str(doc);
+            agree(&format!("{backend:?} {doc}"), &ours, &theirs, |a, b| {
+                assert_eq!(a, b, "{backend:?} {doc}")
+            });
+        }
+    }
+}

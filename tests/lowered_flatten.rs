@@ -1166,3 +1166,33 @@ fn flattened_newtypes_and_unit_structs_agree_with_serde_json() {
     assert_eq!(value.rest.0.get("k"), Some(&3));
     jitson::warm_up::<Wrappers>().expect("compiles");
 }
+
+/// Flattened options of newtypes, `transparent` structs and unit structs, as
+/// serde reads them: `Some` when what they hold can be built from the
+/// members, and a unit struct always.
+#[derive(Decode, jitson::Encode, Deserialize, Serialize, Debug, PartialEq)]
+struct OptionalWrappers {
+    y: u8,
+    #[serde(flatten)]
+    page: Option<PageNewtype>,
+    #[serde(flatten)]
+    sort: Option<SortTransparent>,
+    #[serde(flatten)]
+    unit: Option<UnitMarker>,
+}
+
+#[test]
+fn flattened_options_of_newtypes_agree_with_serde_json() {
+    for doc in [
+        r#"{"y":1}"#,
+        r#"{"y":1,"page":2}"#,
+        r#"{"y":1,"page":"x","by":"n"}"#,
+        r#"{"y":1,"page":2,"per_page":3,"by":"n","z":0}"#,
+    ] {
+        if let Ok(value) = agree::<OptionalWrappers>(doc) {
+            common::encodes_as_serde_json(&value);
+        }
+    }
+    let value = agree::<OptionalWrappers>(r#"{"y":1,"page":2}"#).expect("decodes");
+    assert!(value.page.is_some() && value.unit.is_some());
+}

@@ -149,8 +149,10 @@ impl Parser<'_> {
                 None => {
                     // serde_json hands an escaped string's text to a visitor
                     // that only borrows: as a string, or to a byte type as a
-                    // byte array, which serde names without its value.
-                    let (found, value) = if bs.bytes {
+                    // byte array, which serde names without its value; from
+                    // serde's buffer (`buffered`) a byte type gets it as a
+                    // string too.
+                    let (found, value) = if bs.bytes && self.buffered == 0 {
                         (Found::Bytes, None)
                     } else {
                         let text = String::from_utf8_lossy(&self.scratch);

@@ -447,7 +447,7 @@ pub(crate) fn flattenable(layout: &'static TypeLayout) -> bool {
         // the members no field claims, as a map.
         Kind::Struct(_) | Kind::Unit => true,
         Kind::Serde(serde) => !serde.borrows,
-        Kind::Option(o) => flattenable_option(o.some.get()),
+        Kind::Option(o) => flattenable_option(peel_newtypes(o.some.get())),
         Kind::Map(map) => flattenable_map(map),
         Kind::Enum(_) => flattenable_enum(layout),
         _ => false,
@@ -484,7 +484,7 @@ fn newtype_offset(mut layout: &'static TypeLayout) -> usize {
 /// cannot be decoded from them), as serde's flattened options.
 fn flattenable_option(some: &'static TypeLayout) -> bool {
     match &some.kind {
-        Kind::Struct(_) => true,
+        Kind::Struct(_) | Kind::Unit => true,
         Kind::Serde(serde) => !serde.borrows,
         Kind::Map(map) => flattenable_map(map),
         Kind::Enum(_) => flattenable_enum(some),
@@ -635,12 +635,15 @@ unsafe fn flatten_targets(
                 decoded: false,
             }),
             Kind::Option(option) => {
+                // The option's value, and inside it what a newtype holds.
                 let some = option.some.get();
-                if !flattenable_option(some) {
+                let held = peel_newtypes(some);
+                if !flattenable_option(held) {
                     return Err(f.name);
                 }
                 let temp = Temp::new(some);
-                let base = temp.ptr;
+                // SAFETY: a newtype's value lies at its offset inside it.
+                let base = unsafe { temp.ptr.add(newtype_offset(some)) };
                 groups.push(OptionGroup {
                     option,
                     at,
@@ -649,13 +652,15 @@ unsafe fn flatten_targets(
                     failed: false,
                 });
                 let g = Some(groups.len() - 1);
-                match &some.kind {
+                match &held.kind {
+                    // A unit struct reads nothing: always `Some`, as serde's.
+                    Kind::Unit => {}
                     // SAFETY: `base` is room for the option's struct.
                     Kind::Struct(inner) => unsafe {
                         flatten_targets(inner, base, g, targets, maps, rest_values, groups)?
                     },
                     Kind::Enum(_) | Kind::Serde(_) => rest_values.push(RestValue {
-                        layout: some,
+                        layout: held,
                         at: base,
                         group: g,
                         decoded: false,
@@ -664,7 +669,7 @@ unsafe fn flatten_targets(
                     // option is `None` if one of its entries is refused.
                     Kind::Map(map) => maps.push(RestMap {
                         map,
-                        layout: some,
+                        layout: held,
                         at: base,
                         order: order(targets, maps, rest_values),
                         group: g,
