@@ -1463,4 +1463,11 @@ fn skipped_parameters_need_no_codec() {
         assert_eq!(bytes, br#"{"a":2}"#);
     }
     let _: SkippedVariant<u8> = round_trips(r#"{"A":1}"#);
+    // A skipped variant is refused on encode, by both.
+    let skipped = SkippedVariant::<u8>::Z(1);
+    assert!(serde_json::to_string(&skipped).is_err());
+    for backend in backends() {
+        let encoder = jitson::Encoder::<SkippedVariant<u8>>::with_backend(backend);
+        assert!(encoder.encode(&skipped).is_err(), "{backend:?}");
+    }
 }

@@ -775,8 +775,8 @@ enum Tagged {
     BS(Box<Strict>),
     // Untagged enums: each variant is tried on the object without the tag.
     UT(Either),
-    OUT(Option<Either>),
-    BUT(Box<Either>),
+    OptUT(Option<Either>),
+    BoxUT(Box<Either>),
 }
 
 #[derive(Decode, jitson::Encode, Deserialize, serde::Serialize, Debug, PartialEq)]
@@ -859,9 +859,9 @@ fn internally_tagged_payloads_read_without_their_tag() {
         r#"{"t":"UT","x":"y"}"#,
         r#"{"t":"UT"}"#,
         r#"{"t":"UT","a":1,"t":"UT"}"#,
-        r#"{"t":"OUT","a":1}"#,
-        r#"{"t":"OUT"}"#,
-        r#"{"n":1,"t":"BUT"}"#,
+        r#"{"t":"OptUT","a":1}"#,
+        r#"{"t":"OptUT"}"#,
+        r#"{"n":1,"t":"BoxUT"}"#,
     ] {
         same_outcome::<Tagged>(doc);
     }
