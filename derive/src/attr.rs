@@ -281,20 +281,9 @@ impl FieldAttrs {
                 "skip" | "skip_deserializing" => out.skip = true,
                 "flatten" => out.flatten = true,
                 "bound" => set_once(&mut out.bound, parse_bound(meta)?, meta)?,
-                "borrow" => {
-                    skip_value(meta)?;
-                    out.borrow = true;
+                "borrow" | "with" | "deserialize_with" => {
+                    read_serde_key(key, meta, &mut out.borrow, &mut out.serde_with)?
                 }
-                "with" => set_once(
-                    &mut out.serde_with,
-                    Some(SerdeWith::Module(parse_path(meta)?)),
-                    meta,
-                )?,
-                "deserialize_with" => set_once(
-                    &mut out.serde_with,
-                    Some(SerdeWith::Function(parse_path(meta)?)),
-                    meta,
-                )?,
                 "serde" if source == Source::Jitson => {
                     set_once(&mut out.serde_with, Some(SerdeWith::Trait), meta)?
                 }
@@ -357,25 +346,37 @@ impl VariantAttrs {
                 "rename_all" => set_once(&mut out.rename_all, parse_rename_all(meta)?, meta)?,
                 "other" => out.other = true,
                 "untagged" => out.untagged = true,
-                "borrow" => {
-                    skip_value(meta)?;
-                    out.borrow = true;
+                "borrow" | "with" | "deserialize_with" => {
+                    read_serde_key(key, meta, &mut out.borrow, &mut out.serde_with)?
                 }
-                "with" => set_once(
-                    &mut out.serde_with,
-                    Some(SerdeWith::Module(parse_path(meta)?)),
-                    meta,
-                )?,
-                "deserialize_with" => set_once(
-                    &mut out.serde_with,
-                    Some(SerdeWith::Function(parse_path(meta)?)),
-                    meta,
-                )?,
                 _ => return Ok(false),
             }
             Ok(true)
         });
         out
+    }
+}
+
+/// `borrow`, `with` and `deserialize_with`, which a field and a newtype
+/// variant (for its field) take alike.
+fn read_serde_key(
+    key: &str,
+    meta: &ParseNestedMeta<'_>,
+    borrow: &mut bool,
+    serde_with: &mut Option<SerdeWith>,
+) -> syn::Result<()> {
+    match key {
+        "borrow" => {
+            skip_value(meta)?;
+            *borrow = true;
+            Ok(())
+        }
+        "with" => set_once(serde_with, Some(SerdeWith::Module(parse_path(meta)?)), meta),
+        _ => set_once(
+            serde_with,
+            Some(SerdeWith::Function(parse_path(meta)?)),
+            meta,
+        ),
     }
 }
 

@@ -333,14 +333,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         let depth = self.load_depth();
         let entered = self.b.ins().iadd_imm_s(depth, -1);
         let exhausted = self.b.ins().icmp_imm_s(IntCC::Equal, entered, 0);
-        let limit = self
-            .b
-            .ins()
-            .load(PTR, state_flags(), self.state, offset_of(STATE_STACK_LIMIT));
-        let reserve = jitson_core::stack::level_reserve(layout);
-        let floor = self.b.ins().iadd_imm_s(limit, reserve as i64);
-        let sp = self.b.ins().get_stack_pointer(PTR);
-        let low = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, floor);
+        let low = self.stack_low(layout);
         let refuse = self.b.ins().bor(exhausted, low);
         let ok = self.b.create_block();
         self.b.ins().brif(refuse, slow, &[], ok, &[]);
@@ -354,6 +347,15 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
     /// value decoded again where it is (an untagged enum trying a variant that
     /// holds the enum itself), which no depth count sees.
     pub(crate) fn check_stack_room(&mut self, layout: &TypeLayout, slow: Block) {
+        let low = self.stack_low(layout);
+        let ok = self.b.create_block();
+        self.b.ins().brif(low, slow, &[], ok, &[]);
+        self.b.switch_to_block(ok);
+    }
+
+    /// Whether the stack pointer is below the state's limit plus a level of
+    /// `layout`'s reserve (`jitson_core::stack`): a boolean value.
+    fn stack_low(&mut self, layout: &TypeLayout) -> Value {
         let limit = self
             .b
             .ins()
@@ -361,10 +363,7 @@ impl<'a, 'm> FnTranslator<'a, 'm> {
         let reserve = jitson_core::stack::level_reserve(layout);
         let floor = self.b.ins().iadd_imm_s(limit, reserve as i64);
         let sp = self.b.ins().get_stack_pointer(PTR);
-        let low = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, floor);
-        let ok = self.b.create_block();
-        self.b.ins().brif(low, slow, &[], ok, &[]);
-        self.b.switch_to_block(ok);
+        self.b.ins().icmp(IntCC::UnsignedLessThan, sp, floor)
     }
 
     /// Opens a decoded container of `layout`: skips whitespace, requires `open`
