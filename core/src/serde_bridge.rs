@@ -342,10 +342,25 @@ unsafe extern "C" fn write_boxed_raw(
 ) -> bool {
     // SAFETY: as the caller guarantees.
     let text = unsafe { core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len)) };
-    match serde_json::value::RawValue::from_string(text.to_owned()) {
-        Ok(raw) => {
+    let raw = serde_json::value::RawValue::from_string(text.to_owned());
+    // SAFETY: as the caller guarantees.
+    unsafe { write_or_message(dst, raw, message) }
+}
+
+/// Writes `result`'s value to `dst`, or serde_json's message to `message`:
+/// the outcome of a raw value's [`SerdeFn`](crate::layout::SerdeFn).
+///
+/// # Safety
+/// `dst` is valid for a `T` write; `message` is valid for writes.
+unsafe fn write_or_message<T>(
+    dst: *mut u8,
+    result: Result<T, serde_json::Error>,
+    message: *mut Option<Box<str>>,
+) -> bool {
+    match result {
+        Ok(value) => {
             // SAFETY: as the caller guarantees.
-            unsafe { dst.cast::<Box<serde_json::value::RawValue>>().write(raw) };
+            unsafe { dst.cast::<T>().write(value) };
             true
         }
         Err(e) => {
@@ -392,18 +407,9 @@ unsafe extern "C" fn write_borrowed_raw(
     // SAFETY: as the caller guarantees; the text outlives the reference.
     let text: &'static str =
         unsafe { core::str::from_utf8_unchecked(core::slice::from_raw_parts(ptr, len)) };
-    match serde_json::from_str::<&serde_json::value::RawValue>(text) {
-        Ok(raw) => {
-            // SAFETY: as the caller guarantees.
-            unsafe { dst.cast::<&serde_json::value::RawValue>().write(raw) };
-            true
-        }
-        Err(e) => {
-            // SAFETY: as the caller guarantees.
-            unsafe { message.write(Some(message_of(&e).into_boxed_str())) };
-            false
-        }
-    }
+    let raw = serde_json::from_str::<&serde_json::value::RawValue>(text);
+    // SAFETY: as the caller guarantees.
+    unsafe { write_or_message(dst, raw, message) }
 }
 
 // SAFETY: `write_borrowed_raw` writes a whole `&RawValue`.

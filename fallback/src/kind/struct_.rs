@@ -442,12 +442,12 @@ fn fails_option(e: &Error) -> bool {
 /// Whether a flattened field of `layout` can be decoded: a struct, an
 /// `Option` of a struct, or a map whose keys are owned.
 pub(crate) fn flattenable(layout: &'static TypeLayout) -> bool {
-    match &peel_newtypes(layout).kind {
+    match &peel_newtypes(layout).0.kind {
         // A field's own serde function reads what serde's flatten hands it:
         // the members no field claims, as a map.
         Kind::Struct(_) | Kind::Unit => true,
         Kind::Serde(serde) => !serde.borrows,
-        Kind::Option(o) => flattenable_option(peel_newtypes(o.some.get())),
+        Kind::Option(o) => flattenable_option(peel_newtypes(o.some.get()).0),
         Kind::Map(map) => flattenable_map(map),
         Kind::Enum(_) => flattenable_enum(layout),
         _ => false,
@@ -455,19 +455,10 @@ pub(crate) fn flattenable(layout: &'static TypeLayout) -> bool {
 }
 
 /// What a flattened newtype (a tuple struct of one field, a `transparent`
-/// struct, with no skipped field) holds: serde hands its inner type the
-/// flattened members, so it is flattened as that type, at its offset.
-fn peel_newtypes(mut layout: &'static TypeLayout) -> &'static TypeLayout {
-    while let Kind::Newtype(n) = &layout.kind
-        && n.skipped.is_empty()
-    {
-        layout = n.inner.get();
-    }
-    layout
-}
-
-/// The offset of [`peel_newtypes`]'s layout inside `layout`.
-fn newtype_offset(mut layout: &'static TypeLayout) -> usize {
+/// struct, with no skipped field) holds, and its offset inside `layout`:
+/// serde hands its inner type the flattened members, so it is flattened as
+/// that type, at that offset.
+fn peel_newtypes(mut layout: &'static TypeLayout) -> (&'static TypeLayout, usize) {
     let mut offset = 0;
     while let Kind::Newtype(n) = &layout.kind
         && n.skipped.is_empty()
@@ -475,7 +466,7 @@ fn newtype_offset(mut layout: &'static TypeLayout) -> usize {
         offset += n.offset;
         layout = n.inner.get();
     }
-    offset
+    (layout, offset)
 }
 
 /// Whether a flattened `Option<T>` can be decoded: `T` a struct (`None` when
@@ -602,10 +593,10 @@ unsafe fn flatten_targets(
         group,
     });
     for f in st.flatten {
-        let layout = peel_newtypes(f.layout.get());
+        let (layout, held_at) = peel_newtypes(f.layout.get());
         // SAFETY: the flattened field, and a newtype's inner value, lie inside
         // the struct (the Decode contract).
-        let at = unsafe { base.add(f.offset + newtype_offset(f.layout.get())) };
+        let at = unsafe { base.add(f.offset + held_at) };
         match &layout.kind {
             // A unit struct reads nothing, as serde's flattened unit.
             Kind::Unit => {}
@@ -637,13 +628,13 @@ unsafe fn flatten_targets(
             Kind::Option(option) => {
                 // The option's value, and inside it what a newtype holds.
                 let some = option.some.get();
-                let held = peel_newtypes(some);
+                let (held, held_at) = peel_newtypes(some);
                 if !flattenable_option(held) {
                     return Err(f.name);
                 }
                 let temp = Temp::new(some);
                 // SAFETY: a newtype's value lies at its offset inside it.
-                let base = unsafe { temp.ptr.add(newtype_offset(some)) };
+                let base = unsafe { temp.ptr.add(held_at) };
                 groups.push(OptionGroup {
                     option,
                     at,
