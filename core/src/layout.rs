@@ -840,6 +840,10 @@ pub struct EnumLayout {
     /// Encoding: which variant the value at `src` is (see [`VariantOfFn`]);
     /// `None` in layouts built for decoding.
     pub variant_of: Option<VariantOfFn>,
+    /// The enum's `#[serde(expecting = "...")]` text, if it has one: where no
+    /// untagged variant matches, serde's derive says it instead of "data did
+    /// not match any variant of untagged enum E".
+    pub expecting: Option<&'static str>,
 }
 
 /// Tells which variant the enum value at `src` is and writes its payload's

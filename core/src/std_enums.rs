@@ -53,6 +53,7 @@ const fn external(
         write,
         decode_variant,
         variant_of,
+        expecting: None,
     }
 }
 

@@ -621,6 +621,7 @@ fn enum_kind(
                 write: ::jitson::__private::never_write_variant,
                 decode_variant: ::jitson::__private::no_data_variants,
                 variant_of: ::core::option::Option::Some(Self::__jitson_encode_variant_of),
+                expecting: ::core::option::Option::None,
             })
         },
     ))

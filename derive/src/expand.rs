@@ -1228,6 +1228,10 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
     // `Self` (one of its unit variants) for every unit variant's index, and
     // `decode_variant` one of its data variants, built from a payload decoded with
     // the layout listed for that variant (the payload's own type).
+    let custom_expecting = match &container.expecting {
+        Some(text) => quote!(::core::option::Option::Some(#text)),
+        None => quote!(::core::option::Option::None),
+    };
     let kind = quote! {
         ::jitson::__private::Kind::Enum(&::jitson::__private::EnumLayout {
             name: #name,
@@ -1239,6 +1243,7 @@ fn expand_enum(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenStream>
             write: <Self as #helpers_trait>::__jitson_write_variant,
             decode_variant: <Self as #helpers_trait>::__jitson_decode_variant,
             variant_of: ::core::option::Option::None,
+            expecting: #custom_expecting,
         })
     };
     let borrowing: Vec<TokenStream> = variants

@@ -908,7 +908,7 @@ impl Parser<'_> {
         }
         self.pos = end;
         // serde's derive says the enum's `expecting` text instead, when it has one.
-        let code = match custom_expecting(layout, en) {
+        let code = match en.expecting {
             Some(text) => ErrorCode::Conversion(text.into()),
             None => ErrorCode::NoMatchingVariant { enum_name: en.name },
         };
@@ -1323,17 +1323,6 @@ fn object_kind(layout: &'static TypeLayout) -> &'static Kind {
         Kind::Newtype(n) if n.skipped.is_empty() => object_kind(n.inner.get()),
         kind => kind,
     }
-}
-
-/// An enum's `#[serde(expecting = "...")]` text: its layout's `expecting`
-/// where the derive did not make it from the enum's name and tagging.
-fn custom_expecting(layout: &TypeLayout, en: &EnumLayout) -> Option<&'static str> {
-    let made = match en.tagging {
-        Tagging::Internal { .. } => format!("internally tagged enum {}", en.name),
-        Tagging::Adjacent { .. } => format!("adjacently tagged enum {}", en.name),
-        _ => format!("enum {}", en.name),
-    };
-    (layout.expecting != made).then_some(layout.expecting)
 }
 
 /// Whether a value of `kind` is one JSON scalar (or `null`).
