@@ -30,6 +30,8 @@ mod aws;
 mod octocrab;
 #[cfg(feature = "openapiv3")]
 mod openapiv3;
+#[cfg(feature = "cargo_metadata")]
+mod cargo_metadata;
 
 /// One fixture decoded into one type.
 pub struct Case {
@@ -397,6 +399,8 @@ fn cases() -> Vec<Case> {
     all.extend(octocrab::cases());
     #[cfg(feature = "openapiv3")]
     all.extend(openapiv3::cases());
+    #[cfg(feature = "cargo_metadata")]
+    all.extend(cargo_metadata::cases());
     all
 }
 
@@ -438,6 +442,7 @@ fn main() {
     }
     // jitson's panics are reported as mismatches; keep their messages short.
     std::panic::set_hook(Box::new(|info| eprintln!("panic: {info}")));
+    let generated = sources.with_file_name("generated");
     let sources = read_sources(&sources);
     let all: Vec<Case> = cases()
         .into_iter()
@@ -484,7 +489,11 @@ fn main() {
     let mut timings = Vec::new();
     for case in &all {
         let (version, dir) = &sources[case.krate];
-        let path = dir.join(case.fixture);
+        // Fixtures `prepare generate` made, beside the sources' list.
+        let path = match case.fixture.strip_prefix("generated/") {
+            Some(rest) => generated.join(rest),
+            None => dir.join(case.fixture),
+        };
         let Ok(raw) = std::fs::read(&path) else {
             println!("MISSING {} {}: in the table, not in {} {version}", case.krate, case.fixture, case.krate);
             continue;
