@@ -161,7 +161,7 @@ unsafe extern "C" fn write_string(dst: *mut u8, ptr: *const u8, len: usize) {
 /// # Safety
 /// `ptr[..len]` is valid UTF-8.
 #[inline(always)]
-unsafe fn owned_text(ptr: *const u8, len: usize) -> String {
+pub(crate) unsafe fn owned_text(ptr: *const u8, len: usize) -> String {
     let Some(mut bytes) = exact_vec::<u8>(len) else {
         std::alloc::handle_alloc_error(
             std::alloc::Layout::array::<u8>(len).unwrap_or(std::alloc::Layout::new::<u8>()),

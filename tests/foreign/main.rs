@@ -9,8 +9,44 @@ mod common;
 
 pub(crate) use common::encodes_as_serde_json;
 
+use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
+
+/// One field of `T`, for values tried alone.
+#[derive(jitson::Decode, jitson::Encode, Serialize, Deserialize, Debug, PartialEq, Clone)]
+pub(crate) struct One<T> {
+    pub(crate) t: T,
+}
+
+/// Asserts the JSON value `json` in a [`One<T>`] is read by every backend as
+/// serde_json reads it, and refused alike, with serde's reason in jitson's
+/// message; when it is read, asserts it is written back as serde_json writes
+/// it.
+#[track_caller]
+pub(crate) fn reads_and_writes_as_serde_json<T>(json: &str)
+where
+    T: jitson::Decode + jitson::Encode + for<'de> Deserialize<'de> + Serialize + PartialEq + Debug,
+{
+    let doc = format!(r#"{{"t":{json}}}"#);
+    let ours = common::decode::<One<T>>(doc.as_bytes());
+    let theirs = serde_json::from_str::<One<T>>(&doc);
+    if let (Err(a), Err(b)) = (&ours, &theirs) {
+        let reason = b.to_string();
+        let reason = reason.split(" at line").next().unwrap();
+        assert!(
+            a.to_string().contains(reason),
+            "{doc}: jitson says {a}, serde_json {b}"
+        );
+    }
+    if let Ok(value) = common::oracle::compare(doc.as_bytes(), ours, theirs, |a, b| a == b) {
+        encodes_as_serde_json(&value);
+    }
+}
+
+mod camino;
 mod chrono;
 mod collections;
+mod semver;
 mod url;
 mod uuid;
 // `with` fields need jitson's `serde` feature (the fallback route calls the

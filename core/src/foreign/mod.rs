@@ -33,7 +33,8 @@
         feature = "chrono",
         feature = "http",
         feature = "uuid",
-        feature = "url"
+        feature = "url",
+        feature = "semver"
     )),
     allow(dead_code, unused_macros)
 )]
@@ -46,6 +47,8 @@ use crate::layout::{Kind, TypeLayout};
 
 #[cfg(feature = "bytes")]
 mod bytes;
+#[cfg(feature = "camino")]
+mod camino;
 #[cfg(feature = "chrono")]
 mod chrono;
 #[cfg(feature = "http")]
@@ -56,6 +59,8 @@ mod indexmap;
 mod ordered_float;
 #[cfg(feature = "rust_decimal")]
 mod rust_decimal;
+#[cfg(feature = "semver")]
+mod semver;
 #[cfg(feature = "serde_bytes")]
 mod serde_bytes;
 #[cfg(feature = "smallvec")]
@@ -132,6 +137,36 @@ impl Room<'_> {
             return false;
         }
         self.extend(text);
+        true
+    }
+
+    /// `value`'s `Display` text as a JSON string, quotes included, when it
+    /// fits and needs no escape; otherwise writes nothing and returns
+    /// `false` (the caller's general writer then escapes it).
+    #[allow(dead_code)]
+    pub(crate) fn quoted_display(&mut self, value: &impl Display) -> bool {
+        /// Appends to the room until a piece would not fit (leaving a byte
+        /// for the closing quote) or needs an escape.
+        struct Plain<'r, 'a>(&'r mut Room<'a>);
+        impl core::fmt::Write for Plain<'_, '_> {
+            fn write_str(&mut self, s: &str) -> core::fmt::Result {
+                if self.0.plain_text(s.as_bytes()) {
+                    Ok(())
+                } else {
+                    Err(core::fmt::Error)
+                }
+            }
+        }
+        let start = self.len;
+        if self.len >= self.buf.len() {
+            return false;
+        }
+        self.push(b'"');
+        if core::fmt::write(&mut Plain(self), format_args!("{value}")).is_err() {
+            self.len = start;
+            return false;
+        }
+        self.push(b'"');
         true
     }
 
