@@ -665,7 +665,11 @@ impl Plan {
             value: LayoutRef::Node(value),
             store,
             width: template.width,
-            nullable: field.is_nullable(),
+            // Every row of a `Null` column is null, non-nullable or not: a
+            // value of another type is a conflict there too, and
+            // `with_ignore_type_conflicts` makes it a null row, as arrow-json's
+            // null decoder ignores every value under that option.
+            nullable: field.is_nullable() || field.data_type() == &DataType::Null,
             conflict: policy.conflict,
             lenient: lenient.map(LayoutRef::Node),
             length,

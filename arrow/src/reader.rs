@@ -691,29 +691,52 @@ impl Decoder {
     }
 
     /// The buffered rows as a batch (`None` when there are none). An incomplete
-    /// record left by the last `decode` is an error.
+    /// record left by the last `decode` is an error, as in arrow-json, and is
+    /// kept: a later [`decode`](Self::decode) may still complete it. That
+    /// includes a top-level number the input so far ends in (`12` may go on
+    /// as `1234`), which only the end of the stream ends; jitson's
+    /// [`Reader`] and whole-input readers read one there (docs/arrow.md,
+    /// difference 5).
     pub fn flush(&mut self) -> Result<Option<RecordBatch>, ArrowError> {
-        if !self.pending.is_empty() {
-            // The stream ends inside a record: a top-level scalar kept for a
-            // delimiter is complete now; anything else fails here, with its
-            // position.
-            // (With a full batch, the kept bytes wait for the next `decode` or
-            // `flush`: see `decode_inner`.) What follows the scalar's parse in
-            // the kept bytes (`x` of `1x`) is read as more records.
-            if self.rows < self.batch_size {
-                let record = std::mem::take(&mut self.pending);
-                match self.values(
-                    &record,
-                    0,
-                    self.pending_at,
-                    usize::MAX,
-                    true,
-                    self.pending_framed,
-                    &mut Lines::default(),
-                )? {
-                    Stop::Past(_) => self.scan = ValueEnd::default(),
-                    Stop::Full(at) => self.keep(&record, at, false),
-                    Stop::Open(_) => unreachable!("the last buffer keeps nothing open"),
+        self.flush_inner(false)
+    }
+
+    /// [`flush`](Self::flush), or with `end` the flush at the end of the
+    /// stream, where a pending top-level scalar is complete.
+    fn flush_inner(&mut self, end: bool) -> Result<Option<RecordBatch>, ArrowError> {
+        // (With a full batch, the kept bytes wait for the next `decode` or
+        // `flush`: see `decode_inner`.)
+        if !self.pending.is_empty() && self.rows < self.batch_size {
+            if !end && self.pending_number() {
+                return Err(self
+                    .framing_error(
+                        &self.pending,
+                        0,
+                        self.pending_at,
+                        "the input so far ends inside a number, which more input may continue",
+                    )
+                    .into());
+            }
+            // A top-level scalar kept for a delimiter is complete now;
+            // anything else fails here, with its position, and stays kept.
+            // What follows the scalar's parse in the kept bytes (`x` of `1x`)
+            // is read as more records.
+            let record = std::mem::take(&mut self.pending);
+            match self.values(
+                &record,
+                0,
+                self.pending_at,
+                usize::MAX,
+                true,
+                self.pending_framed,
+                &mut Lines::default(),
+            ) {
+                Ok(Stop::Past(_)) => self.scan = ValueEnd::default(),
+                Ok(Stop::Full(at)) => self.keep(&record, at, false),
+                Ok(Stop::Open(_)) => unreachable!("the last buffer keeps nothing open"),
+                Err(e) => {
+                    self.pending = record;
+                    return Err(e);
                 }
             }
         }
@@ -723,6 +746,15 @@ impl Decoder {
         let rows = std::mem::take(&mut self.rows);
         self.records += rows as u64;
         self.plan.batch(&mut self.columns, rows).map(Some)
+    }
+
+    /// Whether the pending record is a top-level number (its first byte
+    /// after whitespace a `-` or a digit).
+    fn pending_number(&self) -> bool {
+        self.pending
+            .iter()
+            .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .is_some_and(|&b| b == b'-' || b.is_ascii_digit())
     }
 }
 
@@ -784,7 +816,7 @@ impl<R: BufRead> Iterator for Reader<R> {
                     self.failed = Some(Failed::of(&e));
                     return Some(Err(e));
                 }
-                return self.flush();
+                return self.flush(true);
             }
             let len = buf.len();
             let consumed = match self.decoder.decode(buf) {
@@ -796,17 +828,18 @@ impl<R: BufRead> Iterator for Reader<R> {
             };
             self.reader.consume(consumed);
             if consumed < len {
-                return self.flush();
+                return self.flush(false);
             }
         }
     }
 }
 
 impl<R> Reader<R> {
-    /// The decoder's batch; an error (input that ends inside a record) is
-    /// kept, as [`next`](Iterator::next)'s are.
-    fn flush(&mut self) -> Option<Result<RecordBatch, ArrowError>> {
-        let flushed = self.decoder.flush();
+    /// The decoder's batch (with `end`, at the end of the input); an error
+    /// (input that ends inside a record) is kept, as [`next`](Iterator::next)'s
+    /// are.
+    fn flush(&mut self, end: bool) -> Option<Result<RecordBatch, ArrowError>> {
+        let flushed = self.decoder.flush_inner(end);
         if let Err(e) = &flushed {
             self.failed = Some(Failed::of(e));
         }
@@ -1181,7 +1214,8 @@ fn decode_chunk(
     };
     loop {
         pos += decoder.decode(&chunk[pos..]).map_err(ours)?;
-        if let Some(batch) = decoder.flush().map_err(ours)? {
+        // A chunk's end is a record's, or the input's.
+        if let Some(batch) = decoder.flush_inner(pos >= chunk.len()).map_err(ours)? {
             records += batch.num_rows() as u64;
             batches.push(batch);
         }

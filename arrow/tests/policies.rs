@@ -858,3 +858,57 @@ fn record_keys_change_nothing_but_speed() {
         }
     }
 }
+
+/// A `Null` column, nullable or not, as a record's field and as the top-level
+/// field of `new_with_field`: under `with_ignore_type_conflicts` every value
+/// is a null row, as arrow-json's null decoder ignores every value then;
+/// without it, a value that is not `null` is refused by both. Until
+/// 2026-12-08 a non-nullable one refused values under the option too.
+#[test]
+fn null_columns_take_any_value_when_conflicts_are_ignored() {
+    let rows = |r: Result<Vec<RecordBatch>, ArrowError>| {
+        r.map(|batches| batches.iter().map(|b| b.num_rows()).sum::<usize>())
+            .map_err(|_| ())
+    };
+    for nullable in [false, true] {
+        for value in ["null", "1", "\"x\"", "[1]", "{\"a\":1}", "true"] {
+            for ignore in [false, true] {
+                let field = Arc::new(Field::new("n", DataType::Null, nullable));
+                let schema = Arc::new(Schema::new(vec![field.as_ref().clone()]));
+                let record = format!("{{\"n\":{value}}}\n{{}}\n");
+                let bare = format!("{value}\n");
+                let inputs = [
+                    (record.as_bytes(), None),
+                    (bare.as_bytes(), Some(field.clone())),
+                ];
+                for (input, top) in inputs {
+                    let theirs = rows(
+                        match &top {
+                            Some(f) => arrow_json::ReaderBuilder::new_with_field(f.clone()),
+                            None => arrow_json::ReaderBuilder::new(schema.clone()),
+                        }
+                        .with_ignore_type_conflicts(ignore)
+                        .build(input)
+                        .unwrap()
+                        .collect::<Result<Vec<_>, _>>(),
+                    );
+                    for backend in BACKENDS {
+                        let builder = match &top {
+                            Some(f) => ReaderBuilder::new_with_field(f.clone()),
+                            None => ReaderBuilder::new(schema.clone()),
+                        }
+                        .with_ignore_type_conflicts(ignore)
+                        .with_backend(backend);
+                        let ours = decode_all(builder, input);
+                        assert_eq!(
+                            rows(ours),
+                            theirs,
+                            "{value} (nullable {nullable}, ignore {ignore}, top {}) on {backend:?}",
+                            top.is_some()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
