@@ -1379,3 +1379,95 @@ mod struct_tags {
         }
     }
 }
+
+/// Maps keyed by integers of every width up to 64 bits, alone and through
+/// newtypes (`struct Id(u32)`, rustdoc-types' key), are written as serde_json
+/// writes them (the digits between quotes, limits and signs included) on
+/// every backend, and the JIT's encoder compiles them (until 2026-12-08 it
+/// handed such maps, values and all, to the interpreter). A failing value
+/// names its key in the path, as the interpreter names it.
+#[test]
+fn integer_keys_are_written_in_compiled_code() {
+    #[derive(jitson::Encode, Serialize, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    struct Id(u32);
+    #[derive(jitson::Encode, Serialize, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    struct Wrapped(Id);
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct Index {
+        items: HashMap<Id, String>,
+        deep: BTreeMap<Wrapped, Vec<BTreeMap<i8, u8>>>,
+        signed: BTreeMap<i64, bool>,
+        unsigned: BTreeMap<u64, ()>,
+        small: BTreeMap<i16, i32>,
+        bytes: BTreeMap<u8, u16>,
+        ints: BTreeMap<i32, u32>,
+    }
+    let index = Index {
+        items: HashMap::from([
+            (Id(0), "zero".to_owned()),
+            (Id(u32::MAX), "max\"".to_owned()),
+        ]),
+        deep: BTreeMap::from([(
+            Wrapped(Id(7)),
+            vec![BTreeMap::from([
+                (i8::MIN, 1),
+                (-1, 2),
+                (0, 3),
+                (i8::MAX, 4),
+            ])],
+        )]),
+        signed: BTreeMap::from([(i64::MIN, true), (-9, false), (i64::MAX, true)]),
+        unsigned: BTreeMap::from([(0, ()), (99_999_999, ()), (100_000_000, ()), (u64::MAX, ())]),
+        small: BTreeMap::from([(i16::MIN, i32::MIN), (i16::MAX, i32::MAX)]),
+        bytes: BTreeMap::from([(0, 0), (255, u16::MAX)]),
+        ints: BTreeMap::from([(i32::MIN, 0), (-1, 1), (i32::MAX, u32::MAX)]),
+    };
+    same(&index);
+    same(&BTreeMap::<Id, u8>::new());
+    if Backend::Jit.is_available() {
+        jitson::warm_up_encode::<Index>().unwrap();
+        let interpreted = jitson::stats().encoder_interpreted_layouts;
+        // This test's maps only: others in this binary hand theirs over.
+        let ours = |ty: &str| {
+            ty.contains("integer_keys_are_written")
+                || [
+                    "<i8, u8>",
+                    "<i64, bool>",
+                    "<u64, ()>",
+                    "<i16, i32>",
+                    "<u8, u16>",
+                    "<i32, u32>",
+                ]
+                .iter()
+                .any(|m| ty.ends_with(&format!("BTreeMap{m}")))
+        };
+        assert!(
+            !interpreted.iter().any(|(ty, _)| ours(ty)),
+            "{interpreted:?}"
+        );
+    }
+    // A value that fails under an integer key: the key is in the path.
+    #[derive(jitson::Encode, Serialize, Debug)]
+    struct Cells {
+        by_id: BTreeMap<Id, std::cell::RefCell<u8>>,
+        by_n: BTreeMap<i16, std::cell::RefCell<u8>>,
+    }
+    let cells = Cells {
+        by_id: BTreeMap::from([(Id(1), 1.into()), (Id(4_000_000_000), 2.into())]),
+        by_n: BTreeMap::from([(-300, 3.into())]),
+    };
+    for (key, path) in [
+        (None, "$.by_id[\"4000000000\"]"),
+        (Some(-300), "$.by_n.-300"),
+    ] {
+        let _guard = match key {
+            None => cells.by_id[&Id(4_000_000_000)].borrow_mut(),
+            Some(k) => cells.by_n[&k].borrow_mut(),
+        };
+        assert!(serde_json::to_vec(&cells).is_err());
+        for backend in backends() {
+            let e = Encoder::with_backend(backend).encode(&cells).unwrap_err();
+            assert_eq!(e.path(), path, "{backend:?}: {e}");
+        }
+    }
+}

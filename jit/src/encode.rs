@@ -460,6 +460,24 @@ unsafe extern "C" fn path_key(
     });
 }
 
+/// Adds a map entry's integer key (`value`'s bits, read as an `i64` when
+/// `signed` and as a `u64` otherwise) to the path of the pending error, if
+/// any, as the text the key was written as.
+unsafe extern "C" fn path_int_key(state: *mut EncodeState, value: i64, signed: bool) {
+    jitson_core::panic::catch(|| {
+        // SAFETY: generated code passes its live state.
+        let state = unsafe { &mut *state };
+        if let Some(e) = &mut state.error {
+            let text = if signed {
+                value.to_string()
+            } else {
+                (value as u64).to_string()
+            };
+            e.push_path(PathSegment::Key(text.into()));
+        }
+    });
+}
+
 /// Adds a member's name to the path of the pending error, if any.
 unsafe extern "C" fn path_field(state: *mut EncodeState, field: *const Field) {
     jitson_core::panic::catch(|| {
@@ -569,6 +587,9 @@ pub(crate) fn helper_path_name() -> usize {
 }
 pub(crate) fn helper_path_key() -> usize {
     path_key as *const () as usize
+}
+pub(crate) fn helper_path_int_key() -> usize {
+    path_int_key as *const () as usize
 }
 pub(crate) fn helper_path_index() -> usize {
     path_index as *const () as usize
@@ -921,6 +942,12 @@ pub(crate) enum PathBlock {
     Index(Variable),
     /// A map entry's key: its text accessor and the key's address.
     Key(jitson_core::layout::ReadStrFn, Value),
+    /// A map entry's integer key: its type, signedness and address.
+    IntKey {
+        ty: cranelift_codegen::ir::Type,
+        signed: bool,
+        at: Value,
+    },
 }
 
 /// Layouts inlined into one function at most this deep; deeper ones get a
@@ -1318,6 +1345,21 @@ impl EncodeTranslator<'_, '_> {
                         &[PTR, PTR, PTR],
                         None,
                         &[self.state, read, key],
+                    );
+                }
+                PathBlock::IntKey { ty, signed, at } => {
+                    let v = self.b.ins().load(ty, value_flags(), at, 0);
+                    let v = match (ty == types::I64, signed) {
+                        (true, _) => v,
+                        (false, true) => self.b.ins().sextend(types::I64, v),
+                        (false, false) => self.b.ins().uextend(types::I64, v),
+                    };
+                    let signed = self.b.ins().iconst(types::I8, i64::from(signed));
+                    self.call_addr(
+                        helper_path_int_key(),
+                        &[PTR, types::I64, types::I8],
+                        None,
+                        &[self.state, v, signed],
                     );
                 }
             }

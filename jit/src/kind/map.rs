@@ -382,20 +382,53 @@ impl FnTranslator<'_, '_> {
 // ---------------------------------------------------------------------------
 // Encoding (twin: `encode_map`, `encode_entries` in `fallback/src/kind/map.rs`)
 
-/// The text accessor of a map key the JIT writes itself: a string kind that
-/// can be read (`String`, `Box<str>`, `Cow<str>`, `&str`). Other keys
-/// (integers, bools, chars, unit variants written as quoted text) go to the
-/// interpreter with their map.
-fn text_key_read(map: &MapLayout) -> Option<jitson_core::layout::ReadStrFn> {
-    match &map.key.get().kind {
-        Kind::String(s) => s.read,
-        Kind::BorrowedStr(s) => s.read,
-        _ => None,
+/// How generated code writes a map's key, as serde_json's key serializer
+/// writes it: a string kind's text (`String`, `Box<str>`, `Cow<str>`,
+/// `&str`), or an integer of at most 64 bits between quotes; either through
+/// newtypes (`struct Id(u32)`), at the held value's `offset` in the key.
+/// Other keys (128-bit integers, bools, chars, floats, unit variants, serde
+/// keys) go to the interpreter with their map.
+#[derive(Clone, Copy)]
+pub(crate) enum KeyWrite {
+    Text {
+        read: jitson_core::layout::ReadStrFn,
+        offset: i64,
+    },
+    Int {
+        ty: cranelift_codegen::ir::Type,
+        signed: bool,
+        offset: i64,
+    },
+}
+
+fn key_write(map: &MapLayout) -> Option<KeyWrite> {
+    let mut layout = map.key.get();
+    let mut offset = 0;
+    loop {
+        let int = |ty, signed| Some(KeyWrite::Int { ty, signed, offset });
+        return match &layout.kind {
+            Kind::String(s) => s.read.map(|read| KeyWrite::Text { read, offset }),
+            Kind::BorrowedStr(s) => s.read.map(|read| KeyWrite::Text { read, offset }),
+            Kind::I8 => int(types::I8, true),
+            Kind::I16 => int(types::I16, true),
+            Kind::I32 => int(types::I32, true),
+            Kind::I64 => int(types::I64, true),
+            Kind::U8 => int(types::I8, false),
+            Kind::U16 => int(types::I16, false),
+            Kind::U32 => int(types::I32, false),
+            Kind::U64 => int(types::I64, false),
+            Kind::Newtype(n) => {
+                offset += n.offset as i64;
+                layout = n.inner.get();
+                continue;
+            }
+            _ => None,
+        };
     }
 }
 
 impl crate::encode::EncodeTranslator<'_, '_> {
-    /// A map with text keys, in its own iteration order: `{`, then the
+    /// A map with text or integer keys ([`KeyWrite`]), in its own iteration order: `{`, then the
     /// layout's `for_each` calls this map's generated entry function (see
     /// [`emit_map_entry`](Self::emit_map_entry)) once per entry, with a
     /// [`MapContext`](crate::encode::MapContext) in a stack slot that carries
@@ -430,14 +463,16 @@ impl crate::encode::EncodeTranslator<'_, '_> {
     }
 
     /// The map's `for_each`, if its entries are written by generated code:
-    /// text keys, not in key order; otherwise why not.
+    /// keys of a [`KeyWrite`], not in key order; otherwise why not.
     pub(crate) fn encode_map_lowering(
         &self,
         map: &MapLayout,
     ) -> Result<jitson_core::layout::ForEachFn, &'static str> {
         match map.for_each {
             _ if self.sort_keys => Err("maps in key order (sort_keys)"),
-            _ if text_key_read(map).is_none() => Err("maps whose keys are not text"),
+            _ if key_write(map).is_none() => {
+                Err("maps whose keys are not text or integers of at most 64 bits")
+            }
             None => Err("maps without encoding accessors"),
             Some(for_each) => Ok(for_each),
         }
@@ -498,7 +533,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         value: Value,
         fail: Block,
     ) {
-        let read = text_key_read(map).expect("entry functions are declared for text keys");
+        let key_write = key_write(map).expect("entry functions are declared for keys they write");
         let flags = crate::encode::state_flags();
         let count = self.b.ins().load(PTR, flags, ctx, crate::encode::MAP_COUNT);
         let line = self.line(self.depth + 1);
@@ -514,11 +549,25 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         if !line.is_empty() {
             self.write_const(&line);
         }
-        self.emit_encode_string(read, key, fail);
+        let path = match key_write {
+            KeyWrite::Text { read, offset } => {
+                let at = self.b.ins().iadd_imm_s(key, offset);
+                self.emit_encode_string(read, at, fail);
+                crate::encode::PathBlock::Key(read, at)
+            }
+            KeyWrite::Int { ty, signed, offset } => {
+                let at = self.b.ins().iadd_imm_s(key, offset);
+                self.ensure_const(2 + crate::encode::INT_MAX_LEN, fail);
+                self.write_const(b"\"");
+                self.emit_encode_int(ty, signed, at, fail, true);
+                self.write_const(b"\"");
+                crate::encode::PathBlock::IntKey { ty, signed, at }
+            }
+        };
         let colon: &[u8] = if self.pretty() { b": " } else { b":" };
         self.ensure_const(colon.len(), fail);
         self.write_const(colon);
-        let value_fail = self.path_fail(crate::encode::PathBlock::Key(read, key), fail);
+        let value_fail = self.path_fail(path, fail);
         self.enter_level();
         self.emit_value(map.value.get(), value, value_fail, false);
         self.leave_level();
