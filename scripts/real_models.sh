@@ -14,15 +14,17 @@
 #
 # What it does (see feature-tests/real_models/SOURCES.md):
 # 1. `prepare fetch`: cargo resolves the pinned crates (aws_lambda_events,
-#    octocrab, openapiv3, cargo_metadata; exact versions in prepare/src/main.rs) into its
+#    octocrab, openapiv3, cargo_metadata, rustdoc-types; exact versions in
+#    prepare/src/main.rs) into its
 #    registry, and each package is copied into
 #    feature-tests/real_models/target/work/crates/NAME with `jitson::Decode`
 #    added beside every `Deserialize` derive, `jitson::Encode` beside every
 #    `Serialize` derive, and `jitson = { path = <this checkout> }` in its
 #    Cargo.toml. Nothing else of the crates changes; nothing of them is in git.
-#    `prepare generate` then makes cargo_metadata's fixtures, which its package
-#    does not ship: this machine's `cargo metadata` of jitson and of the
-#    harness, and cargo's and libtest's JSON messages for two small crates.
+#    `prepare generate` then makes the fixtures of cargo_metadata and
+#    rustdoc-types, whose packages ship none: this machine's `cargo metadata`
+#    of jitson and of the harness, cargo's and libtest's JSON messages for two
+#    small crates, and rustdoc's JSON for jitson-core and jitson.
 # 2. Each copy is built on its own. A crate that does not compile is a result:
 #    its errors are summarised by kind (target/real_models/NAME.errors.txt).
 #    aws_lambda_events is then tried without the event modules that failed
@@ -50,7 +52,7 @@ echo "== jitson checkout: $root ($(git -C "$root" rev-parse --short HEAD 2>/dev/
 prepare="$CARGO_TARGET_DIR/release/real-models-prepare"
 echo "== Fetching and rewriting the pinned crates"
 "$prepare" fetch "$CARGO_TARGET_DIR/work" "$root" | tee "$logs/prepare.txt" || exit 2
-echo "== Generating cargo_metadata's fixtures (cargo metadata, cargo's and libtest's JSON messages)"
+echo "== Generating the fixtures of cargo_metadata and rustdoc-types (cargo's, libtest's and rustdoc's JSON)"
 "$prepare" generate "$CARGO_TARGET_DIR/work" "$root" | tee -a "$logs/prepare.txt" || exit 2
 
 features=()
@@ -83,9 +85,10 @@ aws_lambda_events aws
 octocrab octocrab --no-default-features
 openapiv3 openapiv3
 cargo_metadata cargo_metadata
+rustdoc-types rustdoc-types
 EOF
 
-for crate in aws_lambda_events octocrab openapiv3 cargo_metadata; do
+for crate in aws_lambda_events octocrab openapiv3 cargo_metadata rustdoc-types; do
     if [ -f "$logs/$crate.errors.txt" ] && [ "${result[$crate]}" != compiles ]; then
         echo; echo "== Compile errors of $crate ($logs/$crate.errors.txt)"; cat "$logs/$crate.errors.txt"
     fi
@@ -102,7 +105,7 @@ if [ ${#features[@]} -gt 0 ]; then
 fi
 
 echo; echo "== Summary"
-for crate in aws_lambda_events octocrab openapiv3 cargo_metadata; do
+for crate in aws_lambda_events octocrab openapiv3 cargo_metadata rustdoc-types; do
     echo "$crate: ${result[$crate]}"
 done
 exit $status

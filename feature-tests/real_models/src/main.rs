@@ -32,6 +32,8 @@ mod octocrab;
 mod openapiv3;
 #[cfg(feature = "cargo_metadata")]
 mod cargo_metadata;
+#[cfg(feature = "rustdoc-types")]
+mod rustdoc_types;
 
 /// One fixture decoded into one type.
 pub struct Case {
@@ -401,6 +403,8 @@ fn cases() -> Vec<Case> {
     all.extend(openapiv3::cases());
     #[cfg(feature = "cargo_metadata")]
     all.extend(cargo_metadata::cases());
+    #[cfg(feature = "rustdoc-types")]
+    all.extend(rustdoc_types::cases());
     all
 }
 

@@ -27,6 +27,7 @@ const CRATES: &[(&str, &str)] = &[
     ("octocrab", "0.54.9"),
     ("openapiv3", "2.2.0"),
     ("cargo_metadata", "0.23.1"),
+    ("rustdoc-types", "0.57.4"),
 ];
 
 fn main() -> ExitCode {
@@ -298,11 +299,68 @@ fn generate(work: &Path, jitson: &Path) -> ExitCode {
         }
         write_if_changed(&out.join(name), &libtest);
     }
+    if !rustdoc_json(work, &jitson) {
+        return ExitCode::FAILURE;
+    }
     for entry in fs::read_dir(&out).unwrap().flatten() {
         let len = entry.metadata().map_or(0, |m| m.len());
         println!("generated {} ({len} bytes)", entry.path().display());
     }
     ExitCode::SUCCESS
+}
+
+/// The rustdoc JSON format the pinned rustdoc-types reads (its
+/// `FORMAT_VERSION`).
+const RUSTDOC_FORMAT: u64 = 57;
+
+/// rustdoc-types' inputs, which its package does not ship: rustdoc's JSON
+/// output (`cargo rustdoc -- -Z unstable-options --output-format json`,
+/// allowed on a stable toolchain by `RUSTC_BOOTSTRAP=1`) for jitson-core, with
+/// and without its private items, and for jitson, under
+/// `WORK/generated/rustdoc-types`. A toolchain whose rustdoc writes another
+/// format version than [`RUSTDOC_FORMAT`] gets no fixtures (the harness then
+/// reports them missing) and a note saying so.
+fn rustdoc_json(work: &Path, jitson: &Path) -> bool {
+    let out = work.join("generated/rustdoc-types");
+    fs::create_dir_all(&out).unwrap();
+    let target = work.join("generated/crates/target-rustdoc");
+    for (package, private, name) in [
+        ("jitson-core", false, "rustdoc-jitson-core.json"),
+        ("jitson-core", true, "rustdoc-jitson-core-private.json"),
+        ("jitson", false, "rustdoc-jitson.json"),
+    ] {
+        let mut command = cargo();
+        command
+            .args(["rustdoc", "--quiet", "-p", package, "--manifest-path"])
+            .arg(jitson.join("Cargo.toml"))
+            .args(["--", "-Z", "unstable-options", "--output-format", "json"])
+            .env("RUSTC_BOOTSTRAP", "1")
+            .env("CARGO_TARGET_DIR", &target);
+        if private {
+            command.arg("--document-private-items");
+        }
+        if output_of(&mut command, true).is_none() {
+            return false;
+        }
+        let written = target.join("doc").join(format!("{}.json", package.replace('-', "_")));
+        let bytes = fs::read(&written).unwrap_or_else(|e| panic!("{}: {e}", written.display()));
+        let format = serde_json::from_slice::<serde_json::Value>(&bytes)
+            .ok()
+            .and_then(|v| v["format_version"].as_u64());
+        if format != Some(RUSTDOC_FORMAT) {
+            println!(
+                "rustdoc writes format {format:?}, the pinned rustdoc-types reads {RUSTDOC_FORMAT}: no rustdoc-types fixtures"
+            );
+            let _ = fs::remove_dir_all(&out);
+            return true;
+        }
+        write_if_changed(&out.join(name), &bytes);
+    }
+    for entry in fs::read_dir(&out).unwrap().flatten() {
+        let len = entry.metadata().map_or(0, |m| m.len());
+        println!("generated {} ({len} bytes)", entry.path().display());
+    }
+    true
 }
 
 #[derive(Default)]
