@@ -722,6 +722,11 @@ impl Decoder {
             // What follows the scalar's parse in the kept bytes (`x` of `1x`)
             // is read as more records.
             let record = std::mem::take(&mut self.pending);
+            // A failure keeps the record as the last `decode` left it: its
+            // scan's state and the framing too, which the failed reading
+            // moved (a fresh scan would then look for the record's end from
+            // its middle, in a string, and take two records for one).
+            let (scan, framing) = (self.scan, self.framing);
             match self.values(
                 &record,
                 0,
@@ -735,7 +740,7 @@ impl Decoder {
                 Ok(Stop::Full(at)) => self.keep(&record, at, false),
                 Ok(Stop::Open(_)) => unreachable!("the last buffer keeps nothing open"),
                 Err(e) => {
-                    self.pending = record;
+                    (self.pending, self.scan, self.framing) = (record, scan, framing);
                     return Err(e);
                 }
             }
