@@ -632,3 +632,48 @@ fn an_untagged_enums_expecting_is_its_message() {
         }
     }
 }
+
+/// Types whose serde visitor names the type itself in every refusal, read by
+/// jitson as another type and converted: `NonZero*` (from the integer),
+/// `PathBuf` and the `std::net` addresses (from a string), as values and as
+/// map keys. Each refusal names the type as serde's does ("expected a
+/// nonzero u64", not "expected u64"; "expected path string", not "expected a
+/// string"); until 2026-12-08 it named the source type.
+#[test]
+fn converted_types_are_named_in_their_own_words() {
+    use std::collections::BTreeMap;
+    use std::net::{IpAddr, Ipv4Addr, SocketAddrV6};
+    use std::num::{NonZeroI8, NonZeroU64, NonZeroU128};
+    use std::path::PathBuf;
+    for doc in [
+        "-300",
+        "1.5",
+        "0",
+        "\"7\"",
+        "true",
+        "null",
+        "[1]",
+        "18446744073709551616",
+    ] {
+        same_message::<NonZeroU64>(doc);
+        same_message::<NonZeroI8>(doc);
+        if doc != "18446744073709551616" {
+            same_message::<NonZeroU128>(doc);
+        }
+        same_message::<Vec<NonZeroU64>>(&format!("[1,{doc}]"));
+    }
+    for key in ["-300", "0", "1.5", "x", "18446744073709551616"] {
+        same_message::<BTreeMap<NonZeroU64, u8>>(&format!("{{\"{key}\":1}}"));
+    }
+    for key in ["-300", "0", "1.5", "x", "256"] {
+        same_message::<BTreeMap<NonZeroI8, u8>>(&format!("{{\"{key}\":1}}"));
+    }
+    for doc in ["1", "true", "[]", "{}", "null", "-1.5"] {
+        same_message::<PathBuf>(doc);
+        same_message::<Ipv4Addr>(doc);
+        same_message::<IpAddr>(doc);
+        same_message::<SocketAddrV6>(doc);
+    }
+    same_message::<Ipv4Addr>("\"1.2.3\"");
+    same_message::<Option<PathBuf>>("1");
+}

@@ -35,8 +35,40 @@ use crate::layout::{ConvertLayout, Kind, LayoutRef, SlotFn, TypeLayout};
 pub(crate) trait ConvertFrom: Sized + 'static {
     /// What is decoded from JSON.
     type Source: Decode;
+    /// The layout the source is decoded with: the source's own, or (for a
+    /// type whose serde visitor names itself in every refusal, "expected a
+    /// nonzero u64") the same kind in the type's words, [`reworded`].
+    const SOURCE: LayoutRef = LayoutRef::Lazy(layout_of::<Self::Source>);
     /// Builds the value, or says why the source is refused (serde's message).
     fn convert(source: Self::Source) -> Result<Self, String>;
+}
+
+/// The identity of a [`reworded`] layout of `T`'s source: not the source's,
+/// nor `T`'s own.
+struct Reworded<T>(core::marker::PhantomData<T>);
+
+/// `S`'s layout in other words: the same kind (an integer's or `String`'s),
+/// `expecting` in its refusals, under an identity of its own, `Id`. A
+/// conversion reads its source with it where serde's visitor for the
+/// converted type names that type in every refusal (`NonZeroU64` with `-3`:
+/// "expected a nonzero u64", where a `u64` says "expected u64").
+pub(crate) const fn reworded<S: Decode, Id: 'static>(expecting: &'static str) -> TypeLayout {
+    let kind = match &S::LAYOUT.kind {
+        Kind::Bool => Kind::Bool,
+        Kind::I8 => Kind::I8,
+        Kind::I16 => Kind::I16,
+        Kind::I32 => Kind::I32,
+        Kind::I64 => Kind::I64,
+        Kind::I128 => Kind::I128,
+        Kind::U8 => Kind::U8,
+        Kind::U16 => Kind::U16,
+        Kind::U32 => Kind::U32,
+        Kind::U64 => Kind::U64,
+        Kind::U128 => Kind::U128,
+        Kind::String(text) => Kind::String(text),
+        _ => panic!("reworded: a scalar or string source"),
+    };
+    TypeLayout::with_identity::<S, Reworded<Id>>(expecting, kind)
 }
 
 /// The [`ConvertFn`](crate::layout::ConvertFn) of a [`ConvertFrom`] type.
@@ -58,7 +90,7 @@ pub(crate) const fn converted<T: ConvertFrom>(expecting: &'static str) -> TypeLa
     TypeLayout::of::<T>(
         expecting,
         Kind::Convert(&ConvertLayout {
-            from: LayoutRef::Lazy(layout_of::<T::Source>),
+            from: T::SOURCE,
             convert: convert_fn::<T>,
             into: None,
         }),
@@ -165,7 +197,14 @@ wrap! {
     [T: Decode] RwLock<T> => T, RwLock::new;
     [T: Decode] Wrapping<T> => T, Wrapping;
     [T: Decode] core::cmp::Reverse<T> => T, core::cmp::Reverse;
-    [] PathBuf => String, PathBuf::from;
+}
+
+impl ConvertFrom for PathBuf {
+    type Source = String;
+    const SOURCE: LayoutRef = LayoutRef::Node(&reworded::<String, PathBuf>("path string"));
+    fn convert(text: String) -> Result<Self, String> {
+        Ok(PathBuf::from(text))
+    }
 }
 
 decode_by_conversion! {
@@ -191,6 +230,7 @@ macro_rules! nonzero {
     ($($ty:ty => $int:ty, $expecting:literal;)*) => {$(
         impl ConvertFrom for $ty {
             type Source = $int;
+            const SOURCE: LayoutRef = LayoutRef::Node(&reworded::<$int, $ty>($expecting));
             fn convert(n: $int) -> Result<Self, String> {
                 <$ty>::new(n).ok_or_else(|| {
                     format!("invalid value: integer `0`, expected {}", $expecting)
@@ -247,6 +287,7 @@ macro_rules! parsed {
     ($($ty:ty => $expecting:literal;)*) => {$(
         impl ConvertFrom for $ty {
             type Source = String;
+            const SOURCE: LayoutRef = LayoutRef::Node(&reworded::<String, $ty>($expecting));
             fn convert(text: String) -> Result<Self, String> {
                 text.parse().map_err(|e: std::net::AddrParseError| e.to_string())
             }
