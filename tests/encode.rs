@@ -1424,6 +1424,24 @@ fn integer_keys_are_written_in_compiled_code() {
     };
     same(&index);
     same(&BTreeMap::<Id, u8>::new());
+    // Text keys through newtypes take the same path.
+    #[derive(jitson::Encode, Serialize, Debug, PartialEq, Eq, PartialOrd, Ord)]
+    struct Name(String);
+    #[derive(jitson::Encode, Serialize, Debug, PartialEq, Eq, PartialOrd, Ord)]
+    #[serde(transparent)]
+    struct Label {
+        text: Box<str>,
+    }
+    same(&BTreeMap::from([
+        (Name("b\"q".to_owned()), 1u8),
+        (Name(String::new()), 2),
+    ]));
+    same(&BTreeMap::from([(
+        Label {
+            text: "é\n".into()
+        },
+        vec![Id(3)],
+    )]));
     if Backend::Jit.is_available() {
         jitson::warm_up_encode::<Index>().unwrap();
         let interpreted = jitson::stats().encoder_interpreted_layouts;

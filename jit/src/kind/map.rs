@@ -428,13 +428,14 @@ fn key_write(map: &MapLayout) -> Option<KeyWrite> {
 }
 
 impl crate::encode::EncodeTranslator<'_, '_> {
-    /// A map with text or integer keys ([`KeyWrite`]), in its own iteration order: `{`, then the
-    /// layout's `for_each` calls this map's generated entry function (see
-    /// [`emit_map_entry`](Self::emit_map_entry)) once per entry, with a
-    /// [`MapContext`](crate::encode::MapContext) in a stack slot that carries
-    /// the state and counts the entries; then `}` (in pretty output on its own
-    /// line when an entry was written). Maps with other keys, in key order
-    /// (`sort_keys`), or without a `for_each` go to the interpreter.
+    /// A map with text or integer keys ([`KeyWrite`]), in its own iteration
+    /// order: `{`, then the layout's `for_each` calls this map's generated
+    /// entry function (see [`emit_map_entry`](Self::emit_map_entry)) once per
+    /// entry, with a [`MapContext`](crate::encode::MapContext) in a stack slot
+    /// that carries the state and counts the entries; then `}` (in pretty
+    /// output on its own line when an entry was written). Maps with other
+    /// keys, in key order (`sort_keys`), or without a `for_each` go to the
+    /// interpreter.
     pub(crate) fn emit_encode_map(
         &mut self,
         layout: &'static TypeLayout,
