@@ -1348,12 +1348,7 @@ impl EncodeTranslator<'_, '_> {
                     );
                 }
                 PathBlock::IntKey { ty, signed, at } => {
-                    let v = self.b.ins().load(ty, value_flags(), at, 0);
-                    let v = match (ty == types::I64, signed) {
-                        (true, _) => v,
-                        (false, true) => self.b.ins().sextend(types::I64, v),
-                        (false, false) => self.b.ins().uextend(types::I64, v),
-                    };
+                    let v = self.emit_load_int(ty, signed, at);
                     let signed = self.b.ins().iconst(types::I8, i64::from(signed));
                     self.call_addr(
                         helper_path_int_key(),

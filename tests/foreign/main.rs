@@ -18,6 +18,22 @@ pub(crate) struct One<T> {
     pub(crate) t: T,
 }
 
+/// Asserts that jitson's refusal of `what` carries serde_json's reason: its
+/// message without the position (" at line …") that ends it.
+#[track_caller]
+pub(crate) fn assert_same_reason(
+    what: &dyn std::fmt::Display,
+    ours: &jitson::Error,
+    theirs: &serde_json::Error,
+) {
+    let text = theirs.to_string();
+    let reason = &text[..text.rfind(" at line").unwrap_or(text.len())];
+    assert!(
+        ours.to_string().contains(reason),
+        "{what}: jitson says {ours}, serde_json {theirs}"
+    );
+}
+
 /// Asserts the JSON value `json` in a [`One<T>`] is read by every backend as
 /// serde_json reads it, and refused alike, with serde's reason in jitson's
 /// message; when it is read, asserts it is written back as serde_json writes
@@ -31,12 +47,7 @@ where
     let ours = common::decode::<One<T>>(doc.as_bytes());
     let theirs = serde_json::from_str::<One<T>>(&doc);
     if let (Err(a), Err(b)) = (&ours, &theirs) {
-        let reason = b.to_string();
-        let reason = reason.split(" at line").next().unwrap();
-        assert!(
-            a.to_string().contains(reason),
-            "{doc}: jitson says {a}, serde_json {b}"
-        );
+        assert_same_reason(&doc, a, b);
     }
     if let Ok(value) = common::oracle::compare(doc.as_bytes(), ours, theirs, |a, b| a == b) {
         encodes_as_serde_json(&value);

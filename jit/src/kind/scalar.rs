@@ -659,6 +659,22 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         self.b.switch_to_block(done);
     }
 
+    /// The integer of type `ty` at `src`, widened to 64 bits (sign-extended
+    /// when `signed`).
+    pub(crate) fn emit_load_int(
+        &mut self,
+        ty: cranelift_codegen::ir::Type,
+        signed: bool,
+        src: Value,
+    ) -> Value {
+        let v = self.b.ins().load(ty, crate::encode::value_flags(), src, 0);
+        match (ty == types::I64, signed) {
+            (true, _) => v,
+            (false, true) => self.b.ins().sextend(types::I64, v),
+            (false, false) => self.b.ins().uextend(types::I64, v),
+        }
+    }
+
     /// An integer of up to 64 bits (`ty` wide, `signed` or not), formatted by
     /// a pure helper into reserved room.
     pub(crate) fn emit_encode_int(
@@ -672,12 +688,7 @@ impl crate::encode::EncodeTranslator<'_, '_> {
         if !reserved {
             self.ensure_const(crate::encode::INT_MAX_LEN, fail);
         }
-        let v = self.b.ins().load(ty, crate::encode::value_flags(), src, 0);
-        let v = match (ty == types::I64, signed) {
-            (true, _) => v,
-            (false, true) => self.b.ins().sextend(types::I64, v),
-            (false, false) => self.b.ins().uextend(types::I64, v),
-        };
+        let v = self.emit_load_int(ty, signed, src);
         // A negative value: its `-`, then its magnitude as an unsigned value
         // (`i64::MIN`'s two's complement negation is its magnitude as a u64).
         let v = if signed {

@@ -302,11 +302,16 @@ fn generate(work: &Path, jitson: &Path) -> ExitCode {
     if !rustdoc_json(work, &jitson) {
         return ExitCode::FAILURE;
     }
-    for entry in fs::read_dir(&out).unwrap().flatten() {
+    list_generated(&out);
+    ExitCode::SUCCESS
+}
+
+/// Prints each file generated in `dir`, with its size.
+fn list_generated(dir: &Path) {
+    for entry in fs::read_dir(dir).unwrap().flatten() {
         let len = entry.metadata().map_or(0, |m| m.len());
         println!("generated {} ({len} bytes)", entry.path().display());
     }
-    ExitCode::SUCCESS
 }
 
 /// The rustdoc JSON format the pinned rustdoc-types reads (its
@@ -356,10 +361,7 @@ fn rustdoc_json(work: &Path, jitson: &Path) -> bool {
         }
         write_if_changed(&out.join(name), &bytes);
     }
-    for entry in fs::read_dir(&out).unwrap().flatten() {
-        let len = entry.metadata().map_or(0, |m| m.len());
-        println!("generated {} ({len} bytes)", entry.path().display());
-    }
+    list_generated(&out);
     true
 }
 
